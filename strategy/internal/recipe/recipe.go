@@ -1,0 +1,109 @@
+// Package recipe holds what the lock recipes share, so that each strategy
+// package keeps only its own algorithm: a session that runs an attempt's
+// commands on one connection, and the plain DEL release.
+package recipe
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
+)
+
+// Base is embedded by every strategy: its name (for errors) and its pool.
+type Base struct {
+	Name string
+	Pool strategy.Pool
+}
+
+// NewBase checks the pool.
+func NewBase(name string, p strategy.Pool) (Base, error) {
+	if err := strategy.CheckPool(name, p); err != nil {
+		return Base{}, err
+	}
+	return Base{Name: name, Pool: p}, nil
+}
+
+// Session runs the commands of one attempt on one connection.
+type Session struct {
+	b    *Base
+	ctx  context.Context
+	conn redis.Conn
+	key  string
+}
+
+// Begin validates the arguments of TryAcquire and takes a connection.
+func (b *Base) Begin(ctx context.Context, key string, ttl time.Duration) (*Session, error) {
+	if err := strategy.Validate(key, ttl); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name, err)
+	}
+	return b.Open(ctx, key)
+}
+
+// Open takes a connection for commands on key, bounded by ctx.
+func (b *Base) Open(ctx context.Context, key string) (*Session, error) {
+	conn, err := b.Pool.GetContext(ctx)
+	if err != nil {
+		return nil, &strategy.OpError{Strategy: b.Name, Op: "connect", Key: key, Err: err}
+	}
+	return &Session{b: b, ctx: ctx, conn: conn, key: key}, nil
+}
+
+// Do sends one command; its first argument is the session's key.
+// Errors come back as *strategy.OpError.
+func (s *Session) Do(cmd string, args ...any) (any, error) {
+	reply, err := redis.DoContext(s.conn, s.ctx, cmd, append([]any{s.key}, args...)...)
+	if err != nil {
+		return nil, s.Fail(cmd, err)
+	}
+	return reply, nil
+}
+
+// Fail wraps err as an *strategy.OpError for step op.
+func (s *Session) Fail(op string, err error) error {
+	return &strategy.OpError{Strategy: s.b.Name, Op: op, Key: s.key, Err: err}
+}
+
+// NotAcquired is the error of an attempt that found the lock taken.
+func (s *Session) NotAcquired() error {
+	return fmt.Errorf("%s: %q: %w", s.b.Name, s.key, strategy.ErrNotAcquired)
+}
+
+// Ctx returns the attempt's context.
+func (s *Session) Ctx() context.Context { return s.ctx }
+
+// Close returns the connection to the pool.
+func (s *Session) Close() { s.conn.Close() }
+
+// DelLock is a lock released by a plain DEL, whoever holds the key by then:
+// the release of setnxdel, setnxexpire and setnxpx.
+type DelLock struct {
+	B *Base
+	K string
+}
+
+// Key returns the locked key.
+func (l *DelLock) Key() string { return l.K }
+
+// Release deletes the key, whoever holds it: it cannot tell whose lock it
+// deletes. It returns ErrNotHeld when there was no key to delete.
+func (l *DelLock) Release(ctx context.Context) error {
+	s, err := l.B.Open(ctx, l.K)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	n, err := redis.Int(s.Do("DEL"))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return s.Fail("DEL", strategy.ErrNotHeld)
+	}
+	return nil
+}
+
+// Conn returns the session's connection, for scripts.
+func (s *Session) Conn() redis.Conn { return s.conn }

@@ -1,0 +1,141 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Retry decides how Acquire waits between attempts. Implementations must be
+// safe for concurrent use: one Retry may serve many Acquire calls.
+type Retry interface {
+	// Delay returns how long to wait after the failed-th failed attempt
+	// (failed ≥ 1) before trying again, or false to give up.
+	Delay(failed int) (time.Duration, bool)
+}
+
+// minDelay keeps a retry loop from spinning on Redis.
+const minDelay = time.Millisecond
+
+type noRetry struct{}
+
+func (noRetry) Delay(int) (time.Duration, bool) { return 0, false }
+
+// NoRetry makes Acquire give up after the first failed attempt.
+func NoRetry() Retry { return noRetry{} }
+
+type fixedInterval time.Duration
+
+func (f fixedInterval) Delay(int) (time.Duration, bool) { return time.Duration(f), true }
+
+// FixedInterval retries every d, the sleep loop of the source documents.
+// A d below 1ms is raised to 1ms.
+func FixedInterval(d time.Duration) Retry { return fixedInterval(max(d, minDelay)) }
+
+type backoff struct{ min, max time.Duration }
+
+func (b backoff) Delay(failed int) (time.Duration, bool) {
+	d := b.min
+	for i := 1; i < failed && d < b.max; i++ {
+		d *= 2
+	}
+	d = min(d, b.max)
+	// Equal jitter: half fixed, half random, so waiters that failed together
+	// spread out without ever retrying at once.
+	half := d / 2
+	return half + rand.N(d-half+1), true
+}
+
+// Backoff retries with exponential backoff and jitter: the n-th delay is
+// drawn from [d/2, d] where d = lo·2^(n-1), capped at hi. A lo below 1ms is
+// raised to 1ms; a hi below lo is raised to lo.
+func Backoff(lo, hi time.Duration) Retry {
+	lo = max(lo, minDelay)
+	return backoff{min: lo, max: max(hi, lo)}
+}
+
+type limitTries struct {
+	r     Retry
+	tries int
+}
+
+func (l limitTries) Delay(failed int) (time.Duration, bool) {
+	if failed >= l.tries {
+		return 0, false
+	}
+	return l.r.Delay(failed)
+}
+
+// LimitTries makes at most n attempts in all, waiting between them as r says.
+// An n below 1 is raised to 1.
+func LimitTries(r Retry, n int) Retry { return limitTries{r: r, tries: max(n, 1)} }
+
+// Notifier is implemented by strategies that announce releases. Acquire
+// subscribes before its first attempt and wakes at once when the key is
+// released, keeping the Retry delays as a fallback so that a lost message
+// never strands a waiter.
+type Notifier interface {
+	// Subscribe returns a channel that receives after each release of key,
+	// and a function that ends the subscription.
+	Subscribe(ctx context.Context, key string) (wake <-chan struct{}, stop func(), err error)
+}
+
+// Acquire waits for the lock on key: it calls s.TryAcquire, and after each
+// ErrNotAcquired waits as r says (or until a release is announced, when s is
+// a Notifier) and tries again. A nil r means NoRetry.
+//
+// It gives up when r does or when ctx is done; then the error matches
+// ErrNotAcquired, and also ctx.Err() when the context ended the wait. Any
+// other error (bad input, Redis unreachable) is returned at once.
+func Acquire(ctx context.Context, s Strategy, key string, ttl time.Duration, r Retry) (Lock, error) {
+	if s == nil {
+		return nil, fmt.Errorf("locklab: Acquire with a nil Strategy")
+	}
+	if err := Validate(key, ttl); err != nil {
+		return nil, err
+	}
+	if r == nil {
+		r = NoRetry()
+	}
+	var wake <-chan struct{}
+	if n, ok := s.(Notifier); ok {
+		w, stop, err := n.Subscribe(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		wake = w
+	}
+	var timer *time.Timer
+	for failed := 1; ; failed++ {
+		lock, err := s.TryAcquire(ctx, key, ttl)
+		if err == nil {
+			return lock, nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("%w: %q: %w", ErrNotAcquired, key, cerr)
+		}
+		if !errors.Is(err, ErrNotAcquired) {
+			return nil, err
+		}
+		d, again := r.Delay(failed)
+		if !again {
+			return nil, err
+		}
+		if timer == nil {
+			timer = time.NewTimer(d)
+			defer timer.Stop()
+		} else {
+			timer.Reset(d)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %q: %w", ErrNotAcquired, key, ctx.Err())
+		case <-timer.C:
+		case <-wake:
+			// Since Go 1.23, Reset discards a value the timer may have sent.
+		}
+	}
+}

@@ -1,0 +1,125 @@
+// Package strategy defines what every lock algorithm in locklab shares: the
+// Strategy and Lock interfaces, the errors, the connection Pool, the Clock, and
+// the retry loop that turns one acquire attempt into a wait.
+//
+// Each algorithm lives in its own sub-package, named after it:
+//
+//	strategy/setnxdel     SETNX, release DEL (no expiry)
+//	strategy/setnxexpire  SETNX then EXPIRE, release DEL
+//	strategy/getset       SETNX of a timestamp, stale lock taken over with GETSET
+//	strategy/delsetnx     SETNX of a timestamp, stale lock taken over with DEL + SETNX
+//	strategy/setnxpx      SET NX PX, release DEL
+//	strategy/luatoken     SET token NX PX, release by Lua compare-and-delete
+//
+// Only luatoken is safe to use; the others are faithful copies of popular
+// recipes, kept so that their failures can be shown (see package locktest).
+//
+// A strategy makes one attempt per TryAcquire call; Acquire waits for a lock
+// by calling TryAcquire under a Retry policy until the context is done:
+//
+//	lock, err := strategy.Acquire(ctx, s, "orders:42", 10*time.Second, strategy.Backoff(10*time.Millisecond, time.Second))
+//	if err != nil {
+//		return err // errors.Is(err, strategy.ErrNotAcquired)
+//	}
+//	defer lock.Release(context.Background())
+package strategy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Pool hands out Redis connections. *redis.Pool from redigo satisfies it; the
+// conformance suite wraps it to watch and steer every command a client sends.
+type Pool interface {
+	GetContext(ctx context.Context) (redis.Conn, error)
+}
+
+// Strategy is one locking algorithm bound to a Pool.
+type Strategy interface {
+	// TryAcquire makes one attempt to lock key for ttl. It returns
+	// ErrNotAcquired (possibly wrapped) when someone else holds the lock.
+	TryAcquire(ctx context.Context, key string, ttl time.Duration) (Lock, error)
+}
+
+// Lock is a lock obtained by a Strategy.
+type Lock interface {
+	// Key returns the locked key.
+	Key() string
+	// Release gives the lock up. Strategies that can tell return ErrNotHeld
+	// when the lock was already gone or held by someone else.
+	Release(ctx context.Context) error
+}
+
+// Errors returned by strategies and by Acquire. Strategies wrap them with
+// detail; test them with errors.Is.
+var (
+	// ErrNotAcquired means the lock is held by someone else: the attempt, or
+	// the wait, ended without the lock.
+	ErrNotAcquired = errors.New("locklab: lock not acquired")
+
+	// ErrNotHeld means a call on a held lock found it gone or owned by
+	// someone else (its TTL passed, or it was released twice).
+	ErrNotHeld = errors.New("locklab: lock not held")
+
+	// ErrInvalidKey means the key is empty.
+	ErrInvalidKey = errors.New("locklab: invalid key")
+
+	// ErrInvalidTTL means the TTL is zero, negative, or too small for the
+	// command to express (PX counts whole milliseconds).
+	ErrInvalidTTL = errors.New("locklab: invalid ttl")
+
+	// ErrNilPool means a strategy was created without a connection pool.
+	ErrNilPool = errors.New("locklab: nil pool")
+
+	// ErrBadValue means the key holds a value the strategy did not write,
+	// such as a timestamp lock key that does not hold a timestamp.
+	ErrBadValue = errors.New("locklab: unexpected value at lock key")
+)
+
+// Validate checks the arguments every TryAcquire takes: a non-empty key and a
+// TTL of at least one millisecond, the smallest that PX and a millisecond
+// timestamp can express.
+func Validate(key string, ttl time.Duration) error {
+	if key == "" {
+		return fmt.Errorf("%w: key is empty", ErrInvalidKey)
+	}
+	if ttl < time.Millisecond {
+		return fmt.Errorf("%w: %v is below 1ms, the smallest TTL Redis can express", ErrInvalidTTL, ttl)
+	}
+	return nil
+}
+
+// CheckPool returns ErrNilPool when p is nil, including a typed nil *redis.Pool.
+func CheckPool(name string, p Pool) error {
+	if p == nil {
+		return fmt.Errorf("%s: %w", name, ErrNilPool)
+	}
+	if rp, ok := p.(*redis.Pool); ok && rp == nil {
+		return fmt.Errorf("%s: %w", name, ErrNilPool)
+	}
+	return nil
+}
+
+// Clock reads the client's time. Only the timestamp strategies (getset,
+// delsetnx) read it; the conformance suite injects skewed clocks through it.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the Clock of the local machine.
+var SystemClock Clock = systemClock{}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// ClockFunc adapts a function to the Clock interface.
+type ClockFunc func() time.Time
+
+// Now calls f.
+func (f ClockFunc) Now() time.Time { return f() }

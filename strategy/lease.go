@@ -1,0 +1,21 @@
+package strategy
+
+import "context"
+
+// Fenced is implemented by locks that carry a fencing token: a number that
+// increases strictly with every acquisition of the key, by any client. A
+// resource that remembers the highest token it has seen can refuse the writes
+// of a holder whose lock has since passed to someone else.
+type Fenced interface {
+	Lock
+	FencingToken() int64
+}
+
+// Leased is implemented by locks that renew themselves while held. Lease
+// returns a context that is cancelled the moment the lock may have been lost
+// (a renewal failed, found the lock gone, or could not finish before the TTL
+// ran out) or when the lock is released; context.Cause tells why.
+type Leased interface {
+	Lock
+	Lease() context.Context
+}

@@ -1,0 +1,47 @@
+// Package redistest finds a real Redis server for tests and tools.
+//
+// Locklab's lock algorithms are only worth what they do against a real
+// server, so nothing here fakes Redis. [Start] looks for one in this order
+// and uses the first that works:
+//
+//  1. An external server named by REDIS_ADDR (host:port) or REDIS_URL
+//     (redis://[user:password@]host:port[/db]). It is used as it is and is
+//     never stopped or flushed; tests keep apart by using [Key].
+//  2. A container started through a Docker engine that answers (DOCKER_HOST
+//     or the default socket), with github.com/ory/dockertest/v3. The image
+//     is LOCKLAB_REDIS_IMAGE:LOCKLAB_REDIS_TAG, redis:7 by default. It is
+//     pulled only when it is missing; where no registry can be reached,
+//     scripts/redis-image.sh builds locklab/redis:local from the local
+//     redis-server binary, to be used with LOCKLAB_REDIS_IMAGE=locklab/redis
+//     and LOCKLAB_REDIS_TAG=local. The container runs without persistence,
+//     is bound to a loopback port, is removed by [Server.Close], and stops
+//     and removes itself after LOCKLAB_REDIS_EXPIRE (a Go duration, 30m by
+//     default) should the program die before that.
+//  3. A private redis-server process found on PATH, listening on a free
+//     loopback port with a temporary directory and no persistence. It is
+//     stopped by [Server.Close]; on Linux it is also killed when the program
+//     that started it dies.
+//
+// When none works, Start returns an error that says why each step failed
+// and how to get a server: set REDIS_ADDR, start Docker with a redis image,
+// or install redis-server. That error matches [ErrUnavailable] with
+// errors.Is.
+//
+// LOCKLAB_REDIS forces one step: "external", "docker" or "process". Unset,
+// empty or "auto" means the order above. A forced step ignores the others,
+// so LOCKLAB_REDIS=process uses a private process even where REDIS_ADDR is
+// set.
+//
+// Tests share one server per test binary: [Shared] starts it on first use,
+// [Pool] hands out a connection pool to it, [Key] makes a key no other test
+// uses, and [Main], called from TestMain, stops the server when the tests
+// are done:
+//
+//	func TestMain(m *testing.M) { redistest.Main(m) }
+//
+//	func TestLock(t *testing.T) {
+//		pool := redistest.Pool(t)
+//		key := redistest.Key(t)
+//		// ...
+//	}
+package redistest

@@ -1,0 +1,179 @@
+package redistest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StartProcess starts a private redis-server, found on PATH, on a free
+// loopback port with a new temporary directory and no persistence, and
+// waits until it answers PING. [Server.Close] stops it (SIGTERM, then a
+// kill) and removes the directory; on Linux the process is also killed
+// when the program that started it dies. The error matches
+// [ErrNoRedisServer] when redis-server is not on PATH.
+func StartProcess(ctx context.Context) (*Server, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoRedisServer, err)
+	}
+	// The port is free when asked for but may be taken before redis-server
+	// binds it: try again with another.
+	for attempt := 1; ; attempt++ {
+		s, err := startProcessOnce(ctx, bin)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 3 || ctx.Err() != nil {
+			return nil, err
+		}
+	}
+}
+
+var errPortTaken = errors.New("port already in use")
+
+func startProcessOnce(ctx context.Context, bin string) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("process: finding a free port: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "locklab-redis-")
+	if err != nil {
+		return nil, fmt.Errorf("process: %w", err)
+	}
+	logFile := filepath.Join(dir, "redis.log")
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+
+	cmd := exec.Command(bin,
+		"--port", strconv.Itoa(port),
+		"--bind", "127.0.0.1",
+		"--save", "",
+		"--appendonly", "no",
+		"--daemonize", "no",
+		"--dir", dir,
+		"--logfile", logFile,
+	)
+	cmd.Dir = dir
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("process: starting %s: %w", bin, err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+
+	s := &Server{Addr: addr, Kind: KindProcess}
+	s.stop = func() error {
+		err := stopProcess(cmd.Process, exited)
+		if rmErr := os.RemoveAll(dir); err == nil && rmErr != nil {
+			err = fmt.Errorf("redistest: removing %s: %w", dir, rmErr)
+		}
+		return err
+	}
+
+	err = waitProcess(ctx, addr, exited)
+	if err == nil {
+		vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		s.Version, err = s.version(vctx)
+		cancel()
+	}
+	if err != nil {
+		select {
+		case <-exited:
+			err = fmt.Errorf("redis-server exited: %v", waitErr)
+		default:
+		}
+		log := tail(logFile, 20)
+		_ = s.Close()
+		if strings.Contains(log, "Address already in use") {
+			err = fmt.Errorf("%w: %v", errPortTaken, err)
+		}
+		if log != "" {
+			err = fmt.Errorf("%w\nredis-server log:\n%s", err, log)
+		}
+		return nil, fmt.Errorf("process: %s on %s: %w", bin, addr, err)
+	}
+	return s, nil
+}
+
+// waitProcess waits until addr answers PING, the process exits, or time is
+// up.
+func waitProcess(ctx context.Context, addr string, exited <-chan struct{}) error {
+	ctx, cancel := readyContext(ctx)
+	defer cancel()
+	for {
+		err := ping(ctx, addr, time.Second)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-exited:
+			return errors.New("redis-server exited before it answered PING")
+		default:
+		}
+		if !sleepCtx(ctx, 20*time.Millisecond) {
+			return fmt.Errorf("no answer to PING in time: %v", err)
+		}
+	}
+}
+
+// stopProcess asks the process to stop, and kills it if it has not stopped
+// after five seconds.
+func stopProcess(p *os.Process, exited <-chan struct{}) error {
+	select {
+	case <-exited:
+		return nil
+	default:
+	}
+	if err := terminate(p); err != nil {
+		_ = p.Kill()
+	}
+	select {
+	case <-exited:
+		return nil
+	case <-time.After(5 * time.Second):
+	}
+	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("redistest: killing redis-server (pid %d): %w", p.Pid, err)
+	}
+	select {
+	case <-exited:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("redistest: redis-server (pid %d) did not exit when killed", p.Pid)
+	}
+}
+
+// freePort returns a loopback TCP port that nothing listens on now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail returns up to the last n lines of a file, or "" if it cannot be read.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}

@@ -1,0 +1,312 @@
+package redistest_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+func startCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func mustNot(t *testing.T, err error, what string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func wantEqual[T comparable](t *testing.T, got, want T, what string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+func wantContains(t *testing.T, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Errorf("%q is missing from:\n%s", sub, s)
+	}
+}
+
+func TestStartDocker(t *testing.T) {
+	s, err := redistest.StartDocker(startCtx(t))
+	switch {
+	case errors.Is(err, redistest.ErrNoDocker):
+		t.Skipf("SKIPPED the Docker path: %v", err)
+	case errors.Is(err, redistest.ErrNoImage):
+		t.Skipf("SKIPPED the Docker path: %v\n"+
+			"Without a registry, build an image from the local redis-server with scripts/redis-image.sh "+
+			"and run the tests with LOCKLAB_REDIS_IMAGE=locklab/redis LOCKLAB_REDIS_TAG=local (make test does both).", err)
+	}
+	mustNot(t, err, "StartDocker")
+	wantEqual(t, s.Kind, redistest.KindDocker, "Kind")
+	exercise(t, s)
+	requireGone(t, s)
+}
+
+func TestStartProcess(t *testing.T) {
+	s, err := redistest.StartProcess(startCtx(t))
+	mustNot(t, err, "StartProcess (redis-server must be on PATH: scripts/setup-redis.sh installs it)")
+	wantEqual(t, s.Kind, redistest.KindProcess, "Kind")
+	if !strings.HasPrefix(s.Addr, "127.0.0.1:") {
+		t.Errorf("Addr %q is not on loopback", s.Addr)
+	}
+	exercise(t, s)
+	requireGone(t, s)
+}
+
+// exercise checks that s is a working Redis server, then closes it.
+func exercise(t *testing.T, s *redistest.Server) {
+	t.Helper()
+	t.Logf("started %v", s)
+	if s.Version == "" {
+		t.Error("Version is empty")
+	}
+	if s.Addr == "" {
+		t.Fatal("Addr is empty")
+	}
+
+	pool := s.NewPool()
+	c, err := pool.GetContext(context.Background())
+	mustNot(t, err, "pool.GetContext")
+	pong, err := redis.String(c.Do("PING"))
+	mustNot(t, err, "PING")
+	wantEqual(t, pong, "PONG", "PING's reply")
+
+	key := redistest.Key(t)
+	ok, err := redis.String(c.Do("SET", key, "v1", "PX", 60000))
+	mustNot(t, err, "SET")
+	wantEqual(t, ok, "OK", "SET's reply")
+	got, err := redis.String(c.Do("GET", key))
+	mustNot(t, err, "GET")
+	wantEqual(t, got, "v1", "GET's reply")
+
+	info, err := redis.String(c.Do("INFO", "server"))
+	mustNot(t, err, "INFO")
+	wantContains(t, info, "redis_version:"+s.Version+"\r\n")
+
+	mustNot(t, c.Close(), "closing the connection")
+	mustNot(t, pool.Close(), "closing the pool")
+	mustNot(t, s.Close(), "Close")
+	mustNot(t, s.Close(), "a second Close")
+}
+
+// requireGone checks that nothing answers PING at s.Addr any more.
+func requireGone(t *testing.T, s *redistest.Server) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for ping(s.Addr) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the %s server at %s still answers PING after Close", s.Kind, s.Addr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// ping reports whether a new connection to addr answers PING.
+func ping(addr string) error {
+	c, err := redis.Dial("tcp", addr, redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(time.Second))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Do("PING")
+	return err
+}
+
+func TestExternal(t *testing.T) {
+	p, err := redistest.StartProcess(startCtx(t))
+	mustNot(t, err, "StartProcess")
+	t.Cleanup(func() { p.Close() })
+
+	for _, env := range []struct{ name, addr, url string }{
+		{"REDIS_ADDR", p.Addr, ""},
+		{"REDIS_URL", "", "redis://" + p.Addr + "/2"},
+	} {
+		t.Run(env.name, func(t *testing.T) {
+			t.Setenv("LOCKLAB_REDIS", "")
+			t.Setenv("REDIS_ADDR", env.addr)
+			t.Setenv("REDIS_URL", env.url)
+			s, err := redistest.Start(startCtx(t))
+			mustNot(t, err, "Start")
+			wantEqual(t, s.Kind, redistest.KindExternal, "Kind")
+			wantEqual(t, s.Addr, p.Addr, "Addr")
+			wantEqual(t, s.Version, p.Version, "Version")
+
+			pool := s.NewPool()
+			defer pool.Close()
+			c := pool.Get()
+			defer c.Close()
+			_, err = c.Do("SET", redistest.Key(t), "x", "PX", 60000)
+			mustNot(t, err, "SET")
+			if env.url != "" {
+				// The URL's database is the one used.
+				keyspace, err := redis.String(c.Do("INFO", "keyspace"))
+				mustNot(t, err, "INFO keyspace")
+				wantContains(t, keyspace, "db2:")
+			}
+
+			mustNot(t, s.Close(), "Close")
+			mustNot(t, ping(p.Addr), "Close of an external server must leave it running")
+		})
+	}
+
+	t.Run("not answering", func(t *testing.T) {
+		t.Setenv("LOCKLAB_REDIS", "")
+		t.Setenv("REDIS_URL", "")
+		t.Setenv("REDIS_ADDR", closedAddr(t))
+		_, err := redistest.Start(startCtx(t))
+		if !errors.Is(err, redistest.ErrUnavailable) {
+			t.Fatalf("Start with REDIS_ADDR naming no server: got %v, want ErrUnavailable", err)
+		}
+		wantContains(t, err.Error(), "(from REDIS_ADDR) does not answer")
+	})
+
+	t.Run("forced external without one", func(t *testing.T) {
+		t.Setenv("LOCKLAB_REDIS", "external")
+		t.Setenv("REDIS_URL", "")
+		t.Setenv("REDIS_ADDR", "")
+		_, err := redistest.Start(startCtx(t))
+		if !errors.Is(err, redistest.ErrUnavailable) {
+			t.Fatalf("got %v, want ErrUnavailable", err)
+		}
+		wantContains(t, err.Error(), "neither REDIS_ADDR nor REDIS_URL is set")
+	})
+}
+
+// closedAddr returns a loopback address that nothing listens on.
+func closedAddr(t *testing.T) string {
+	s, err := redistest.StartProcess(startCtx(t))
+	mustNot(t, err, "StartProcess")
+	mustNot(t, s.Close(), "Close")
+	return s.Addr
+}
+
+func TestHowToWhenNothingWorks(t *testing.T) {
+	t.Run("forced process without redis-server", func(t *testing.T) {
+		t.Setenv("LOCKLAB_REDIS", "process")
+		t.Setenv("PATH", "")
+		_, err := redistest.Start(startCtx(t))
+		if err == nil {
+			t.Fatal("Start found a server with PATH empty")
+		}
+		if !errors.Is(err, redistest.ErrUnavailable) || !errors.Is(err, redistest.ErrNoRedisServer) {
+			t.Errorf("got %v, want ErrUnavailable and ErrNoRedisServer", err)
+		}
+		for _, want := range []string{"REDIS_ADDR", "redis-server is not on PATH", "LOCKLAB_REDIS_IMAGE",
+			"apt-get install redis-server", "brew install redis", "scripts/redis-image.sh"} {
+			wantContains(t, err.Error(), want)
+		}
+		t.Logf("the error reads:\n%v", err)
+	})
+
+	t.Run("every step fails", func(t *testing.T) {
+		t.Setenv("LOCKLAB_REDIS", "")
+		t.Setenv("REDIS_ADDR", "")
+		t.Setenv("REDIS_URL", "")
+		t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+		t.Setenv("PATH", "")
+		_, err := redistest.Start(startCtx(t))
+		if err == nil {
+			t.Fatal("Start found a server with nothing to find")
+		}
+		for _, target := range []error{redistest.ErrUnavailable, redistest.ErrNoDocker, redistest.ErrNoRedisServer} {
+			if !errors.Is(err, target) {
+				t.Errorf("the error does not match %v", target)
+			}
+		}
+		// Each step says why it failed, in order.
+		msg := err.Error()
+		iExt := strings.Index(msg, "neither REDIS_ADDR nor REDIS_URL is set")
+		iDocker := strings.Index(msg, "nonexistent/docker.sock")
+		iProc := strings.Index(msg, "redis-server is not on PATH")
+		if iExt < 0 || iDocker < iExt || iProc < iDocker {
+			t.Errorf("steps missing or out of order:\n%s", msg)
+		}
+		t.Logf("the error reads:\n%v", err)
+	})
+
+	t.Run("bad mode", func(t *testing.T) {
+		t.Setenv("LOCKLAB_REDIS", "podman")
+		_, err := redistest.Start(startCtx(t))
+		if err == nil {
+			t.Fatal("Start accepted LOCKLAB_REDIS=podman")
+		}
+		wantContains(t, err.Error(), "LOCKLAB_REDIS")
+	})
+}
+
+func TestImage(t *testing.T) {
+	for _, c := range []struct{ image, tag, wantRepo, wantTag string }{
+		{"", "", "redis", "7"},
+		{"locklab/redis", "local", "locklab/redis", "local"},
+		{"locklab/redis:local", "", "locklab/redis", "local"},
+		{"registry.example:5000/redis", "", "registry.example:5000/redis", "7"},
+		{"registry.example:5000/redis:7.2", "", "registry.example:5000/redis", "7.2"},
+	} {
+		t.Setenv("LOCKLAB_REDIS_IMAGE", c.image)
+		t.Setenv("LOCKLAB_REDIS_TAG", c.tag)
+		repo, tag := redistest.Image()
+		if repo != c.wantRepo || tag != c.wantTag {
+			t.Errorf("image %q, tag %q: got %s:%s, want %s:%s", c.image, c.tag, repo, tag, c.wantRepo, c.wantTag)
+		}
+	}
+}
+
+func TestKey(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		k := redistest.Key(t)
+		if seen[k] {
+			t.Fatalf("duplicate key %q", k)
+		}
+		seen[k] = true
+		if !strings.HasPrefix(k, redistest.KeyPrefix+"TestKey:") {
+			t.Fatalf("key %q does not start with %q", k, redistest.KeyPrefix+"TestKey:")
+		}
+	}
+	t.Run("odd name: with*chars?[x] {y}", func(t *testing.T) {
+		k := redistest.Key(t)
+		name, id, ok := strings.Cut(strings.TrimPrefix(k, redistest.KeyPrefix), ":")
+		if !ok {
+			t.Fatalf("key %q has no colon after the name", k)
+		}
+		wantEqual(t, name, "TestKey/odd_name__with_chars__x___y_", "the key's name part")
+		wantEqual(t, len(id), 20, "the length of the key's xid")
+	})
+}
+
+func TestShared(t *testing.T) {
+	s := redistest.Shared(t)
+	if s != redistest.Shared(t) {
+		t.Error("Shared returned two servers in one test binary")
+	}
+	if s.Version == "" {
+		t.Error("Version is empty")
+	}
+
+	c := redistest.Pool(t).Get()
+	defer c.Close()
+	key := redistest.Key(t)
+	_, err := c.Do("SET", key, "shared", "PX", 60000)
+	mustNot(t, err, "SET")
+
+	// Another pool reaches the same server.
+	c2 := redistest.Pool(t).Get()
+	defer c2.Close()
+	got, err := redis.String(c2.Do("GET", key))
+	mustNot(t, err, "GET")
+	wantEqual(t, got, "shared", "GET's reply")
+}

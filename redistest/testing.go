@@ -1,0 +1,113 @@
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/rs/xid"
+)
+
+// KeyPrefix starts every key made by [Key].
+const KeyPrefix = "locklab-test:"
+
+// How long Shared waits at most for Start.
+const sharedStartTimeout = 2 * time.Minute
+
+// The test binary's shared server.
+var shared struct {
+	mu     sync.Mutex
+	tried  bool
+	server *Server
+	err    error
+}
+
+// Main runs the tests, then closes the shared server if one was started,
+// and exits with the tests' exit code. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { redistest.Main(m) }
+//
+// Without it the shared server is not closed, but it does not outlive the
+// test binary for long: a process is killed with it (on Linux) and a
+// container expires (see LOCKLAB_REDIS_EXPIRE).
+func Main(m *testing.M) {
+	code := m.Run()
+	if err := closeShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func closeShared() error {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	s := shared.server
+	shared.server, shared.err, shared.tried = nil, nil, false
+	if s == nil {
+		return nil
+	}
+	return s.Close()
+}
+
+// Shared returns the test binary's Redis server, starting it with [Start]
+// on first use; every test of the binary gets the same one. When no server
+// can be had, it fails the test with tb.Fatal and a message that says how
+// to get one; later calls fail the same way without trying again.
+func Shared(tb testing.TB) *Server {
+	tb.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.tried {
+		shared.tried = true
+		ctx, cancel := context.WithTimeout(context.Background(), sharedStartTimeout)
+		shared.server, shared.err = Start(ctx)
+		cancel()
+		if shared.err == nil {
+			tb.Logf("redistest: using %v", shared.server)
+		}
+	}
+	if shared.err != nil {
+		tb.Fatal(shared.err)
+	}
+	return shared.server
+}
+
+// Pool returns a new connection pool to the shared server, closed when the
+// test and its subtests are done.
+func Pool(tb testing.TB) *redis.Pool {
+	tb.Helper()
+	p := Shared(tb).NewPool()
+	tb.Cleanup(func() { p.Close() })
+	return p
+}
+
+// Key returns a key that no other test uses, even on a server shared with
+// other test runs: [KeyPrefix], the test's name made safe (characters
+// other than letters, digits, '.', '_', '-' and '/' become '_'), a colon,
+// and a new xid. Use it as is, or as a prefix for several keys.
+func Key(tb testing.TB) string {
+	tb.Helper()
+	return KeyPrefix + sanitize(tb.Name()) + ":" + xid.New().String()
+}
+
+func sanitize(name string) string {
+	if name == "" {
+		return "_"
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
+			r == '.', r == '_', r == '-', r == '/':
+			return r
+		}
+		return '_'
+	}, name)
+}

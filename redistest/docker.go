@@ -204,9 +204,9 @@ func waitDocker(ctx context.Context, pool *dockertest.Pool, r *dockertest.Resour
 		if !sleepCtx(ctx, 50*time.Millisecond) {
 			tried := published
 			if direct != "" {
-				tried += " nor " + direct
+				tried += " or " + direct
 			}
-			return "", fmt.Errorf("Redis did not answer PING on %s in time: %v", tried, lastErr)
+			return "", fmt.Errorf("no answer to PING on %s in time: %v", tried, lastErr)
 		}
 	}
 }

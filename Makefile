@@ -1,0 +1,20 @@
+# Staticcheck 2026.2.2, which knows Go 1.26; `go run` fetches it through the
+# Go module proxy on first use.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: setup test lint
+
+# Make sure a real Redis can be had: redis-server on PATH and, where Docker
+# answers, the image locklab/redis:local.
+setup:
+	bash scripts/setup-redis.sh
+
+# Tests run against a real Redis (see redistest): the locally built image
+# unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name another.
+test: setup
+	LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLAB_REDIS_TAG=$${LOCKLAB_REDIS_TAG:-local} go test -race -count=1 ./...
+
+lint:
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	go run $(STATICCHECK) ./...

@@ -114,8 +114,11 @@ func Acquire(ctx context.Context, s Strategy, key string, ttl time.Duration, r R
 		if err == nil {
 			return lock, nil
 		}
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, fmt.Errorf("%w: %q: %w", ErrNotAcquired, key, cerr)
+		if cerr := contextDone(ctx, err); cerr != nil {
+			if errors.Is(err, ErrNotAcquired) || errors.Is(err, cerr) {
+				return nil, fmt.Errorf("%w: %q: %w", ErrNotAcquired, key, cerr)
+			}
+			return nil, fmt.Errorf("%w: %q: %w: %w", ErrNotAcquired, key, cerr, err)
 		}
 		if !errors.Is(err, ErrNotAcquired) {
 			return nil, err
@@ -138,4 +141,20 @@ func Acquire(ctx context.Context, s Strategy, key string, ttl time.Duration, r R
 			// Since Go 1.23, Reset discards a value the timer may have sent.
 		}
 	}
+}
+
+// contextDone returns the context's error when ctx ended the attempt: it is
+// done, or err is its error, or its deadline has passed (a network deadline
+// set from it can fire a moment before the context's own timer).
+func contextDone(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return context.DeadlineExceeded
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }

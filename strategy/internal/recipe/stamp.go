@@ -78,8 +78,11 @@ func (st *Stamped) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		if err != nil {
 			return nil, err
 		}
-		// A missing key reads as 0, as PHP compares null: stale.
-		if held >= now {
+		// held == 0: the key is gone, released since SETNX. That is not a
+		// stale lock: the next attempt's SETNX will take it. (PHP, reading
+		// null as 0, would take it over, and delsetnx's DEL could then
+		// delete a lock acquired in between.)
+		if held == 0 || held >= now {
 			return nil, s.NotAcquired()
 		}
 		if won, err = st.Takeover(s, now, stamp); err != nil {
@@ -93,7 +96,7 @@ func (st *Stamped) TryAcquire(ctx context.Context, key string, ttl time.Duration
 }
 
 // Stamp sends cmd with args and parses the reply as a timestamp; a nil reply
-// reads as 0.
+// (no key) reads as 0.
 func (s *Session) Stamp(cmd string, args ...any) (int64, error) {
 	v, err := redis.String(s.Do(cmd, args...))
 	if errors.Is(err, redis.ErrNil) {

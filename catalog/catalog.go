@@ -1,0 +1,116 @@
+// Package catalog lists locklab's strategies with what the conformance suite
+// is expected to find for each: the single place that the strategies' tests,
+// the lockcheck command and the docs read the declared verdicts from.
+package catalog
+
+import (
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/delsetnx"
+	"github.com/locklab/locklab/strategy/getset"
+	"github.com/locklab/locklab/strategy/luatoken"
+	"github.com/locklab/locklab/strategy/setnxdel"
+	"github.com/locklab/locklab/strategy/setnxexpire"
+	"github.com/locklab/locklab/strategy/setnxpx"
+)
+
+// Entry is one strategy as the suite sees it.
+type Entry struct {
+	// Name is the strategy's package name.
+	Name string
+	// Sources names the documents the recipe comes from.
+	Sources string
+	// New builds the strategy for one simulated client.
+	New locktest.Factory
+	// Expect is the declared verdict of every property.
+	Expect locktest.Expect
+}
+
+// Shorthands for the declarations below.
+const (
+	crashMid  = locktest.CrashMidAcquire
+	stale     = locktest.StaleTakeoverRace
+	skew      = locktest.ClockSkew
+	safeRel   = locktest.SafeRelease
+	doubleRel = locktest.DoubleRelease
+	overrun   = locktest.HolderOverrun
+)
+
+type props = []locktest.Property
+
+// Strategies returns the six strategies, from the most naive to the one to
+// use.
+func Strategies() []Entry {
+	return []Entry{
+		{
+			Name:    "setnxdel",
+			Sources: "004 方式一/二, 003 简易锁",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				return setnxdel.New(p)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{locktest.CrashRecovery, doubleRel},
+				NotApplicable: props{crashMid, stale, skew, safeRel},
+			},
+		},
+		{
+			Name:    "setnxexpire",
+			Sources: "003 方案1, 002",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				return setnxexpire.New(p)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{crashMid, safeRel, doubleRel, overrun},
+				NotApplicable: props{skew},
+			},
+		},
+		{
+			Name:    "getset",
+			Sources: "000, 001, 003 方案2, 004 方式四",
+			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
+				return getset.New(p, getset.WithClock(c))
+			},
+			Expect: locktest.Expect{Breaks: props{skew, safeRel, doubleRel, overrun}},
+		},
+		{
+			Name:    "delsetnx",
+			Sources: "000 (first attempt), 004 方式三",
+			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
+				return delsetnx.New(p, delsetnx.WithClock(c))
+			},
+			Expect: locktest.Expect{Breaks: props{stale, skew, safeRel, doubleRel, overrun}},
+		},
+		{
+			Name:    "setnxpx",
+			Sources: "003, 004 方式五",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				return setnxpx.New(p)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{safeRel, doubleRel, overrun},
+				NotApplicable: props{crashMid, skew},
+			},
+		},
+		{
+			Name:    "luatoken",
+			Sources: "004 方式六, 002",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				return luatoken.New(p)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{overrun},
+				NotApplicable: props{crashMid, skew},
+			},
+		},
+	}
+}
+
+// Lookup returns the entry named name.
+func Lookup(name string) (Entry, bool) {
+	for _, e := range Strategies() {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}

@@ -1,0 +1,175 @@
+package locktest
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// The scheduler runs clients one command at a time, in an order it chooses,
+// so that an interleaving of their attempts is forced rather than hoped for.
+// explore tries every interleaving, depth first, in a fixed order: the same
+// counterexample is found on every run.
+
+// maxSchedules bounds the exploration of one scenario.
+const maxSchedules = 2000
+
+// stepTimeout is how long a client may run between two commands.
+const stepTimeout = 5 * time.Second
+
+type schedEvent struct {
+	client int
+	cmd    string // the command it wants to send; "" when done
+}
+
+// choice is one step of a schedule: who ran, among who could.
+type choice struct {
+	chosen   int
+	runnable []int
+}
+
+// schedule runs clients' attempts under the order given by prefix, then by
+// the lowest-numbered runnable client. It returns the choices made.
+func (r *run) schedule(clients []*client, attempt func(i int), prefix []int) []choice {
+	events := make(chan schedEvent)
+	grants := make([]chan struct{}, len(clients))
+	for i, c := range clients {
+		grants[i] = make(chan struct{})
+		c.gate = func(ctx context.Context, cmd string) error {
+			select {
+			case events <- schedEvent{client: i, cmd: cmd}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case <-grants[i]:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	aborts := make(chan any, len(clients))
+	for i := range clients {
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					aborts <- v
+				}
+				select {
+				case events <- schedEvent{client: i}:
+				case <-r.ctx.Done():
+				}
+			}()
+			attempt(i)
+		}()
+	}
+	next := func() schedEvent {
+		select {
+		case e := <-events:
+			return e
+		case <-time.After(stepTimeout):
+			r.fail("scheduler: no client moved for %v: a strategy hung between commands", stepTimeout)
+		case <-r.ctx.Done():
+			r.fail("scheduler: %v", r.ctx.Err())
+		}
+		panic("unreachable")
+	}
+	pending := make([]string, len(clients))
+	done := make([]bool, len(clients))
+	record := func(e schedEvent) {
+		if e.cmd == "" {
+			done[e.client] = true
+		} else {
+			pending[e.client] = e.cmd
+		}
+	}
+	for range clients {
+		record(next())
+	}
+	var trace []choice
+	for {
+		var runnable []int
+		for i := range clients {
+			if !done[i] {
+				runnable = append(runnable, i)
+			}
+		}
+		if len(runnable) == 0 {
+			break
+		}
+		chosen := runnable[0]
+		if len(trace) < len(prefix) {
+			chosen = prefix[len(trace)]
+			if done[chosen] {
+				r.fail("scheduler: the replay diverged: %s finished where it sent a command before", clients[chosen].name)
+			}
+		}
+		trace = append(trace, choice{chosen: chosen, runnable: runnable})
+		grants[chosen] <- struct{}{}
+		record(next())
+	}
+	select {
+	case v := <-aborts:
+		panic(v)
+	default:
+	}
+	return trace
+}
+
+// nextPrefix returns the schedule after trace in depth-first order, or false
+// when every schedule has been tried.
+func nextPrefix(trace []choice) ([]int, bool) {
+	for j := len(trace) - 1; j >= 0; j-- {
+		for _, alt := range trace[j].runnable {
+			if alt > trace[j].chosen {
+				prefix := make([]int, j+1)
+				for i := range j {
+					prefix[i] = trace[i].chosen
+				}
+				prefix[j] = alt
+				return prefix, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// staleTakeoverRace: A and B both find the lock a crashed holder left, and
+// every interleaving of their two attempts is tried; at most one may win.
+func staleTakeoverRace(newRun func(string) *run) Result {
+	stale := makeStale(newRun)
+	if probe(newRun, stale)[1].commands == 0 {
+		r := newRun("/none")
+		return r.notApplicable("the lock never goes stale: %v after its holder crashed, nobody can take it over", shortTTL+staleAfter)
+	}
+	var prefix []int
+	for n := 1; n <= maxSchedules; n++ {
+		r := newRun(fmt.Sprintf("/schedule-%d", n))
+		r.restore(stale)
+		clients := []*client{r.newClient("A", 0), r.newClient("B", 0)}
+		won := make([]bool, len(clients))
+		trace := r.schedule(clients, func(i int) {
+			if l := clients[i].tryAcquire(shortTTL); l != nil {
+				won[i] = true
+				r.det.enter(clients[i].name)
+			}
+		}, prefix)
+		if won[0] && won[1] {
+			return r.breaks("both waiters found the same stale lock and both took it over (interleaving %d of their commands): %s", n, mustOverlap(r))
+		}
+		var more bool
+		if prefix, more = nextPrefix(trace); !more {
+			return r.holds("in all %d interleavings of two waiters' attempts on a stale lock, at most one won", n)
+		}
+		r.shutdown()
+	}
+	r := newRun("/limit")
+	r.fail("more than %d interleavings: the attempts are too long to explore", maxSchedules)
+	return Result{}
+}
+
+func mustOverlap(r *run) string {
+	o, _ := r.det.firstOverlap()
+	return o
+}

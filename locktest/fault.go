@@ -1,0 +1,245 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
+)
+
+// errCrashed is what a crashed client's commands return: they are never sent.
+var errCrashed = errors.New("locktest: client crashed")
+
+// client is one simulated process: its own strategy instance, built by the
+// factory on a pool and a clock that the suite controls.
+type client struct {
+	name string
+	r    *run
+	s    strategy.Strategy
+	skew time.Duration
+
+	mu         sync.Mutex
+	crashAfter int // crash once this many commands have returned; 0: never
+	sent       int
+	crashed    bool
+	conns      []redis.Conn
+	gate       func(ctx context.Context, cmd string) error // before each command; may block
+	paused     chan struct{}                               // while non-nil, commands wait for it to close
+}
+
+// faultPool hands a client's strategy connections that report to the client.
+type faultPool struct{ c *client }
+
+func (p faultPool) GetContext(ctx context.Context) (redis.Conn, error) {
+	c := p.c
+	if c.isCrashed() {
+		return nil, errCrashed
+	}
+	conn, err := c.r.pool.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.conns = append(c.conns, conn)
+	c.mu.Unlock()
+	return &faultConn{c: c, conn: conn}, nil
+}
+
+// faultClock is a client's clock: the real time plus the client's skew.
+// Every reading is recorded.
+type faultClock struct{ c *client }
+
+func (k faultClock) Now() time.Time {
+	now := time.Now().Add(k.c.skew)
+	r := k.c.r
+	r.clockReads.Add(1)
+	text := fmt.Sprintf("now = %s", r.stamp(now.UnixMilli()))
+	if k.c.skew != 0 {
+		text += fmt.Sprintf(" (clock %+v ahead)", k.c.skew)
+	}
+	r.rec.add(Event{Client: k.c.name, Kind: EvClock, Text: text})
+	return now
+}
+
+func (c *client) isCrashed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.crashed
+}
+
+// crash kills the client: it sends nothing more and its connections close.
+func (c *client) crash(why string) {
+	c.mu.Lock()
+	if c.crashed {
+		c.mu.Unlock()
+		return
+	}
+	c.crashed = true
+	conns := c.conns
+	c.conns = nil
+	c.mu.Unlock()
+	for _, conn := range conns {
+		conn.Close()
+	}
+	c.r.rec.add(Event{Client: c.name, Kind: EvCrash, Text: why})
+}
+
+// pause makes the client's commands wait until resume; pause models a
+// process that stops (a GC pause, a stalled VM) with its work unfinished.
+func (c *client) pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused == nil {
+		c.paused = make(chan struct{})
+	}
+}
+
+func (c *client) resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused != nil {
+		close(c.paused)
+		c.paused = nil
+	}
+}
+
+// before runs ahead of every command: a crashed client sends nothing, a
+// paused one waits, and a scheduled one waits for its turn.
+func (c *client) before(ctx context.Context, cmd string) error {
+	c.mu.Lock()
+	crashed, paused, gate := c.crashed, c.paused, c.gate
+	c.mu.Unlock()
+	if crashed {
+		return errCrashed
+	}
+	if paused != nil {
+		select {
+		case <-paused:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.r.ctx.Done():
+			return c.r.ctx.Err()
+		}
+	}
+	if gate != nil {
+		if err := gate(ctx, cmd); err != nil {
+			return err
+		}
+	}
+	if c.isCrashed() {
+		return errCrashed
+	}
+	return nil
+}
+
+// after records a command and crashes the client when its count is reached.
+func (c *client) after(cmd string, args []any, reply any, err error) {
+	e := Event{Client: c.name, Kind: EvCommand, Command: append([]string{cmd}, formatArgs(c.r, args)...)}
+	if err != nil {
+		e.Err = err.Error()
+	} else {
+		e.Reply = formatReply(c.r, reply)
+	}
+	c.r.rec.add(e)
+	c.mu.Lock()
+	c.sent++
+	crash := c.crashAfter > 0 && c.sent >= c.crashAfter
+	c.mu.Unlock()
+	if crash {
+		c.crash(fmt.Sprintf("dies right after its command #%d (%s) returns", c.sent, cmd))
+	}
+}
+
+// faultConn is a connection of a client. Only Do is watched and steered;
+// Send/Flush/Receive (pipelines, pub/sub) are recorded and passed through.
+type faultConn struct {
+	c    *client
+	conn redis.Conn
+}
+
+func (f *faultConn) Close() error { return f.conn.Close() }
+func (f *faultConn) Err() error   { return f.conn.Err() }
+
+func (f *faultConn) Do(cmd string, args ...any) (any, error) {
+	return f.DoContext(context.Background(), cmd, args...)
+}
+
+func (f *faultConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
+	if cmd == "" { // redigo's flush-and-receive-all form
+		return redis.DoContext(f.conn, ctx, cmd, args...)
+	}
+	if err := f.c.before(ctx, cmd); err != nil {
+		return nil, err
+	}
+	reply, err := redis.DoContext(f.conn, ctx, cmd, args...)
+	f.c.after(cmd, args, reply, err)
+	return reply, err
+}
+
+func (f *faultConn) Send(cmd string, args ...any) error {
+	if f.c.isCrashed() {
+		return errCrashed
+	}
+	e := Event{Client: f.c.name, Kind: EvCommand, Command: append([]string{cmd}, formatArgs(f.c.r, args)...), Reply: "(sent)"}
+	f.c.r.rec.add(e)
+	return f.conn.Send(cmd, args...)
+}
+
+func (f *faultConn) Flush() error {
+	if f.c.isCrashed() {
+		return errCrashed
+	}
+	return f.conn.Flush()
+}
+
+func (f *faultConn) Receive() (any, error) { return f.conn.Receive() }
+
+func (f *faultConn) ReceiveContext(ctx context.Context) (any, error) {
+	return redis.ReceiveContext(f.conn, ctx)
+}
+
+func formatArgs(r *run, args []any) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = formatValue(r, a)
+	}
+	return out
+}
+
+func formatValue(r *run, v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "(nil)"
+	case string:
+		return r.value(v)
+	case []byte:
+		return r.value(string(v))
+	case int64:
+		return r.value(strconv.FormatInt(v, 10))
+	case int:
+		return r.value(strconv.Itoa(v))
+	case redis.Error:
+		return "error: " + string(v)
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = formatValue(r, x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+func formatReply(r *run, v any) string {
+	if s, ok := v.(string); ok { // status replies such as OK
+		return s
+	}
+	return formatValue(r, v)
+}

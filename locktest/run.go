@@ -1,0 +1,226 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// recorder keeps a scenario's timeline.
+type recorder struct {
+	mu     sync.Mutex
+	start  time.Time
+	events []Event
+}
+
+func (r *recorder) add(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.At = time.Since(r.start)
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) snapshot() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
+
+// detector watches the critical section: who is inside, and who entered
+// while someone else was.
+type detector struct {
+	rec      *recorder
+	mu       sync.Mutex
+	inside   []string
+	overlaps []string
+}
+
+func (d *detector) enter(who string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.rec.add(Event{Client: who, Kind: EvEnter, Text: "enters the critical section"})
+	if len(d.inside) > 0 {
+		o := fmt.Sprintf("%s entered while %s was inside", who, strings.Join(d.inside, ", "))
+		d.overlaps = append(d.overlaps, o)
+		d.rec.add(Event{Client: who, Kind: EvOverlap, Text: o})
+	}
+	d.inside = append(d.inside, who)
+}
+
+func (d *detector) leave(who string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, c := range d.inside {
+		if c == who {
+			d.inside = append(d.inside[:i], d.inside[i+1:]...)
+			d.rec.add(Event{Client: who, Kind: EvLeave, Text: "leaves the critical section"})
+			return
+		}
+	}
+}
+
+// firstOverlap returns the first overlap seen, if any.
+func (d *detector) firstOverlap() (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.overlaps) == 0 {
+		return "", false
+	}
+	return d.overlaps[0], true
+}
+
+// run is one execution of one scenario on one key.
+type run struct {
+	ctx        context.Context
+	pool       strategy.Pool
+	factory    Factory
+	key        string
+	t0         int64 // Unix ms at the start, for reading timestamps
+	rec        *recorder
+	det        *detector
+	clockReads atomic.Int64
+	mu         sync.Mutex
+	clients    []*client
+}
+
+// abort stops a scenario that cannot reach a verdict.
+type abort struct{ err error }
+
+func (r *run) fail(format string, args ...any) {
+	panic(abort{fmt.Errorf(format, args...)})
+}
+
+func (r *run) note(format string, args ...any) {
+	r.rec.add(Event{Kind: EvNote, Text: fmt.Sprintf(format, args...)})
+}
+
+// stamp renders a Unix millisecond time relative to the run's start.
+func (r *run) stamp(ms int64) string {
+	return fmt.Sprintf("t0%+dms", ms-r.t0)
+}
+
+// value renders a command argument or reply: the key as K, and numbers that
+// look like times near the run's start relative to t0.
+func (r *run) value(s string) string {
+	if s == r.key {
+		return "K"
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
+		return r.stamp(n)
+	}
+	return s
+}
+
+// newClient builds a simulated client with its own strategy instance.
+func (r *run) newClient(name string, skew time.Duration) *client {
+	c := &client{name: name, r: r, skew: skew}
+	var s strategy.Strategy
+	var err error
+	r.guard(name, "factory", func() { s, err = r.factory(faultPool{c}, faultClock{c}) })
+	if err != nil {
+		r.fail("factory: %v", err)
+	}
+	if s == nil {
+		r.fail("factory returned a nil Strategy and no error")
+	}
+	c.s = s
+	r.mu.Lock()
+	r.clients = append(r.clients, c)
+	r.mu.Unlock()
+	return c
+}
+
+// guard runs a call into the strategy, turning a panic into an abort.
+func (r *run) guard(who, what string, f func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			if a, ok := v.(abort); ok {
+				panic(a)
+			}
+			panic(abort{fmt.Errorf("%s: %s panicked: %v\n%s", who, what, v, debug.Stack())})
+		}
+	}()
+	f()
+}
+
+// tryAcquire makes one attempt. It returns nil when the lock was not
+// acquired; crashes and ErrNotAcquired are expected, other errors abort.
+func (c *client) tryAcquire(ttl time.Duration) strategy.Lock {
+	var l strategy.Lock
+	var err error
+	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(c.r.ctx, c.r.key, ttl) })
+	return c.acquired(l, err)
+}
+
+// acquire waits up to wait for the lock, retrying every poll.
+func (c *client) acquire(ttl, wait time.Duration) strategy.Lock {
+	ctx, cancel := context.WithTimeout(c.r.ctx, wait)
+	defer cancel()
+	var l strategy.Lock
+	var err error
+	c.r.guard(c.name, "Acquire", func() {
+		l, err = strategy.Acquire(ctx, c.s, c.r.key, ttl, strategy.FixedInterval(pollEvery))
+	})
+	if err != nil && c.r.ctx.Err() != nil {
+		c.r.fail("watchdog: %v", c.r.ctx.Err())
+	}
+	return c.acquired(l, err)
+}
+
+func (c *client) acquired(l strategy.Lock, err error) strategy.Lock {
+	switch {
+	case err == nil && l == nil:
+		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+	case err == nil:
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "lock acquired"})
+		return l
+	case errors.Is(err, strategy.ErrNotAcquired):
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "not acquired"})
+	case errors.Is(err, errCrashed):
+	default:
+		c.r.fail("%s: acquire: unexpected error: %v", c.name, err)
+	}
+	return nil
+}
+
+// release gives l up. ErrNotHeld and crashes are recorded, not fatal.
+func (c *client) release(l strategy.Lock) {
+	var err error
+	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
+	e := Event{Client: c.name, Kind: EvReleased, Reply: "released"}
+	switch {
+	case err == nil:
+	case errors.Is(err, strategy.ErrNotHeld), errors.Is(err, errCrashed):
+		e.Reply, e.Err = "", err.Error()
+	default:
+		c.r.fail("%s: release: unexpected error: %v", c.name, err)
+	}
+	c.r.rec.add(e)
+}
+
+// shutdown crashes every client, so that nothing they started (renewals)
+// outlives the run.
+func (r *run) shutdown() {
+	r.mu.Lock()
+	cs := append([]*client(nil), r.clients...)
+	r.mu.Unlock()
+	for _, c := range cs {
+		c.resume()
+		c.mu.Lock()
+		c.crashed = true
+		conns := c.conns
+		c.conns = nil
+		c.mu.Unlock()
+		for _, conn := range conns {
+			conn.Close()
+		}
+	}
+}

@@ -3,6 +3,7 @@ package redistest_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -40,9 +41,13 @@ func wantContains(t *testing.T, s, sub string) {
 	}
 }
 
+// TestStartDocker skips when Docker or the image is missing, unless
+// LOCKLAB_REDIS=docker says that Docker is wanted.
 func TestStartDocker(t *testing.T) {
 	s, err := redistest.StartDocker(startCtx(t))
+	forced := os.Getenv("LOCKLAB_REDIS") == "docker"
 	switch {
+	case forced:
 	case errors.Is(err, redistest.ErrNoDocker):
 		t.Skipf("SKIPPED the Docker path: %v", err)
 	case errors.Is(err, redistest.ErrNoImage):

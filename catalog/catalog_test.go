@@ -1,21 +1,74 @@
 package catalog_test
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
 
-// TestConformance runs the suite over every strategy and checks each
-// verdict against its declaration.
-func TestConformance(t *testing.T) {
+func TestStrategies(t *testing.T) {
+	seen := map[string]bool{}
 	for _, e := range catalog.Strategies() {
-		t.Run(e.Name, func(t *testing.T) {
-			locktest.Run(t, e.New, e.Expect)
-		})
+		assert.False(t, seen[e.Name], "%s listed twice", e.Name)
+		seen[e.Name] = true
+		assert.NotEmpty(t, e.Sources, e.Name)
+		assert.NotNil(t, e.New, e.Name)
+		for _, p := range append(e.Expect.Breaks, e.Expect.NotApplicable...) {
+			_, err := locktest.ParseProperty(string(p))
+			assert.NoError(t, err, e.Name)
+		}
+		got, ok := catalog.Lookup(e.Name)
+		assert.True(t, ok)
+		assert.Equal(t, e.Name, got.Name)
+	}
+	assert.Len(t, seen, 6)
+	_, ok := catalog.Lookup("redlock")
+	assert.False(t, ok)
+}
+
+// TestMatrixRepeatable runs the whole matrix LOCKLAB_REPEAT times (2 by
+// default; `make repeat` asks for 10) and requires the same verdicts, each
+// equal to its declaration, every time.
+func TestMatrixRepeatable(t *testing.T) {
+	runs := 2
+	if s := os.Getenv("LOCKLAB_REPEAT"); s != "" {
+		n, err := strconv.Atoi(s)
+		require.NoError(t, err, "LOCKLAB_REPEAT")
+		runs = n
+	}
+	if testing.Short() {
+		runs = 1
+	}
+	pool := redistest.Pool(t)
+	var first string
+	for i := 1; i <= runs; i++ {
+		var b strings.Builder
+		for _, e := range catalog.Strategies() {
+			for _, p := range locktest.Properties() {
+				cfg := locktest.Config{Pool: pool, New: e.New, Key: fmt.Sprintf("%s:%d:%s", redistest.Key(t), i, e.Name)}
+				res := locktest.Check(context.Background(), cfg, p)
+				if msg := locktest.Mismatch(res, e.Expect.Verdict(p)); msg != "" {
+					t.Errorf("run %d: %s: %s", i, e.Name, msg)
+				}
+				fmt.Fprintf(&b, "%s %s %s\n", e.Name, p, res.Verdict)
+			}
+		}
+		if i == 1 {
+			first = b.String()
+		} else {
+			assert.Equal(t, first, b.String(), "run %d gave other verdicts than run 1", i)
+		}
+		t.Logf("run %d of %d: %d verdicts", i, runs, strings.Count(b.String(), "\n"))
 	}
 }

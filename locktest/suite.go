@@ -2,8 +2,10 @@ package locktest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/locklab/locklab/redistest"
 )
@@ -61,19 +63,29 @@ func RunProperties(t *testing.T, newStrategy Factory, expect Expect, props ...Pr
 }
 
 // Report fails t when res is not the verdict wanted, with the reason and,
-// for a break, the timeline.
+// for a break, the timeline; otherwise it logs the verdict.
 func Report(t testing.TB, res Result, want Verdict) {
 	t.Helper()
+	if msg := Mismatch(res, want); msg != "" {
+		t.Error(msg)
+		return
+	}
+	t.Logf("%s: %s as expected (%v): %s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason)
+}
+
+// Mismatch describes how res differs from the verdict wanted, or returns ""
+// when it does not. A run without a verdict is always a mismatch.
+func Mismatch(res Result, want Verdict) string {
 	switch {
 	case res.Err != nil:
-		t.Errorf("%s: no verdict: %v\n%s", res.Property, res.Err, FormatTimeline(res.Timeline))
+		return fmt.Sprintf("%s: no verdict: %v\n%s", res.Property, res.Err, FormatTimeline(res.Timeline))
 	case res.Verdict == want:
-		t.Logf("%s: %s as expected (%v): %s", res.Property, res.Verdict, res.Elapsed.Round(1e6), res.Reason)
+		return ""
 	case want == Breaks:
-		t.Errorf("%s: verdict = %s, wanted %s: expected to break, but %s", res.Property, res.Verdict, want, res.Reason)
+		return fmt.Sprintf("%s: verdict = %s, wanted %s: expected to break, but %s", res.Property, res.Verdict, want, res.Reason)
 	case res.Verdict == Breaks:
-		t.Errorf("%s: verdict = breaks, wanted %s: %s\ncounterexample:\n%s", res.Property, want, res.Reason, FormatTimeline(res.Timeline))
+		return fmt.Sprintf("%s: verdict = breaks, wanted %s: %s\ncounterexample:\n%s", res.Property, want, res.Reason, FormatTimeline(res.Timeline))
 	default:
-		t.Errorf("%s: verdict = %s, wanted %s: %s", res.Property, res.Verdict, want, res.Reason)
+		return fmt.Sprintf("%s: verdict = %s, wanted %s: %s", res.Property, res.Verdict, want, res.Reason)
 	}
 }

@@ -115,10 +115,16 @@ func Acquire(ctx context.Context, s Strategy, key string, ttl time.Duration, r R
 			return lock, nil
 		}
 		if cerr := contextDone(ctx, err); cerr != nil {
-			if errors.Is(err, ErrNotAcquired) || errors.Is(err, cerr) {
-				return nil, fmt.Errorf("%w: %q: %w", ErrNotAcquired, key, cerr)
+			// Keep the cause: the error matches ErrNotAcquired, the
+			// context's error, and whatever the attempt failed with.
+			switch {
+			case errors.Is(err, ErrNotAcquired):
+				return nil, fmt.Errorf("%w: %w", err, cerr)
+			case errors.Is(err, cerr):
+				return nil, fmt.Errorf("%w: %w", ErrNotAcquired, err)
+			default:
+				return nil, fmt.Errorf("%w: %w: %w", ErrNotAcquired, cerr, err)
 			}
-			return nil, fmt.Errorf("%w: %q: %w: %w", ErrNotAcquired, key, cerr, err)
 		}
 		if !errors.Is(err, ErrNotAcquired) {
 			return nil, err

@@ -39,9 +39,12 @@ type backoff struct{ min, max time.Duration }
 func (b backoff) Delay(failed int) (time.Duration, bool) {
 	d := b.min
 	for i := 1; i < failed && d < b.max; i++ {
+		if d > b.max/2 { // doubling would pass the cap, or overflow
+			d = b.max
+			break
+		}
 		d *= 2
 	}
-	d = min(d, b.max)
 	// Equal jitter: half fixed, half random, so waiters that failed together
 	// spread out without ever retrying at once.
 	half := d / 2

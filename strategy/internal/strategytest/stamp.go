@@ -1,0 +1,268 @@
+package strategytest
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ManualClock is a clock that stands still until it is set.
+type ManualClock struct{ ns atomic.Int64 }
+
+// NewManualClock returns a clock that reads t.
+func NewManualClock(t time.Time) *ManualClock {
+	c := &ManualClock{}
+	c.Set(t)
+	return c
+}
+
+// Now returns the time last set.
+func (c *ManualClock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
+
+// Set makes the clock read t.
+func (c *ManualClock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
+
+// Clock returns c as a strategy.Clock, through strategy.ClockFunc.
+func (c *ManualClock) Clock() strategy.Clock { return strategy.ClockFunc(c.Now) }
+
+// T0 is the time the manual clocks of the stamp tests start at.
+var T0 = time.Date(2026, 3, 4, 5, 6, 7, 891_000_000, time.UTC)
+
+// NewStampedFunc makes a timestamp strategy (getset, delsetnx) on a pool,
+// reading time from clock.
+type NewStampedFunc func(p strategy.Pool, clock strategy.Clock) (strategy.Strategy, error)
+
+// Stamp formats a Unix millisecond time as the timestamp strategies store it.
+func Stamp(ms int64) string { return strconv.FormatInt(ms, 10) }
+
+// RunStamped runs the tests of the timestamp value that getset and delsetnx
+// share: what they store, which stored times they take over, how a client
+// whose clock runs ahead breaks in, and when Release deletes the key.
+func RunStamped(t *testing.T, name string, newStamped NewStampedFunc) {
+	s := &stamped{name: name, new: newStamped}
+	t.Run("Value", s.value)
+	t.Run("Stale", s.stale)
+	t.Run("Live", s.live)
+	t.Run("GoneBeforeGet", s.goneBeforeGet)
+	t.Run("ClockAhead", s.clockAhead)
+	t.Run("BadValue", s.badValue)
+	t.Run("Release", s.release)
+	t.Run("LateRelease", s.lateRelease)
+}
+
+type stamped struct {
+	name string
+	new  NewStampedFunc
+}
+
+func (s *stamped) strategy(t *testing.T, p strategy.Pool, c *ManualClock) strategy.Strategy {
+	t.Helper()
+	st, err := s.new(p, c.Clock())
+	require.NoError(t, err)
+	return st
+}
+
+// value: the key holds the client's time plus the TTL, in Unix
+// milliseconds, and Redis does not expire it.
+func (s *stamped) value(t *testing.T) {
+	t.Parallel()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	lock, err := s.strategy(t, p, NewManualClock(T0)).TryAcquire(context.Background(), key, TTL)
+	require.NoError(t, err)
+	require.NotNil(t, lock)
+	v, ok := Get(t, p, key)
+	require.True(t, ok)
+	assert.Equal(t, Stamp(T0.UnixMilli()+TTL.Milliseconds()), v)
+	assert.Equal(t, int64(-1), PTTL(t, p, key))
+}
+
+// stale: a stored time before the client's now is taken over.
+func (s *stamped) stale(t *testing.T) {
+	t.Parallel()
+	for _, held := range []int64{T0.UnixMilli() - 1, T0.UnixMilli() - time.Hour.Milliseconds(), 1} {
+		p := redistest.Pool(t)
+		key := redistest.Key(t)
+		Do(t, p, "SET", key, Stamp(held))
+		lock, err := s.strategy(t, p, NewManualClock(T0)).TryAcquire(context.Background(), key, TTL)
+		require.NoError(t, err, "stored time %d", held)
+		require.NotNil(t, lock)
+		v, _ := Get(t, p, key)
+		assert.Equal(t, Stamp(T0.UnixMilli()+TTL.Milliseconds()), v, "stored time %d", held)
+	}
+}
+
+// live: a stored time at or after the client's now is a held lock, and is
+// left as it is.
+func (s *stamped) live(t *testing.T) {
+	t.Parallel()
+	for _, held := range []int64{T0.UnixMilli(), T0.UnixMilli() + 1, T0.UnixMilli() + time.Hour.Milliseconds()} {
+		p := redistest.Pool(t)
+		key := redistest.Key(t)
+		Do(t, p, "SET", key, Stamp(held))
+		lock, err := s.strategy(t, p, NewManualClock(T0)).TryAcquire(context.Background(), key, TTL)
+		assert.Nil(t, lock)
+		require.ErrorIs(t, err, strategy.ErrNotAcquired, "stored time %d", held)
+		v, _ := Get(t, p, key)
+		assert.Equal(t, Stamp(held), v, "stored time %d", held)
+	}
+}
+
+// goneBeforeGet: a key released between the attempt's SETNX and its GET is
+// not a stale lock to take over; the attempt fails and the next one's SETNX
+// takes the key.
+func (s *stamped) goneBeforeGet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	Do(t, p, "SET", key, Stamp(T0.UnixMilli()+TTL.Milliseconds()))
+	rp := &RecordPool{Pool: p, Before: func(c Command) {
+		if c.Name == "GET" {
+			Do(t, p, "DEL", key) // the holder releases just then
+		}
+	}}
+	st := s.strategy(t, rp, NewManualClock(T0))
+	lock, err := st.TryAcquire(ctx, key, TTL)
+	assert.Nil(t, lock)
+	require.ErrorIs(t, err, strategy.ErrNotAcquired)
+	assert.Equal(t, []string{"SETNX", "GET"}, rp.Names())
+	assert.False(t, Exists(t, p, key))
+
+	rp.Before = nil
+	lock, err = st.TryAcquire(ctx, key, TTL)
+	require.NoError(t, err)
+	require.NoError(t, lock.Release(ctx))
+}
+
+// clockAhead: the recipe's flaw. A client whose clock runs 2×ttl ahead sees
+// a live lock as stale and takes it; a client on time does not.
+func (s *stamped) clockAhead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	holder, err := s.strategy(t, p, NewManualClock(T0)).TryAcquire(ctx, key, TTL)
+	require.NoError(t, err)
+	require.NotNil(t, holder)
+
+	_, err = s.strategy(t, p, NewManualClock(T0.Add(TTL/2))).TryAcquire(ctx, key, TTL)
+	require.ErrorIs(t, err, strategy.ErrNotAcquired, "a client within the TTL took the lock")
+
+	ahead := T0.Add(2 * TTL)
+	lock, err := s.strategy(t, p, NewManualClock(ahead)).TryAcquire(ctx, key, TTL)
+	require.NoError(t, err, "a client 2×ttl ahead did not take the live lock")
+	require.NotNil(t, lock)
+	v, _ := Get(t, p, key)
+	assert.Equal(t, Stamp(ahead.UnixMilli()+TTL.Milliseconds()), v)
+}
+
+// badValue: a key that does not hold a timestamp is an error, not a lock
+// to take or to wait for, and is left as it is.
+func (s *stamped) badValue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	Do(t, p, "SET", key, "not-a-time")
+	st := s.strategy(t, p, NewManualClock(T0))
+
+	lock, err := st.TryAcquire(ctx, key, TTL)
+	assert.Nil(t, lock)
+	require.ErrorIs(t, err, strategy.ErrBadValue)
+	assert.NotErrorIs(t, err, strategy.ErrNotAcquired)
+	assert.Equal(t, "GET", RequireOpError(t, err, s.name, key).Op)
+	assert.Contains(t, err.Error(), "not-a-time")
+
+	c := &Counting{Strategy: st}
+	_, err = strategy.Acquire(ctx, c, key, TTL, strategy.FixedInterval(time.Millisecond))
+	require.ErrorIs(t, err, strategy.ErrBadValue)
+	assert.Equal(t, int64(1), c.Attempts())
+
+	v, _ := Get(t, p, key)
+	assert.Equal(t, "not-a-time", v)
+}
+
+// release: Release deletes the key while the stored time is more than the
+// release buffer (3 ms) ahead, leaves it to expire when it is closer, and
+// reports ErrNotHeld once the stored time has passed or the key is gone.
+func (s *stamped) release(t *testing.T) {
+	t.Parallel()
+	expiry := T0.Add(TTL)
+	for _, tc := range []struct {
+		name    string
+		at      time.Time // the clock when releasing
+		gone    bool      // the key is deleted first
+		deleted bool
+		err     error
+	}{
+		{name: "Held", at: T0, deleted: true},
+		{name: "OutsideBuffer", at: expiry.Add(-4 * time.Millisecond), deleted: true},
+		{name: "BufferEdge", at: expiry.Add(-3 * time.Millisecond)},
+		{name: "InBuffer", at: expiry.Add(-time.Millisecond)},
+		{name: "AtExpiry", at: expiry},
+		{name: "Expired", at: expiry.Add(time.Millisecond), err: strategy.ErrNotHeld},
+		{name: "Gone", at: T0, gone: true, err: strategy.ErrNotHeld},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			p := redistest.Pool(t)
+			key := redistest.Key(t)
+			clock := NewManualClock(T0)
+			lock, err := s.strategy(t, p, clock).TryAcquire(ctx, key, TTL)
+			require.NoError(t, err)
+			if tc.gone {
+				Do(t, p, "DEL", key)
+			}
+			clock.Set(tc.at)
+			err = lock.Release(ctx)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				RequireOpError(t, err, s.name, key)
+			} else {
+				require.NoError(t, err)
+			}
+			v, ok := Get(t, p, key)
+			switch {
+			case tc.gone || tc.deleted:
+				assert.False(t, ok, "the key is still there")
+			default:
+				assert.True(t, ok, "the key was deleted")
+				assert.Equal(t, Stamp(expiry.UnixMilli()), v)
+			}
+		})
+	}
+}
+
+// lateRelease: the recipe's flaw. A holder that releases after its time ran
+// out, once another client took the lock over, deletes the new holder's
+// lock: Release cannot tell whose time it read.
+func (s *stamped) lateRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	clock := NewManualClock(T0)
+	st := s.strategy(t, p, clock)
+	old, err := st.TryAcquire(ctx, key, TTL)
+	require.NoError(t, err)
+
+	clock.Set(T0.Add(TTL + time.Millisecond))
+	next, err := st.TryAcquire(ctx, key, TTL)
+	require.NoError(t, err, "the expired lock was not taken over")
+	require.NotNil(t, next)
+
+	require.NoError(t, old.Release(ctx), "the late release saw the new holder's time as its own")
+	assert.False(t, Exists(t, p, key), "the late release should have deleted the new holder's lock")
+	third, err := st.TryAcquire(ctx, key, TTL)
+	require.NoError(t, err, "a third client should now get the lock while the second holds it")
+	require.NotNil(t, third)
+}

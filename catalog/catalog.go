@@ -34,6 +34,8 @@ const (
 	safeRel   = locktest.SafeRelease
 	doubleRel = locktest.DoubleRelease
 	overrun   = locktest.HolderOverrun
+	fenced    = locktest.FencedOverrun
+	renewed   = locktest.RenewedOverrun
 )
 
 type props = []locktest.Property
@@ -50,7 +52,7 @@ func Strategies() []Entry {
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{locktest.CrashRecovery, doubleRel},
-				NotApplicable: props{crashMid, stale, skew, safeRel},
+				NotApplicable: props{crashMid, stale, skew, safeRel, fenced, renewed},
 			},
 		},
 		{
@@ -60,7 +62,7 @@ func Strategies() []Entry {
 				return setnxexpire.New(p)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{crashMid, safeRel, doubleRel, overrun},
+				Breaks:        props{crashMid, safeRel, doubleRel, overrun, fenced, renewed},
 				NotApplicable: props{skew},
 			},
 		},
@@ -70,7 +72,7 @@ func Strategies() []Entry {
 			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
 				return getset.New(p, getset.WithClock(c))
 			},
-			Expect: locktest.Expect{Breaks: props{skew, safeRel, doubleRel, overrun}},
+			Expect: locktest.Expect{Breaks: props{skew, safeRel, doubleRel, overrun, fenced, renewed}},
 		},
 		{
 			Name:    "delsetnx",
@@ -78,7 +80,7 @@ func Strategies() []Entry {
 			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
 				return delsetnx.New(p, delsetnx.WithClock(c))
 			},
-			Expect: locktest.Expect{Breaks: props{stale, skew, safeRel, doubleRel, overrun}},
+			Expect: locktest.Expect{Breaks: props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed}},
 		},
 		{
 			Name:    "setnxpx",
@@ -87,7 +89,7 @@ func Strategies() []Entry {
 				return setnxpx.New(p)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{safeRel, doubleRel, overrun},
+				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed},
 				NotApplicable: props{crashMid, skew},
 			},
 		},
@@ -98,7 +100,7 @@ func Strategies() []Entry {
 				return luatoken.New(p)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{overrun},
+				Breaks:        props{overrun, fenced, renewed},
 				NotApplicable: props{crashMid, skew},
 			},
 		},

@@ -41,7 +41,7 @@ const (
 // Properties returns every property in the order the suite runs them.
 func Properties() []Property {
 	return []Property{Exclusion, CrashRecovery, CrashMidAcquire, StaleTakeoverRace,
-		ClockSkew, SafeRelease, DoubleRelease, HolderOverrun}
+		ClockSkew, SafeRelease, DoubleRelease, HolderOverrun, FencedOverrun, RenewedOverrun}
 }
 
 // ParseProperty returns the property named s.

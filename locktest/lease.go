@@ -1,0 +1,164 @@
+package locktest
+
+import (
+	"context"
+
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// The fixes for the holder that overruns its lease: fencing tokens, checked
+// by the resource, and renewal, which tells the holder when its lease is
+// lost. Each is a property of its own, run on every strategy like the rest.
+
+// Properties of the fixes.
+const (
+	// FencedOverrun: the holder overruns its TTL, another client acquires
+	// and writes to a protected resource; the first one's late write must
+	// be refused. The resource refuses a write whose fencing token is below
+	// the highest it has seen; a lock without tokens cannot be protected.
+	FencedOverrun Property = "fenced-overrun"
+	// RenewedOverrun: a holder paused for a third of its TTL keeps its lock;
+	// one paused for three TTLs must learn that its lease is lost (its
+	// Lease context is cancelled) before another holder's work begins.
+	RenewedOverrun Property = "renewed-overrun"
+)
+
+func init() {
+	scenarios[FencedOverrun] = fencedOverrun
+	scenarios[RenewedOverrun] = renewedOverrun
+}
+
+// resource stands for the storage a lock protects. It remembers the highest
+// fencing token it has accepted and refuses writes with a lower one.
+type resource struct {
+	r       *run
+	mu      sync.Mutex
+	highest int64
+	writes  []string
+}
+
+// write accepts or refuses a write from who; fenced says whether who's lock
+// has a token at all.
+func (res *resource) write(who string, lock strategy.Lock) bool {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	f, fenced := lock.(strategy.Fenced)
+	if !fenced {
+		res.writes = append(res.writes, who)
+		res.r.note("resource accepts %s's write: its lock has no fencing token to check", who)
+		return true
+	}
+	token := f.FencingToken()
+	if token < res.highest {
+		res.r.note("resource refuses %s's write: fencing token %d < %d", who, token, res.highest)
+		return false
+	}
+	res.highest = token
+	res.writes = append(res.writes, who)
+	res.r.note("resource accepts %s's write with fencing token %d", who, token)
+	return true
+}
+
+// fencedOverrun: A overruns its TTL, B acquires and writes, then A writes.
+func fencedOverrun(newRun func(string) *run) Result {
+	r := newRun("")
+	a, b := r.newClient("A", 0), r.newClient("B", 0)
+	res := &resource{r: r}
+	la, lb := overrunTakeover(r, a, b, false)
+	if lb == nil {
+		return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns")
+	}
+	res.write("B", lb)
+	if res.write("A", la) {
+		return r.breaks("A's lease had passed to B, yet the resource accepted A's late write after B's")
+	}
+	return r.holds("the resource refused A's late write: its fencing token was older than B's")
+}
+
+// Timing of renewed-overrun: a TTL long enough that a renewal every third
+// of it, and the detector's bookkeeping, are far inside it.
+const (
+	leaseTTL   = 300 * time.Millisecond
+	shortPause = leaseTTL / 3
+	longPause  = 3 * leaseTTL
+)
+
+// lease returns the lock's lease context, or nil when it has none.
+func lease(l strategy.Lock) context.Context {
+	if ll, ok := l.(strategy.Leased); ok {
+		return ll.Lease()
+	}
+	return nil
+}
+
+// renewedOverrun: first A is paused briefly and must keep its lock; then A
+// is paused for three TTLs while B waits, and must leave the critical
+// section, told by its lease, before B enters.
+func renewedOverrun(newRun func(string) *run) Result {
+	// A short pause: the lock must survive it.
+	r := newRun("/short")
+	a, b := r.newClient("A", 0), r.newClient("B", 0)
+	la := a.tryAcquire(leaseTTL)
+	if la == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	a.pause()
+	r.note("A is paused for %v, a third of its TTL (%v)", shortPause, leaseTTL)
+	time.Sleep(shortPause)
+	a.resume()
+	r.note("A resumes")
+	if ctx := lease(la); ctx != nil && ctx.Err() != nil {
+		return r.breaks("A lost its lease over a pause of a third of its TTL: %v", context.Cause(ctx))
+	}
+	if lb := b.tryAcquire(leaseTTL); lb != nil {
+		return r.breaks("B acquired the lock right after A's pause of a third of its TTL")
+	}
+	a.release(la)
+	r.shutdown()
+
+	// A long pause: A must know it lost the lock before B works.
+	r = newRun("/long")
+	a, b = r.newClient("A", 0), r.newClient("B", 0)
+	la = a.tryAcquire(leaseTTL)
+	if la == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	r.det.enter("A")
+	left := make(chan struct{})
+	resumed := make(chan struct{})
+	go func() {
+		defer close(left)
+		var lost <-chan struct{}
+		if ctx := lease(la); ctx != nil {
+			lost = ctx.Done()
+		}
+		select {
+		case <-lost:
+			r.det.leave("A")
+			r.note("A stops working: its lease is lost (%v)", context.Cause(lease(la)))
+		case <-resumed:
+			r.det.leave("A")
+		}
+	}()
+	a.pause()
+	r.note("A is paused for %v, three times its TTL, while B waits", longPause)
+	lb := b.acquire(leaseTTL, longPause)
+	if lb != nil {
+		r.det.enter("B")
+		r.det.leave("B")
+	}
+	a.resume()
+	close(resumed)
+	<-left
+	r.note("A resumes")
+	if lb == nil {
+		return r.notApplicable("the lock does not expire: nobody else can acquire it while A is paused")
+	}
+	if o, ok := r.det.firstOverlap(); ok {
+		return r.breaks("A was paused past its TTL and did not learn it had lost the lock before B began: %s", o)
+	}
+	return r.holds("a short pause kept A's lock; over a long one, A's lease was cancelled before B entered")
+}

@@ -77,7 +77,8 @@ type Server struct {
 	Kind    string // "external", "docker" or "process"
 	Version string // redis_version from INFO server
 
-	url string // set for a server named by REDIS_URL: dial through it
+	url        string // set for a server named by REDIS_URL: dial through it
+	passedOver []step // the ways Start tried before this one, and why they failed
 
 	closeOnce sync.Once
 	closeErr  error
@@ -167,6 +168,7 @@ func Start(ctx context.Context) (*Server, error) {
 	}
 	s, processErr := StartProcess(ctx)
 	if processErr == nil {
+		s.passedOver = []step{{"Docker", dockerErr}}
 		return s, nil
 	}
 	return nil, &unavailableError{steps: []step{

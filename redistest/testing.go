@@ -72,6 +72,9 @@ func Shared(tb testing.TB) *Server {
 		cancel()
 		if shared.err == nil {
 			tb.Logf("redistest: using %v", shared.server)
+			for _, st := range shared.server.passedOver {
+				tb.Logf("redistest: not using %s: %v", st.name, st.err)
+			}
 		}
 	}
 	if shared.err != nil {

@@ -1,28 +1,11 @@
-// Package luatoken is the lock to use: SET key <unique token> NX PX ttl to
-// lock, and a Lua script that deletes the key only while it still holds the
-// token to unlock.
-//
-// Sources: document 004 (方式六, the one it recommends) and document 002 (a
-// uuid as the lock value). Document 002 compares the token inside
-// WATCH/MULTI, but reads it with GET inside MULTI, where the reply is only
-// "QUEUED": its check can never pass as written. A Lua script runs atomically
-// on the server and needs no WATCH.
-//
-// Algorithm:
-//  1. SET key <token> NX PX ttl, with a fresh github.com/rs/xid token.
-//  2. Work.
-//  3. EVALSHA release.lua key token (EVAL when the script is not cached):
-//     DEL only if GET key still equals the token.
-//
-// How it breaks: only where every TTL lock does. A holder whose work outlasts
-// the TTL (a GC pause, a slow disk) loses the lock while it still works, and
-// the next holder works at the same time (holder-overrun).
 package luatoken
 
 import (
 	"context"
 	_ "embed"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -31,47 +14,179 @@ import (
 	"github.com/rs/xid"
 )
 
-//go:embed release.lua
-var releaseSrc string
+// name is the strategy's name in errors.
+const name = "luatoken"
 
-var releaseScript = redis.NewScript(1, releaseSrc)
+var (
+	//go:embed release.lua
+	releaseSrc string
+	//go:embed refresh.lua
+	refreshSrc string
+	//go:embed ttl.lua
+	ttlSrc string
+	//go:embed acquire_fenced.lua
+	acquireFencedSrc string
 
-// Strategy is the token lock with a Lua release.
-type Strategy struct{ b recipe.Base }
+	releaseScript       = redis.NewScript(1, releaseSrc)
+	refreshScript       = redis.NewScript(1, refreshSrc)
+	ttlScript           = redis.NewScript(1, ttlSrc)
+	acquireFencedScript = redis.NewScript(2, acquireFencedSrc)
+)
 
-// New returns the strategy on pool p.
-func New(p strategy.Pool) (*Strategy, error) {
-	b, err := recipe.NewBase("luatoken", p)
+// ttlGone is what ttl.lua answers when the key is gone or someone else's.
+const ttlGone = -3
+
+// Strategy is the token lock with a Lua release. Its options are fixed by
+// New; it is safe for concurrent use.
+type Strategy struct {
+	b   recipe.Base
+	cfg config
+	hub *hub // nil unless WithNotify
+}
+
+// New returns the strategy on pool p. Without options every TryAcquire is a
+// single SET NX PX and every Release a single EVALSHA; the options add
+// auto-renewal (WithAutoRenew, WithMaxHold, WithLeaseMargin), fencing tokens
+// (WithFencing) and release notifications (WithNotify). A bad option makes
+// New fail with an error matching ErrInvalidOption.
+func New(p strategy.Pool, opts ...Option) (*Strategy, error) {
+	b, err := recipe.NewBase(name, p)
 	if err != nil {
 		return nil, err
 	}
-	return &Strategy{b: b}, nil
+	var cfg config
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	s := &Strategy{b: b, cfg: cfg}
+	if cfg.notify {
+		s.hub = newHub(p)
+	}
+	return s, nil
 }
 
-// TryAcquire sends SET key <token> NX PX ttl once. ttl counts whole
-// milliseconds; what is below a millisecond is dropped.
+// TryAcquire makes one attempt to lock key for ttl: SET key <token> NX PX ttl,
+// or with WithFencing one EVALSHA that also draws the fencing token. ttl
+// counts whole milliseconds; what is below a millisecond is dropped.
+//
+// The lock returned is a *Lock, or, with WithFencing or WithAutoRenew, a
+// value that embeds one and also implements strategy.Fenced or
+// strategy.Leased (or both); AsLock gets the *Lock back. With
+// WithAutoRenew, ttl must leave room for a renewal before the lease ends
+// (see WithAutoRenew); otherwise the error matches strategy.ErrInvalidTTL.
 func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
-	sess, err := s.b.Begin(ctx, key, ttl)
-	if err != nil {
-		return nil, err
+	if err := strategy.Validate(key, ttl); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	defer sess.Close()
+	if s.cfg.renew {
+		if err := s.cfg.checkLease(ttl); err != nil {
+			return nil, err
+		}
+	}
+	conn, err := s.b.Pool.GetContext(ctx)
+	if err != nil {
+		return nil, opError("connect", key, err)
+	}
+	defer conn.Close()
 	token := xid.New().String()
-	_, err = redis.String(sess.Do("SET", token, "NX", "PX", ttl.Milliseconds()))
-	if errors.Is(err, redis.ErrNil) {
-		return nil, sess.NotAcquired()
+	if !s.cfg.fencing && !s.cfg.renew {
+		// The plain path: one round trip, nothing else.
+		_, err = redis.String(do(ctx, conn, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
+		if err != nil {
+			if errors.Is(err, redis.ErrNil) {
+				return nil, notAcquired(key)
+			}
+			return nil, opError("SET", key, err)
+		}
+		return &Lock{s: s, key: key, token: token}, nil
 	}
-	if err != nil {
-		return nil, err
+
+	l := &Lock{s: s, key: key, token: token}
+	sent := time.Now()
+	if s.cfg.fencing {
+		l.fence, err = redis.Int64(eval(ctx, conn, acquireFencedScript, key, FenceKey(key), token, ttl.Milliseconds()))
+		if err != nil {
+			return nil, opError("acquire", key, err)
+		}
+		if l.fence == 0 {
+			return nil, notAcquired(key)
+		}
+	} else {
+		_, err = redis.String(do(ctx, conn, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
+		if err != nil {
+			if errors.Is(err, redis.ErrNil) {
+				return nil, notAcquired(key)
+			}
+			return nil, opError("SET", key, err)
+		}
 	}
-	return &Lock{s: s, key: key, token: token}, nil
+	if !s.cfg.renew {
+		return fencedLock{l}, nil
+	}
+	l.lease = startLease(ctx, l, &s.cfg, sent, ttl)
+	if s.cfg.fencing {
+		return fencedLeasedLock{l}, nil
+	}
+	return leasedLock{l}, nil
 }
 
-// Lock is a held token lock.
+// Lock is a held token lock. Its methods are safe for concurrent use.
 type Lock struct {
 	s     *Strategy
 	key   string
 	token string
+	fence int64  // 0 without WithFencing
+	lease *lease // nil without WithAutoRenew
+}
+
+// The lock types TryAcquire returns with options: they add FencingToken and
+// Lease to *Lock's methods, so that a lock implements strategy.Fenced or
+// strategy.Leased only when it carries a token or renews itself.
+type (
+	fencedLock       struct{ *Lock }
+	leasedLock       struct{ *Lock }
+	fencedLeasedLock struct{ *Lock }
+)
+
+var (
+	_ strategy.Lock   = (*Lock)(nil)
+	_ strategy.Fenced = fencedLock{}
+	_ strategy.Leased = leasedLock{}
+	_ strategy.Fenced = fencedLeasedLock{}
+	_ strategy.Leased = fencedLeasedLock{}
+)
+
+// FencingToken returns the token drawn when the lock was taken.
+func (l fencedLock) FencingToken() int64 { return l.fence }
+
+// Lease returns the context that ends when the lock may have been lost.
+func (l leasedLock) Lease() context.Context { return l.lease.ctx }
+
+// FencingToken returns the token drawn when the lock was taken.
+func (l fencedLeasedLock) FencingToken() int64 { return l.fence }
+
+// Lease returns the context that ends when the lock may have been lost.
+func (l fencedLeasedLock) Lease() context.Context { return l.lease.ctx }
+
+// AsLock returns the *Lock behind a lock returned by a luatoken Strategy,
+// whatever options it was made with, and false for any other lock.
+func AsLock(l strategy.Lock) (*Lock, bool) {
+	switch l := l.(type) {
+	case *Lock:
+		return l, l != nil
+	case fencedLock:
+		return l.Lock, l.Lock != nil
+	case leasedLock:
+		return l.Lock, l.Lock != nil
+	case fencedLeasedLock:
+		return l.Lock, l.Lock != nil
+	}
+	return nil, false
 }
 
 // Key returns the locked key.
@@ -80,20 +195,150 @@ func (l *Lock) Key() string { return l.key }
 // Token returns the unique value this lock wrote at its key.
 func (l *Lock) Token() string { return l.token }
 
-// Release deletes the key if it still holds this lock's token. It returns
-// ErrNotHeld when the lock had expired or was released already.
+// Release deletes the key if it still holds this lock's token, with one
+// EVALSHA (EVAL when the script is not cached). With WithNotify the same
+// script publishes the release to the waiters. A renewing lock stops
+// renewing and its Lease ends, with ErrReleased as the cause, before the key
+// is deleted. Release returns an error matching strategy.ErrNotHeld when the
+// lock had expired or was released already.
 func (l *Lock) Release(ctx context.Context) error {
-	sess, err := l.s.b.Open(ctx, l.key)
-	if err != nil {
-		return err
+	if l.lease != nil {
+		l.lease.end(&LeaseError{Key: l.key, Err: ErrReleased})
 	}
-	defer sess.Close()
-	n, err := redis.Int(releaseScript.DoContext(ctx, sess.Conn(), l.key, l.token))
+	conn, err := l.s.b.Pool.GetContext(ctx)
 	if err != nil {
-		return sess.Fail("release", err)
+		return opError("connect", l.key, err)
+	}
+	defer conn.Close()
+	var reply any
+	if l.s.hub != nil {
+		reply, err = eval(ctx, conn, releaseScript, l.key, l.token, channelName(l.key))
+	} else {
+		reply, err = eval(ctx, conn, releaseScript, l.key, l.token)
+	}
+	n, err := redis.Int(reply, err)
+	if err != nil {
+		return opError("release", l.key, err)
 	}
 	if n == 0 {
-		return sess.Fail("release", strategy.ErrNotHeld)
+		return opError("release", l.key, strategy.ErrNotHeld)
 	}
 	return nil
+}
+
+// Refresh makes the lock live at least ttl from now, if the key still holds
+// this lock's token: a Lua compare-and-PEXPIRE that never shortens the lock
+// (a longer remaining TTL is left as it is). It returns an error matching
+// strategy.ErrNotHeld when the lock is gone or someone else's, or, for a
+// renewing lock, when its Lease has ended; and one matching
+// strategy.ErrInvalidTTL when ttl is below 1ms. A successful Refresh of a
+// renewing lock moves its lease deadline as a renewal does.
+func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
+	if ttl < time.Millisecond {
+		return fmt.Errorf("%s: refresh %q: %w: %v is below 1ms, the smallest TTL Redis can express",
+			name, l.key, strategy.ErrInvalidTTL, ttl)
+	}
+	if le := l.lease; le != nil {
+		if le.ctx.Err() != nil {
+			return opError("refresh", l.key, fmt.Errorf("%w: %w", strategy.ErrNotHeld, context.Cause(le.ctx)))
+		}
+		err := l.extend(ctx, ttl)
+		if err != nil && permanent(err) {
+			le.end(&LeaseError{Key: l.key, Err: err})
+		}
+		return err
+	}
+	return l.extend(ctx, ttl)
+}
+
+// extend runs refresh.lua and, on success, moves the lease deadline.
+func (l *Lock) extend(ctx context.Context, ttl time.Duration) error {
+	conn, err := l.s.b.Pool.GetContext(ctx)
+	if err != nil {
+		return opError("connect", l.key, err)
+	}
+	defer conn.Close()
+	sent := time.Now()
+	n, err := redis.Int(eval(ctx, conn, refreshScript, l.key, l.token, ttl.Milliseconds()))
+	if err != nil {
+		return opError("refresh", l.key, err)
+	}
+	if n == 0 {
+		return opError("refresh", l.key, strategy.ErrNotHeld)
+	}
+	if l.lease != nil {
+		l.lease.extended(sent, ttl)
+	}
+	return nil
+}
+
+// TTL returns how long the lock has left, read with a Lua compare-and-PTTL.
+// It returns an error matching strategy.ErrNotHeld when the lock is gone or
+// someone else's, and one matching strategy.ErrBadValue when the key holds
+// this lock's token but no longer expires (someone ran PERSIST on it).
+func (l *Lock) TTL(ctx context.Context) (time.Duration, error) {
+	conn, err := l.s.b.Pool.GetContext(ctx)
+	if err != nil {
+		return 0, opError("connect", l.key, err)
+	}
+	defer conn.Close()
+	ms, err := redis.Int64(eval(ctx, conn, ttlScript, l.key, l.token))
+	switch {
+	case err != nil:
+		return 0, opError("ttl", l.key, err)
+	case ms == -1:
+		return 0, opError("ttl", l.key, fmt.Errorf("%w: the lock key has no expiry", strategy.ErrBadValue))
+	case ms < 0: // ttlGone
+		return 0, opError("ttl", l.key, strategy.ErrNotHeld)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// do sends one command, bounded by ctx when ctx can end and the connection
+// supports it. A context that can never end costs no goroutine.
+func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
+	if ctx.Done() != nil {
+		if cc, ok := c.(redis.ConnWithContext); ok {
+			return cc.DoContext(ctx, cmd, args...)
+		}
+	}
+	return c.Do(cmd, args...)
+}
+
+// eval runs a script with EVALSHA, and with EVAL when the server does not
+// have it cached, bounded by ctx as do is.
+func eval(ctx context.Context, c redis.Conn, s *redis.Script, keysAndArgs ...any) (any, error) {
+	if ctx.Done() != nil {
+		if _, ok := c.(redis.ConnWithContext); ok {
+			return s.DoContext(ctx, c, keysAndArgs...)
+		}
+	}
+	return s.Do(c, keysAndArgs...)
+}
+
+func opError(op, key string, err error) error {
+	return &strategy.OpError{Strategy: name, Op: op, Key: key, Err: err}
+}
+
+func notAcquired(key string) error {
+	return fmt.Errorf("%s: %q: %w", name, key, strategy.ErrNotAcquired)
+}
+
+// permanent reports whether a failed command proves the lock lost: the lock
+// was found gone or someone else's, or the server refused the command (a
+// redis.Error reply such as WRONGTYPE). Other errors (network, timeouts, a
+// full pool) may pass and are retried while the lease lasts.
+func permanent(err error) bool {
+	if errors.Is(err, strategy.ErrNotHeld) {
+		return true
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		// NOSCRIPT is handled by eval; a READONLY or LOADING reply is the
+		// server's passing state, not a verdict on the lock.
+		msg := string(re)
+		return !strings.HasPrefix(msg, "READONLY") && !strings.HasPrefix(msg, "LOADING") &&
+			!strings.HasPrefix(msg, "BUSY") && !strings.HasPrefix(msg, "TRYAGAIN")
+	}
+	return false
 }

@@ -1,0 +1,394 @@
+package luatoken
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
+)
+
+// ChannelPrefix begins the name of every release channel.
+const ChannelPrefix = "luatoken:released:"
+
+// ChannelName returns the Pub/Sub channel on which Release announces the
+// release of key with WithNotify: ChannelPrefix + key. (Pub/Sub channels
+// ignore the database number: keys of the same name in two databases share a
+// channel, which costs a waiter an early attempt, nothing else.)
+func ChannelName(key string) string { return ChannelPrefix + key }
+
+func channelName(key string) string { return ChannelPrefix + key }
+
+// Keep-alive of the shared subscription: a PING every pingEvery, and a
+// connection that stays silent for liveness is taken as dead (where the
+// connection supports read timeouts).
+const (
+	pingEvery = time.Second
+	liveness  = 3 * pingEvery
+)
+
+// Reconnection delays of the shared subscription.
+const (
+	minReconnect = 10 * time.Millisecond
+	maxReconnect = time.Second
+)
+
+var _ strategy.Notifier = (*Strategy)(nil)
+
+// Subscribe implements strategy.Notifier: the channel it returns receives
+// after each release of key (made with WithNotify), until stop is called.
+// Subscribe returns once the server has confirmed the subscription, so a
+// release that happens after it returns is never missed. Without WithNotify
+// it returns a nil channel, and Acquire only polls.
+//
+// All the subscriptions of a Strategy share one Pub/Sub connection from its
+// pool, opened on the first Subscribe and given back when the last
+// subscription stops; it is kept alive with PINGs and reopened when it
+// breaks, and then every waiter is woken, as a release may have been missed.
+// When it cannot be opened, Subscribe fails with a *strategy.OpError; when
+// ctx ends first, the error matches strategy.ErrNotAcquired and ctx.Err(),
+// as Acquire's does.
+func (s *Strategy) Subscribe(ctx context.Context, key string) (wake <-chan struct{}, stop func(), err error) {
+	if s.hub == nil {
+		return nil, func() {}, nil
+	}
+	return s.hub.subscribe(ctx, key)
+}
+
+// hub multiplexes the subscriptions of one Strategy onto one connection.
+//
+// Each channel counts its waiters: the first sends SUBSCRIBE, the last to
+// stop sends UNSUBSCRIBE. Replies come in the order the commands were sent,
+// so a channel counts its commands in flight, and is subscribed when the
+// last reply has come and the last command was a SUBSCRIBE. One goroutine
+// (run) connects, reads, and reconnects; it exits, giving the connection
+// back to the pool, once the last UNSUBSCRIBE is answered and no channel is
+// left. Commands are written under mu, by whoever changes the state.
+type hub struct {
+	pool strategy.Pool
+
+	mu       sync.Mutex
+	chans    map[string]*channel
+	running  bool               // a run goroutine exists
+	cancel   context.CancelFunc // aborts run's connecting and waiting
+	conn     redis.Conn         // subscribed connection; nil while (re)connecting
+	failures uint64             // connection attempts that failed
+	lastErr  error              // the error of the last one
+}
+
+type channel struct {
+	waiters  map[*waiter]struct{}
+	want     bool          // the last command sent, or to send, is SUBSCRIBE
+	inflight int           // commands sent on conn and not answered yet
+	ready    bool          // subscribed on conn
+	resub    bool          // was subscribed on a connection that broke
+	changed  chan struct{} // closed and replaced when ready turns true or connecting fails
+}
+
+type waiter struct{ c chan struct{} }
+
+func newHub(p strategy.Pool) *hub {
+	return &hub{pool: p, chans: make(map[string]*channel)}
+}
+
+func (h *hub) subscribe(ctx context.Context, key string) (<-chan struct{}, func(), error) {
+	ch, w, failures := h.add(channelName(key))
+	var once sync.Once
+	stop := func() { once.Do(func() { h.remove(channelName(key), w) }) }
+	for {
+		h.mu.Lock()
+		if ch.ready {
+			h.mu.Unlock()
+			return w.c, stop, nil
+		}
+		if h.failures != failures {
+			err := h.lastErr
+			h.mu.Unlock()
+			stop()
+			return nil, nil, opError("SUBSCRIBE", key, err)
+		}
+		changed := ch.changed
+		h.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			stop()
+			return nil, nil, fmt.Errorf("%s: %w: %q: %w", name, strategy.ErrNotAcquired, key, ctx.Err())
+		}
+	}
+}
+
+// add registers a waiter on channel n and subscribes the channel if it is
+// new.
+func (h *hub) add(n string) (*channel, *waiter, uint64) {
+	w := &waiter{c: make(chan struct{}, 1)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.chans[n]
+	if ch == nil {
+		ch = &channel{waiters: make(map[*waiter]struct{}), changed: make(chan struct{})}
+		h.chans[n] = ch
+	}
+	ch.waiters[w] = struct{}{}
+	if !ch.want {
+		ch.want = true
+		if h.conn != nil {
+			h.send(ch, "SUBSCRIBE", n)
+		}
+	}
+	if !h.running {
+		h.running = true
+		var ctx context.Context
+		ctx, h.cancel = context.WithCancel(context.Background())
+		go h.run(ctx)
+	}
+	return ch, w, h.failures
+}
+
+// remove unregisters a waiter, and unsubscribes its channel if it was the
+// last.
+func (h *hub) remove(n string, w *waiter) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.chans[n]
+	if ch == nil {
+		return
+	}
+	delete(ch.waiters, w)
+	if len(ch.waiters) > 0 {
+		return
+	}
+	ch.want, ch.ready, ch.resub = false, false, false
+	if h.conn != nil {
+		h.send(ch, "UNSUBSCRIBE", n)
+	}
+	if ch.inflight == 0 {
+		delete(h.chans, n)
+	}
+	if len(h.chans) == 0 && h.conn == nil && h.cancel != nil {
+		h.cancel() // stop connecting: nobody waits any more
+	}
+}
+
+// send writes a command for ch on the connection. h.mu is held. A write
+// error breaks the connection; run sees it when it reads, and reconnects.
+func (h *hub) send(ch *channel, cmd string, n string) {
+	ch.inflight++
+	if err := h.conn.Send(cmd, n); err == nil {
+		_ = h.conn.Flush()
+	}
+}
+
+// run connects, subscribes every channel, and reads, until no channel is
+// left.
+func (h *hub) run(ctx context.Context) {
+	delay := time.Duration(0)
+	for {
+		h.mu.Lock()
+		if len(h.chans) == 0 {
+			h.running = false
+			h.cancel()
+			h.mu.Unlock()
+			return
+		}
+		if ctx.Err() != nil { // cancelled, but someone came back
+			ctx, h.cancel = context.WithCancel(context.Background())
+		}
+		h.mu.Unlock()
+
+		if delay > 0 {
+			t := time.NewTimer(delay)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				continue
+			}
+		}
+		delay = min(max(2*delay, minReconnect), maxReconnect)
+
+		conn, err := h.pool.GetContext(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.fail(err)
+			}
+			continue
+		}
+		if ok, err := h.subscribeAll(conn); !ok {
+			conn.Close()
+			if err != nil {
+				h.fail(err)
+			}
+			continue
+		}
+		if h.read(conn) {
+			conn.Close() // all unsubscribed: back to the pool
+			return
+		}
+		conn.Close()
+		delay = 0 // it worked for a while: reconnect at once
+	}
+}
+
+// subscribeAll makes conn the connection and subscribes every channel on it.
+// It reports false, with the error if any, when conn is not to be used: the
+// write failed, or every waiter left while it connected.
+func (h *hub) subscribeAll(conn redis.Conn) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	names := make([]any, 0, len(h.chans))
+	for n, ch := range h.chans {
+		if ch.want {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return false, nil
+	}
+	for _, n := range names {
+		h.chans[n.(string)].inflight++
+	}
+	h.conn = conn
+	err := conn.Send("SUBSCRIBE", names...)
+	if err == nil {
+		err = conn.Flush()
+	}
+	if err != nil {
+		h.dropLocked()
+		return false, err
+	}
+	return true, nil
+}
+
+// fail records a failed connection attempt: the Subscribe calls that wait for
+// their channel fail with err.
+func (h *hub) fail(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.failures++
+	h.lastErr = err
+	for _, ch := range h.chans {
+		ch.broadcast()
+	}
+}
+
+// dropLocked forgets the connection, which broke. Channels that were
+// subscribed wake their waiters, who may have missed a release. h.mu is
+// held.
+func (h *hub) dropLocked() {
+	h.conn = nil
+	for n, ch := range h.chans {
+		ch.inflight = 0
+		if len(ch.waiters) == 0 {
+			delete(h.chans, n)
+			continue
+		}
+		if ch.ready {
+			ch.ready, ch.resub = false, true
+			ch.wake()
+		}
+	}
+}
+
+// read reads from conn until it breaks (false) or until the last channel is
+// unsubscribed (true). It keeps conn alive with PINGs.
+func (h *hub) read(conn redis.Conn) (done bool) {
+	var ping *time.Timer
+	h.mu.Lock() // the timer's function reads ping under h.mu
+	ping = time.AfterFunc(pingEvery, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.conn == conn { // a broken connection shows in read
+			if err := conn.Send("PING"); err == nil {
+				_ = conn.Flush()
+			}
+			ping.Reset(pingEvery)
+		}
+	})
+	h.mu.Unlock()
+	defer ping.Stop()
+	timeouts := true
+	for {
+		var reply any
+		var err error
+		if timeouts {
+			reply, err = redis.ReceiveWithTimeout(conn, liveness)
+			if err != nil && err.Error() == "redis: connection does not support ConnWithTimeout" {
+				timeouts = false
+				continue
+			}
+		} else {
+			reply, err = conn.Receive()
+		}
+		if err != nil {
+			h.mu.Lock()
+			h.dropLocked()
+			h.mu.Unlock()
+			return false
+		}
+		if h.handle(reply) {
+			return true
+		}
+	}
+}
+
+// handle takes one reply of the subscribed connection, and reports whether
+// the connection is done: no subscription on it, and no channel left.
+func (h *hub) handle(reply any) bool {
+	vs, ok := reply.([]any)
+	if !ok || len(vs) < 3 {
+		return false // a PONG outside subscribed mode, or something unexpected
+	}
+	kind, _ := redis.String(vs[0], nil)
+	n, _ := redis.String(vs[1], nil)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch kind {
+	case "message":
+		if ch := h.chans[n]; ch != nil {
+			ch.wake()
+		}
+	case "subscribe", "unsubscribe":
+		if ch := h.chans[n]; ch != nil && ch.inflight > 0 {
+			ch.inflight--
+			if ch.inflight == 0 {
+				if ch.want {
+					ch.ready = true
+					ch.broadcast()
+					if ch.resub {
+						ch.resub = false
+						ch.wake()
+					}
+				} else {
+					delete(h.chans, n)
+				}
+			}
+		}
+		count, _ := redis.Int(vs[2], nil)
+		if count == 0 && len(h.chans) == 0 {
+			h.conn = nil
+			h.running = false
+			h.cancel()
+			return true
+		}
+	}
+	return false
+}
+
+// broadcast tells the Subscribe calls waiting on ch to look again.
+func (ch *channel) broadcast() {
+	close(ch.changed)
+	ch.changed = make(chan struct{})
+}
+
+// wake tells every waiter of ch that the lock may be free.
+func (ch *channel) wake() {
+	for w := range ch.waiters {
+		select {
+		case w.c <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package luatoken
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// ErrInvalidOption means New was given an option with a value it cannot use,
+// such as a negative renewal interval or WithMaxHold without WithAutoRenew.
+var ErrInvalidOption = errors.New("luatoken: invalid option")
+
+// Option configures a Strategy; pass options to New.
+type Option func(*config)
+
+type config struct {
+	renew     bool
+	every     time.Duration // 0: ttl/3
+	maxHold   time.Duration // 0: no cap
+	margin    time.Duration
+	marginSet bool
+	fencing   bool
+	notify    bool
+	err       error // the first bad option
+}
+
+func (c *config) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%s: %w: "+format, append([]any{name, ErrInvalidOption}, args...)...)
+	}
+}
+
+// WithAutoRenew makes every lock renew itself while held: a goroutine per
+// lock extends it to its full TTL every interval (0 means a third of the
+// TTL given to TryAcquire), and the lock implements strategy.Leased. Its
+// Lease context ends the moment the lock may have been lost: a renewal found
+// it gone or someone else's, or no renewal got through before the lease
+// deadline (see WithLeaseMargin). Failed renewals that may pass (a network
+// error, a timeout) are retried until then. Release stops the renewal.
+//
+// TryAcquire fails with an error matching strategy.ErrInvalidTTL when the
+// interval is not shorter than the TTL less the lease margin: the lease
+// would end before the first renewal.
+func WithAutoRenew(every time.Duration) Option {
+	return func(c *config) {
+		if every < 0 {
+			c.fail("renewal interval %v is negative", every)
+			return
+		}
+		c.renew, c.every = true, every
+	}
+}
+
+// WithMaxHold caps how long a renewing lock is held: d after it was taken,
+// renewal stops and the Lease context ends with ErrMaxHold as its cause.
+// Renewals never extend the key past that moment, so a holder that does not
+// release it leaves it to expire then. It requires WithAutoRenew; d must be
+// positive.
+func WithMaxHold(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			c.fail("maximum hold time %v is not positive", d)
+			return
+		}
+		c.maxHold = d
+	}
+}
+
+// WithLeaseMargin sets how long before the key can expire in Redis a
+// renewing lock's Lease ends when no renewal has got through: the lease
+// deadline is the time the last successful renewal (or the acquire) was sent,
+// plus its TTL, less this margin. The default is 2ms plus 1% of the TTL, for
+// clock drift and timer latency; raise it when the work under the lock
+// needs time to notice the end of its context. d must not be negative.
+func WithLeaseMargin(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.fail("lease margin %v is negative", d)
+			return
+		}
+		c.margin, c.marginSet = d, true
+	}
+}
+
+// WithFencing makes each TryAcquire draw a fencing token in the same script
+// as its SET NX PX: an INCR of a counter key beside the lock key (see
+// FenceKey), run only when the lock was taken. The token increases strictly
+// with every acquisition of the key, by any client using WithFencing; locks
+// implement strategy.Fenced. The counter key is never deleted.
+func WithFencing() Option {
+	return func(c *config) { c.fencing = true }
+}
+
+// WithNotify makes Release announce itself, and makes strategy.Acquire wake
+// at once when the lock it waits for is released rather than at its next
+// retry: Release publishes on a channel named after the key (see
+// ChannelName) in the same script as its compare-and-delete, and Subscribe
+// listens on one connection shared by every waiter of the Strategy.
+func WithNotify() Option {
+	return func(c *config) { c.notify = true }
+}
+
+func (c *config) check() error {
+	if c.err != nil {
+		return c.err
+	}
+	if c.maxHold > 0 && !c.renew {
+		return fmt.Errorf("%s: %w: WithMaxHold needs WithAutoRenew", name, ErrInvalidOption)
+	}
+	return nil
+}
+
+// leaseMargin is the lease margin for a TTL.
+func (c *config) leaseMargin(ttl time.Duration) time.Duration {
+	if c.marginSet {
+		return c.margin
+	}
+	return 2*time.Millisecond + ttl/100
+}
+
+// interval is the renewal interval for a TTL.
+func (c *config) interval(ttl time.Duration) time.Duration {
+	if c.every > 0 {
+		return c.every
+	}
+	return ttl / 3
+}
+
+// checkLease checks that a lock of this TTL can renew itself in time.
+func (c *config) checkLease(ttl time.Duration) error {
+	every, margin := c.interval(ttl), c.leaseMargin(ttl)
+	if every < ttl-margin && every > 0 {
+		return nil
+	}
+	if every >= ttl {
+		return fmt.Errorf("%s: %w: renewal interval %v is not shorter than the TTL %v",
+			name, strategy.ErrInvalidTTL, every, ttl)
+	}
+	return fmt.Errorf("%s: %w: renewal interval %v does not leave room before the lease deadline (TTL %v less margin %v)",
+		name, strategy.ErrInvalidTTL, every, ttl, margin)
+}

@@ -28,7 +28,7 @@ type client struct {
 	crashAfter int // crash once this many commands have returned; 0: never
 	sent       int
 	crashed    bool
-	conns      []redis.Conn
+	conns      map[*faultConn]struct{} // open connections, closed by a crash
 	gate       func(ctx context.Context, cmd string) error // before each command; may block
 	paused     chan struct{}                               // while non-nil, commands wait for it to close
 }
@@ -45,10 +45,14 @@ func (p faultPool) GetContext(ctx context.Context) (redis.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	f := &faultConn{c: c, conn: conn}
 	c.mu.Lock()
-	c.conns = append(c.conns, conn)
+	if c.conns == nil {
+		c.conns = map[*faultConn]struct{}{}
+	}
+	c.conns[f] = struct{}{}
 	c.mu.Unlock()
-	return &faultConn{c: c, conn: conn}, nil
+	return f, nil
 }
 
 // faultClock is a client's clock: the real time plus the client's skew.
@@ -80,13 +84,8 @@ func (c *client) crash(why string) {
 		c.mu.Unlock()
 		return
 	}
-	c.crashed = true
-	conns := c.conns
-	c.conns = nil
 	c.mu.Unlock()
-	for _, conn := range conns {
-		conn.Close()
-	}
+	c.kill()
 	c.r.rec.add(Event{Client: c.name, Kind: EvCrash, Text: why})
 }
 
@@ -163,7 +162,24 @@ type faultConn struct {
 	conn redis.Conn
 }
 
-func (f *faultConn) Close() error { return f.conn.Close() }
+func (f *faultConn) Close() error {
+	f.c.mu.Lock()
+	delete(f.c.conns, f)
+	f.c.mu.Unlock()
+	return f.conn.Close()
+}
+
+// kill marks the client crashed and closes its open connections.
+func (c *client) kill() {
+	c.mu.Lock()
+	c.crashed = true
+	conns := c.conns
+	c.conns = nil
+	c.mu.Unlock()
+	for f := range conns {
+		f.conn.Close()
+	}
+}
 func (f *faultConn) Err() error   { return f.conn.Err() }
 
 func (f *faultConn) Do(cmd string, args ...any) (any, error) {

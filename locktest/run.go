@@ -214,13 +214,6 @@ func (r *run) shutdown() {
 	r.mu.Unlock()
 	for _, c := range cs {
 		c.resume()
-		c.mu.Lock()
-		c.crashed = true
-		conns := c.conns
-		c.conns = nil
-		c.mu.Unlock()
-		for _, conn := range conns {
-			conn.Close()
-		}
+		c.kill()
 	}
 }

@@ -1,0 +1,178 @@
+package luatoken_test
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/luatoken"
+	"github.com/stretchr/testify/require"
+)
+
+// newLuatoken builds the strategy on p with opts, failing the test on error.
+func newLuatoken(t testing.TB, p strategy.Pool, opts ...luatoken.Option) *luatoken.Strategy {
+	t.Helper()
+	s, err := luatoken.New(p, opts...)
+	require.NoError(t, err)
+	return s
+}
+
+// tryAcquire takes a free lock and returns it with its *luatoken.Lock.
+func tryAcquire(t testing.TB, s *luatoken.Strategy, key string, ttl time.Duration) (strategy.Lock, *luatoken.Lock) {
+	t.Helper()
+	l, err := s.TryAcquire(context.Background(), key, ttl)
+	require.NoError(t, err)
+	ll, ok := luatoken.AsLock(l)
+	require.True(t, ok, "AsLock(%T)", l)
+	return l, ll
+}
+
+// leaseOf returns the lease of a lock that must have one.
+func leaseOf(t testing.TB, l strategy.Lock) context.Context {
+	t.Helper()
+	ll, ok := l.(strategy.Leased)
+	require.True(t, ok, "%T is not strategy.Leased", l)
+	return ll.Lease()
+}
+
+// waitDone waits up to d for ctx to end and reports when it did.
+func waitDone(t testing.TB, ctx context.Context, d time.Duration, what string) time.Time {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+		return time.Now()
+	case <-time.After(d):
+		t.Fatalf("%s: not done after %v", what, d)
+		return time.Time{}
+	}
+}
+
+// eventually checks cond every few milliseconds for up to d.
+func eventually(t testing.TB, d time.Duration, cond func() bool, format string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf(format, args...)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// goroutines returns a function that checks, with retries, that the number
+// of goroutines is back to what it is now. Tests that use it must not be
+// parallel.
+func goroutines(t testing.TB) func() {
+	t.Helper()
+	runtime.GC()
+	base := runtime.NumGoroutine()
+	return func() {
+		t.Helper()
+		var n int
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			n = runtime.NumGoroutine()
+			if n <= base || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n > base {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left behind (%d, was %d):\n%s", n-base, n, base, buf[:runtime.Stack(buf, true)])
+		}
+	}
+}
+
+// stallPool passes connections from Pool; while stalled, every command sent
+// on them waits until Resume, ignoring its context, as a connection whose
+// network has stopped would without read timeouts. It models the worst
+// case for a lease: renewals that neither pass nor fail.
+type stallPool struct {
+	Pool strategy.Pool
+
+	mu   sync.Mutex
+	gate chan struct{} // non-nil while stalled
+	n    atomic.Int64  // commands that waited
+}
+
+func (p *stallPool) GetContext(ctx context.Context) (redis.Conn, error) {
+	c, err := p.Pool.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &stallConn{Conn: c, p: p}, nil
+}
+
+// Stall makes commands wait from now on.
+func (p *stallPool) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gate == nil {
+		p.gate = make(chan struct{})
+	}
+}
+
+// Resume lets waiting and later commands through.
+func (p *stallPool) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gate != nil {
+		close(p.gate)
+		p.gate = nil
+	}
+}
+
+// Stalled returns how many commands have waited.
+func (p *stallPool) Stalled() int64 { return p.n.Load() }
+
+func (p *stallPool) wait() {
+	p.mu.Lock()
+	gate := p.gate
+	p.mu.Unlock()
+	if gate != nil {
+		p.n.Add(1)
+		<-gate
+	}
+}
+
+type stallConn struct {
+	redis.Conn
+	p *stallPool
+}
+
+func (c *stallConn) Do(cmd string, args ...any) (any, error) {
+	c.p.wait()
+	return c.Conn.Do(cmd, args...)
+}
+
+func (c *stallConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
+	c.p.wait()
+	return redis.DoContext(c.Conn, ctx, cmd, args...)
+}
+
+// counting counts the attempts of a *luatoken.Strategy and keeps its
+// Subscribe (the embedded pointer promotes it), so that strategy.Acquire
+// still finds a Notifier.
+type counting struct {
+	*luatoken.Strategy
+	n     atomic.Int64
+	tried chan int64
+}
+
+func (c *counting) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	l, err := c.Strategy.TryAcquire(ctx, key, ttl)
+	n := c.n.Add(1)
+	if c.tried != nil {
+		select {
+		case c.tried <- n:
+		default:
+		}
+	}
+	return l, err
+}

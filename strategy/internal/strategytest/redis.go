@@ -245,3 +245,12 @@ func (c *recordConn) DoContext(ctx context.Context, cmd string, args ...any) (an
 func (c *recordConn) ReceiveContext(ctx context.Context) (any, error) {
 	return redis.ReceiveContext(c.Conn, ctx)
 }
+
+func (c *recordConn) DoWithTimeout(timeout time.Duration, cmd string, args ...any) (any, error) {
+	c.r.record(cmd, args)
+	return redis.DoWithTimeout(c.Conn, timeout, cmd, args...)
+}
+
+func (c *recordConn) ReceiveWithTimeout(timeout time.Duration) (any, error) {
+	return redis.ReceiveWithTimeout(c.Conn, timeout)
+}

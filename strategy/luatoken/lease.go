@@ -143,8 +143,13 @@ func (le *lease) end(cause error) {
 	le.mu.Unlock()
 }
 
-// expire ends the lease at its deadline.
+// expire ends the lease at its deadline. A deadline at the maximum hold
+// time (renewals stop extending the key there) is the hold's end.
 func (le *lease) expire() {
+	if !le.holdEnd.IsZero() && !time.Now().Before(le.holdEnd) {
+		le.end(&LeaseError{Key: le.l.key, Err: ErrMaxHold})
+		return
+	}
 	le.mu.Lock()
 	last := le.lastErr
 	le.mu.Unlock()
@@ -181,10 +186,12 @@ func (le *lease) renew() {
 		}
 		ttl := le.ttl
 		if !le.holdEnd.IsZero() {
-			// Never make the key outlive the maximum hold time.
-			ttl = min(ttl, time.Until(le.holdEnd))
-			if ttl < time.Millisecond {
-				<-le.ctx.Done() // the hold timer is about to end the lease
+			// Make the key outlive the maximum hold time by the margin only,
+			// so that the lease deadline falls at the hold end, not before.
+			left := time.Until(le.holdEnd)
+			ttl = min(ttl, left+le.cfg.leaseMargin(le.ttl))
+			if left <= 0 || ttl < time.Millisecond {
+				<-le.ctx.Done() // the hold timer ends the lease
 				return
 			}
 		}

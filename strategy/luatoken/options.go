@@ -55,8 +55,9 @@ func WithAutoRenew(every time.Duration) Option {
 
 // WithMaxHold caps how long a renewing lock is held: d after it was taken,
 // renewal stops and the Lease context ends with ErrMaxHold as its cause.
-// Renewals never extend the key past that moment, so a holder that does not
-// release it leaves it to expire then. It requires WithAutoRenew; d must be
+// Renewals stop extending the key there (they leave it the lease margin
+// beyond, so that the lease deadline falls at the hold end), so a holder
+// that does not release it leaves it to expire soon after. It requires WithAutoRenew; d must be
 // positive.
 func WithMaxHold(d time.Duration) Option {
 	return func(c *config) {

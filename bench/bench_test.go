@@ -1,0 +1,147 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/redistest"
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// The benchmarks run the cycles of cmd/lockbench as Go benchmarks, so that
+// -benchmem, -cpuprofile and -memprofile apply:
+//
+//	go test -run '^$' -bench . -benchmem
+//	go test -run '^$' -bench 'Uncontended/luatoken$' -cpuprofile cpu.out
+//
+// They need a Redis server, found by redistest. Nothing in them asserts a
+// figure: the targets are only printed, by lockbench.
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// clients returns a redigo pool and a go-redis client to the shared server,
+// each keeping up to idle connections, closed when b ends.
+func clients(b *testing.B, idle int) *Clients {
+	b.Helper()
+	srv := redistest.Shared(b)
+	pool := srv.NewPool()
+	pool.MaxIdle = idle
+	rc := goredis.NewClient(&goredis.Options{Addr: srv.Addr, PoolSize: idle, MaxIdleConns: idle})
+	b.Cleanup(func() {
+		pool.Close()
+		rc.Close()
+	})
+	return &Clients{Redigo: pool, GoRedis: rc}
+}
+
+// BenchmarkPing is one round trip through each client kind, the way the
+// locks use it: half the floor of an acquire + release.
+func BenchmarkPing(b *testing.B) {
+	ctx := context.Background()
+	cl := clients(b, 1)
+	pool := cl.Redigo.(*redis.Pool)
+	b.Run("redigo", func(b *testing.B) {
+		for b.Loop() {
+			if err := pingRedigo(ctx, pool); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("redigo-DoContext", func(b *testing.B) {
+		for b.Loop() {
+			if err := pingRedigoContext(ctx, pool); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("go-redis", func(b *testing.B) {
+		for b.Loop() {
+			if err := cl.GoRedis.Ping(ctx).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkUncontended is one acquire + release on a free key, sequential,
+// on one pooled connection.
+func BenchmarkUncontended(b *testing.B) {
+	ctx := context.Background()
+	for _, s := range Subjects() {
+		b.Run(s.Name, func(b *testing.B) {
+			lk, err := s.Open(clients(b, 1), redistest.Key(b), "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer closeLocker(lk)
+			for b.Loop() {
+				if err := cycle(ctx, lk); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkParallel is acquire + release from 16 goroutines, each on its
+// own key, and the SET + DEL floor the same way. ns/op is per pair.
+func BenchmarkParallel(b *testing.B) {
+	const goroutines = 16
+	ctx := context.Background()
+	parallel := func(b *testing.B, run func(g int) error) {
+		var next atomic.Int64
+		// RunParallel starts parallelism × GOMAXPROCS goroutines.
+		b.SetParallelism(max(1, goroutines/runtime.GOMAXPROCS(0)))
+		b.RunParallel(func(pb *testing.PB) {
+			g := int(next.Add(1)-1) % goroutines
+			for pb.Next() {
+				if err := run(g); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	b.Run("floor-SET+DEL-redigo", func(b *testing.B) {
+		cl := clients(b, 2*goroutines)
+		key := redistest.Key(b)
+		parallel(b, func(g int) error {
+			k := fmt.Sprint(key, ":", g)
+			if err := doRedigo(ctx, cl.Redigo, "SET", k, "1"); err != nil {
+				return err
+			}
+			return doRedigo(ctx, cl.Redigo, "DEL", k)
+		})
+	})
+	b.Run("floor-SET+DEL-go-redis", func(b *testing.B) {
+		cl := clients(b, 2*goroutines)
+		key := redistest.Key(b)
+		parallel(b, func(g int) error {
+			k := fmt.Sprint(key, ":", g)
+			if err := cl.GoRedis.Set(ctx, k, "1", 0).Err(); err != nil {
+				return err
+			}
+			return cl.GoRedis.Del(ctx, k).Err()
+		})
+	})
+	for _, s := range Subjects() {
+		b.Run(s.Name, func(b *testing.B) {
+			cl := clients(b, 2*goroutines)
+			key := redistest.Key(b)
+			lks := make([]Locker, goroutines)
+			for g := range lks {
+				lk, err := s.Open(cl, fmt.Sprint(key, ":", g), "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer closeLocker(lk)
+				lks[g] = lk
+			}
+			parallel(b, func(g int) error { return cycle(ctx, lks[g]) })
+		})
+	}
+}

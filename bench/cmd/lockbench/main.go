@@ -1,0 +1,147 @@
+// Command lockbench measures locklab's lock strategies against the
+// two-round-trip floor and against redsync and redislock, in one run against
+// one Redis server, and prints a table with the targets met (✓) or missed
+// (✗). It writes the figures as JSON and draws them as an SVG bar chart.
+//
+// Usage, from the bench directory:
+//
+//	go run ./cmd/lockbench [flags]
+//
+// The server comes from redistest.Start: REDIS_ADDR or REDIS_URL, else a
+// Docker container, else a private redis-server process
+// (LOCKLAB_REDIS=process forces the last). Progress goes to stderr.
+//
+// Flags:
+//
+//	-json path    write the report as JSON ("" for none; default ../docs/performance.json)
+//	-svg path     draw the chart ("" for none; default ../docs/performance.svg)
+//	-md path      write the tables as Markdown ("" for none)
+//	-quick        a short run, to try things out (figures are rough)
+//	-only a,b     measure only these subjects
+//	-figures a,b  measure only these figures (uncontended, allocations, parallel, contended)
+//	-iterations n uncontended cycles per subject (default 20000)
+//	-parallel d   time per subject with 16 goroutines (default 2s)
+//	-contended d  time per subject and waiting mode on one key (default 4s)
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/locklab/locklab/bench"
+	"github.com/locklab/locklab/redistest"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "lockbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	def := bench.DefaultConfig()
+	var (
+		jsonPath   = flag.String("json", "../docs/performance.json", "write the report as JSON to `path` (\"\" for none)")
+		svgPath    = flag.String("svg", "../docs/performance.svg", "draw the chart as SVG to `path` (\"\" for none)")
+		mdPath     = flag.String("md", "", "write the tables as Markdown to `path` (\"\" for none)")
+		quick      = flag.Bool("quick", false, "a short run, to try things out; the figures are rough")
+		only       = flag.String("only", "", "comma-separated `names` of the subjects to measure (default all)")
+		figures    = flag.String("figures", "", "comma-separated `figures` to measure: "+strings.Join(bench.Figures, ", ")+" (default all)")
+		iterations = flag.Int("iterations", def.Iterations, "uncontended acquire + release cycles per subject")
+		parallel   = flag.Duration("parallel", def.ParallelTime, "time per subject with 16 goroutines on 16 keys")
+		contended  = flag.Duration("contended", def.ContendedTime, "time per subject and waiting mode with 8 goroutines on one key")
+	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: lockbench [flags]\n\nSubjects: %s\n\nFlags:\n",
+			strings.Join(bench.Names(bench.Subjects()), ", "))
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 {
+		flag.Usage()
+		return fmt.Errorf("unexpected arguments: %q", flag.Args())
+	}
+
+	cfg := def
+	cfg.Iterations, cfg.ParallelTime, cfg.ContendedTime = *iterations, *parallel, *contended
+	if *quick {
+		cfg.Iterations, cfg.Warmup, cfg.Rounds, cfg.AllocCycles = 2000, 200, 2, 500
+		cfg.ParallelTime, cfg.ContendedTime, cfg.Warm = 400*time.Millisecond, time.Second, 100*time.Millisecond
+	}
+	if *only != "" {
+		cfg.Only = strings.Split(*only, ",")
+	}
+	if *figures != "" {
+		cfg.Figures = strings.Split(*figures, ",")
+	}
+	cfg.Progress = os.Stderr
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	fmt.Fprintln(os.Stderr, "lockbench: finding a Redis server…")
+	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	srv, err := redistest.Start(startCtx)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	r, err := bench.NewRunner(srv, cfg)
+	if err != nil {
+		return err
+	}
+	rep, err := r.Run(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	rep.WriteText(os.Stdout)
+
+	var errs []error
+	if *jsonPath != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = writeFile(*jsonPath, append(b, '\n'))
+		}
+		errs = append(errs, err)
+	}
+	if *svgPath != "" {
+		var sb strings.Builder
+		err := rep.WriteSVG(&sb)
+		if err == nil {
+			err = writeFile(*svgPath, []byte(sb.String()))
+		}
+		errs = append(errs, err)
+	}
+	if *mdPath != "" {
+		var sb strings.Builder
+		rep.WriteMarkdown(&sb)
+		errs = append(errs, writeFile(*mdPath, []byte(sb.String())))
+	}
+	return errors.Join(errs...)
+}
+
+func writeFile(path string, b []byte) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "lockbench: wrote", path)
+	return nil
+}

@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// A probe is closed by the first reply to a command sent under a context
+// that carries it. The contended figure uses it to tell when a goroutine that
+// has asked for the lock has heard back from Redis at least once, and so
+// waits in its waiting mode rather than about to make its first attempt.
+type probe struct {
+	once sync.Once
+	done chan struct{}
+}
+
+func newProbe() *probe { return &probe{done: make(chan struct{})} }
+
+func (p *probe) fire() {
+	if p != nil {
+		p.once.Do(func() { close(p.done) })
+	}
+}
+
+type probeKey struct{}
+
+func withProbe(ctx context.Context, p *probe) context.Context {
+	return context.WithValue(ctx, probeKey{}, p)
+}
+
+func probeFrom(ctx context.Context) *probe {
+	p, _ := ctx.Value(probeKey{}).(*probe)
+	return p
+}
+
+// tapPool is a redigo pool whose connections count the commands sent
+// through them (when sent is set) and fire the probe of the context they
+// were taken under. Neither is used in the uncontended or parallel figures.
+type tapPool struct {
+	p    RedigoPool
+	sent *atomic.Int64
+}
+
+func (p tapPool) Get() redis.Conn { return tapConn{Conn: p.p.Get(), sent: p.sent} }
+
+func (p tapPool) GetContext(ctx context.Context) (redis.Conn, error) {
+	c, err := p.p.GetContext(ctx)
+	if err != nil {
+		return c, err
+	}
+	return tapConn{Conn: c, sent: p.sent, probe: probeFrom(ctx)}, nil
+}
+
+// tapConn counts Do and Send, whatever their flavour: each is one command
+// written to the server.
+type tapConn struct {
+	redis.Conn
+	sent  *atomic.Int64
+	probe *probe
+}
+
+func (c tapConn) count(cmd string) {
+	if cmd != "" && c.sent != nil {
+		c.sent.Add(1)
+	}
+}
+
+func (c tapConn) Do(cmd string, args ...any) (any, error) {
+	c.count(cmd)
+	v, err := c.Conn.Do(cmd, args...)
+	c.probe.fire()
+	return v, err
+}
+
+func (c tapConn) Send(cmd string, args ...any) error {
+	c.count(cmd)
+	return c.Conn.Send(cmd, args...)
+}
+
+func (c tapConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
+	c.count(cmd)
+	v, err := redis.DoContext(c.Conn, ctx, cmd, args...)
+	c.probe.fire()
+	probeFrom(ctx).fire()
+	return v, err
+}
+
+func (c tapConn) DoWithTimeout(d time.Duration, cmd string, args ...any) (any, error) {
+	c.count(cmd)
+	v, err := redis.DoWithTimeout(c.Conn, d, cmd, args...)
+	c.probe.fire()
+	return v, err
+}
+
+func (c tapConn) ReceiveContext(ctx context.Context) (any, error) {
+	return redis.ReceiveContext(c.Conn, ctx)
+}
+
+func (c tapConn) ReceiveWithTimeout(d time.Duration) (any, error) {
+	return redis.ReceiveWithTimeout(c.Conn, d)
+}
+
+// tapHook does for a go-redis client what tapPool does for redigo.
+type tapHook struct{ sent *atomic.Int64 }
+
+func (tapHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (h tapHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		if h.sent != nil {
+			h.sent.Add(1)
+		}
+		err := next(ctx, cmd)
+		probeFrom(ctx).fire()
+		return err
+	}
+}
+
+func (h tapHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		if h.sent != nil {
+			h.sent.Add(int64(len(cmds)))
+		}
+		err := next(ctx, cmds)
+		probeFrom(ctx).fire()
+		return err
+	}
+}

@@ -1,0 +1,19 @@
+// Package bench measures locklab's lock strategies against the floor that
+// any Redis lock must pay (one round trip to acquire, one to release) and
+// against two widely used Go locks, redsync and redislock, in one run
+// against one server.
+//
+// It is a module of its own so that users of locklab never download the
+// peers. Two ways to run it:
+//
+//	cd bench && go run ./cmd/lockbench        # the full report, as in docs/performance.md
+//	cd bench && go test -bench . -benchmem    # the same cycles as Go benchmarks
+//
+// Both find Redis with redistest.Start: REDIS_ADDR, Docker, or a private
+// redis-server process (LOCKLAB_REDIS=process forces the last).
+//
+// Every figure is measured through the client a user of that lock would
+// hold: a redigo pool (Get, Do, Close) for locklab and redsync, a go-redis
+// client for redislock. The floors are measured through the same clients in
+// the same run, so a ratio compares like with like.
+package bench

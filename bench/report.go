@@ -1,0 +1,122 @@
+package bench
+
+import "time"
+
+// Report is the result of one run, as written to JSON.
+type Report struct {
+	When         time.Time `json:"when"`
+	GoVersion    string    `json:"go_version"`
+	RedisVersion string    `json:"redis_version"`
+	RedisKind    string    `json:"redis_kind"` // how redistest found the server
+	OS           string    `json:"os"`
+	CPUs         int       `json:"cpus"`
+	// PingP50us is PING's median through a redigo pool (Get, Do, Close): the
+	// floor of an acquire + release on that client is twice it.
+	PingP50us float64  `json:"ping_p50_us"`
+	Floors    []Floor  `json:"floors"`
+	Settings  Settings `json:"settings"`
+	Rows      []Row    `json:"rows"`
+	Targets   []Target `json:"targets"`
+}
+
+// Floor is what one client kind costs for the commands a lock cannot avoid.
+type Floor struct {
+	Client string `json:"client"`
+	// PING, one round trip, sequential on one pooled connection.
+	PingP50us float64 `json:"ping_p50_us"`
+	PingP99us float64 `json:"ping_p99_us"`
+	// Allocations of two PINGs: the floor of one acquire + release.
+	AllocsPerOp float64 `json:"allocs_per_op"`
+	BytesPerOp  float64 `json:"bytes_per_op"`
+	// SET then DEL on distinct keys, from as many goroutines as the
+	// parallel figure uses: the floor of its lock + unlock pairs.
+	ParallelOpsPerS float64 `json:"parallel_ops_per_s"`
+	// PING through redis.DoContext instead of Do (redigo only): what a
+	// command costs on the path the locklab strategies take.
+	PingContextP50us *float64 `json:"ping_context_p50_us,omitempty"`
+}
+
+// Settings records how the figures were measured.
+type Settings struct {
+	Iterations     int     `json:"iterations"`
+	Warmup         int     `json:"warmup"`
+	Rounds         int     `json:"rounds"`
+	AllocCycles    int     `json:"alloc_cycles"`
+	Goroutines     int     `json:"goroutines"`
+	ParallelS      float64 `json:"parallel_s"`
+	Contenders     int     `json:"contenders"`
+	ContendedS     float64 `json:"contended_s"`
+	TTLms          int64   `json:"ttl_ms"`
+	RedislockRetry string  `json:"redislock_retry"`
+	RedsyncRetry   string  `json:"redsync_retry"`
+}
+
+// Row holds the figures of one subject, or of one subject in one waiting
+// mode. Figures that do not apply are left out.
+type Row struct {
+	Name    string `json:"name"`
+	Subject string `json:"subject"`
+	Client  string `json:"client"`
+	Wait    string `json:"wait,omitempty"`
+	Cycle   string `json:"cycle,omitempty"`
+
+	// Commands sent per acquire + release, counted on the wire.
+	CommandsPerOp *float64 `json:"commands_per_op,omitempty"`
+
+	UncontendedP50us   *float64 `json:"uncontended_p50_us,omitempty"`
+	UncontendedP99us   *float64 `json:"uncontended_p99_us,omitempty"`
+	UncontendedOpsPerS *float64 `json:"uncontended_ops_per_s,omitempty"`
+	FloorRatio         *float64 `json:"floor_ratio,omitempty"`
+	AllocsPerOp        *float64 `json:"allocs_per_op,omitempty"`
+	BytesPerOp         *float64 `json:"bytes_per_op,omitempty"`
+	ParallelOpsPerS    *float64 `json:"parallel_ops_per_s,omitempty"`
+	ParallelFloorRatio *float64 `json:"parallel_floor_ratio,omitempty"`
+
+	ContendedCSPerS *float64 `json:"contended_cs_per_s,omitempty"`
+	HandoffP50us    *float64 `json:"handoff_p50_us,omitempty"`
+	HandoffP99us    *float64 `json:"handoff_p99_us,omitempty"`
+	Handoffs        *int     `json:"handoffs,omitempty"`
+	// Lock calls that returned without the lock before the run ended
+	// (redsync gives up after its 32 tries); the goroutine asked again.
+	GaveUp *int `json:"gave_up,omitempty"`
+	// Times two goroutines held the lock at once. Never expected: the
+	// critical sections are empty and far shorter than the TTL.
+	Violations *int `json:"violations,omitempty"`
+}
+
+// Target is one of the goals set for luatoken, and how this run did.
+type Target struct {
+	Name string  `json:"name"`
+	Want string  `json:"want"`
+	Got  float64 `json:"got"`
+	Note string  `json:"note"`
+	Met  bool    `json:"met"`
+}
+
+// Row returns the row called name, or nil.
+func (r *Report) Row(name string) *Row {
+	for i := range r.Rows {
+		if r.Rows[i].Name == name {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
+// Floor returns the floor of the client kind, or nil.
+func (r *Report) Floor(client string) *Floor {
+	for i := range r.Floors {
+		if r.Floors[i].Client == client {
+			return &r.Floors[i]
+		}
+	}
+	return nil
+}
+
+// RowName is the name of the row of subject in waiting mode wait.
+func RowName(subject, wait string) string {
+	if wait == "" {
+		return subject
+	}
+	return subject + " · " + wait
+}

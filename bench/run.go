@@ -1,0 +1,831 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bsm/redislock"
+	"github.com/go-redsync/redsync/v4"
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/strategy"
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/rs/xid"
+)
+
+// Config says how much to measure.
+type Config struct {
+	// Uncontended: cycles per subject after Warmup cycles, visited in
+	// Rounds rounds so that a noisy moment hits every subject alike.
+	Iterations int
+	Warmup     int
+	Rounds     int
+	// Cycles whose allocations are averaged, per subject.
+	AllocCycles int
+	// Parallel: Goroutines goroutines, each on its own key, for
+	// ParallelTime per subject in all (split over Rounds).
+	Goroutines   int
+	ParallelTime time.Duration
+	// Contended: Contenders goroutines on one key, for ContendedTime per
+	// subject and waiting mode.
+	Contenders    int
+	ContendedTime time.Duration
+	// Warm is discarded at the start of every parallel and contended run.
+	Warm time.Duration
+	// Only restricts the run to the subjects of these names; empty means all.
+	Only []string
+	// Figures restricts the run to these figures (FigureUncontended,
+	// FigureAllocations, FigureParallel, FigureContended); empty means all.
+	Figures []string
+	// Progress receives a line per step; nil means none.
+	Progress io.Writer
+}
+
+// DefaultConfig is the configuration of the published figures: about two and
+// a half minutes on two cores.
+func DefaultConfig() Config {
+	return Config{
+		Iterations:    20000,
+		Warmup:        2000,
+		Rounds:        10,
+		AllocCycles:   5000,
+		Goroutines:    16,
+		ParallelTime:  2 * time.Second,
+		Contenders:    8,
+		ContendedTime: 4 * time.Second,
+		Warm:          250 * time.Millisecond,
+	}
+}
+
+// The figures a run can measure.
+const (
+	FigureUncontended = "uncontended"
+	FigureAllocations = "allocations"
+	FigureParallel    = "parallel"
+	FigureContended   = "contended"
+)
+
+// Figures lists them all, in the order a run measures them.
+var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureContended}
+
+// Runner measures every subject against one server.
+type Runner struct {
+	cfg    Config
+	srv    *redistest.Server
+	subs   []*Subject
+	prefix string
+	start  time.Time
+}
+
+// NewRunner prepares a run against srv.
+func NewRunner(srv *redistest.Server, cfg Config) (*Runner, error) {
+	def := DefaultConfig()
+	if cfg.Iterations <= 0 {
+		cfg.Iterations = def.Iterations
+	}
+	if cfg.Warmup < 0 {
+		cfg.Warmup = 0
+	}
+	cfg.Rounds = max(cfg.Rounds, 1)
+	cfg.AllocCycles = max(cfg.AllocCycles, 1)
+	cfg.Goroutines = max(cfg.Goroutines, 1)
+	cfg.Contenders = max(cfg.Contenders, 2)
+	if cfg.ParallelTime <= 0 {
+		cfg.ParallelTime = def.ParallelTime
+	}
+	if cfg.ContendedTime <= 0 {
+		cfg.ContendedTime = def.ContendedTime
+	}
+	for _, fig := range cfg.Figures {
+		if !slices.Contains(Figures, fig) {
+			return nil, fmt.Errorf("bench: no figure %q (have %s)", fig, strings.Join(Figures, ", "))
+		}
+	}
+	subs := Subjects()
+	if len(cfg.Only) > 0 {
+		var keep []*Subject
+		for _, name := range cfg.Only {
+			s := Find(subs, name)
+			if s == nil {
+				return nil, fmt.Errorf("bench: no subject %q (have %s)", name, strings.Join(Names(subs), ", "))
+			}
+			keep = append(keep, s)
+		}
+		subs = keep
+	}
+	return &Runner{
+		cfg:    cfg,
+		srv:    srv,
+		subs:   subs,
+		prefix: "locklab-bench:" + xid.New().String() + ":",
+	}, nil
+}
+
+// Names lists the subjects' names.
+func Names(subs []*Subject) []string {
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.cfg.Progress == nil {
+		return
+	}
+	el := time.Since(r.start).Truncate(100 * time.Millisecond)
+	fmt.Fprintf(r.cfg.Progress, "[%6s] "+format+"\n", append([]any{el}, args...)...)
+}
+
+// key returns a key of this run's own.
+func (r *Runner) key(parts ...string) string { return r.prefix + strings.Join(parts, ":") }
+
+// redigoPool returns a pool to the server keeping up to idle idle
+// connections.
+func (r *Runner) redigoPool(idle int) *redis.Pool {
+	p := r.srv.NewPool()
+	p.MaxIdle = idle
+	return p
+}
+
+// goRedis returns a go-redis client to the server with a pool of size
+// connections.
+func (r *Runner) goRedis(size int) *goredis.Client {
+	opt := &goredis.Options{Addr: r.srv.Addr}
+	if r.srv.Kind == redistest.KindExternal && os.Getenv(redistest.EnvAddr) == "" {
+		if u := os.Getenv(redistest.EnvURL); u != "" {
+			if o, err := goredis.ParseURL(u); err == nil {
+				opt = o
+			}
+		}
+	}
+	opt.PoolSize = size
+	opt.MaxIdleConns = size
+	opt.ReadTimeout = redistest.ReadTimeout
+	opt.WriteTimeout = redistest.WriteTimeout
+	return goredis.NewClient(opt)
+}
+
+// Run measures everything and returns the report.
+func (r *Runner) Run(ctx context.Context) (*Report, error) {
+	r.start = time.Now()
+	rep := &Report{
+		When:         time.Now().UTC().Truncate(time.Second),
+		GoVersion:    runtime.Version(),
+		RedisVersion: r.srv.Version,
+		RedisKind:    r.srv.Kind,
+		OS:           runtime.GOOS + "/" + runtime.GOARCH,
+		CPUs:         runtime.NumCPU(),
+		Settings: Settings{
+			Iterations:     r.cfg.Iterations,
+			Warmup:         r.cfg.Warmup,
+			Rounds:         r.cfg.Rounds,
+			AllocCycles:    r.cfg.AllocCycles,
+			Goroutines:     r.cfg.Goroutines,
+			ParallelS:      r.cfg.ParallelTime.Seconds(),
+			Contenders:     r.cfg.Contenders,
+			ContendedS:     r.cfg.ContendedTime.Seconds(),
+			TTLms:          TTL.Milliseconds(),
+			RedislockRetry: "LinearBackoff(100ms), no try limit",
+			RedsyncRetry:   "defaults: 32 tries, random 50–250ms apart",
+		},
+	}
+	rep.Floors = []Floor{{Client: ClientRedigo}, {Client: ClientGoRedis}}
+	for _, s := range r.subs {
+		rep.Rows = append(rep.Rows, Row{Name: s.Name, Subject: s.Name, Client: s.Client, Cycle: s.Cycle})
+	}
+	r.logf("%v; %d subjects: %s", r.srv, len(r.subs), strings.Join(Names(r.subs), ", "))
+
+	steps := []struct {
+		name string
+		fn   func(context.Context, *Report) error
+	}{
+		{"commands", r.commands},
+		{FigureUncontended, r.uncontended},
+		{FigureAllocations, r.allocations},
+		{FigureParallel, r.parallel},
+		{FigureContended, r.contended},
+	}
+	for _, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(r.cfg.Figures) > 0 && st.name != "commands" && !slices.Contains(r.cfg.Figures, st.name) {
+			continue
+		}
+		if err := st.fn(ctx, rep); err != nil {
+			return nil, fmt.Errorf("%s: %w", st.name, err)
+		}
+	}
+	if f := rep.Floor(ClientRedigo); f != nil {
+		rep.PingP50us = f.PingP50us
+	}
+	rep.Targets = Targets(rep)
+	r.logf("done")
+	return rep, nil
+}
+
+// cycle is one lock + unlock on a locker that expects the lock to be free.
+func cycle(ctx context.Context, lk Locker) error {
+	if err := lk.Lock(ctx); err != nil {
+		return err
+	}
+	return lk.Unlock(ctx)
+}
+
+// commands counts the commands of one uncontended cycle of every subject.
+func (r *Runner) commands(ctx context.Context, rep *Report) error {
+	const warm, n = 20, 200
+	pool := r.redigoPool(1)
+	defer pool.Close()
+	var count atomic.Int64
+	rc := r.goRedis(1)
+	defer rc.Close()
+	rc.AddHook(tapHook{&count})
+	cl := &Clients{Redigo: tapPool{pool, &count}, GoRedis: rc}
+	for i, s := range r.subs {
+		lk, err := s.Open(cl, r.key("commands", s.Name), "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		for range warm {
+			if err := cycle(ctx, lk); err != nil {
+				return fmt.Errorf("%s: %w", s.Name, err)
+			}
+		}
+		count.Store(0)
+		for range n {
+			if err := cycle(ctx, lk); err != nil {
+				return fmt.Errorf("%s: %w", s.Name, err)
+			}
+		}
+		rep.Rows[i].CommandsPerOp = f(float64(count.Load()) / n)
+		closeLocker(lk)
+	}
+	r.logf("commands per acquire + release counted")
+	return nil
+}
+
+// closeLocker releases whatever a locker keeps open, when it keeps anything.
+func closeLocker(lk Locker) {
+	if c, ok := lk.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+// seqEntry is one thing timed in the uncontended rounds: a subject or a
+// floor.
+type seqEntry struct {
+	name    string
+	run     func(context.Context) error
+	samples Durations
+	total   time.Duration
+}
+
+// uncontended times acquire + release, one at a time on a pool with one idle
+// connection, and PING through each client kind the same way.
+func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
+	pool := r.redigoPool(1)
+	defer pool.Close()
+	rc := r.goRedis(1)
+	defer rc.Close()
+	cl := &Clients{Redigo: pool, GoRedis: rc}
+
+	entries := []*seqEntry{
+		{name: "PING redigo", run: func(ctx context.Context) error { return pingRedigo(ctx, pool) }},
+		{name: "PING redigo DoContext", run: func(ctx context.Context) error { return pingRedigoContext(ctx, pool) }},
+		{name: "PING go-redis", run: func(ctx context.Context) error { return rc.Ping(ctx).Err() }},
+	}
+	const floors = 3
+	for _, s := range r.subs {
+		lk, err := s.Open(cl, r.key("uncontended", s.Name), "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		defer closeLocker(lk)
+		entries = append(entries, &seqEntry{name: s.Name, run: func(ctx context.Context) error { return cycle(ctx, lk) }})
+	}
+	for _, e := range entries {
+		for range r.cfg.Warmup {
+			if err := e.run(ctx); err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
+			}
+		}
+		e.samples = make(Durations, 0, r.cfg.Iterations)
+	}
+	r.logf("uncontended: warmed up %d entries with %d cycles each", len(entries), r.cfg.Warmup)
+
+	per := (r.cfg.Iterations + r.cfg.Rounds - 1) / r.cfg.Rounds
+	order := slices.Clone(entries)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range r.cfg.Rounds {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, e := range order {
+			n := min(per, r.cfg.Iterations-len(e.samples))
+			for range n {
+				t0 := time.Now()
+				err := e.run(ctx)
+				d := time.Since(t0)
+				if err != nil {
+					return fmt.Errorf("%s: %w", e.name, err)
+				}
+				e.samples = append(e.samples, d)
+				e.total += d
+			}
+		}
+		r.logf("uncontended: round %d/%d done", round+1, r.cfg.Rounds)
+	}
+
+	fr, fctx, fg := entries[0], entries[1], entries[2]
+	redigoFloor, goredisFloor := rep.Floor(ClientRedigo), rep.Floor(ClientGoRedis)
+	redigoFloor.PingP50us = us(fr.samples.Quantile(0.50))
+	redigoFloor.PingP99us = us(fr.samples.Quantile(0.99))
+	redigoFloor.PingContextP50us = f(us(fctx.samples.Quantile(0.50)))
+	goredisFloor.PingP50us = us(fg.samples.Quantile(0.50))
+	goredisFloor.PingP99us = us(fg.samples.Quantile(0.99))
+	r.logf("uncontended: PING p50 %.1fµs redigo (%.1fµs with DoContext), %.1fµs go-redis",
+		redigoFloor.PingP50us, *redigoFloor.PingContextP50us, goredisFloor.PingP50us)
+	for i, e := range entries[floors:] {
+		row := &rep.Rows[i]
+		p50 := us(e.samples.Quantile(0.50))
+		row.UncontendedP50us = f(p50)
+		row.UncontendedP99us = f(us(e.samples.Quantile(0.99)))
+		row.UncontendedOpsPerS = f(float64(len(e.samples)) / e.total.Seconds())
+		ping := rep.Floor(row.Client).PingP50us
+		row.FloorRatio = f(p50 / (2 * ping))
+		r.logf("uncontended: %-16s p50 %7.1fµs  p99 %7.1fµs  %.2f× floor", e.name, p50, *row.UncontendedP99us, *row.FloorRatio)
+	}
+	return nil
+}
+
+func pingRedigo(ctx context.Context, p *redis.Pool) error {
+	c, err := p.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Do("PING")
+	return err
+}
+
+func pingRedigoContext(ctx context.Context, p *redis.Pool) error {
+	c, err := p.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = redis.DoContext(c, ctx, "PING")
+	return err
+}
+
+// allocations averages the heap allocations of one cycle. Nothing else runs
+// meanwhile; the runtime's own background allocations are noise well below
+// one per cycle.
+func (r *Runner) allocations(ctx context.Context, rep *Report) error {
+	pool := r.redigoPool(1)
+	defer pool.Close()
+	rc := r.goRedis(1)
+	defer rc.Close()
+	cl := &Clients{Redigo: pool, GoRedis: rc}
+	n := r.cfg.AllocCycles
+
+	measure := func(run func() error) (allocs, bytes float64, err error) {
+		for range 200 {
+			if err := run(); err != nil {
+				return 0, 0, err
+			}
+		}
+		var a, b runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&a)
+		for range n {
+			if err := run(); err != nil {
+				return 0, 0, err
+			}
+		}
+		runtime.ReadMemStats(&b)
+		return float64(b.Mallocs-a.Mallocs) / float64(n), float64(b.TotalAlloc-a.TotalAlloc) / float64(n), nil
+	}
+
+	twoPings := map[string]func() error{
+		ClientRedigo: func() error {
+			if err := pingRedigo(ctx, pool); err != nil {
+				return err
+			}
+			return pingRedigo(ctx, pool)
+		},
+		ClientGoRedis: func() error {
+			if err := rc.Ping(ctx).Err(); err != nil {
+				return err
+			}
+			return rc.Ping(ctx).Err()
+		},
+	}
+	for client, run := range twoPings {
+		a, b, err := measure(run)
+		if err != nil {
+			return fmt.Errorf("PING %s: %w", client, err)
+		}
+		fl := rep.Floor(client)
+		fl.AllocsPerOp, fl.BytesPerOp = a, b
+	}
+	for i, s := range r.subs {
+		lk, err := s.Open(cl, r.key("allocs", s.Name), "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		a, b, err := measure(func() error { return cycle(ctx, lk) })
+		closeLocker(lk)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		rep.Rows[i].AllocsPerOp, rep.Rows[i].BytesPerOp = f(a), f(b)
+		r.logf("allocations: %-16s %5.1f allocs  %6.0f B per acquire + release", s.Name, a, b)
+	}
+	return nil
+}
+
+// parEntry is one thing run in the parallel rounds: a subject or a floor.
+// run is called by goroutine g only.
+type parEntry struct {
+	name    string
+	run     func(ctx context.Context, g int) error
+	ops     int64
+	elapsed time.Duration
+}
+
+// parallel runs Goroutines goroutines, each locking and unlocking its own
+// key as fast as it can, and the SET + DEL floor the same way.
+func (r *Runner) parallel(ctx context.Context, rep *Report) error {
+	G := r.cfg.Goroutines
+	pool := r.redigoPool(G * 2)
+	defer pool.Close()
+	rc := r.goRedis(G)
+	defer rc.Close()
+	cl := &Clients{Redigo: pool, GoRedis: rc}
+
+	floorKeys := make([]string, G)
+	for g := range floorKeys {
+		floorKeys[g] = r.key("parallel", "floor", fmt.Sprint(g))
+	}
+	entries := []*parEntry{
+		{name: "SET+DEL redigo", run: func(ctx context.Context, g int) error {
+			if err := doRedigo(ctx, pool, "SET", floorKeys[g], "1"); err != nil {
+				return err
+			}
+			return doRedigo(ctx, pool, "DEL", floorKeys[g])
+		}},
+		{name: "SET+DEL go-redis", run: func(ctx context.Context, g int) error {
+			if err := rc.Set(ctx, floorKeys[g], "1", 0).Err(); err != nil {
+				return err
+			}
+			return rc.Del(ctx, floorKeys[g]).Err()
+		}},
+	}
+	const floors = 2
+	for _, s := range r.subs {
+		lks := make([]Locker, G)
+		for g := range lks {
+			lk, err := s.Open(cl, r.key("parallel", s.Name, fmt.Sprint(g)), "")
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.Name, err)
+			}
+			defer closeLocker(lk)
+			lks[g] = lk
+		}
+		entries = append(entries, &parEntry{name: s.Name, run: func(ctx context.Context, g int) error { return cycle(ctx, lks[g]) }})
+	}
+
+	per := r.cfg.ParallelTime / time.Duration(r.cfg.Rounds)
+	rounds := r.cfg.Rounds
+	if per < 200*time.Millisecond { // keep each run long enough to mean something
+		rounds = max(int(r.cfg.ParallelTime/(200*time.Millisecond)), 1)
+		per = r.cfg.ParallelTime / time.Duration(rounds)
+	}
+	order := slices.Clone(entries)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range rounds {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, e := range order {
+			ops, el, err := runParallel(ctx, G, r.cfg.Warm, per, e.run)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
+			}
+			e.ops += ops
+			e.elapsed += el
+		}
+		r.logf("parallel: round %d/%d done", round+1, rounds)
+	}
+	rate := func(e *parEntry) float64 { return float64(e.ops) / e.elapsed.Seconds() }
+	rep.Floor(ClientRedigo).ParallelOpsPerS = rate(entries[0])
+	rep.Floor(ClientGoRedis).ParallelOpsPerS = rate(entries[1])
+	r.logf("parallel: SET+DEL floor %.0f pairs/s redigo, %.0f go-redis", rate(entries[0]), rate(entries[1]))
+	for i, e := range entries[floors:] {
+		row := &rep.Rows[i]
+		row.ParallelOpsPerS = f(rate(e))
+		row.ParallelFloorRatio = f(rate(e) / rep.Floor(row.Client).ParallelOpsPerS)
+		r.logf("parallel: %-16s %8.0f pairs/s  %.2f of floor", e.name, rate(e), *row.ParallelFloorRatio)
+	}
+	return nil
+}
+
+func doRedigo(ctx context.Context, p RedigoPool, cmd string, args ...any) error {
+	c, err := p.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Do(cmd, args...)
+	return err
+}
+
+// runParallel runs g goroutines calling run until warm + d has passed and
+// returns how many calls completed within d after warm, and d as measured.
+func runParallel(ctx context.Context, g int, warm, d time.Duration, run func(context.Context, int) error) (int64, time.Duration, error) {
+	var (
+		count atomic.Int64
+		stop  atomic.Bool
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for i := range g {
+		wg.Go(func() {
+			for !stop.Load() {
+				if err := run(ctx, i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					stop.Store(true)
+					return
+				}
+				count.Add(1)
+			}
+		})
+	}
+	sleep(ctx, warm)
+	c0, t0 := count.Load(), time.Now()
+	sleep(ctx, d)
+	c1, el := count.Load(), time.Since(t0)
+	stop.Store(true)
+	wg.Wait()
+	if first != nil {
+		return 0, 0, first
+	}
+	return c1 - c0, el, ctx.Err()
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// contended runs, for every subject and each of its waiting modes,
+// Contenders goroutines on one key with empty critical sections.
+func (r *Runner) contended(ctx context.Context, rep *Report) error {
+	pool := r.redigoPool(r.cfg.Contenders * 2)
+	defer pool.Close()
+	rc := r.goRedis(r.cfg.Contenders * 2)
+	defer rc.Close()
+	rc.AddHook(tapHook{})
+	cl := &Clients{Redigo: pool, GoRedis: rc}
+	for _, s := range r.subs {
+		for _, w := range s.Waits {
+			res, err := r.contendedRun(ctx, cl, s, w)
+			if err != nil {
+				return fmt.Errorf("%s: %w", RowName(s.Name, w), err)
+			}
+			row := Row{
+				Name: RowName(s.Name, w), Subject: s.Name, Client: s.Client, Wait: w,
+				ContendedCSPerS: f(res.csPerS),
+				Handoffs:        &res.handoffs,
+				GaveUp:          nonzero(res.gaveUp),
+				Violations:      nonzero(res.violations),
+			}
+			if res.handoffs > 0 {
+				row.HandoffP50us = f(us(res.lat.Quantile(0.50)))
+				row.HandoffP99us = f(us(res.lat.Quantile(0.99)))
+			}
+			rep.Rows = append(rep.Rows, row)
+			p50, p99 := 0.0, 0.0
+			if row.HandoffP50us != nil {
+				p50, p99 = *row.HandoffP50us, *row.HandoffP99us
+			}
+			r.logf("contended: %-36s %7.0f CS/s  hand-off p50 %9.1fµs  p99 %9.1fµs  (%d hand-offs, %d gave up)",
+				row.Name, res.csPerS, p50, p99, res.handoffs, res.gaveUp)
+		}
+	}
+	return nil
+}
+
+func nonzero(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+type contendedResult struct {
+	csPerS     float64
+	lat        Durations
+	handoffs   int
+	gaveUp     int
+	violations int
+}
+
+// holding is one critical section: who held it, and when its Lock and its
+// Unlock returned, as time since the run began (monotonic).
+type holding struct {
+	who      int
+	acq, rel time.Duration
+}
+
+// contendedRun is one run of the contended figure: Contenders goroutines,
+// each with its own locker on the same key, lock and unlock in a loop and
+// record, under a mutex, when each Lock and Unlock returned.
+//
+// Two rules keep the figure about hand-off rather than about who happens to
+// ask at the right moment:
+//
+//   - A goroutine that has released asks again only once another goroutine
+//     has taken the lock. Otherwise it would win its own lock back at once,
+//     every time (its first attempt needs no wake-up), and the figure would
+//     time one goroutine's loop.
+//   - The holder releases only once the previous holder, which asks again
+//     when this one took the lock, has heard back from Redis (its first
+//     attempt failed, or it has subscribed). Otherwise the previous holder's
+//     first attempt could land just after the release and win, and two
+//     goroutines would pass the lock back and forth while the others wait.
+//
+// So every release finds the other goroutines waiting in their waiting mode,
+// and the hand-off is the time that mode takes to notice a free lock. The
+// critical sections are empty but for that wait.
+func (r *Runner) contendedRun(ctx context.Context, cl *Clients, s *Subject, wait string) (contendedResult, error) {
+	key := r.key("contended", s.Name, wait)
+	n := r.cfg.Contenders
+	tapped := &Clients{Redigo: tapPool{p: cl.Redigo}, GoRedis: cl.GoRedis}
+	lks := make([]Locker, n)
+	for i := range lks {
+		lk, err := s.Open(tapped, key, wait)
+		if err != nil {
+			return contendedResult{}, err
+		}
+		defer closeLocker(lk)
+		lks[i] = lk
+	}
+
+	var (
+		mu       sync.Mutex
+		cond     = sync.NewCond(&mu)
+		held     []holding
+		probes   = make([]*probe, n) // each goroutine's current Lock call's
+		rejoined = make([]int, n)    // the hold after which it last asked
+		holders  atomic.Int32
+		viol     atomic.Int64
+		gaveUp   atomic.Int64
+		first    error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+	}
+	base := time.Now()
+	deadline := base.Add(r.cfg.Warm + r.cfg.ContendedTime)
+	runCtx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	// A client may see the deadline pass a little before runCtx reports
+	// it: an attempt cut short then is the end of the run, not a give-up.
+	over := func() bool { return runCtx.Err() != nil || !time.Now().Before(deadline) }
+	stopWatch := context.AfterFunc(runCtx, func() {
+		mu.Lock()
+		cond.Broadcast()
+		mu.Unlock()
+	})
+	defer stopWatch()
+
+	for g, lk := range lks {
+		wg.Go(func() {
+			mine := -1 // index in held of this goroutine's last hold
+			for runCtx.Err() == nil {
+				pr := newProbe()
+				mu.Lock()
+				for mine >= 0 && len(held) == mine+1 && runCtx.Err() == nil {
+					cond.Wait()
+				}
+				probes[g], rejoined[g] = pr, len(held)-1
+				cond.Broadcast()
+				mu.Unlock()
+				if runCtx.Err() != nil {
+					return
+				}
+
+				if err := lk.Lock(withProbe(runCtx, pr)); err != nil {
+					if over() {
+						return
+					}
+					if !notObtained(err) {
+						fail(err)
+						cancel()
+						return
+					}
+					gaveUp.Add(1)
+					continue
+				}
+				t := time.Since(base)
+				if holders.Add(1) != 1 {
+					viol.Add(1)
+				}
+				mu.Lock()
+				mine = len(held)
+				held = append(held, holding{who: g, acq: t, rel: -1})
+				cond.Broadcast()
+				var prev *probe
+				if mine > 0 {
+					if p := held[mine-1].who; p != g {
+						for rejoined[p] < mine && runCtx.Err() == nil {
+							cond.Wait()
+						}
+						prev = probes[p]
+					}
+				}
+				mu.Unlock()
+				if prev != nil {
+					select {
+					case <-prev.done:
+					case <-runCtx.Done():
+					}
+				}
+				holders.Add(-1)
+
+				err := lk.Unlock(context.Background())
+				t = time.Since(base)
+				mu.Lock()
+				held[mine].rel = t
+				mu.Unlock()
+				if err != nil {
+					fail(fmt.Errorf("unlock: %w", err))
+					cancel()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return contendedResult{}, first
+	}
+	if err := ctx.Err(); err != nil {
+		return contendedResult{}, err
+	}
+	// Leave nothing behind, whatever a cancelled Lock may have left.
+	_ = doRedigo(context.Background(), cl.Redigo, "DEL", key)
+
+	warm, end := r.cfg.Warm, r.cfg.Warm+r.cfg.ContendedTime
+	res := contendedResult{gaveUp: int(gaveUp.Load()), violations: int(viol.Load())}
+	cs := 0
+	for i, h := range held {
+		if h.acq < warm || h.acq > end {
+			continue
+		}
+		cs++
+		if i+1 < len(held) && h.rel >= 0 && held[i+1].acq <= end {
+			// The next holder's Lock may return before this holder has
+			// read the clock after its Unlock: count that as no wait.
+			res.lat = append(res.lat, max(held[i+1].acq-h.rel, 0))
+		}
+	}
+	res.handoffs = len(res.lat)
+	res.csPerS = float64(cs) / r.cfg.ContendedTime.Seconds()
+	return res, nil
+}
+
+// notObtained reports whether err says the wait ended without the lock, as
+// each library words it.
+func notObtained(err error) bool {
+	var taken *redsync.ErrTaken
+	return errors.Is(err, strategy.ErrNotAcquired) ||
+		errors.Is(err, redsync.ErrFailed) ||
+		errors.As(err, &taken) ||
+		errors.Is(err, redislock.ErrNotObtained)
+}

@@ -1,0 +1,262 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/bsm/redislock"
+	"github.com/go-redsync/redsync/v4"
+	redsyncredigo "github.com/go-redsync/redsync/v4/redis/redigo"
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/delsetnx"
+	"github.com/locklab/locklab/strategy/getset"
+	"github.com/locklab/locklab/strategy/luatoken"
+	"github.com/locklab/locklab/strategy/setnxdel"
+	"github.com/locklab/locklab/strategy/setnxexpire"
+	"github.com/locklab/locklab/strategy/setnxpx"
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// The client kinds a lock can be measured through. Each has its own floor.
+const (
+	ClientRedigo  = "redigo"
+	ClientGoRedis = "go-redis"
+)
+
+// TTL is the lock time-to-live every subject is given: redsync's default
+// expiry, so that all of them send the same PX argument. No benchmark holds a
+// lock anywhere near this long.
+const TTL = 8 * time.Second
+
+// Names of the waiting modes of the contended figure.
+const (
+	WaitFixed     = "fixed 5ms"
+	WaitBackoff   = "backoff 1–50ms"
+	WaitNotify    = "woken on release"
+	WaitRedsync   = "default: 32 tries, 50–250ms"
+	WaitRedislock = "linear 100ms"
+)
+
+// Retry policies behind the locklab waiting modes.
+var (
+	fixedRetry   = strategy.FixedInterval(5 * time.Millisecond)
+	backoffRetry = strategy.Backoff(time.Millisecond, 50*time.Millisecond)
+)
+
+// RedigoPool is what locklab strategies (strategy.Pool) and redsync's redigo
+// adapter both take; *redis.Pool is one.
+type RedigoPool interface {
+	Get() redis.Conn
+	GetContext(ctx context.Context) (redis.Conn, error)
+}
+
+// Clients are the connections a scenario gives its lockers. Every subject
+// takes the one its Client names.
+type Clients struct {
+	Redigo  RedigoPool
+	GoRedis *goredis.Client
+}
+
+// A Locker is one goroutine's handle on one key. Lock waits as the locker's
+// waiting mode says (the first attempt wins when nobody else holds the key);
+// Unlock releases what Lock took. A Locker is not safe for concurrent use.
+type Locker interface {
+	Lock(ctx context.Context) error
+	Unlock(ctx context.Context) error
+}
+
+// Subject is one lock implementation under test.
+type Subject struct {
+	Name   string // as printed and written to JSON
+	Client string // ClientRedigo or ClientGoRedis
+	// Cycle names the commands of one uncontended acquire + release, each a
+	// round trip.
+	Cycle string
+	// Waits are the waiting modes the contended figure is measured in.
+	Waits []string
+	open  func(c *Clients, key, wait string) (Locker, error)
+}
+
+// Open returns a locker on key through c. With wait "" it is the locker of
+// the uncontended figures, called as a user would who expects the lock to be
+// free; otherwise wait is one of s.Waits.
+func (s *Subject) Open(c *Clients, key, wait string) (Locker, error) {
+	return s.open(c, key, wait)
+}
+
+// Locklab is the name of the production lock: the subject the targets are
+// about.
+const Locklab = "luatoken"
+
+// NotifyName is the name of luatoken with release notification.
+const NotifyName = "luatoken+notify"
+
+// Peer names.
+const (
+	Redsync   = "redsync"
+	Redislock = "redislock"
+)
+
+// Subjects returns every lock measured: the six locklab strategies, luatoken
+// woken on release, and the two peers.
+func Subjects() []*Subject {
+	plain := []string{WaitFixed, WaitBackoff}
+	ll := func(name, cycle string, mk func(strategy.Pool) (strategy.Strategy, error)) *Subject {
+		return &Subject{Name: name, Client: ClientRedigo, Cycle: cycle, Waits: plain, open: locklabOpener(mk)}
+	}
+	subs := []*Subject{
+		ll("setnxdel", "SETNX · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxdel.New(p) }),
+		ll("setnxexpire", "SETNX, PEXPIRE · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxexpire.New(p) }),
+		ll("getset", "SETNX · GET, DEL", func(p strategy.Pool) (strategy.Strategy, error) { return getset.New(p) }),
+		ll("delsetnx", "SETNX · GET, DEL", func(p strategy.Pool) (strategy.Strategy, error) { return delsetnx.New(p) }),
+		ll("setnxpx", "SET NX PX · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxpx.New(p) }),
+		ll(Locklab, "SET NX PX · EVALSHA", func(p strategy.Pool) (strategy.Strategy, error) { return luatoken.New(p) }),
+		{
+			Name: Redsync, Client: ClientRedigo, Cycle: "SET NX PX · EVALSHA",
+			Waits: []string{WaitRedsync}, open: openRedsync,
+		},
+		{
+			Name: Redislock, Client: ClientGoRedis, Cycle: "EVALSHA · EVALSHA",
+			Waits: []string{WaitRedislock}, open: openRedislock,
+		},
+	}
+	if n := notifySubject(); n != nil {
+		subs = append(subs, n)
+	}
+	return subs
+}
+
+// Find returns the subject called name, or nil.
+func Find(subs []*Subject, name string) *Subject {
+	for _, s := range subs {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func locklabOpener(mk func(strategy.Pool) (strategy.Strategy, error)) func(*Clients, string, string) (Locker, error) {
+	return func(c *Clients, key, wait string) (Locker, error) {
+		s, err := mk(c.Redigo)
+		if err != nil {
+			return nil, err
+		}
+		var r strategy.Retry
+		switch wait {
+		case WaitFixed:
+			r = fixedRetry
+		case "", WaitBackoff, WaitNotify:
+			// Woken on release keeps the backoff as its fallback, so that
+			// the two rows differ only by the notification.
+			r = backoffRetry
+		default:
+			return nil, fmt.Errorf("bench: no waiting mode %q for a locklab strategy", wait)
+		}
+		return &locklabLocker{s: s, key: key, retry: r}, nil
+	}
+}
+
+// locklabLocker waits with strategy.Acquire, the call users make.
+type locklabLocker struct {
+	s     strategy.Strategy
+	key   string
+	retry strategy.Retry
+	held  strategy.Lock
+}
+
+func (l *locklabLocker) Lock(ctx context.Context) error {
+	lk, err := strategy.Acquire(ctx, l.s, l.key, TTL, l.retry)
+	if err != nil {
+		return err
+	}
+	l.held = lk
+	return nil
+}
+
+func (l *locklabLocker) Unlock(ctx context.Context) error {
+	lk := l.held
+	l.held = nil
+	if lk == nil {
+		return errNotLocked
+	}
+	return lk.Release(ctx)
+}
+
+// Close closes the strategy when it keeps something open (a subscription).
+func (l *locklabLocker) Close() error {
+	if c, ok := l.s.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+var errNotLocked = errors.New("bench: Unlock without Lock")
+
+// openRedsync makes one mutex per locker and reuses it for every cycle, as
+// redsync allows: a mutex keeps the value of its last Lock. All options are
+// redsync's defaults (8s expiry, 32 tries, a random 50–250ms between them).
+func openRedsync(c *Clients, key, wait string) (Locker, error) {
+	if wait != "" && wait != WaitRedsync {
+		return nil, fmt.Errorf("bench: no waiting mode %q for redsync", wait)
+	}
+	rs := redsync.New(redsyncredigo.NewPool(c.Redigo))
+	return &redsyncLocker{m: rs.NewMutex(key)}, nil
+}
+
+type redsyncLocker struct{ m *redsync.Mutex }
+
+func (l *redsyncLocker) Lock(ctx context.Context) error { return l.m.LockContext(ctx) }
+
+func (l *redsyncLocker) Unlock(ctx context.Context) error {
+	ok, err := l.m.UnlockContext(ctx)
+	if err == nil && !ok {
+		err = errors.New("redsync: unlock found the lock gone")
+	}
+	return err
+}
+
+// openRedislock makes a redislock client. Uncontended it is called as the
+// README shows, with nil options (its default: no retry). Waiting, it retries
+// every 100ms (LinearBackoff, the interval of redislock's retry example),
+// without a try limit, until the benchmark's context ends.
+func openRedislock(c *Clients, key, wait string) (Locker, error) {
+	l := &redislockLocker{c: redislock.New(c.GoRedis), key: key}
+	switch wait {
+	case "":
+	case WaitRedislock:
+		l.opt = &redislock.Options{RetryStrategy: redislock.LinearBackoff(100 * time.Millisecond)}
+	default:
+		return nil, fmt.Errorf("bench: no waiting mode %q for redislock", wait)
+	}
+	return l, nil
+}
+
+type redislockLocker struct {
+	c    *redislock.Client
+	key  string
+	opt  *redislock.Options
+	held *redislock.Lock
+}
+
+func (l *redislockLocker) Lock(ctx context.Context) error {
+	lk, err := l.c.Obtain(ctx, l.key, TTL, l.opt)
+	if err != nil {
+		return err
+	}
+	l.held = lk
+	return nil
+}
+
+func (l *redislockLocker) Unlock(ctx context.Context) error {
+	lk := l.held
+	l.held = nil
+	if lk == nil {
+		return errNotLocked
+	}
+	return lk.Release(ctx)
+}

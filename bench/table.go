@@ -1,0 +1,200 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// table is a grid of cells with a header row.
+type table struct {
+	head  []string
+	right []bool // right-aligned columns
+	rows  [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// text renders t with columns padded to their widest cell.
+func (t *table) text(w io.Writer) {
+	width := make([]int, len(t.head))
+	for _, r := range append([][]string{t.head}, t.rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	line := func(r []string) {
+		var b strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if t.right[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(t.head)
+	rule := make([]string, len(t.head))
+	for i := range rule {
+		rule[i] = strings.Repeat("─", width[i])
+	}
+	line(rule)
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+// markdown renders t as a Markdown table.
+func (t *table) markdown(w io.Writer) {
+	fmt.Fprintln(w, "| "+strings.Join(t.head, " | ")+" |")
+	seps := make([]string, len(t.head))
+	for i := range seps {
+		seps[i] = "---"
+		if t.right[i] {
+			seps[i] = "---:"
+		}
+	}
+	fmt.Fprintln(w, "| "+strings.Join(seps, " | ")+" |")
+	for _, r := range t.rows {
+		fmt.Fprintln(w, "| "+strings.Join(r, " | ")+" |")
+	}
+}
+
+func num(v *float64, format string) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf(format, *v)
+}
+
+// marked appends the target's mark to a cell, when the target exists.
+func marked(cell string, ts ...*Target) string {
+	if len(ts) == 0 {
+		return cell
+	}
+	met := true
+	for _, t := range ts {
+		if t == nil {
+			return cell
+		}
+		met = met && t.Met
+	}
+	return cell + " " + Mark(met)
+}
+
+// tables builds the report's three tables: per lock, contended, and targets.
+func (rep *Report) tables() (locks, contended, targets *table) {
+	locks = &table{
+		head:  []string{"lock", "client", "commands per cycle", "p50 µs", "p99 µs", "p50 / 2×PING", "pairs/s", "allocs", "bytes", "16 goroutines pairs/s", "/ SET+DEL floor"},
+		right: []bool{false, false, false, true, true, true, true, true, true, true, true},
+	}
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Wait != "" {
+			continue
+		}
+		var tf, tu, ta, tp []*Target
+		if r.Name == Locklab {
+			tf = []*Target{rep.target(TargetFloor)}
+			tu = []*Target{rep.target(fmt.Sprintf(TargetUncontended, Redsync)), rep.target(fmt.Sprintf(TargetUncontended, Redislock))}
+			ta = []*Target{rep.target(TargetAllocs)}
+			tp = []*Target{rep.target(fmt.Sprintf(TargetParallel, Redsync)), rep.target(fmt.Sprintf(TargetParallel, Redislock))}
+		}
+		cycle := r.Cycle
+		if r.CommandsPerOp != nil {
+			cycle = fmt.Sprintf("%s (%.0f)", r.Cycle, *r.CommandsPerOp)
+		}
+		locks.add(r.Name, r.Client, cycle,
+			num(r.UncontendedP50us, "%.1f"), num(r.UncontendedP99us, "%.1f"),
+			marked(num(r.FloorRatio, "%.2f"), tf...),
+			marked(num(r.UncontendedOpsPerS, "%.0f"), tu...),
+			marked(num(r.AllocsPerOp, "%.1f"), ta...),
+			num(r.BytesPerOp, "%.0f"),
+			marked(num(r.ParallelOpsPerS, "%.0f"), tp...),
+			num(r.ParallelFloorRatio, "%.2f"))
+	}
+	for _, fl := range rep.Floors {
+		two := 2 * fl.PingP50us
+		locks.add("floor: 2×PING, SET+DEL", fl.Client, "PING · PING",
+			fmt.Sprintf("%.1f", two), fmt.Sprintf("%.1f", 2*fl.PingP99us), "1.00",
+			fmt.Sprintf("%.0f", 1e6/two),
+			fmt.Sprintf("%.1f", fl.AllocsPerOp), fmt.Sprintf("%.0f", fl.BytesPerOp),
+			fmt.Sprintf("%.0f", fl.ParallelOpsPerS), "1.00")
+	}
+
+	contended = &table{
+		head:  []string{"lock · waiting", "critical sections/s", "hand-off p50 µs", "hand-off p99 µs", "hand-offs", "gave up"},
+		right: []bool{false, true, true, true, true, true},
+	}
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Wait == "" {
+			continue
+		}
+		var th []*Target
+		if r.Subject == NotifyName && r.Wait == WaitNotify {
+			th = []*Target{rep.target(TargetHandoff), rep.target(fmt.Sprintf(TargetHandoffVsPeer, Redsync)), rep.target(fmt.Sprintf(TargetHandoffVsPeer, Redislock))}
+		}
+		handoffs, gave := "0", "0"
+		if r.Handoffs != nil {
+			handoffs = fmt.Sprint(*r.Handoffs)
+		}
+		if r.GaveUp != nil {
+			gave = fmt.Sprint(*r.GaveUp)
+		}
+		if r.Violations != nil {
+			gave += fmt.Sprintf(" (%d overlaps!)", *r.Violations)
+		}
+		contended.add(r.Name, num(r.ContendedCSPerS, "%.0f"),
+			marked(num(r.HandoffP50us, "%.1f"), th...), num(r.HandoffP99us, "%.1f"), handoffs, gave)
+	}
+
+	targets = &table{
+		head:  []string{"", "target", "got", "want", "detail"},
+		right: []bool{false, false, true, false, false},
+	}
+	for _, t := range rep.Targets {
+		got := "–"
+		if t.Note != notMeasured && t.Note != targetsNotifyMissing {
+			got = fmt.Sprintf("%.2f", t.Got)
+		}
+		targets.add(Mark(t.Met), t.Name, got, t.Want, t.Note)
+	}
+	return locks, contended, targets
+}
+
+// WriteText prints the report as aligned text tables.
+func (rep *Report) WriteText(w io.Writer) {
+	locks, contended, targets := rep.tables()
+	fmt.Fprintf(w, "Redis %s (%s), %s, %s, %d CPUs, %s\n", rep.RedisVersion, rep.RedisKind, rep.GoVersion, rep.OS, rep.CPUs, rep.When.Format("2006-01-02 15:04 MST"))
+	for _, fl := range rep.Floors {
+		ctx := ""
+		if fl.PingContextP50us != nil {
+			ctx = fmt.Sprintf(" (%.1fµs through redis.DoContext)", *fl.PingContextP50us)
+		}
+		fmt.Fprintf(w, "PING %-8s p50 %.1fµs p99 %.1fµs%s\n", fl.Client, fl.PingP50us, fl.PingP99us, ctx)
+	}
+	fmt.Fprintf(w, "\nUncontended acquire + release (%d cycles, one connection) and %d goroutines on %d keys:\n\n", rep.Settings.Iterations, rep.Settings.Goroutines, rep.Settings.Goroutines)
+	locks.text(w)
+	fmt.Fprintf(w, "\n%d goroutines on one key, empty critical sections (%.0fs each):\n\n", rep.Settings.Contenders, rep.Settings.ContendedS)
+	contended.text(w)
+	fmt.Fprintln(w, "\nTargets:")
+	fmt.Fprintln(w)
+	targets.text(w)
+}
+
+// WriteMarkdown prints the report's tables in Markdown.
+func (rep *Report) WriteMarkdown(w io.Writer) {
+	locks, contended, targets := rep.tables()
+	locks.markdown(w)
+	fmt.Fprintln(w)
+	contended.markdown(w)
+	fmt.Fprintln(w)
+	targets.markdown(w)
+}

@@ -1,0 +1,123 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+)
+
+// Target thresholds set for luatoken.
+const (
+	MaxFloorRatio    = 1.15 // uncontended p50 at most this many times 2×PING
+	MinPeerSpeedup   = 1.2  // pairs per second against each peer
+	MaxHandoffPings  = 4.0  // woken-on-release hand-off p50 in PINGs
+	MinHandoffGain   = 5.0  // woken-on-release hand-off p50 against each peer's
+	targetAllocsPeer = Redislock
+)
+
+// Target names, as in Report.Targets.
+const (
+	TargetFloor          = "luatoken uncontended p50 / (2 × PING p50)"
+	TargetUncontended    = "luatoken uncontended pairs/s vs %s"
+	TargetParallel       = "luatoken pairs/s with 16 goroutines vs %s"
+	TargetHandoff        = "woken-on-release hand-off p50 / PING p50"
+	TargetHandoffVsPeer  = "%s hand-off p50 / woken-on-release hand-off p50"
+	TargetAllocs         = "luatoken allocations per acquire + release vs redislock"
+	notMeasured          = "not measured in this run"
+	targetsNotifyMissing = "luatoken+notify is not in this build"
+)
+
+// Targets checks the goals against a report. A target whose figures are
+// missing is listed as not met, with a note saying why.
+func Targets(rep *Report) []Target {
+	var ts []Target
+	lt := rep.Row(Locklab)
+	get := func(r *Row, v func(*Row) *float64) (float64, bool) {
+		if r == nil || v(r) == nil {
+			return 0, false
+		}
+		return *v(r), true
+	}
+	add := func(name, want string, got float64, ok bool, met func(float64) bool, note string) {
+		t := Target{Name: name, Want: want, Note: note}
+		if ok && !math.IsInf(got, 0) && !math.IsNaN(got) {
+			t.Got = got
+			t.Met = met(got)
+		} else if t.Note == "" {
+			t.Note = notMeasured
+		}
+		ts = append(ts, t)
+	}
+
+	fr, ok := get(lt, func(r *Row) *float64 { return r.FloorRatio })
+	add(TargetFloor, fmt.Sprintf("≤ %.2f", MaxFloorRatio), fr, ok,
+		func(g float64) bool { return g <= MaxFloorRatio }, "")
+
+	for _, kind := range []struct {
+		name string
+		v    func(*Row) *float64
+	}{
+		{TargetUncontended, func(r *Row) *float64 { return r.UncontendedOpsPerS }},
+		{TargetParallel, func(r *Row) *float64 { return r.ParallelOpsPerS }},
+	} {
+		for _, peer := range []string{Redsync, Redislock} {
+			a, okA := get(lt, kind.v)
+			b, okB := get(rep.Row(peer), kind.v)
+			ratio := 0.0
+			if okB && b > 0 {
+				ratio = a / b
+			}
+			add(fmt.Sprintf(kind.name, peer), fmt.Sprintf("≥ %.1f×", MinPeerSpeedup), ratio, okA && okB && b > 0,
+				func(g float64) bool { return g >= MinPeerSpeedup },
+				fmt.Sprintf("%.0f vs %.0f pairs/s", a, b))
+		}
+	}
+
+	notify := rep.Row(RowName(NotifyName, WaitNotify))
+	hp, okN := get(notify, func(r *Row) *float64 { return r.HandoffP50us })
+	note := ""
+	if rep.Row(NotifyName) == nil {
+		note = targetsNotifyMissing
+	}
+	ping := rep.PingP50us
+	add(TargetHandoff, fmt.Sprintf("≤ %.0f", MaxHandoffPings), hp/ping, okN && ping > 0,
+		func(g float64) bool { return g <= MaxHandoffPings },
+		noteOr(note, fmt.Sprintf("%.1fµs vs PING %.1fµs", hp, ping)))
+	for _, peer := range []struct{ name, wait string }{{Redsync, WaitRedsync}, {Redislock, WaitRedislock}} {
+		pp, okP := get(rep.Row(RowName(peer.name, peer.wait)), func(r *Row) *float64 { return r.HandoffP50us })
+		add(fmt.Sprintf(TargetHandoffVsPeer, peer.name), fmt.Sprintf("≥ %.0f×", MinHandoffGain), pp/hp, okN && okP && hp > 0,
+			func(g float64) bool { return g >= MinHandoffGain },
+			noteOr(note, fmt.Sprintf("%.1fµs vs %.1fµs", pp, hp)))
+	}
+
+	la, okL := get(lt, func(r *Row) *float64 { return r.AllocsPerOp })
+	ra, okR := get(rep.Row(targetAllocsPeer), func(r *Row) *float64 { return r.AllocsPerOp })
+	add(TargetAllocs, fmt.Sprintf("≤ %.1f", ra), la, okL && okR,
+		func(g float64) bool { return g <= ra },
+		fmt.Sprintf("%.1f vs %.1f allocations", la, ra))
+	return ts
+}
+
+func noteOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Mark is ✓ for a met target and ✗ otherwise.
+func Mark(met bool) string {
+	if met {
+		return "✓"
+	}
+	return "✗"
+}
+
+// target returns the target called name, or nil.
+func (r *Report) target(name string) *Target {
+	for i := range r.Targets {
+		if r.Targets[i].Name == name {
+			return &r.Targets[i]
+		}
+	}
+	return nil
+}

@@ -18,3 +18,12 @@ lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	go run $(STATICCHECK) ./...
+
+.PHONY: bench
+
+# Benchmarks against the two-round-trip floor, redsync and redislock, in one
+# run against one server; writes docs/performance.json and .svg (about three
+# minutes). On a private redis-server process over loopback unless
+# LOCKLAB_REDIS says otherwise (see redistest).
+bench: setup
+	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -json ../docs/performance.json -svg ../docs/performance.svg

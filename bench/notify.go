@@ -1,5 +1,3 @@
-//go:build locklab_notify
-
 package bench
 
 import (

@@ -159,8 +159,10 @@ func contextDone(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return context.DeadlineExceeded
+	for _, cerr := range []error{context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, cerr) {
+			return cerr
+		}
 	}
 	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
 		return context.DeadlineExceeded

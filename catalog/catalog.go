@@ -4,6 +4,8 @@
 package catalog
 
 import (
+	"time"
+
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
@@ -41,7 +43,8 @@ const (
 type props = []locktest.Property
 
 // Strategies returns the six strategies, from the most naive to the one to
-// use.
+// use, and last luatoken with the two fixes for an overrunning holder:
+// auto-renewal and fencing tokens.
 func Strategies() []Entry {
 	return []Entry{
 		{
@@ -102,6 +105,20 @@ func Strategies() []Entry {
 			Expect: locktest.Expect{
 				Breaks:        props{overrun, fenced, renewed},
 				NotApplicable: props{crashMid, skew},
+			},
+		},
+		{
+			Name:    "luatoken-renew-fence",
+			Sources: "luatoken with WithAutoRenew and WithFencing",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				// A lease margin that leaves the suite's detector time to
+				// see the holder stop before the key can expire.
+				return luatoken.New(p, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())
+			},
+			Expect: locktest.Expect{
+				// The holder keeps renewing, so nobody else can take the
+				// lock while it overruns without a pause.
+				NotApplicable: props{crashMid, skew, safeRel},
 			},
 		},
 	}

@@ -28,7 +28,7 @@ type client struct {
 	crashAfter int // crash once this many commands have returned; 0: never
 	sent       int
 	crashed    bool
-	conns      map[*faultConn]struct{} // open connections, closed by a crash
+	conns      map[*faultConn]struct{}                     // open connections, closed by a crash
 	gate       func(ctx context.Context, cmd string) error // before each command; may block
 	paused     chan struct{}                               // while non-nil, commands wait for it to close
 }
@@ -180,7 +180,7 @@ func (c *client) kill() {
 		f.conn.Close()
 	}
 }
-func (f *faultConn) Err() error   { return f.conn.Err() }
+func (f *faultConn) Err() error { return f.conn.Err() }
 
 func (f *faultConn) Do(cmd string, args ...any) (any, error) {
 	return f.DoContext(context.Background(), cmd, args...)

@@ -15,9 +15,9 @@ import (
 
 // Properties of the fixes.
 const (
-	// FencedOverrun: the holder overruns its TTL, another client acquires
-	// and writes to a protected resource; the first one's late write must
-	// be refused. The resource refuses a write whose fencing token is below
+	// FencedOverrun: the holder is paused past its TTL, another client
+	// acquires and writes to a protected resource; the first one's late
+	// write, when it wakes up, must be refused. The resource refuses a write whose fencing token is below
 	// the highest it has seen; a lock without tokens cannot be protected.
 	FencedOverrun Property = "fenced-overrun"
 	// RenewedOverrun: a holder paused for a third of its TTL keeps its lock;
@@ -62,12 +62,13 @@ func (res *resource) write(who string, lock strategy.Lock) bool {
 	return true
 }
 
-// fencedOverrun: A overruns its TTL, B acquires and writes, then A writes.
+// fencedOverrun: A is paused past its TTL, B acquires and writes, then A
+// wakes up and writes: Kleppmann's example for fencing tokens.
 func fencedOverrun(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
 	res := &resource{r: r}
-	la, lb := overrunTakeover(r, a, b, false)
+	la, lb := overrunTakeover(r, a, b, false, true)
 	if lb == nil {
 		return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns")
 	}

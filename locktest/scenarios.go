@@ -113,7 +113,9 @@ func clockSkew(newRun func(string) *run) Result {
 // overrunTakeover is the start of the scenarios where A's lease runs out: A
 // acquires with a short TTL, then B waits for the lock. It returns B's lock,
 // or nil when B could not get it in TTL + slack (the lock does not expire).
-func overrunTakeover(r *run, a, b *client, inside bool) (la, lb strategy.Lock) {
+// A paused client sends nothing while B waits, not even a renewal; it
+// resumes once B is done waiting.
+func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy.Lock) {
 	l := a.tryAcquire(shortTTL)
 	if l == nil {
 		r.fail("A could not acquire a free lock")
@@ -121,7 +123,13 @@ func overrunTakeover(r *run, a, b *client, inside bool) (la, lb strategy.Lock) {
 	if inside {
 		r.det.enter("A")
 	}
-	r.note("A keeps working past its TTL (%v); B waits up to %v", shortTTL, shortTTL+slack)
+	if paused {
+		a.pause()
+		r.note("A is paused (a GC pause, a stalled VM) past its TTL (%v); B waits up to %v", shortTTL, shortTTL+slack)
+		defer func() { a.resume(); r.note("A resumes") }()
+	} else {
+		r.note("A keeps working past its TTL (%v); B waits up to %v", shortTTL, shortTTL+slack)
+	}
 	return l, b.acquire(longTTL, shortTTL+slack)
 }
 
@@ -130,7 +138,7 @@ func overrunTakeover(r *run, a, b *client, inside bool) (la, lb strategy.Lock) {
 func safeRelease(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
-	la, lb := overrunTakeover(r, a, b, false)
+	la, lb := overrunTakeover(r, a, b, false, false)
 	if lb == nil {
 		return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns")
 	}
@@ -165,7 +173,7 @@ func doubleRelease(newRun func(string) *run) Result {
 func holderOverrun(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	la, lb := overrunTakeover(r, a, b, true)
+	la, lb := overrunTakeover(r, a, b, true, false)
 	if lb != nil {
 		r.det.enter("B")
 		r.det.leave("B")

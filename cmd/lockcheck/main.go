@@ -1,0 +1,417 @@
+// Command lockcheck runs the conformance suite of package locktest on every
+// strategy of package catalog, on a real Redis, and prints the verdict
+// matrix: one column per strategy, one row per property, each cell holds,
+// breaks or n/a, marked with "!" when it is not the verdict the catalog
+// declares. The mismatches are listed under the table.
+//
+// Usage:
+//
+//	lockcheck [flags]
+//	lockcheck -docs [file or directory ...]
+//
+// The flags are:
+//
+//	-format text|markdown|json
+//		how to print the matrix (text by default).
+//	-strategy NAMES, -property NAMES
+//		check only these strategies or properties (comma-separated).
+//	-trace
+//		also print the counterexample of every break as a Mermaid
+//		sequence diagram.
+//	-runs N
+//		run the matrix N times and report every verdict that was not the
+//		same each time.
+//	-redis ADDR
+//		use the Redis at ADDR (host:port) instead of finding one.
+//	-timeout D
+//		the most one property may take (30s by default).
+//	-docs
+//		regenerate the generated blocks of Markdown files (see below).
+//
+// Without -redis, lockcheck finds a Redis the way package redistest does:
+// REDIS_ADDR or REDIS_URL, else a Docker container of LOCKLAB_REDIS_IMAGE:
+// LOCKLAB_REDIS_TAG (redis:7 by default), else a redis-server process from
+// PATH; LOCKLAB_REDIS=external|docker|process forces one of them. A server
+// it started is stopped when it exits. Each run locks keys under
+// "lockcheck:<xid>:", which it deletes when done.
+//
+// While it runs, lockcheck writes one line per property per strategy to
+// standard error: the verdict, whether it is the declared one, and how long
+// the property took.
+//
+// # JSON
+//
+// With -format json the output is one object, whose fields are kept stable:
+//
+//	{
+//	  "redis_version": "7.0.15",
+//	  "when": "2026-11-22T10:00:00Z",     // start of the run, RFC 3339, UTC
+//	  "runs": 3,                          // only with -runs above 1
+//	  "results": [
+//	    {
+//	      "strategy": "setnxpx",
+//	      "property": "double-release",
+//	      "verdict": "breaks",            // holds, breaks, n/a, or error
+//	      "expected": "breaks",           // the verdict the catalog declares
+//	      "match": true,                  // verdict == expected
+//	      "reason": "A's second release freed B's lock: ...",
+//	      "error": "...",                 // only with verdict "error"
+//	      "elapsed_ms": 0.52,
+//	      "timeline": [ ... ],            // the counterexample of a break
+//	      "mermaid": "sequenceDiagram..." // only with -trace, for a break
+//	    }
+//	  ],
+//	  "changed": [                        // only with -runs, when a verdict changed
+//	    {"strategy": "...", "property": "...", "verdicts": ["holds", "breaks"]}
+//	  ]
+//	}
+//
+// The results come strategy by strategy in the catalog's order, properties
+// in the suite's order. A timeline is a list of locktest.Event as it
+// marshals: {"at_us", "client", "kind", "command", "reply", "error",
+// "text"}, where kind is command, clock, acquired, released, enter, leave,
+// overlap, crash or note. In a timeline the lock key reads K, and times near
+// the run's start read t0±Δms, t0 being given by the first event (a note).
+//
+// # Diagrams
+//
+// With -trace every break is drawn as a Mermaid sequence diagram: the
+// clients A, B, C... and Redis are the participants, each command an arrow
+// to Redis and its reply a dashed arrow back; clock readings, crashes, the
+// critical section and the scenario's notes are notes; a waiter's retries
+// are drawn once, in a loop labelled with how many times they ran.
+//
+// # Docs
+//
+// lockcheck -docs rewrites the generated blocks of Markdown files (by
+// default README.md and the files of docs/) from one run of the whole
+// matrix; everything outside the blocks is left as it is. A block sits
+// between two HTML comments:
+//
+//	<!-- lockcheck:matrix --> ... <!-- /lockcheck:matrix -->
+//		the verdict matrix, with the Redis version and date of the run;
+//	<!-- lockcheck:verdicts strategy=getset --> ... <!-- /lockcheck:verdicts -->
+//		one strategy's verdicts, with the suite's reason for each;
+//	<!-- lockcheck:trace strategy=getset property=clock-skew --> ... <!-- /lockcheck:trace -->
+//		the counterexample of that break, as a Mermaid diagram.
+//
+// When a verdict is not the declared one, or a trace block names a property
+// that does not break, nothing is written. make docs runs it.
+//
+// # Exit status
+//
+// 0 when every verdict is the declared one; 1 when one is not, when the
+// suite could not reach a verdict, or when a verdict changed between runs;
+// 2 for bad flags, or when no Redis can be had (the message says how to get
+// one).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/report"
+	"github.com/rs/xid"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitMismatch = 1
+	exitUsage    = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := lockcheck(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, start: redistest.Start})
+	stop()
+	os.Exit(code)
+}
+
+// strategies lists the strategies to check; tests replace it.
+var strategies = catalog.Strategies
+
+// env is what lockcheck runs with; tests replace its parts.
+type env struct {
+	stdout, stderr io.Writer
+	// start finds a Redis when -redis is not given; lockcheck closes it.
+	start func(ctx context.Context) (*redistest.Server, error)
+}
+
+// options are the parsed flags.
+type options struct {
+	format     string
+	strategies []catalog.Entry
+	properties []locktest.Property
+	trace      bool
+	runs       int
+	redisAddr  string
+	timeout    time.Duration
+	docs       bool
+	paths      []string
+}
+
+// usageError is a bad command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// lockcheck is the command; it returns the exit status.
+func lockcheck(ctx context.Context, args []string, e env) int {
+	opts, err := parseFlags(args, e.stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
+		return exitUsage
+	}
+	srv, closeServer, err := connect(ctx, opts.redisAddr, e.start)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
+		return exitUsage
+	}
+	defer func() {
+		if err := closeServer(); err != nil {
+			fmt.Fprintf(e.stderr, "lockcheck: stopping Redis: %v\n", err)
+		}
+	}()
+	pool := srv.NewPool()
+	defer pool.Close()
+	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
+
+	prefix := "lockcheck:" + xid.New().String()
+	defer cleanup(pool, prefix, e.stderr)
+	m := matrix{pool: pool, prefix: prefix, timeout: opts.timeout, progress: e.stderr}
+	rep, err := m.run(ctx, srv.Version, opts.strategies, opts.properties, opts.runs)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
+		return exitMismatch
+	}
+	if opts.docs {
+		return writeDocs(rep, opts.paths, e.stderr)
+	}
+	ropts := report.Options{Trace: opts.trace}
+	switch opts.format {
+	case "markdown":
+		err = report.Markdown(e.stdout, rep, ropts)
+	case "json":
+		err = report.JSON(e.stdout, rep, ropts)
+	default:
+		err = report.Text(e.stdout, rep, ropts)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
+		return exitMismatch
+	}
+	if !rep.OK() {
+		return exitMismatch
+	}
+	return exitOK
+}
+
+// parseFlags parses and checks the command line.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("lockcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output `format`: text, markdown or json")
+	strategies := fs.String("strategy", "", "check only these `strategies` (comma-separated; all by default)")
+	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
+	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
+	runs := fs.Int("runs", 1, "run the matrix `N` times and report verdicts that changed")
+	addr := fs.String("redis", "", "use the Redis at `ADDR` (host:port) instead of finding one")
+	timeout := fs.Duration("timeout", 30*time.Second, "the most one property may take")
+	docs := fs.Bool("docs", false, "regenerate the lockcheck blocks of the Markdown files given (default README.md and docs)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n\n"+
+			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
+			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
+			"1 when one is not, 2 for bad flags or no Redis.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	opts := options{format: *format, trace: *trace, runs: *runs, redisAddr: *addr, timeout: *timeout, docs: *docs}
+	switch opts.format {
+	case "text", "markdown", "json":
+	default:
+		return opts, usageError{fmt.Sprintf("-format %q: want text, markdown or json", opts.format)}
+	}
+	if opts.runs < 1 {
+		return opts, usageError{fmt.Sprintf("-runs %d: want 1 or more", opts.runs)}
+	}
+	if opts.timeout <= 0 {
+		return opts, usageError{fmt.Sprintf("-timeout %v: want a positive duration", opts.timeout)}
+	}
+	var err error
+	if opts.strategies, err = parseStrategies(*strategies); err != nil {
+		return opts, err
+	}
+	if opts.properties, err = parseProperties(*properties); err != nil {
+		return opts, err
+	}
+	opts.paths = fs.Args()
+	if opts.docs {
+		if *strategies != "" || *properties != "" || opts.runs != 1 {
+			return opts, usageError{"-docs needs the whole matrix, once: drop -strategy, -property and -runs"}
+		}
+		if len(opts.paths) == 0 {
+			opts.paths = []string{"README.md", "docs"}
+		}
+	} else if len(opts.paths) > 0 {
+		return opts, usageError{fmt.Sprintf("unexpected arguments %q (file arguments go with -docs)", opts.paths)}
+	}
+	return opts, nil
+}
+
+// names splits a comma-separated list, dropping empty entries and repeats.
+func names(list string) []string {
+	var out []string
+	for n := range strings.SplitSeq(list, ",") {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// parseStrategies returns the catalog entries named in list, in the
+// catalog's order; an empty list means all of them.
+func parseStrategies(list string) ([]catalog.Entry, error) {
+	all := strategies()
+	want := names(list)
+	if len(want) == 0 {
+		return all, nil
+	}
+	var valid []string
+	for _, e := range all {
+		valid = append(valid, e.Name)
+	}
+	for _, n := range want {
+		if !slices.Contains(valid, n) {
+			return nil, usageError{fmt.Sprintf("-strategy: unknown strategy %q; the strategies are %s", n, strings.Join(valid, ", "))}
+		}
+	}
+	var out []catalog.Entry
+	for _, e := range all {
+		if slices.Contains(want, e.Name) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// parseProperties returns the properties named in list, in the suite's
+// order; an empty list means all of them.
+func parseProperties(list string) ([]locktest.Property, error) {
+	all := locktest.Properties()
+	want := names(list)
+	if len(want) == 0 {
+		return all, nil
+	}
+	for _, n := range want {
+		if _, err := locktest.ParseProperty(n); err != nil {
+			valid := make([]string, len(all))
+			for i, p := range all {
+				valid[i] = string(p)
+			}
+			return nil, usageError{fmt.Sprintf("-property: unknown property %q; the properties are %s", n, strings.Join(valid, ", "))}
+		}
+	}
+	var out []locktest.Property
+	for _, p := range all {
+		if slices.Contains(want, string(p)) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// connect returns the server to run on: the one at addr, or the one start
+// finds; and how to let it go.
+func connect(ctx context.Context, addr string, start func(context.Context) (*redistest.Server, error)) (*redistest.Server, func() error, error) {
+	if addr == "" {
+		srv, err := start(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return srv, srv.Close, nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, nil, fmt.Errorf("-redis %q is not host:port (for a redis:// URL, set REDIS_URL and drop -redis): %w", addr, err)
+	}
+	srv := &redistest.Server{Addr: addr, Kind: redistest.KindExternal}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	version, err := serverVersion(ctx, srv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-redis %s: no Redis answers there: %w\n"+
+			"Give the address of a running Redis, or drop -redis to let lockcheck find one\n"+
+			"(REDIS_ADDR, a Docker container, or a redis-server on PATH)", addr, err)
+	}
+	srv.Version = version
+	return srv, func() error { return nil }, nil
+}
+
+// serverVersion asks INFO server for redis_version.
+func serverVersion(ctx context.Context, srv *redistest.Server) (string, error) {
+	c, err := srv.Dial(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	info, err := redis.String(redis.DoContext(c, ctx, "INFO", "server"))
+	if err != nil {
+		return "", err
+	}
+	for l := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "redis_version:"); ok {
+			return v, nil
+		}
+	}
+	return "", errors.New("INFO server has no redis_version")
+}
+
+// cleanup deletes the keys the run left under prefix.
+func cleanup(pool *redis.Pool, prefix string, stderr io.Writer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := pool.GetContext(ctx)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	cursor := "0"
+	for {
+		reply, err := redis.Values(redis.DoContext(c, ctx, "SCAN", cursor, "MATCH", prefix+":*", "COUNT", 1000))
+		if err != nil || len(reply) != 2 {
+			fmt.Fprintf(stderr, "lockcheck: could not delete the keys under %s: %v\n", prefix, err)
+			return
+		}
+		cursor, _ = redis.String(reply[0], nil)
+		keys, _ := redis.Strings(reply[1], nil)
+		if len(keys) > 0 {
+			if _, err := redis.DoContext(c, ctx, "DEL", redis.Args{}.AddFlat(keys)...); err != nil {
+				fmt.Fprintf(stderr, "lockcheck: could not delete the keys under %s: %v\n", prefix, err)
+				return
+			}
+		}
+		if cursor == "0" {
+			return
+		}
+	}
+}

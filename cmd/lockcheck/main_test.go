@@ -1,0 +1,347 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// subset is a quick selection: one strategy that breaks both properties
+// and one that keeps them.
+var subset = []string{"-strategy", "setnxpx,luatoken", "-property", "double-release,safe-release"}
+
+// sharedEnv runs lockcheck on the test binary's shared server, which it
+// must not stop: it gets a copy that Close leaves alone.
+func sharedEnv(t *testing.T) (env, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	s := redistest.Shared(t)
+	var stdout, stderr bytes.Buffer
+	return env{
+		stdout: &stdout,
+		stderr: &stderr,
+		start: func(context.Context) (*redistest.Server, error) {
+			return &redistest.Server{Addr: s.Addr, Kind: s.Kind, Version: s.Version}, nil
+		},
+	}, &stdout, &stderr
+}
+
+// run runs lockcheck with args on the shared server.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	e, out, errOut := sharedEnv(t)
+	code = lockcheck(context.Background(), args, e)
+	t.Logf("lockcheck %s: exit %d\nstderr:\n%s", strings.Join(args, " "), code, errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestText(t *testing.T) {
+	code, out, errOut := run(t, subset...)
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^property +setnxpx +luatoken$`, out)
+	assert.Regexp(t, `(?m)^safe-release +breaks +holds$`, out)
+	assert.Regexp(t, `(?m)^double-release +breaks +holds$`, out)
+	assert.Contains(t, out, "All 4 verdicts are the declared ones.")
+	assert.NotContains(t, out, "sequenceDiagram", "no diagrams without -trace")
+
+	// Progress: one line per property per strategy, with verdict and time.
+	assert.Regexp(t, `(?m)^setnxpx +safe-release +breaks +as declared +[0-9.]+ms$`, errOut)
+	assert.Regexp(t, `(?m)^setnxpx +double-release +breaks +as declared +[0-9.]+ms$`, errOut)
+	assert.Regexp(t, `(?m)^luatoken +safe-release +holds +as declared +[0-9.]+ms$`, errOut)
+	assert.Regexp(t, `(?m)^luatoken +double-release +holds +as declared +[0-9.]+ms$`, errOut)
+	assert.Contains(t, errOut, "lockcheck: 4 checks in ")
+}
+
+func TestMarkdown(t *testing.T) {
+	code, out, _ := run(t, append([]string{"-format", "markdown"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "| property | setnxpx | luatoken |\n|---|---|---|\n")
+	assert.Contains(t, out, "| safe-release | breaks | holds |\n")
+	assert.Contains(t, out, "| double-release | breaks | holds |\n")
+}
+
+func TestMarkdownTrace(t *testing.T) {
+	code, out, _ := run(t, append([]string{"-format", "markdown", "-trace"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "### setnxpx: double-release\n")
+	assert.Contains(t, out, "### setnxpx: safe-release\n")
+	assert.NotContains(t, out, "### luatoken")
+	assert.Equal(t, 2, strings.Count(out, "```mermaid\nsequenceDiagram\n"))
+}
+
+func TestJSON(t *testing.T) {
+	code, out, _ := run(t, append([]string{"-format", "json", "-trace"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	var got report.JSONReport
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	assert.NotEmpty(t, got.RedisVersion)
+	_, err := time.Parse(time.RFC3339, got.When)
+	assert.NoError(t, err, "when")
+	require.Len(t, got.Results, 4)
+	want := map[string]locktest.Verdict{
+		"setnxpx/safe-release": locktest.Breaks, "setnxpx/double-release": locktest.Breaks,
+		"luatoken/safe-release": locktest.Holds, "luatoken/double-release": locktest.Holds,
+	}
+	for _, r := range got.Results {
+		id := r.Strategy + "/" + string(r.Property)
+		assert.Equal(t, want[id], r.Verdict, id)
+		assert.Equal(t, want[id], r.Expected, id)
+		assert.True(t, r.Match, id)
+		assert.NotEmpty(t, r.Reason, id)
+		assert.Empty(t, r.Error, id)
+		if r.Verdict == locktest.Breaks {
+			assert.NotEmpty(t, r.Timeline, "%s: a break has its timeline", id)
+			assert.True(t, strings.HasPrefix(r.Mermaid, "sequenceDiagram\n"), id)
+		} else {
+			assert.Empty(t, r.Timeline, id)
+			assert.Empty(t, r.Mermaid, id)
+		}
+	}
+
+	// The raw form keeps the field names the documentation promises.
+	var raw struct {
+		Results []map[string]any `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &raw))
+	for _, f := range []string{"strategy", "property", "verdict", "expected", "match", "reason", "elapsed_ms"} {
+		assert.Contains(t, raw.Results[0], f)
+	}
+	tl, _ := raw.Results[0]["timeline"].([]any)
+	require.NotEmpty(t, tl, "setnxpx/safe-release comes first and breaks")
+	ev, _ := tl[0].(map[string]any)
+	assert.Equal(t, "note", ev["kind"])
+	assert.Contains(t, ev["text"], "t0 = ")
+}
+
+// TestJSONAll runs the whole matrix once: the verdicts are the design's,
+// and every break carries a timeline.
+func TestJSONAll(t *testing.T) {
+	code, out, _ := run(t, "-format", "json")
+	require.Equal(t, exitOK, code)
+	var got report.JSONReport
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Len(t, got.Results, 48)
+	for _, r := range got.Results {
+		assert.True(t, r.Match, "%s/%s: %s, declared %s", r.Strategy, r.Property, r.Verdict, r.Expected)
+		if r.Verdict == locktest.Breaks {
+			assert.NotEmpty(t, r.Timeline, "%s/%s", r.Strategy, r.Property)
+		}
+	}
+}
+
+func TestTrace(t *testing.T) {
+	code, out, _ := run(t, "-trace", "-strategy", "setnxpx", "-property", "double-release")
+	assert.Equal(t, exitOK, code)
+	_, diagram, ok := strings.Cut(out, "sequenceDiagram\n")
+	require.True(t, ok, out)
+	for _, want := range []string{
+		"    participant A\n    participant B\n    participant C\n    participant Redis\n",
+		"    A->>Redis: SET K 1 NX PX 5000\n    Redis-->>A: OK\n    Note over A: lock acquired\n",
+		"    A->>Redis: DEL K\n    Redis-->>A: 1\n    Note over A: released\n",
+		"    B->>Redis: SET K 1 NX PX 5000\n    Redis-->>B: OK\n",
+		"    C->>Redis: SET K 1 NX PX 5000\n    Redis-->>C: OK\n    Note over C: lock acquired\n",
+	} {
+		assert.Contains(t, diagram, want)
+	}
+	// A releases twice, and both DELs delete a key.
+	assert.Equal(t, 2, strings.Count(diagram, "A->>Redis: DEL K\n    Redis-->>A: 1\n"))
+}
+
+// TestTraceRetries: a waiter's retries are drawn once, in a loop.
+func TestTraceRetries(t *testing.T) {
+	code, out, _ := run(t, "-trace", "-strategy", "setnxdel", "-property", "crash-recovery")
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^    loop ×\d+ \([0-9.]+ms–[0-9.]+ms\)\n        B->>Redis: SETNX K 1\n        Redis-->>B: 0\n    end\n    Note over B: not acquired\n`, out)
+	assert.Contains(t, out, "Note over A: crashes while holding the lock#59; it never releases\n")
+}
+
+// TestTraceTokens: luatoken's random tokens get names after their owner.
+func TestTraceTokens(t *testing.T) {
+	code, out, _ := run(t, "-trace", "-strategy", "luatoken", "-property", "holder-overrun")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "A->>Redis: SET K tokA NX PX 60\n")
+	assert.Contains(t, out, "B->>Redis: SET K (new token) NX PX 5000\n")
+	assert.Regexp(t, `B->>Redis: EVALSHA [0-9a-f]{7}… 1 K tokB`, out)
+	assert.Regexp(t, `A->>Redis: EVALSHA [0-9a-f]{7}… 1 K tokA`, out)
+	assert.Contains(t, out, "Note over A,B: overlap: B entered while A was inside\n")
+}
+
+func TestRuns(t *testing.T) {
+	code, out, errOut := run(t, "-runs", "2", "-strategy", "setnxpx", "-property", "double-release,exclusion")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "The verdicts were the same in all 2 runs.")
+	assert.Contains(t, errOut, "run 2/2  setnxpx ")
+}
+
+// TestMismatch: a verdict other than the declared one is marked, listed,
+// and makes the exit status 1.
+func TestMismatch(t *testing.T) {
+	defer func(f func() []catalog.Entry) { strategies = f }(strategies)
+	strategies = func() []catalog.Entry {
+		e, _ := catalog.Lookup("luatoken")
+		e.Expect.Breaks = append(e.Expect.Breaks, locktest.DoubleRelease) // wrong on purpose
+		return []catalog.Entry{e}
+	}
+	code, out, errOut := run(t, "-property", "double-release")
+	assert.Equal(t, exitMismatch, code)
+	assert.Regexp(t, `(?m)^double-release +holds!$`, out)
+	assert.Contains(t, out, "1 of 1 verdicts are not the declared ones (marked !):\n  luatoken / double-release: holds, declared breaks: ")
+	assert.Contains(t, errOut, "DECLARED breaks!")
+
+	code, out, _ = run(t, "-property", "double-release", "-format", "json")
+	assert.Equal(t, exitMismatch, code)
+	var got report.JSONReport
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Len(t, got.Results, 1)
+	assert.False(t, got.Results[0].Match)
+}
+
+// TestError: a strategy the suite cannot decide reads "error", with the
+// error in the JSON, and the exit status is 1.
+func TestError(t *testing.T) {
+	defer func(f func() []catalog.Entry) { strategies = f }(strategies)
+	strategies = func() []catalog.Entry {
+		e, _ := catalog.Lookup("setnxpx")
+		e.Name = "hangs"
+		inner := e.New
+		e.New = func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
+			s, err := inner(p, c)
+			return hanging{s}, err
+		}
+		return []catalog.Entry{e}
+	}
+	code, out, _ := run(t, "-property", "double-release", "-format", "json", "-timeout", "300ms")
+	assert.Equal(t, exitMismatch, code)
+	var got report.JSONReport
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Len(t, got.Results, 1)
+	assert.Equal(t, report.VerdictError, got.Results[0].Verdict)
+	assert.NotEmpty(t, got.Results[0].Error)
+	assert.False(t, got.Results[0].Match)
+}
+
+// hanging is a strategy whose locks hang in Release.
+type hanging struct{ strategy.Strategy }
+
+func (h hanging) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	l, err := h.Strategy.TryAcquire(ctx, key, ttl)
+	if err == nil {
+		return hangingLock{l}, nil
+	}
+	return nil, err
+}
+
+// hangingLock never returns from Release until the watchdog gives up.
+type hangingLock struct{ strategy.Lock }
+
+func (hangingLock) Release(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func TestBadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-format", "xml"}, `-format "xml": want text, markdown or json`},
+		{[]string{"-strategy", "setnxpx,redlock"}, `unknown strategy "redlock"; the strategies are setnxdel, setnxexpire, getset, delsetnx, setnxpx, luatoken`},
+		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are exclusion, crash-recovery, crash-mid-acquire, stale-takeover-race, clock-skew, safe-release, double-release, holder-overrun`},
+		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},
+		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},
+		{[]string{"matrix"}, `unexpected arguments ["matrix"]`},
+		{[]string{"-docs", "-strategy", "getset"}, "-docs needs the whole matrix"},
+		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag"},
+		{[]string{"-redis", "localhost"}, `-redis "localhost" is not host:port`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			e := env{stdout: &stdout, stderr: &stderr, start: func(context.Context) (*redistest.Server, error) {
+				t.Fatal("lockcheck looked for a Redis despite bad flags")
+				return nil, nil
+			}}
+			code := lockcheck(context.Background(), tt.args, e)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr.String(), tt.want)
+			assert.Empty(t, stdout.String())
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := lockcheck(context.Background(), []string{"-h"}, env{stdout: &stdout, stderr: &stderr})
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stderr.String(), "Usage: lockcheck [flags]")
+	assert.Contains(t, stderr.String(), "-trace")
+}
+
+// TestRedisFlagUnreachable: -redis pointing where no Redis answers exits 2
+// and says so.
+func TestRedisFlagUnreachable(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := lockcheck(context.Background(), []string{"-redis", "127.0.0.1:1"}, env{stdout: &stdout, stderr: &stderr})
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "lockcheck: -redis 127.0.0.1:1: no Redis answers there: ")
+	assert.Contains(t, stderr.String(), "drop -redis to let lockcheck find one")
+	assert.Empty(t, stdout.String())
+}
+
+// TestRedisFlag: -redis uses the server given, and leaves no keys behind.
+func TestRedisFlag(t *testing.T) {
+	s := redistest.Shared(t)
+	var stdout, stderr bytes.Buffer
+	code := lockcheck(context.Background(), append([]string{"-redis", s.Addr}, subset...), env{stdout: &stdout, stderr: &stderr})
+	assert.Equal(t, exitOK, code, stderr.String())
+	assert.Contains(t, stderr.String(), "lockcheck: redis "+s.Version+" (external) at "+s.Addr)
+	assert.Regexp(t, `(?m)^safe-release +breaks +holds$`, stdout.String())
+
+	if s.Kind != redistest.KindExternal {
+		c, err := s.Dial(context.Background())
+		require.NoError(t, err)
+		defer c.Close()
+		keys, err := redis.Strings(c.Do("KEYS", "lockcheck:*"))
+		require.NoError(t, err)
+		assert.Empty(t, keys, "lockcheck deletes the keys it made")
+	}
+}
+
+// TestNoRedis: when no Redis can be had, lockcheck exits 2 with
+// redistest's message on how to get one.
+func TestNoRedis(t *testing.T) {
+	t.Setenv(redistest.EnvMode, redistest.KindExternal)
+	t.Setenv(redistest.EnvAddr, "")
+	t.Setenv(redistest.EnvURL, "")
+	var stdout, stderr bytes.Buffer
+	code := lockcheck(context.Background(), subset, env{stdout: &stdout, stderr: &stderr, start: redistest.Start})
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "no Redis server available")
+	assert.Contains(t, stderr.String(), "Get a Redis server in one of these ways")
+}
+
+// TestDefaultRedis: without -redis, lockcheck finds (or starts) a server
+// itself, as make check runs it.
+func TestDefaultRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis of its own")
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"-strategy", "luatoken", "-property", "double-release"}
+	code := lockcheck(context.Background(), args, env{stdout: &stdout, stderr: &stderr, start: redistest.Start})
+	assert.Equal(t, exitOK, code, stderr.String())
+	assert.Regexp(t, `(?m)^double-release +holds$`, stdout.String())
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
+)
+
+// matrix runs properties on strategies, one at a time: the scenarios time
+// TTLs in tens of milliseconds and are best left alone.
+type matrix struct {
+	pool strategy.Pool
+	// prefix starts every key; each check adds its strategy's name (and
+	// run number) to it.
+	prefix  string
+	timeout time.Duration
+	// progress, when not nil, gets one line per check.
+	progress io.Writer
+}
+
+// check runs property p on strategy e.
+func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
+	cfg := locktest.Config{Pool: m.pool, New: e.New, Key: key, Timeout: m.timeout}
+	return report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, cfg, p)}
+}
+
+// run checks every property on every strategy, runs times, and reports the
+// last run with the verdicts that changed between runs.
+func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry, props []locktest.Property, runs int) (*report.Report, error) {
+	rep := &report.Report{RedisVersion: version, When: time.Now(), Runs: runs}
+	start := time.Now()
+	var all [][]report.Result
+	for i := 1; i <= runs; i++ {
+		var results []report.Result
+		for _, e := range entries {
+			key := m.prefix + ":" + e.Name
+			if runs > 1 {
+				key += fmt.Sprintf(":run-%d", i)
+			}
+			for _, p := range props {
+				if err := ctx.Err(); err != nil {
+					return nil, fmt.Errorf("interrupted: %w", err)
+				}
+				r := m.check(ctx, e, p, key)
+				m.report(r, i, runs)
+				results = append(results, r)
+			}
+		}
+		all = append(all, results)
+	}
+	rep.Results = all[len(all)-1]
+	rep.Changes = report.Changes(all)
+	if m.progress != nil {
+		n := len(entries) * len(props) * runs
+		fmt.Fprintf(m.progress, "lockcheck: %d checks in %.2fs\n", n, time.Since(start).Seconds())
+	}
+	return rep, nil
+}
+
+// report writes the progress line of one check.
+func (m matrix) report(r report.Result, run, runs int) {
+	if m.progress == nil {
+		return
+	}
+	status := "as declared"
+	if !r.Matches() {
+		status = fmt.Sprintf("DECLARED %s!", r.Expected)
+	}
+	line := fmt.Sprintf("%-12s %-20s %-7s %-16s %8.1fms", r.Strategy, r.Property, r.Outcome(), status, float64(r.Elapsed.Microseconds())/1000)
+	if runs > 1 {
+		line = fmt.Sprintf("run %d/%d  %s", run, runs, line)
+	}
+	if r.Err != nil {
+		line += "  " + firstLine(r.Err.Error())
+	}
+	fmt.Fprintln(m.progress, line)
+}
+
+func firstLine(s string) string {
+	for i, c := range s {
+		if c == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

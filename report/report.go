@@ -1,0 +1,396 @@
+// Package report renders what the conformance suite found for a set of
+// strategies: the verdict matrix as text, Markdown or JSON, and the
+// counterexample of a break as a Mermaid sequence diagram.
+//
+// A Report holds one Result per strategy and property, each with the
+// verdict the catalog declares for it. The matrix puts strategies in
+// columns and properties in rows, in the order the results come in; a cell
+// is the verdict (holds, breaks, n/a, or error when the suite reached none),
+// followed by "!" when it is not the declared one.
+//
+// The JSON form is stable; package lockcheck's documentation describes it.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/locklab/locklab/locktest"
+)
+
+// VerdictError is the verdict shown for a property the suite could not
+// decide (locktest.Result.Err is set).
+const VerdictError locktest.Verdict = "error"
+
+// Result is one property checked on one strategy.
+type Result struct {
+	// Strategy is the strategy's name, as in package catalog.
+	Strategy string
+	// Expected is the verdict declared for the property.
+	Expected locktest.Verdict
+	locktest.Result
+}
+
+// Outcome returns the verdict found, or VerdictError when there is none.
+func (r Result) Outcome() locktest.Verdict {
+	if r.Err != nil {
+		return VerdictError
+	}
+	return r.Result.Verdict
+}
+
+// Matches reports whether the verdict found is the one declared.
+func (r Result) Matches() bool { return r.Err == nil && r.Result.Verdict == r.Expected }
+
+// Cell is the matrix cell of r: its verdict, and "!" when it is not the
+// declared one.
+func (r Result) Cell() string {
+	if r.Matches() {
+		return string(r.Outcome())
+	}
+	return string(r.Outcome()) + "!"
+}
+
+// Change is a verdict that was not the same on every run.
+type Change struct {
+	Strategy string
+	Property locktest.Property
+	// Verdicts holds the verdict of each run, in order.
+	Verdicts []locktest.Verdict
+}
+
+// Report is what a run of the matrix found.
+type Report struct {
+	// RedisVersion is the version of the server the checks ran on.
+	RedisVersion string
+	// When is when the run started.
+	When time.Time
+	// Results are the checks, strategy by strategy, in the order they ran.
+	Results []Result
+	// Runs is how many times the matrix ran (Results are from the last
+	// run); Changes lists the verdicts that were not the same every time.
+	Runs    int
+	Changes []Change
+}
+
+// Strategies returns the strategies of the report, in the order of their
+// first result.
+func (rep *Report) Strategies() []string {
+	var out []string
+	for _, r := range rep.Results {
+		if !slices.Contains(out, r.Strategy) {
+			out = append(out, r.Strategy)
+		}
+	}
+	return out
+}
+
+// Properties returns the properties of the report, in the order of their
+// first result.
+func (rep *Report) Properties() []locktest.Property {
+	var out []locktest.Property
+	for _, r := range rep.Results {
+		if !slices.Contains(out, r.Property) {
+			out = append(out, r.Property)
+		}
+	}
+	return out
+}
+
+// Lookup returns the result for strategy s and property p.
+func (rep *Report) Lookup(s string, p locktest.Property) (Result, bool) {
+	for _, r := range rep.Results {
+		if r.Strategy == s && r.Property == p {
+			return r, true
+		}
+	}
+	return Result{}, false
+}
+
+// Mismatches returns the results whose verdict is not the declared one.
+func (rep *Report) Mismatches() []Result {
+	var out []Result
+	for _, r := range rep.Results {
+		if !r.Matches() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Breaks returns the results that broke, with their counterexamples.
+func (rep *Report) Breaks() []Result {
+	var out []Result
+	for _, r := range rep.Results {
+		if r.Err == nil && r.Result.Verdict == locktest.Breaks {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// OK reports whether every verdict is the declared one and did not change
+// between runs.
+func (rep *Report) OK() bool { return len(rep.Mismatches()) == 0 && len(rep.Changes) == 0 }
+
+// cells returns the matrix: one row per property, the first column its
+// name, then one cell per strategy ("" where nothing ran).
+func (rep *Report) cells() (header []string, rows [][]string) {
+	strategies := rep.Strategies()
+	header = append([]string{"property"}, strategies...)
+	for _, p := range rep.Properties() {
+		row := []string{string(p)}
+		for _, s := range strategies {
+			cell := ""
+			if r, ok := rep.Lookup(s, p); ok {
+				cell = r.Cell()
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// Options say what to render besides the matrix.
+type Options struct {
+	// Trace adds the counterexample of every break as a Mermaid sequence
+	// diagram.
+	Trace bool
+}
+
+// Text writes the matrix as aligned plain text, then the mismatches, the
+// changes between runs and, with opts.Trace, the diagrams.
+func Text(w io.Writer, rep *Report, opts Options) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "Verdicts on Redis %s, %s\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	header, rows := rep.cells()
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, row := range rows {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	tw.Flush()
+	fmt.Fprintln(ew)
+	summary(ew, rep, "  ")
+	if opts.Trace {
+		for _, r := range rep.Breaks() {
+			fmt.Fprintf(ew, "\n%s / %s: breaks: %s\n", r.Strategy, r.Property, r.Reason)
+			ew.WriteString(Mermaid(r.Timeline))
+		}
+	}
+	return ew.err
+}
+
+// Markdown writes the matrix as a Markdown table, then the mismatches, the
+// changes between runs and, with opts.Trace, the diagrams in mermaid code
+// blocks.
+func Markdown(w io.Writer, rep *Report, opts Options) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "Verdicts on Redis %s, %s:\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	MarkdownTable(ew, rep)
+	fmt.Fprintln(ew)
+	summary(ew, rep, "- ")
+	if opts.Trace {
+		for _, r := range rep.Breaks() {
+			fmt.Fprintf(ew, "\n### %s: %s\n\n%s\n\n```mermaid\n%s```\n", r.Strategy, r.Property, sentence(r.Reason), Mermaid(r.Timeline))
+		}
+	}
+	return ew.err
+}
+
+// MarkdownTable writes the matrix alone as a Markdown table.
+func MarkdownTable(w io.Writer, rep *Report) {
+	header, rows := rep.cells()
+	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
+	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
+	for _, row := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+}
+
+// summary writes whether the verdicts are the declared ones, and lists
+// those that are not and those that changed between runs.
+func summary(w io.Writer, rep *Report, bullet string) {
+	mism := rep.Mismatches()
+	if len(mism) == 0 {
+		fmt.Fprintf(w, "All %d verdicts are the declared ones.\n", len(rep.Results))
+	} else {
+		fmt.Fprintf(w, "%d of %d verdicts are not the declared ones (marked !):\n", len(mism), len(rep.Results))
+		for _, r := range mism {
+			why := r.Reason
+			if r.Err != nil {
+				why = r.Err.Error()
+			}
+			fmt.Fprintf(w, "%s%s / %s: %s, declared %s: %s\n", bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(why))
+		}
+	}
+	if rep.Runs > 1 {
+		if len(rep.Changes) == 0 {
+			fmt.Fprintf(w, "The verdicts were the same in all %d runs.\n", rep.Runs)
+		} else {
+			fmt.Fprintf(w, "%d verdicts changed between the %d runs:\n", len(rep.Changes), rep.Runs)
+			for _, c := range rep.Changes {
+				vs := make([]string, len(c.Verdicts))
+				for i, v := range c.Verdicts {
+					vs[i] = string(v)
+				}
+				fmt.Fprintf(w, "%s%s / %s: %s\n", bullet, c.Strategy, c.Property, strings.Join(vs, ", "))
+			}
+		}
+	}
+}
+
+// Changes compares the verdicts of several runs of the same checks and
+// returns those that were not the same every time, in the order of the
+// first run.
+func Changes(runs [][]Result) []Change {
+	if len(runs) < 2 {
+		return nil
+	}
+	var out []Change
+	for _, first := range runs[0] {
+		c := Change{Strategy: first.Strategy, Property: first.Property}
+		changed := false
+		for _, run := range runs {
+			v := locktest.Verdict("missing")
+			for _, r := range run {
+				if r.Strategy == first.Strategy && r.Property == first.Property {
+					v = r.Outcome()
+					break
+				}
+			}
+			changed = changed || v != first.Outcome()
+			c.Verdicts = append(c.Verdicts, v)
+		}
+		if changed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// JSONReport is the JSON form of a Report; see package lockcheck's
+// documentation.
+type JSONReport struct {
+	RedisVersion string       `json:"redis_version"`
+	When         string       `json:"when"`
+	Runs         int          `json:"runs,omitempty"`
+	Results      []JSONResult `json:"results"`
+	Changed      []JSONChange `json:"changed,omitempty"`
+}
+
+// JSONResult is the JSON form of a Result.
+type JSONResult struct {
+	Strategy  string            `json:"strategy"`
+	Property  locktest.Property `json:"property"`
+	Verdict   locktest.Verdict  `json:"verdict"`
+	Expected  locktest.Verdict  `json:"expected"`
+	Match     bool              `json:"match"`
+	Reason    string            `json:"reason"`
+	Error     string            `json:"error,omitempty"`
+	ElapsedMS float64           `json:"elapsed_ms"`
+	Timeline  []locktest.Event  `json:"timeline,omitempty"`
+	Mermaid   string            `json:"mermaid,omitempty"`
+}
+
+// JSONChange is the JSON form of a Change.
+type JSONChange struct {
+	Strategy string             `json:"strategy"`
+	Property locktest.Property  `json:"property"`
+	Verdicts []locktest.Verdict `json:"verdicts"`
+}
+
+// ToJSON converts rep to its JSON form; with opts.Trace every break also
+// carries its diagram.
+func ToJSON(rep *Report, opts Options) JSONReport {
+	out := JSONReport{
+		RedisVersion: rep.RedisVersion,
+		When:         rep.When.UTC().Format(time.RFC3339),
+		Results:      []JSONResult{},
+	}
+	if rep.Runs > 1 {
+		out.Runs = rep.Runs
+	}
+	for _, r := range rep.Results {
+		jr := JSONResult{
+			Strategy:  r.Strategy,
+			Property:  r.Property,
+			Verdict:   r.Outcome(),
+			Expected:  r.Expected,
+			Match:     r.Matches(),
+			Reason:    r.Reason,
+			ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000,
+			Timeline:  r.Timeline,
+		}
+		if r.Err != nil {
+			jr.Error = r.Err.Error()
+		}
+		if opts.Trace && jr.Verdict == locktest.Breaks {
+			jr.Mermaid = Mermaid(r.Timeline)
+		}
+		out.Results = append(out.Results, jr)
+	}
+	for _, c := range rep.Changes {
+		out.Changed = append(out.Changed, JSONChange(c))
+	}
+	return out
+}
+
+// JSON writes rep as indented JSON.
+func JSON(w io.Writer, rep *Report, opts Options) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(ToJSON(rep, opts))
+}
+
+// Verdicts writes one strategy's verdicts as a Markdown table: property,
+// verdict, and the suite's reason.
+func Verdicts(w io.Writer, rep *Report, strategy string) {
+	fmt.Fprintln(w, "| property | verdict | what the suite saw |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, r := range rep.Results {
+		if r.Strategy != strategy {
+			continue
+		}
+		why := r.Reason
+		if r.Err != nil {
+			why = r.Err.Error()
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", r.Property, r.Cell(), strings.ReplaceAll(firstLine(why), "|", "\\|"))
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// sentence ends s with a full stop.
+func sentence(s string) string {
+	if s == "" || strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	_, e.err = e.w.Write(p)
+	return len(p), nil
+}
+
+func (e *errWriter) WriteString(s string) { e.Write([]byte(s)) }

@@ -20,8 +20,7 @@ const FenceSuffix = ":fence"
 //     "orders:42" → "{orders:42}:fence".
 //   - key has a "}" but no hash tag, as "a}b" or "a{}b", so that no tag can
 //     spell it: "{" + n + "}:fence:" + key, where n is the smallest decimal
-//     number whose slot is key's slot. "a}b" → "{1135}:fence:a}b"
-//     (an example; n depends on the key).
+//     number whose slot is key's slot: "a}b" → "{20658}:fence:a}b".
 func FenceKey(key string) string {
 	if _, ok := hashTag(key); ok {
 		return key + FenceSuffix

@@ -33,9 +33,6 @@ var (
 	acquireFencedScript = redis.NewScript(2, acquireFencedSrc)
 )
 
-// ttlGone is what ttl.lua answers when the key is gone or someone else's.
-const ttlGone = -3
-
 // Strategy is the token lock with a Lua release. Its options are fixed by
 // New; it is safe for concurrent use.
 type Strategy struct {
@@ -288,7 +285,7 @@ func (l *Lock) TTL(ctx context.Context) (time.Duration, error) {
 		return 0, opError("ttl", l.key, err)
 	case ms == -1:
 		return 0, opError("ttl", l.key, fmt.Errorf("%w: the lock key has no expiry", strategy.ErrBadValue))
-	case ms < 0: // ttlGone
+	case ms < 0: // -3: gone or someone else's
 		return 0, opError("ttl", l.key, strategy.ErrNotHeld)
 	}
 	return time.Duration(ms) * time.Millisecond, nil

@@ -115,11 +115,13 @@ func startLease(ctx context.Context, l *Lock, cfg *config, sent time.Time, ttl t
 		ttl:    ttl,
 		every:  cfg.interval(ttl),
 	}
-	le.mu.Lock()
+	if cfg.maxHold > 0 {
+		le.holdEnd = sent.Add(cfg.maxHold)
+	}
+	le.mu.Lock() // the timers' functions wait for the lease to be complete
 	le.deadline = sent.Add(ttl - cfg.leaseMargin(ttl))
 	le.expiry = time.AfterFunc(time.Until(le.deadline), le.expire)
 	if cfg.maxHold > 0 {
-		le.holdEnd = sent.Add(cfg.maxHold)
 		le.hold = time.AfterFunc(time.Until(le.holdEnd), func() {
 			le.end(&LeaseError{Key: l.key, Err: ErrMaxHold})
 		})
@@ -146,14 +148,13 @@ func (le *lease) end(cause error) {
 // expire ends the lease at its deadline. A deadline at the maximum hold
 // time (renewals stop extending the key there) is the hold's end.
 func (le *lease) expire() {
-	if !le.holdEnd.IsZero() && !time.Now().Before(le.holdEnd) {
-		le.end(&LeaseError{Key: le.l.key, Err: ErrMaxHold})
-		return
-	}
 	le.mu.Lock()
-	last := le.lastErr
+	cause := &LeaseError{Key: le.l.key, Err: ErrLeaseExpired, Last: le.lastErr}
+	if !le.holdEnd.IsZero() && !time.Now().Before(le.holdEnd) {
+		cause = &LeaseError{Key: le.l.key, Err: ErrMaxHold}
+	}
 	le.mu.Unlock()
-	le.end(&LeaseError{Key: le.l.key, Err: ErrLeaseExpired, Last: last})
+	le.end(cause)
 }
 
 // extended moves the deadline after a command sent at sent made the key live

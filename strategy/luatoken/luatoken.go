@@ -93,12 +93,8 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	token := xid.New().String()
 	if !s.cfg.fencing && !s.cfg.renew {
 		// The plain path: one round trip, nothing else.
-		_, err = redis.String(do(ctx, conn, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
-		if err != nil {
-			if errors.Is(err, redis.ErrNil) {
-				return nil, notAcquired(key)
-			}
-			return nil, opError("SET", key, err)
+		if err := set(ctx, conn, key, token, ttl); err != nil {
+			return nil, err
 		}
 		return &Lock{s: s, key: key, token: token}, nil
 	}
@@ -113,23 +109,30 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		if l.fence == 0 {
 			return nil, notAcquired(key)
 		}
-	} else {
-		_, err = redis.String(do(ctx, conn, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
-		if err != nil {
-			if errors.Is(err, redis.ErrNil) {
-				return nil, notAcquired(key)
-			}
-			return nil, opError("SET", key, err)
-		}
+	} else if err := set(ctx, conn, key, token, ttl); err != nil {
+		return nil, err
 	}
 	if !s.cfg.renew {
 		return fencedLock{l}, nil
 	}
-	l.lease = startLease(ctx, l, &s.cfg, sent, ttl)
+	// The key lives the whole milliseconds that PX was given.
+	l.lease = startLease(ctx, l, &s.cfg, sent, ttl.Truncate(time.Millisecond))
 	if s.cfg.fencing {
 		return fencedLeasedLock{l}, nil
 	}
 	return leasedLock{l}, nil
+}
+
+// set sends SET key token NX PX ttl.
+func set(ctx context.Context, conn redis.Conn, key, token string, ttl time.Duration) error {
+	_, err := redis.String(do(ctx, conn, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
+	if err != nil {
+		if errors.Is(err, redis.ErrNil) {
+			return notAcquired(key)
+		}
+		return opError("SET", key, err)
+	}
+	return nil
 }
 
 // Lock is a held token lock. Its methods are safe for concurrent use.
@@ -264,7 +267,7 @@ func (l *Lock) extend(ctx context.Context, ttl time.Duration) error {
 		return opError("refresh", l.key, strategy.ErrNotHeld)
 	}
 	if l.lease != nil {
-		l.lease.extended(sent, ttl)
+		l.lease.extended(sent, ttl.Truncate(time.Millisecond))
 	}
 	return nil
 }

@@ -359,3 +359,42 @@ func (p *idPool) subscriber(t testing.TB, server *redis.Pool) string {
 	require.Len(t, found, 1, "Pub/Sub connections of the strategy")
 	return found[0]
 }
+
+// A waiter that waits for seconds keeps its subscription on the same
+// connection: the keep-alive PINGs neither break it nor time it out, with
+// read timeouts (a redigo pool) and without (a wrapping pool).
+func TestNotifyKeepAlive(t *testing.T) {
+	t.Parallel()
+	for _, wrapped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("wrapped=%v", wrapped), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			p := redistest.Pool(t)
+			key := redistest.Key(t)
+			ip := &idPool{Pool: p}
+			var pool strategy.Pool = ip
+			if wrapped {
+				pool = &stallPool{Pool: ip}
+			}
+			s := newLuatoken(t, pool, luatoken.WithNotify())
+			holder, _ := tryAcquire(t, s, key, strategytest.TTL)
+			c := &counting{Strategy: s}
+			done := startWaiter(t, ctx, c, key, fallback)
+			id := ip.subscriber(t, p)
+
+			time.Sleep(4 * time.Second) // past the 3s liveness, with PINGs every second
+			assert.Equal(t, id, ip.subscriber(t, p), "the subscription moved to another connection")
+			assert.Equal(t, int64(1), c.n.Load(), "the waiter was woken without a release")
+
+			require.NoError(t, holder.Release(ctx))
+			select {
+			case a := <-done:
+				require.NoError(t, a.err)
+				require.NoError(t, a.lock.Release(ctx))
+			case <-time.After(2 * time.Second):
+				t.Fatal("the waiter was not woken by the release")
+			}
+			assert.Equal(t, int64(2), c.n.Load())
+		})
+	}
+}

@@ -98,7 +98,9 @@ func WithFencing() Option {
 // at once when the lock it waits for is released rather than at its next
 // retry: Release publishes on a channel named after the key (see
 // ChannelName) in the same script as its compare-and-delete, and Subscribe
-// listens on one connection shared by every waiter of the Strategy.
+// listens on one connection shared by every waiter of the Strategy. That
+// connection comes from the Strategy's pool while anyone waits: a pool with
+// MaxActive must leave room for it.
 func WithNotify() Option {
 	return func(c *config) { c.notify = true }
 }

@@ -27,3 +27,26 @@ lint:
 # LOCKLAB_REDIS says otherwise (see redistest).
 bench: setup
 	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -json ../docs/performance.json -svg ../docs/performance.svg
+
+.PHONY: check docs repeat
+
+# The image make test uses, unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name
+# another.
+LOCAL_REDIS := LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLAB_REDIS_TAG=$${LOCKLAB_REDIS_TAG:-local}
+
+# The verdict matrix of every strategy on a real Redis, found or started as
+# redistest does (see cmd/lockcheck). Flags go in LOCKCHECK_FLAGS, e.g.
+# make check LOCKCHECK_FLAGS="-format markdown -trace".
+check: setup
+	$(LOCAL_REDIS) go run ./cmd/lockcheck $(LOCKCHECK_FLAGS)
+
+# Regenerate the generated blocks of README.md and docs/*.md (the matrix,
+# each strategy's verdicts, the traces of its breaks, the quoted code) from
+# one real run; the prose around them is left as it is.
+docs: setup
+	$(LOCAL_REDIS) go run ./cmd/lockcheck -docs README.md docs
+
+# The whole matrix ten times in a row: every verdict must be the declared
+# one, every time.
+repeat: setup
+	$(LOCAL_REDIS) LOCKLAB_REPEAT=10 go test -race -count=1 -run TestMatrixRepeatable -v ./catalog

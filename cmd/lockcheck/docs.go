@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,8 +21,8 @@ import (
 // A generated block of a Markdown file: an opening comment naming what to
 // generate, the generated text, and a closing comment.
 var (
-	blockRE  = regexp.MustCompile(`(?s)<!-- lockcheck:([a-z]+)((?: +[a-z]+=[a-z0-9-]+)*) -->\n(.*?)<!-- /lockcheck:([a-z]+) -->`)
-	attrRE   = regexp.MustCompile(`([a-z]+)=([a-z0-9-]+)`)
+	blockRE  = regexp.MustCompile(`(?s)<!-- lockcheck:([a-z]+)((?: +[a-z]+=[A-Za-z0-9_./-]+)*) -->\n(.*?)<!-- /lockcheck:([a-z]+) -->`)
+	attrRE   = regexp.MustCompile(`([a-z]+)=([A-Za-z0-9_./-]+)`)
 	markerRE = regexp.MustCompile(`<!-- /?lockcheck:`)
 )
 
@@ -62,8 +66,9 @@ func parseBlocks(src string) ([]block, error) {
 	return out, nil
 }
 
-// generate returns the text of block b from rep.
-func generate(b block, rep *report.Report) (string, error) {
+// generate returns the text of block b from rep; the files that source
+// blocks quote are found under root.
+func generate(b block, rep *report.Report, root string) (string, error) {
 	var w bytes.Buffer
 	switch b.kind {
 	case "matrix":
@@ -89,14 +94,20 @@ func generate(b block, rep *report.Report) (string, error) {
 			return "", fmt.Errorf("%s: %s %s, there is nothing to trace", b.name(), r.Outcome(), p)
 		}
 		fmt.Fprintf(&w, "> **%s breaks %s:** %s\n\n```mermaid\n%s```\n", s, p, sentence(r.Reason), report.Mermaid(r.Timeline))
+	case "source":
+		text, lang, err := quote(root, b.attrs["file"], b.attrs["func"])
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", b.name(), err)
+		}
+		fmt.Fprintf(&w, "```%s\n%s\n```\n", lang, text)
 	default:
-		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts or trace)", b.name(), b.kind)
+		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace or source)", b.name(), b.kind)
 	}
 	return w.String(), nil
 }
 
 // rewrite returns src with every generated block regenerated from rep.
-func rewrite(src string, rep *report.Report) (string, error) {
+func rewrite(src string, rep *report.Report, root string) (string, error) {
 	blocks, err := parseBlocks(src)
 	if err != nil {
 		return "", err
@@ -104,7 +115,7 @@ func rewrite(src string, rep *report.Report) (string, error) {
 	var out strings.Builder
 	last := 0
 	for _, b := range blocks {
-		text, err := generate(b, rep)
+		text, err := generate(b, rep, root)
 		if err != nil {
 			return "", err
 		}
@@ -163,7 +174,7 @@ func writeDocs(rep *report.Report, paths []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lockcheck: -docs: %v\n", err)
 			return exitMismatch
 		}
-		new, err := rewrite(string(old), rep)
+		new, err := rewrite(string(old), rep, ".")
 		if err != nil {
 			fmt.Fprintf(stderr, "lockcheck: -docs: %s: %v\n", f, err)
 			return exitMismatch
@@ -189,4 +200,60 @@ func sentence(s string) string {
 		return s
 	}
 	return s + "."
+}
+
+// quote returns the text of file, or of its Go function (or method, as
+// Type.Method) named fn with its doc comment, and the language to mark the
+// code block with.
+func quote(root, file, fn string) (text, lang string, err error) {
+	if file == "" {
+		return "", "", errors.New("no file=")
+	}
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		return "", "", err
+	}
+	lang = strings.TrimPrefix(filepath.Ext(file), ".")
+	if fn == "" {
+		return strings.TrimRight(string(src), "\n"), lang, nil
+	}
+	if lang != "go" {
+		return "", "", fmt.Errorf("func=%s: only Go files have functions to quote", fn)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, parser.ParseComments)
+	if err != nil {
+		return "", "", err
+	}
+	typ, name, isMethod := strings.Cut(fn, ".")
+	if !isMethod {
+		typ, name = "", fn
+	}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != name || receiver(fd) != typ {
+			continue
+		}
+		start := fd.Pos()
+		if fd.Doc != nil {
+			start = fd.Doc.Pos()
+		}
+		return string(src[fset.Position(start).Offset:fset.Position(fd.End()).Offset]), lang, nil
+	}
+	return "", "", fmt.Errorf("%s has no func %s", file, fn)
+}
+
+// receiver returns the name of fd's receiver type, or "" for a function.
+func receiver(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return ""
+	}
+	t := fd.Recv.List[0].Type
+	if st, ok := t.(*ast.StarExpr); ok {
+		t = st.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }

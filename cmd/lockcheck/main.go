@@ -93,7 +93,13 @@
 //	<!-- lockcheck:verdicts strategy=getset --> ... <!-- /lockcheck:verdicts -->
 //		one strategy's verdicts, with the suite's reason for each;
 //	<!-- lockcheck:trace strategy=getset property=clock-skew --> ... <!-- /lockcheck:trace -->
-//		the counterexample of that break, as a Mermaid diagram.
+//		the counterexample of that break, as a Mermaid diagram;
+//	<!-- lockcheck:source file=strategy/getset/getset.go func=takeover --> ... <!-- /lockcheck:source -->
+//		a code block quoting a file, or one Go function or method
+//		(func=Type.Method) of it, so that quoted code stays current.
+//
+// File paths are relative to the working directory, which for make docs is
+// the repository's root.
 //
 // When a verdict is not the declared one, or a trace block names a property
 // that does not break, nothing is written. make docs runs it.

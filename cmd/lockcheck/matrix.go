@@ -22,6 +22,8 @@ type matrix struct {
 	timeout time.Duration
 	// progress, when not nil, gets one line per check.
 	progress io.Writer
+	// width is how wide the strategy column of the progress lines is.
+	width int
 }
 
 // check runs property p on strategy e.
@@ -35,6 +37,9 @@ func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property,
 func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry, props []locktest.Property, runs int) (*report.Report, error) {
 	rep := &report.Report{RedisVersion: version, When: time.Now(), Runs: runs}
 	start := time.Now()
+	for _, e := range entries {
+		m.width = max(m.width, len(e.Name))
+	}
 	var all [][]report.Result
 	for i := 1; i <= runs; i++ {
 		var results []report.Result
@@ -72,7 +77,7 @@ func (m matrix) report(r report.Result, run, runs int) {
 	if !r.Matches() {
 		status = fmt.Sprintf("DECLARED %s!", r.Expected)
 	}
-	line := fmt.Sprintf("%-12s %-20s %-7s %-16s %8.1fms", r.Strategy, r.Property, r.Outcome(), status, float64(r.Elapsed.Microseconds())/1000)
+	line := fmt.Sprintf("%-*s  %-19s  %-6s  %-16s %8.1fms", m.width, r.Strategy, r.Property, r.Outcome(), status, float64(r.Elapsed.Microseconds())/1000)
 	if runs > 1 {
 		line = fmt.Sprintf("run %d/%d  %s", run, runs, line)
 	}

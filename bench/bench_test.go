@@ -73,11 +73,10 @@ func BenchmarkUncontended(b *testing.B) {
 	ctx := context.Background()
 	for _, s := range Subjects() {
 		b.Run(s.Name, func(b *testing.B) {
-			lk, err := s.Open(clients(b, 1), redistest.Key(b), "")
+			lk, err := s.Open1(clients(b, 1), redistest.Key(b), "")
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer closeLocker(lk)
 			for b.Loop() {
 				if err := cycle(ctx, lk); err != nil {
 					b.Fatal(err)
@@ -132,14 +131,13 @@ func BenchmarkParallel(b *testing.B) {
 		b.Run(s.Name, func(b *testing.B) {
 			cl := clients(b, 2*goroutines)
 			key := redistest.Key(b)
-			lks := make([]Locker, goroutines)
-			for g := range lks {
-				lk, err := s.Open(cl, fmt.Sprint(key, ":", g), "")
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer closeLocker(lk)
-				lks[g] = lk
+			keys := make([]string, goroutines)
+			for g := range keys {
+				keys[g] = fmt.Sprint(key, ":", g)
+			}
+			lks, err := s.Open(cl, keys, "")
+			if err != nil {
+				b.Fatal(err)
 			}
 			parallel(b, func(g int) error { return cycle(ctx, lks[g]) })
 		})

@@ -11,6 +11,7 @@ func notifySubject() *Subject {
 	return &Subject{
 		Name: NotifyName, Client: ClientRedigo, Cycle: "SET NX PX · EVALSHA",
 		Waits: []string{WaitNotify},
+		Conns: 2, Apart: true,
 		open: locklabOpener(func(p strategy.Pool) (strategy.Strategy, error) {
 			return luatoken.New(p, luatoken.WithNotify())
 		}),

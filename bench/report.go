@@ -16,7 +16,10 @@ type Report struct {
 	Floors    []Floor  `json:"floors"`
 	Settings  Settings `json:"settings"`
 	Rows      []Row    `json:"rows"`
-	Targets   []Target `json:"targets"`
+	// Figures that explain others, such as what a context that can end
+	// costs luatoken.
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	Targets     []Target     `json:"targets"`
 }
 
 // Floor is what one client kind costs for the commands a lock cannot avoid.
@@ -25,6 +28,9 @@ type Floor struct {
 	// PING, one round trip, sequential on one pooled connection.
 	PingP50us float64 `json:"ping_p50_us"`
 	PingP99us float64 `json:"ping_p99_us"`
+	// Two PINGs timed as one sample, as a lock cycle is: on a machine whose
+	// round trips are sometimes slow its median exceeds twice PING's.
+	TwoPingP50us float64 `json:"two_ping_p50_us"`
 	// Allocations of two PINGs: the floor of one acquire + release.
 	AllocsPerOp float64 `json:"allocs_per_op"`
 	BytesPerOp  float64 `json:"bytes_per_op"`
@@ -40,7 +46,7 @@ type Floor struct {
 type Settings struct {
 	Iterations     int     `json:"iterations"`
 	Warmup         int     `json:"warmup"`
-	Rounds         int     `json:"rounds"`
+	Rounds         int     `json:"rounds"` // contended runs per subject and waiting mode
 	AllocCycles    int     `json:"alloc_cycles"`
 	Goroutines     int     `json:"goroutines"`
 	ParallelS      float64 `json:"parallel_s"`
@@ -67,6 +73,11 @@ type Row struct {
 	UncontendedP99us   *float64 `json:"uncontended_p99_us,omitempty"`
 	UncontendedOpsPerS *float64 `json:"uncontended_ops_per_s,omitempty"`
 	FloorRatio         *float64 `json:"floor_ratio,omitempty"`
+	// PING p50 of the pass this subject was timed in, when it was timed
+	// apart from the others (see Subject.Apart); FloorRatio uses it.
+	FloorPingP50us *float64 `json:"floor_ping_p50_us,omitempty"`
+	// Uncontended p50 over the p50 of two PINGs timed as one sample.
+	TwoPingRatio       *float64 `json:"two_ping_ratio,omitempty"`
 	AllocsPerOp        *float64 `json:"allocs_per_op,omitempty"`
 	BytesPerOp         *float64 `json:"bytes_per_op,omitempty"`
 	ParallelOpsPerS    *float64 `json:"parallel_ops_per_s,omitempty"`
@@ -120,3 +131,17 @@ func RowName(subject, wait string) string {
 	}
 	return subject + " · " + wait
 }
+
+// Diagnostic is one figure measured to explain others.
+type Diagnostic struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+}
+
+// Names of the diagnostics.
+const (
+	DiagCancellable       = "luatoken uncontended p50, called with a context that can end"
+	DiagCancellableAllocs = "luatoken allocations per acquire + release, context that can end"
+	DiagCancellableBytes  = "luatoken bytes per acquire + release, context that can end"
+)

@@ -25,22 +25,23 @@ import (
 
 // Config says how much to measure.
 type Config struct {
-	// Uncontended: cycles per subject after Warmup cycles, visited in
-	// Rounds rounds so that a noisy moment hits every subject alike.
+	// Uncontended: cycles per subject after Warmup cycles.
 	Iterations int
 	Warmup     int
-	Rounds     int
 	// Cycles whose allocations are averaged, per subject.
 	AllocCycles int
 	// Parallel: Goroutines goroutines, each on its own key, for
-	// ParallelTime per subject in all (split over Rounds).
+	// ParallelTime per subject in all, in slices of about 200ms that take
+	// turns.
 	Goroutines   int
 	ParallelTime time.Duration
 	// Contended: Contenders goroutines on one key, for ContendedTime per
-	// subject and waiting mode.
+	// subject and waiting mode, in Rounds runs that take turns.
 	Contenders    int
 	ContendedTime time.Duration
-	// Warm is discarded at the start of every parallel and contended run.
+	Rounds        int
+	// Warm is discarded at the start of every contended run (and up to
+	// 50ms of it at the start of every parallel slice).
 	Warm time.Duration
 	// Only restricts the run to the subjects of these names; empty means all.
 	Only []string
@@ -57,7 +58,7 @@ func DefaultConfig() Config {
 	return Config{
 		Iterations:    20000,
 		Warmup:        2000,
-		Rounds:        10,
+		Rounds:        4,
 		AllocCycles:   5000,
 		Goroutines:    16,
 		ParallelTime:  2 * time.Second,
@@ -236,6 +237,13 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
+// bg is the context of the commands timed in the uncontended, allocation and
+// parallel figures: one that never ends, as most calls that do not wait are
+// made. (A context that can end costs redigo a goroutine per command; the
+// report's diagnostics time that apart.) The run's own context is checked
+// between cycles.
+var bg = context.Background()
+
 // cycle is one lock + unlock on a locker that expects the lock to be free.
 func cycle(ctx context.Context, lk Locker) error {
 	if err := lk.Lock(ctx); err != nil {
@@ -247,41 +255,33 @@ func cycle(ctx context.Context, lk Locker) error {
 // commands counts the commands of one uncontended cycle of every subject.
 func (r *Runner) commands(ctx context.Context, rep *Report) error {
 	const warm, n = 20, 200
-	pool := r.redigoPool(1)
-	defer pool.Close()
 	var count atomic.Int64
 	rc := r.goRedis(1)
 	defer rc.Close()
 	rc.AddHook(tapHook{&count})
-	cl := &Clients{Redigo: tapPool{pool, &count}, GoRedis: rc}
 	for i, s := range r.subs {
-		lk, err := s.Open(cl, r.key("commands", s.Name), "")
+		pool := r.redigoPool(s.conns())
+		defer pool.Close()
+		cl := &Clients{Redigo: tapPool{pool, &count}, GoRedis: rc}
+		lk, err := s.Open1(cl, r.key("commands", s.Name), "")
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
 		for range warm {
-			if err := cycle(ctx, lk); err != nil {
+			if err := cycle(bg, lk); err != nil {
 				return fmt.Errorf("%s: %w", s.Name, err)
 			}
 		}
 		count.Store(0)
 		for range n {
-			if err := cycle(ctx, lk); err != nil {
+			if err := cycle(bg, lk); err != nil {
 				return fmt.Errorf("%s: %w", s.Name, err)
 			}
 		}
 		rep.Rows[i].CommandsPerOp = f(float64(count.Load()) / n)
-		closeLocker(lk)
 	}
 	r.logf("commands per acquire + release counted")
 	return nil
-}
-
-// closeLocker releases whatever a locker keeps open, when it keeps anything.
-func closeLocker(lk Locker) {
-	if c, ok := lk.(io.Closer); ok {
-		c.Close()
-	}
 }
 
 // seqEntry is one thing timed in the uncontended rounds: a subject or a
@@ -293,80 +293,168 @@ type seqEntry struct {
 	total   time.Duration
 }
 
-// uncontended times acquire + release, one at a time on a pool with one idle
-// connection, and PING through each client kind the same way.
+// uncontended times acquire + release, one at a time, each subject on a pool
+// of its own with one idle connection, and PING through each client kind the
+// same way. Subjects that keep work going in the background (the shared
+// subscription of luatoken+notify) are timed in a pass of their own, with
+// the floors measured again beside them, so as not to slow the others.
 func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
+	var main []*Subject
+	var apart [][]*Subject
+	for _, s := range r.subs {
+		if s.Apart {
+			apart = append(apart, []*Subject{s})
+		} else {
+			main = append(main, s)
+		}
+	}
+	for i, pass := range append([][]*Subject{main}, apart...) {
+		floors, err := r.uncontendedPass(ctx, rep, pass)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			for j := range rep.Floors {
+				fl := &rep.Floors[j]
+				*fl = floors[fl.Client]
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Runner) uncontendedPass(ctx context.Context, rep *Report, subs []*Subject) (map[string]Floor, error) {
 	pool := r.redigoPool(1)
 	defer pool.Close()
 	rc := r.goRedis(1)
 	defer rc.Close()
-	cl := &Clients{Redigo: pool, GoRedis: rc}
 
 	entries := []*seqEntry{
 		{name: "PING redigo", run: func(ctx context.Context) error { return pingRedigo(ctx, pool) }},
 		{name: "PING redigo DoContext", run: func(ctx context.Context) error { return pingRedigoContext(ctx, pool) }},
 		{name: "PING go-redis", run: func(ctx context.Context) error { return rc.Ping(ctx).Err() }},
+		{name: "PING+PING redigo", run: func(ctx context.Context) error {
+			if err := pingRedigo(ctx, pool); err != nil {
+				return err
+			}
+			return pingRedigo(ctx, pool)
+		}},
+		{name: "PING+PING go-redis", run: func(ctx context.Context) error {
+			if err := rc.Ping(ctx).Err(); err != nil {
+				return err
+			}
+			return rc.Ping(ctx).Err()
+		}},
 	}
-	const floors = 3
-	for _, s := range r.subs {
-		lk, err := s.Open(cl, r.key("uncontended", s.Name), "")
+	const floors = 5
+	var cancellable *seqEntry
+	if lt := Find(subs, Locklab); lt != nil {
+		// luatoken once more, called with a context that can end: the
+		// path of a caller that passes a request's context.
+		sp := r.redigoPool(1)
+		defer sp.Close()
+		lk, err := lt.Open1(&Clients{Redigo: sp}, r.key("uncontended", "cancellable"), "")
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.Name, err)
+			return nil, err
 		}
-		defer closeLocker(lk)
+		cctx, cancel := context.WithCancel(bg)
+		defer cancel()
+		cancellable = &seqEntry{name: Locklab + " (ctx that can end)", run: func(context.Context) error { return cycle(cctx, lk) }}
+		entries = append(entries, cancellable)
+	}
+	skip := len(entries)
+	for _, s := range subs {
+		sp := r.redigoPool(s.conns())
+		defer sp.Close()
+		src := r.goRedis(1)
+		defer src.Close()
+		lk, err := s.Open1(&Clients{Redigo: sp, GoRedis: src}, r.key("uncontended", s.Name), "")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
 		entries = append(entries, &seqEntry{name: s.Name, run: func(ctx context.Context) error { return cycle(ctx, lk) }})
 	}
 	for _, e := range entries {
 		for range r.cfg.Warmup {
-			if err := e.run(ctx); err != nil {
-				return fmt.Errorf("%s: %w", e.name, err)
+			if err := e.run(bg); err != nil {
+				return nil, fmt.Errorf("%s: %w", e.name, err)
 			}
 		}
 		e.samples = make(Durations, 0, r.cfg.Iterations)
 	}
-	r.logf("uncontended: warmed up %d entries with %d cycles each", len(entries), r.cfg.Warmup)
+	names := strings.Join(Names(subs), ", ")
+	r.logf("uncontended (%s): warmed up with %d cycles each", names, r.cfg.Warmup)
 
-	per := (r.cfg.Iterations + r.cfg.Rounds - 1) / r.cfg.Rounds
+	// Every entry runs one cycle in turn, in an order shuffled every
+	// hundred turns: a moment when the shared machine is slow then hits
+	// all of them alike, and the ratios between them hold.
 	order := slices.Clone(entries)
 	rng := rand.New(rand.NewPCG(1, 2))
-	for round := range r.cfg.Rounds {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	report := max(r.cfg.Iterations/5, 1)
+	for i := range r.cfg.Iterations {
+		if i%100 == 0 {
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
 		for _, e := range order {
-			n := min(per, r.cfg.Iterations-len(e.samples))
-			for range n {
-				t0 := time.Now()
-				err := e.run(ctx)
-				d := time.Since(t0)
-				if err != nil {
-					return fmt.Errorf("%s: %w", e.name, err)
-				}
-				e.samples = append(e.samples, d)
-				e.total += d
+			t0 := time.Now()
+			err := e.run(bg)
+			d := time.Since(t0)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", e.name, err)
+			}
+			e.samples = append(e.samples, d)
+			e.total += d
+		}
+		if (i+1)%report == 0 {
+			r.logf("uncontended (%s): %d/%d cycles of each", names, i+1, r.cfg.Iterations)
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
 		}
-		r.logf("uncontended: round %d/%d done", round+1, r.cfg.Rounds)
 	}
 
-	fr, fctx, fg := entries[0], entries[1], entries[2]
-	redigoFloor, goredisFloor := rep.Floor(ClientRedigo), rep.Floor(ClientGoRedis)
-	redigoFloor.PingP50us = us(fr.samples.Quantile(0.50))
-	redigoFloor.PingP99us = us(fr.samples.Quantile(0.99))
-	redigoFloor.PingContextP50us = f(us(fctx.samples.Quantile(0.50)))
-	goredisFloor.PingP50us = us(fg.samples.Quantile(0.50))
-	goredisFloor.PingP99us = us(fg.samples.Quantile(0.99))
-	r.logf("uncontended: PING p50 %.1fµs redigo (%.1fµs with DoContext), %.1fµs go-redis",
-		redigoFloor.PingP50us, *redigoFloor.PingContextP50us, goredisFloor.PingP50us)
-	for i, e := range entries[floors:] {
-		row := &rep.Rows[i]
+	fr, fctx, fg, fr2, fg2 := entries[0], entries[1], entries[2], entries[3], entries[4]
+	fl := map[string]Floor{
+		ClientRedigo: {
+			Client:           ClientRedigo,
+			PingP50us:        us(fr.samples.Quantile(0.50)),
+			PingP99us:        us(fr.samples.Quantile(0.99)),
+			TwoPingP50us:     us(fr2.samples.Quantile(0.50)),
+			PingContextP50us: f(us(fctx.samples.Quantile(0.50))),
+		},
+		ClientGoRedis: {
+			Client:       ClientGoRedis,
+			PingP50us:    us(fg.samples.Quantile(0.50)),
+			PingP99us:    us(fg.samples.Quantile(0.99)),
+			TwoPingP50us: us(fg2.samples.Quantile(0.50)),
+		},
+	}
+	r.logf("uncontended: PING p50 %.1fµs redigo (%.1fµs with DoContext), %.1fµs go-redis; PING+PING p50 %.1fµs redigo, %.1fµs go-redis",
+		fl[ClientRedigo].PingP50us, *fl[ClientRedigo].PingContextP50us, fl[ClientGoRedis].PingP50us,
+		fl[ClientRedigo].TwoPingP50us, fl[ClientGoRedis].TwoPingP50us)
+	if cancellable != nil {
+		p50 := us(cancellable.samples.Quantile(0.50))
+		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{
+			Name:  DiagCancellable,
+			Value: p50, Unit: "µs",
+		})
+		r.logf("uncontended: %-16s p50 %7.1fµs", cancellable.name, p50)
+	}
+	for _, e := range entries[skip:] {
+		row := rep.Row(e.name)
 		p50 := us(e.samples.Quantile(0.50))
 		row.UncontendedP50us = f(p50)
 		row.UncontendedP99us = f(us(e.samples.Quantile(0.99)))
 		row.UncontendedOpsPerS = f(float64(len(e.samples)) / e.total.Seconds())
-		ping := rep.Floor(row.Client).PingP50us
-		row.FloorRatio = f(p50 / (2 * ping))
-		r.logf("uncontended: %-16s p50 %7.1fµs  p99 %7.1fµs  %.2f× floor", e.name, p50, *row.UncontendedP99us, *row.FloorRatio)
+		c := fl[row.Client]
+		row.FloorRatio = f(p50 / (2 * c.PingP50us))
+		row.TwoPingRatio = f(p50 / c.TwoPingP50us)
+		if subs[0].Apart {
+			row.FloorPingP50us = f(c.PingP50us)
+		}
+		r.logf("uncontended: %-16s p50 %7.1fµs  p99 %7.1fµs  %.2f× 2×PING  %.2f× PING+PING", e.name, p50, *row.UncontendedP99us, *row.FloorRatio, *row.TwoPingRatio)
 	}
-	return nil
+	return fl, nil
 }
 
 func pingRedigo(ctx context.Context, p *redis.Pool) error {
@@ -397,7 +485,6 @@ func (r *Runner) allocations(ctx context.Context, rep *Report) error {
 	defer pool.Close()
 	rc := r.goRedis(1)
 	defer rc.Close()
-	cl := &Clients{Redigo: pool, GoRedis: rc}
 	n := r.cfg.AllocCycles
 
 	measure := func(run func() error) (allocs, bytes float64, err error) {
@@ -420,16 +507,16 @@ func (r *Runner) allocations(ctx context.Context, rep *Report) error {
 
 	twoPings := map[string]func() error{
 		ClientRedigo: func() error {
-			if err := pingRedigo(ctx, pool); err != nil {
+			if err := pingRedigo(bg, pool); err != nil {
 				return err
 			}
-			return pingRedigo(ctx, pool)
+			return pingRedigo(bg, pool)
 		},
 		ClientGoRedis: func() error {
-			if err := rc.Ping(ctx).Err(); err != nil {
+			if err := rc.Ping(bg).Err(); err != nil {
 				return err
 			}
-			return rc.Ping(ctx).Err()
+			return rc.Ping(bg).Err()
 		},
 	}
 	for client, run := range twoPings {
@@ -441,12 +528,23 @@ func (r *Runner) allocations(ctx context.Context, rep *Report) error {
 		fl.AllocsPerOp, fl.BytesPerOp = a, b
 	}
 	for i, s := range r.subs {
-		lk, err := s.Open(cl, r.key("allocs", s.Name), "")
+		sp := r.redigoPool(s.conns())
+		lk, err := s.Open1(&Clients{Redigo: sp, GoRedis: rc}, r.key("allocs", s.Name), "")
 		if err != nil {
+			sp.Close()
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
-		a, b, err := measure(func() error { return cycle(ctx, lk) })
-		closeLocker(lk)
+		a, b, err := measure(func() error { return cycle(bg, lk) })
+		if err == nil && s.Name == Locklab {
+			cctx, cancel := context.WithCancel(bg)
+			var ca, cb float64
+			ca, cb, err = measure(func() error { return cycle(cctx, lk) })
+			cancel()
+			rep.Diagnostics = append(rep.Diagnostics,
+				Diagnostic{Name: DiagCancellableAllocs, Value: ca, Unit: "allocs"},
+				Diagnostic{Name: DiagCancellableBytes, Value: cb, Unit: "bytes"})
+		}
+		sp.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
@@ -495,37 +593,37 @@ func (r *Runner) parallel(ctx context.Context, rep *Report) error {
 	}
 	const floors = 2
 	for _, s := range r.subs {
-		lks := make([]Locker, G)
-		for g := range lks {
-			lk, err := s.Open(cl, r.key("parallel", s.Name, fmt.Sprint(g)), "")
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.Name, err)
-			}
-			defer closeLocker(lk)
-			lks[g] = lk
+		keys := make([]string, G)
+		for g := range keys {
+			keys[g] = r.key("parallel", s.Name, fmt.Sprint(g))
+		}
+		lks, err := s.Open(cl, keys, "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
 		}
 		entries = append(entries, &parEntry{name: s.Name, run: func(ctx context.Context, g int) error { return cycle(ctx, lks[g]) }})
 	}
 
-	per := r.cfg.ParallelTime / time.Duration(r.cfg.Rounds)
-	rounds := r.cfg.Rounds
-	if per < 200*time.Millisecond { // keep each run long enough to mean something
-		rounds = max(int(r.cfg.ParallelTime/(200*time.Millisecond)), 1)
-		per = r.cfg.ParallelTime / time.Duration(rounds)
-	}
+	// Slices of about 200ms, every entry in turn, so that a slow moment
+	// of the shared machine hits all of them alike.
+	rounds := max(int(r.cfg.ParallelTime/(200*time.Millisecond)), 1)
+	per := r.cfg.ParallelTime / time.Duration(rounds)
+	warm := min(r.cfg.Warm, 50*time.Millisecond) // connections are open already
 	order := slices.Clone(entries)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range rounds {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, e := range order {
-			ops, el, err := runParallel(ctx, G, r.cfg.Warm, per, e.run)
+			ops, el, err := runParallel(ctx, G, warm, per, e.run)
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.name, err)
 			}
 			e.ops += ops
 			e.elapsed += el
 		}
-		r.logf("parallel: round %d/%d done", round+1, rounds)
+		if (round+1)%max(rounds/5, 1) == 0 {
+			r.logf("parallel: round %d/%d done", round+1, rounds)
+		}
 	}
 	rate := func(e *parEntry) float64 { return float64(e.ops) / e.elapsed.Seconds() }
 	rep.Floor(ClientRedigo).ParallelOpsPerS = rate(entries[0])
@@ -563,7 +661,7 @@ func runParallel(ctx context.Context, g int, warm, d time.Duration, run func(con
 	for i := range g {
 		wg.Go(func() {
 			for !stop.Load() {
-				if err := run(ctx, i); err != nil {
+				if err := run(bg, i); err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err
@@ -606,34 +704,53 @@ func (r *Runner) contended(ctx context.Context, rep *Report) error {
 	defer rc.Close()
 	rc.AddHook(tapHook{})
 	cl := &Clients{Redigo: pool, GoRedis: rc}
+
+	type combo struct {
+		s    *Subject
+		wait string
+		res  contendedResult
+	}
+	var combos []*combo
 	for _, s := range r.subs {
 		for _, w := range s.Waits {
-			res, err := r.contendedRun(ctx, cl, s, w)
-			if err != nil {
-				return fmt.Errorf("%s: %w", RowName(s.Name, w), err)
-			}
-			row := Row{
-				Name: RowName(s.Name, w), Subject: s.Name, Client: s.Client, Wait: w,
-				ContendedCSPerS: f(res.csPerS),
-				Handoffs:        &res.handoffs,
-				GaveUp:          nonzero(res.gaveUp),
-				Violations:      nonzero(res.violations),
-			}
-			if res.handoffs > 0 {
-				row.HandoffP50us = f(us(res.lat.Quantile(0.50)))
-				row.HandoffP99us = f(us(res.lat.Quantile(0.99)))
-			}
-			rep.Rows = append(rep.Rows, row)
-			p50, p99 := 0.0, 0.0
-			if row.HandoffP50us != nil {
-				p50, p99 = *row.HandoffP50us, *row.HandoffP99us
-			}
-			r.logf("contended: %-36s %7.0f CS/s  hand-off p50 %9.1fµs  p99 %9.1fµs  (%d hand-offs, %d gave up)",
-				row.Name, res.csPerS, p50, p99, res.handoffs, res.gaveUp)
+			combos = append(combos, &combo{s: s, wait: w})
 		}
+	}
+	// Every combination runs in turn, ContendedTime/Rounds at a time.
+	per := r.cfg.ContendedTime / time.Duration(r.cfg.Rounds)
+	for round := range r.cfg.Rounds {
+		for _, c := range combos {
+			res, err := r.contendedRun(ctx, cl, c.s, c.wait, per, round)
+			if err != nil {
+				return fmt.Errorf("%s: %w", RowName(c.s.Name, c.wait), err)
+			}
+			c.res.add(res)
+		}
+		r.logf("contended: round %d/%d done (%d runs of %v)", round+1, r.cfg.Rounds, len(combos), per)
+	}
+	total := per * time.Duration(r.cfg.Rounds)
+	for _, c := range combos {
+		res := &c.res
+		row := Row{
+			Name: RowName(c.s.Name, c.wait), Subject: c.s.Name, Client: c.s.Client, Wait: c.wait,
+			ContendedCSPerS: f(float64(res.cs) / total.Seconds()),
+			Handoffs:        f2i(len(res.lat)),
+			GaveUp:          nonzero(res.gaveUp),
+			Violations:      nonzero(res.violations),
+		}
+		p50, p99 := 0.0, 0.0
+		if len(res.lat) > 0 {
+			p50, p99 = us(res.lat.Quantile(0.50)), us(res.lat.Quantile(0.99))
+			row.HandoffP50us, row.HandoffP99us = f(p50), f(p99)
+		}
+		rep.Rows = append(rep.Rows, row)
+		r.logf("contended: %-36s %7.0f CS/s  hand-off p50 %9.1fµs  p99 %9.1fµs  (%d hand-offs, %d gave up)",
+			row.Name, *row.ContendedCSPerS, p50, p99, len(res.lat), res.gaveUp)
 	}
 	return nil
 }
+
+func f2i(n int) *int { return &n }
 
 func nonzero(n int) *int {
 	if n == 0 {
@@ -642,12 +759,19 @@ func nonzero(n int) *int {
 	return &n
 }
 
+// contendedResult is what contended runs measured, added up.
 type contendedResult struct {
-	csPerS     float64
-	lat        Durations
-	handoffs   int
+	cs         int       // critical sections entered in the measured time
+	lat        Durations // hand-offs
 	gaveUp     int
 	violations int
+}
+
+func (c *contendedResult) add(o contendedResult) {
+	c.cs += o.cs
+	c.lat = append(c.lat, o.lat...)
+	c.gaveUp += o.gaveUp
+	c.violations += o.violations
 }
 
 // holding is one critical section: who held it, and when its Lock and its
@@ -677,18 +801,17 @@ type holding struct {
 // So every release finds the other goroutines waiting in their waiting mode,
 // and the hand-off is the time that mode takes to notice a free lock. The
 // critical sections are empty but for that wait.
-func (r *Runner) contendedRun(ctx context.Context, cl *Clients, s *Subject, wait string) (contendedResult, error) {
-	key := r.key("contended", s.Name, wait)
+func (r *Runner) contendedRun(ctx context.Context, cl *Clients, s *Subject, wait string, d time.Duration, round int) (contendedResult, error) {
+	key := r.key("contended", s.Name, wait, fmt.Sprint(round))
 	n := r.cfg.Contenders
 	tapped := &Clients{Redigo: tapPool{p: cl.Redigo}, GoRedis: cl.GoRedis}
-	lks := make([]Locker, n)
-	for i := range lks {
-		lk, err := s.Open(tapped, key, wait)
-		if err != nil {
-			return contendedResult{}, err
-		}
-		defer closeLocker(lk)
-		lks[i] = lk
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = key
+	}
+	lks, err := s.Open(tapped, keys, wait)
+	if err != nil {
+		return contendedResult{}, err
 	}
 
 	var (
@@ -711,7 +834,7 @@ func (r *Runner) contendedRun(ctx context.Context, cl *Clients, s *Subject, wait
 		mu.Unlock()
 	}
 	base := time.Now()
-	deadline := base.Add(r.cfg.Warm + r.cfg.ContendedTime)
+	deadline := base.Add(r.cfg.Warm + d)
 	runCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	// A client may see the deadline pass a little before runCtx reports
@@ -801,22 +924,19 @@ func (r *Runner) contendedRun(ctx context.Context, cl *Clients, s *Subject, wait
 	// Leave nothing behind, whatever a cancelled Lock may have left.
 	_ = doRedigo(context.Background(), cl.Redigo, "DEL", key)
 
-	warm, end := r.cfg.Warm, r.cfg.Warm+r.cfg.ContendedTime
+	warm, end := r.cfg.Warm, r.cfg.Warm+d
 	res := contendedResult{gaveUp: int(gaveUp.Load()), violations: int(viol.Load())}
-	cs := 0
 	for i, h := range held {
 		if h.acq < warm || h.acq > end {
 			continue
 		}
-		cs++
+		res.cs++
 		if i+1 < len(held) && h.rel >= 0 && held[i+1].acq <= end {
 			// The next holder's Lock may return before this holder has
 			// read the clock after its Unlock: count that as no wait.
 			res.lat = append(res.lat, max(held[i+1].acq-h.rel, 0))
 		}
 	}
-	res.handoffs = len(res.lat)
-	res.csPerS = float64(cs) / r.cfg.ContendedTime.Seconds()
 	return res, nil
 }
 

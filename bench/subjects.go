@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -78,14 +77,33 @@ type Subject struct {
 	Cycle string
 	// Waits are the waiting modes the contended figure is measured in.
 	Waits []string
-	open  func(c *Clients, key, wait string) (Locker, error)
+	// Conns is how many idle connections its pool keeps in the uncontended
+	// figures: 1, or 2 for a subject that holds one for its subscription.
+	Conns int
+	// Apart: the subject keeps work going in the background after a cycle,
+	// so its uncontended cycles are timed apart from the others'.
+	Apart bool
+	open  func(c *Clients, keys []string, wait string) ([]Locker, error)
 }
 
-// Open returns a locker on key through c. With wait "" it is the locker of
-// the uncontended figures, called as a user would who expects the lock to be
-// free; otherwise wait is one of s.Waits.
-func (s *Subject) Open(c *Clients, key, wait string) (Locker, error) {
-	return s.open(c, key, wait)
+func (s *Subject) conns() int { return max(s.Conns, 1) }
+
+// Open returns one locker per key, all made from one client-side object
+// (one locklab Strategy, one redsync instance, one redislock client) as a
+// program would share it between goroutines; keys may repeat. With wait ""
+// they are the lockers of the uncontended figures, called as a user would
+// who expects the lock to be free; otherwise wait is one of s.Waits.
+func (s *Subject) Open(c *Clients, keys []string, wait string) ([]Locker, error) {
+	return s.open(c, keys, wait)
+}
+
+// Open1 returns a single locker on key.
+func (s *Subject) Open1(c *Clients, key, wait string) (Locker, error) {
+	lks, err := s.open(c, []string{key}, wait)
+	if err != nil {
+		return nil, err
+	}
+	return lks[0], nil
 }
 
 // Locklab is the name of the production lock: the subject the targets are
@@ -140,8 +158,8 @@ func Find(subs []*Subject, name string) *Subject {
 	return nil
 }
 
-func locklabOpener(mk func(strategy.Pool) (strategy.Strategy, error)) func(*Clients, string, string) (Locker, error) {
-	return func(c *Clients, key, wait string) (Locker, error) {
+func locklabOpener(mk func(strategy.Pool) (strategy.Strategy, error)) func(*Clients, []string, string) ([]Locker, error) {
+	return func(c *Clients, keys []string, wait string) ([]Locker, error) {
 		s, err := mk(c.Redigo)
 		if err != nil {
 			return nil, err
@@ -157,7 +175,11 @@ func locklabOpener(mk func(strategy.Pool) (strategy.Strategy, error)) func(*Clie
 		default:
 			return nil, fmt.Errorf("bench: no waiting mode %q for a locklab strategy", wait)
 		}
-		return &locklabLocker{s: s, key: key, retry: r}, nil
+		lks := make([]Locker, len(keys))
+		for i, key := range keys {
+			lks[i] = &locklabLocker{s: s, key: key, retry: r}
+		}
+		return lks, nil
 	}
 }
 
@@ -187,25 +209,21 @@ func (l *locklabLocker) Unlock(ctx context.Context) error {
 	return lk.Release(ctx)
 }
 
-// Close closes the strategy when it keeps something open (a subscription).
-func (l *locklabLocker) Close() error {
-	if c, ok := l.s.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
-}
-
 var errNotLocked = errors.New("bench: Unlock without Lock")
 
 // openRedsync makes one mutex per locker and reuses it for every cycle, as
 // redsync allows: a mutex keeps the value of its last Lock. All options are
 // redsync's defaults (8s expiry, 32 tries, a random 50–250ms between them).
-func openRedsync(c *Clients, key, wait string) (Locker, error) {
+func openRedsync(c *Clients, keys []string, wait string) ([]Locker, error) {
 	if wait != "" && wait != WaitRedsync {
 		return nil, fmt.Errorf("bench: no waiting mode %q for redsync", wait)
 	}
 	rs := redsync.New(redsyncredigo.NewPool(c.Redigo))
-	return &redsyncLocker{m: rs.NewMutex(key)}, nil
+	lks := make([]Locker, len(keys))
+	for i, key := range keys {
+		lks[i] = &redsyncLocker{m: rs.NewMutex(key)}
+	}
+	return lks, nil
 }
 
 type redsyncLocker struct{ m *redsync.Mutex }
@@ -224,16 +242,21 @@ func (l *redsyncLocker) Unlock(ctx context.Context) error {
 // README shows, with nil options (its default: no retry). Waiting, it retries
 // every 100ms (LinearBackoff, the interval of redislock's retry example),
 // without a try limit, until the benchmark's context ends.
-func openRedislock(c *Clients, key, wait string) (Locker, error) {
-	l := &redislockLocker{c: redislock.New(c.GoRedis), key: key}
+func openRedislock(c *Clients, keys []string, wait string) ([]Locker, error) {
+	var opt *redislock.Options
 	switch wait {
 	case "":
 	case WaitRedislock:
-		l.opt = &redislock.Options{RetryStrategy: redislock.LinearBackoff(100 * time.Millisecond)}
+		opt = &redislock.Options{RetryStrategy: redislock.LinearBackoff(100 * time.Millisecond)}
 	default:
 		return nil, fmt.Errorf("bench: no waiting mode %q for redislock", wait)
 	}
-	return l, nil
+	rl := redislock.New(c.GoRedis)
+	lks := make([]Locker, len(keys))
+	for i, key := range keys {
+		lks[i] = &redislockLocker{c: rl, key: key, opt: opt}
+	}
+	return lks, nil
 }
 
 type redislockLocker struct {

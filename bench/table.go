@@ -184,6 +184,12 @@ func (rep *Report) WriteText(w io.Writer) {
 	locks.text(w)
 	fmt.Fprintf(w, "\n%d goroutines on one key, empty critical sections (%.0fs each):\n\n", rep.Settings.Contenders, rep.Settings.ContendedS)
 	contended.text(w)
+	if len(rep.Diagnostics) > 0 {
+		fmt.Fprintln(w, "\nDiagnostics:")
+		for _, d := range rep.Diagnostics {
+			fmt.Fprintf(w, "  %s: %.1f %s\n", d.Name, d.Value, d.Unit)
+		}
+	}
 	fmt.Fprintln(w, "\nTargets:")
 	fmt.Fprintln(w)
 	targets.text(w)

@@ -144,4 +144,7 @@ const (
 	DiagCancellable       = "luatoken uncontended p50, called with a context that can end"
 	DiagCancellableAllocs = "luatoken allocations per acquire + release, context that can end"
 	DiagCancellableBytes  = "luatoken bytes per acquire + release, context that can end"
+	DiagTryFirst          = "luatoken+notify uncontended p50, trying once before subscribing"
+	DiagTryFirstAllocs    = "luatoken+notify allocations per acquire + release, trying once before subscribing"
+	DiagTryFirstBytes     = "luatoken+notify bytes per acquire + release, trying once before subscribing"
 )

@@ -362,6 +362,19 @@ func (r *Runner) uncontendedPass(ctx context.Context, rep *Report, subs []*Subje
 		cancellable = &seqEntry{name: Locklab + " (ctx that can end)", run: func(context.Context) error { return cycle(cctx, lk) }}
 		entries = append(entries, cancellable)
 	}
+	var tryFirst *seqEntry
+	if nt := Find(subs, NotifyName); nt != nil {
+		// luatoken+notify once more, trying before it subscribes.
+		sp := r.redigoPool(nt.conns())
+		defer sp.Close()
+		lk, err := nt.Open1(&Clients{Redigo: sp}, r.key("uncontended", "tryfirst"), "")
+		if err != nil {
+			return nil, err
+		}
+		tf, _ := TryFirst(lk)
+		tryFirst = &seqEntry{name: NotifyName + " (try first)", run: func(ctx context.Context) error { return cycle(ctx, tf) }}
+		entries = append(entries, tryFirst)
+	}
 	skip := len(entries)
 	for _, s := range subs {
 		sp := r.redigoPool(s.conns())
@@ -439,6 +452,11 @@ func (r *Runner) uncontendedPass(ctx context.Context, rep *Report, subs []*Subje
 			Value: p50, Unit: "µs",
 		})
 		r.logf("uncontended: %-16s p50 %7.1fµs", cancellable.name, p50)
+	}
+	if tryFirst != nil {
+		p50 := us(tryFirst.samples.Quantile(0.50))
+		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Name: DiagTryFirst, Value: p50, Unit: "µs"})
+		r.logf("uncontended: %-16s p50 %7.1fµs", tryFirst.name, p50)
 	}
 	for _, e := range entries[skip:] {
 		row := rep.Row(e.name)
@@ -535,6 +553,13 @@ func (r *Runner) allocations(ctx context.Context, rep *Report) error {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
 		a, b, err := measure(func() error { return cycle(bg, lk) })
+		if tf, ok := TryFirst(lk); ok && err == nil && s.Name == NotifyName {
+			var ta, tb float64
+			ta, tb, err = measure(func() error { return cycle(bg, tf) })
+			rep.Diagnostics = append(rep.Diagnostics,
+				Diagnostic{Name: DiagTryFirstAllocs, Value: ta, Unit: "allocs"},
+				Diagnostic{Name: DiagTryFirstBytes, Value: tb, Unit: "bytes"})
+		}
 		if err == nil && s.Name == Locklab {
 			cctx, cancel := context.WithCancel(bg)
 			var ca, cb float64

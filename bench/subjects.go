@@ -211,6 +211,33 @@ func (l *locklabLocker) Unlock(ctx context.Context) error {
 
 var errNotLocked = errors.New("bench: Unlock without Lock")
 
+// TryFirst returns a locker that makes one attempt before it waits as lk
+// does, so that an uncontended Lock of a Notifier never subscribes: what
+// strategy.Acquire would do if it tried before subscribing (and, after a
+// failed attempt, subscribed and tried again). It is used to measure that
+// change; lk must come from a locklab subject.
+func TryFirst(lk Locker) (Locker, bool) {
+	l, ok := lk.(*locklabLocker)
+	if !ok {
+		return nil, false
+	}
+	return tryFirstLocker{l}, true
+}
+
+type tryFirstLocker struct{ *locklabLocker }
+
+func (l tryFirstLocker) Lock(ctx context.Context) error {
+	lk, err := l.s.TryAcquire(ctx, l.key, TTL)
+	if err == nil {
+		l.held = lk
+		return nil
+	}
+	if !errors.Is(err, strategy.ErrNotAcquired) {
+		return err
+	}
+	return l.locklabLocker.Lock(ctx)
+}
+
 // openRedsync makes one mutex per locker and reuses it for every cycle, as
 // redsync allows: a mutex keeps the value of its last Lock. All options are
 // redsync's defaults (8s expiry, 32 tries, a random 50–250ms between them).

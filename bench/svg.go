@@ -9,12 +9,12 @@ import (
 
 // Chart geometry, in SVG user units.
 const (
-	svgWidth    = 980
+	svgWidth    = 1040
 	svgLabelW   = 290 // left column: the bar's name
-	svgBarW     = 560 // longest bar
+	svgBarW     = 500 // longest bar
 	svgRowH     = 22
 	svgBarH     = 14
-	svgTitleH   = 44
+	svgTitleH   = 54
 	svgAxisH    = 22
 	svgPanelGap = 26
 	svgMargin   = 16
@@ -256,7 +256,7 @@ func (rep *Report) WriteSVG(w io.Writer) error {
 		if p.line > 0 {
 			lx := x0 + s.x(p.line)
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="4 3"/>`+"\n", lx, top-4, lx, bottom, colourFloor)
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle">%s</text>`+"\n", lx, top-6, esc(p.lineLabel))
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="start">%s</text>`+"\n", lx+3, top-3, esc(p.lineLabel))
 		}
 		y = bottom + svgAxisH + svgPanelGap
 	}

@@ -199,8 +199,14 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 	defer pool.Close()
 	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
 
+	// Every run's keys start with a prefix of its own, deleted at the end.
 	prefix := "lockcheck:" + xid.New().String()
-	defer cleanup(pool, prefix, e.stderr)
+	prefixes := []string{prefix}
+	defer func() {
+		for _, p := range prefixes {
+			cleanup(pool, p, e.stderr)
+		}
+	}()
 	m := matrix{pool: pool, prefix: prefix, timeout: opts.timeout, progress: e.stderr}
 	rep, err := m.run(ctx, srv.Version, opts.strategies, opts.properties, opts.runs)
 	if err != nil {
@@ -208,7 +214,16 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return exitMismatch
 	}
 	if opts.docs {
-		return writeDocs(rep, opts.paths, e.stderr)
+		entries := map[string]catalog.Entry{}
+		for _, en := range opts.strategies {
+			entries[en.Name] = en
+		}
+		again := func(r report.Result) report.Result {
+			p := "lockcheck:" + xid.New().String()
+			prefixes = append(prefixes, p)
+			return m.check(ctx, entries[r.Strategy], r.Property, p+":"+r.Strategy)
+		}
+		return writeDocs(rep, opts.paths, again, e.stderr)
 	}
 	ropts := report.Options{Trace: opts.trace}
 	switch opts.format {

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/report"
+	"github.com/rs/xid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// root is the repository's root, seen from this package's directory.
+const root = "../.."
+
+// committedDocs returns the Markdown files that make docs rewrites, by
+// path relative to root, with their contents.
+func committedDocs(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := docFiles([]string{filepath.Join(root, "README.md"), filepath.Join(root, "docs")})
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		rel, err := filepath.Rel(root, f)
+		require.NoError(t, err)
+		out[filepath.ToSlash(rel)] = string(b)
+	}
+	return out
+}
+
+func TestMask(t *testing.T) {
+	a := "loop ×12 (0.1ms–58.9ms)\n  Note over B: now = t0+5ms\n  Note over A: now = t0+4ms\nSETNX K t0+5000ms…t0+5065ms\nt0 = 1795306268757; K = lockcheck:dc13659ksduabd0ahm1g:x"
+	b := "loop ×9 (0.3ms–61.0ms)\n  Note over A: now = t0+0ms\n  Note over B: now = t0+1ms\nSETNX K t0+5001ms\nt0 = 1795306268999; K = lockcheck:dc13659ksduabd0ahm2g:x"
+	assert.Equal(t, canonical(a), canonical(b))
+	assert.NotEqual(t, canonical("A->>Redis: DEL K"), canonical("B->>Redis: DEL K"))
+}
+
+// TestDocsCoverEveryBreak: every strategy has a page that traces each of
+// its declared breaks and lists its verdicts; the READMEs show the matrix.
+func TestDocsCoverEveryBreak(t *testing.T) {
+	docs := committedDocs(t)
+	kinds := map[string][]block{}
+	for f, src := range docs {
+		blocks, err := parseBlocks(src)
+		require.NoError(t, err, f)
+		kinds[f] = blocks
+	}
+	has := func(file, kind string, attrs map[string]string) bool {
+		for _, b := range kinds[file] {
+			if b.kind != kind {
+				continue
+			}
+			match := true
+			for k, v := range attrs {
+				match = match && b.attrs[k] == v
+			}
+			if match {
+				return true
+			}
+		}
+		return false
+	}
+	assert.True(t, has("README.md", "matrix", nil), "README.md shows the matrix")
+	assert.True(t, has("docs/README.md", "matrix", nil), "docs/README.md shows the matrix")
+	for _, e := range catalog.Strategies() {
+		if len(e.Expect.Breaks) == 0 {
+			continue
+		}
+		page := "docs/" + e.Name + ".md"
+		if !assert.Contains(t, docs, page, "%s has a page", e.Name) {
+			continue
+		}
+		assert.True(t, has(page, "verdicts", map[string]string{"strategy": e.Name}), "%s lists the verdicts of %s", page, e.Name)
+		for _, p := range e.Expect.Breaks {
+			assert.True(t, has(page, "trace", map[string]string{"strategy": e.Name, "property": string(p)}),
+				"%s traces %s's break of %s", page, e.Name, p)
+		}
+	}
+}
+
+// TestDocsUpToDate regenerates the generated blocks of README.md and docs/
+// from a real run and compares them with the committed ones, masked: the
+// same commands, replies, clients and order, whatever the times. A trace
+// that differs is run again a few times before the test gives up, since a
+// waiter's retries can meet an expiring key at different points. When it
+// fails, run make docs.
+func TestDocsUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole matrix")
+	}
+	docs := committedDocs(t)
+	srv := redistest.Shared(t)
+	pool := redistest.Pool(t)
+	m := matrix{pool: pool, prefix: "lockcheck:" + xid.New().String()}
+	ctx := context.Background()
+	rep, err := m.run(ctx, srv.Version, catalog.Strategies(), locktest.Properties(), 1)
+	require.NoError(t, err)
+	require.True(t, rep.OK(), "the verdicts are not the declared ones; the docs cannot be checked")
+
+	for _, file := range slices.Sorted(maps.Keys(docs)) {
+		src := docs[file]
+		blocks, err := parseBlocks(src)
+		require.NoError(t, err, file)
+		for _, b := range blocks {
+			text, err := generate(b, rep, root)
+			if !assert.NoError(t, err, "%s: %s", file, b.name()) {
+				continue
+			}
+			want := canonical(b.body)
+			if canonical(text) == want {
+				continue
+			}
+			if b.kind == "trace" {
+				e, _ := catalog.Lookup(b.attrs["strategy"])
+				p := locktest.Property(b.attrs["property"])
+				t.Logf("%s: %s: this run drew another shape than the committed one; running it again", file, b.name())
+				for range 4 {
+					r := m.check(ctx, e, p, "lockcheck:"+xid.New().String()+":"+e.Name)
+					again := *rep
+					again.Results = []report.Result{r}
+					if text, err = generate(b, &again, root); err == nil && canonical(text) == want {
+						break
+					}
+				}
+				if canonical(text) == want {
+					continue
+				}
+			}
+			t.Errorf("%s: %s is out of date: run make docs.\n--- committed (masked)\n%s\n--- generated (masked)\n%s",
+				file, b.name(), want, canonical(text))
+		}
+	}
+}
+
+// TestRewrite: only the blocks change, and a block that cannot be
+// generated is an error.
+func TestRewrite(t *testing.T) {
+	rep := &report.Report{RedisVersion: "7.0.15"}
+	r := report.Result{Strategy: "setnxpx", Expected: locktest.Breaks}
+	r.Property, r.Verdict, r.Reason = locktest.DoubleRelease, locktest.Breaks, "A's second release freed B's lock"
+	r.Timeline = []locktest.Event{{Client: "A", Kind: locktest.EvCommand, Command: []string{"DEL", "K"}, Reply: "1"}}
+	rep.Results = []report.Result{r}
+
+	src := "# Title\n\nProse.\n\n<!-- lockcheck:matrix -->\nold\n<!-- /lockcheck:matrix -->\n\nMore prose.\n\n" +
+		"<!-- lockcheck:trace strategy=setnxpx property=double-release -->\n<!-- /lockcheck:trace -->\nEnd.\n"
+	got, err := rewrite(src, rep, root)
+	require.NoError(t, err)
+	assert.Equal(t, "# Title\n\nProse.\n\n<!-- lockcheck:matrix -->\n"+
+		"| property | setnxpx |\n|---|---|\n| double-release | breaks |\n\n"+
+		"_Generated by `make docs` from a run of lockcheck on Redis 7.0.15, 0001-01-01._\n"+
+		"<!-- /lockcheck:matrix -->\n\nMore prose.\n\n"+
+		"<!-- lockcheck:trace strategy=setnxpx property=double-release -->\n"+
+		"> **setnxpx breaks double-release:** A's second release freed B's lock.\n\n"+
+		"```mermaid\nsequenceDiagram\n    participant A\n    participant Redis\n    A->>Redis: DEL K\n    Redis-->>A: 1\n```\n"+
+		"<!-- /lockcheck:trace -->\nEnd.\n", got)
+	again, err := rewrite(got, rep, root)
+	require.NoError(t, err)
+	assert.Equal(t, got, again, "rewriting is idempotent")
+
+	for _, bad := range []string{
+		"<!-- lockcheck:trace strategy=luatoken property=double-release -->\n<!-- /lockcheck:trace -->\n",
+		"<!-- lockcheck:trace strategy=setnxpx property=exclusion -->\n<!-- /lockcheck:trace -->\n",
+		"<!-- lockcheck:verdicts strategy=nope -->\n<!-- /lockcheck:verdicts -->\n",
+		"<!-- lockcheck:matrix -->\n<!-- /lockcheck:trace -->\n",
+		"<!-- lockcheck:matrix -->\nno end\n",
+		"<!-- lockcheck:chart -->\n<!-- /lockcheck:chart -->\n",
+		"<!-- lockcheck:source file=strategy/nope.go -->\n<!-- /lockcheck:source -->\n",
+		"<!-- lockcheck:source file=strategy/getset/getset.go func=nope -->\n<!-- /lockcheck:source -->\n",
+	} {
+		_, err := rewrite(bad, rep, root)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestQuote(t *testing.T) {
+	text, lang, err := quote(root, "strategy/getset/getset.go", "takeover")
+	require.NoError(t, err)
+	assert.Equal(t, "go", lang)
+	assert.True(t, strings.HasPrefix(text, "// takeover is step 3"), text)
+	assert.Contains(t, text, `s.Stamp("GETSET", stamp)`)
+	assert.True(t, strings.HasSuffix(text, "}"))
+
+	text, _, err = quote(root, "strategy/setnxpx/setnxpx.go", "Strategy.TryAcquire")
+	require.NoError(t, err)
+	assert.Contains(t, text, `"SET", 1, "NX", "PX"`)
+
+	text, lang, err = quote(root, "strategy/luatoken/release.lua", "")
+	require.NoError(t, err)
+	assert.Equal(t, "lua", lang)
+	assert.Contains(t, text, `redis.call("DEL", KEYS[1])`)
+}

@@ -1,0 +1,54 @@
+package locktest_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/setnxpx"
+	"github.com/rs/xid"
+)
+
+// Check runs one property on a strategy, here SET NX PX with a DEL release,
+// and returns its verdict with the counterexample of a break. Verdicts are
+// the same on every run; only the times in a timeline change.
+func ExampleCheck() {
+	ctx := context.Background()
+	// A real Redis: REDIS_ADDR, else Docker, else a redis-server process.
+	srv, err := redistest.Start(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	pool := srv.NewPool()
+	defer pool.Close()
+
+	// The suite builds the strategy once per simulated client (A, B, C...).
+	newLock := func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+		return setnxpx.New(p)
+	}
+	cfg := locktest.Config{Pool: pool, New: newLock, Key: "example:" + xid.New().String()}
+
+	for _, p := range []locktest.Property{locktest.CrashRecovery, locktest.DoubleRelease} {
+		res := locktest.Check(ctx, cfg, p)
+		fmt.Printf("%s: %s\n", res.Property, res.Verdict)
+		// The counterexample: every command each client sent, and its reply.
+		for _, e := range res.Timeline {
+			if e.Kind == locktest.EvCommand {
+				fmt.Printf("  %s: %s -> %s\n", e.Client, strings.Join(e.Command, " "), e.Reply)
+			}
+		}
+	}
+	// Output:
+	// crash-recovery: holds
+	// double-release: breaks
+	//   A: SET K 1 NX PX 5000 -> OK
+	//   A: DEL K -> 1
+	//   B: SET K 1 NX PX 5000 -> OK
+	//   A: DEL K -> 1
+	//   C: SET K 1 NX PX 5000 -> OK
+}

@@ -61,7 +61,7 @@ func (rep *Report) panels() []panel {
 	var unc, par, con panel
 	unc = panel{
 		title:    "Uncontended acquire + release, p50 latency (µs, shorter is better)",
-		subtitle: "One connection, sequential. Black tick: the floor, 2 × PING p50 through the same client.",
+		subtitle: "One connection, sequential. Black tick: the floor, 2 × PING p50 through the same client. † timed in a pass of its own, beside its own floor.",
 	}
 	par = panel{
 		title:    fmt.Sprintf("%d goroutines on %d keys: lock + unlock pairs per second (longer is better)", rep.Settings.Goroutines, rep.Settings.Goroutines),
@@ -76,9 +76,13 @@ func (rep *Report) panels() []panel {
 		fl := rep.Floor(r.Client)
 		if r.Wait == "" {
 			if r.UncontendedP50us != nil && fl != nil {
+				ping, label := fl.PingP50us, r.Name+" ("+r.Client+")"
+				if r.FloorPingP50us != nil {
+					ping, label = *r.FloorPingP50us, label+" "+apartMark
+				}
 				unc.bars = append(unc.bars, bar{
-					label: r.Name + " (" + r.Client + ")", value: *r.UncontendedP50us, colour: colourOf(r.Subject),
-					marker: 2 * fl.PingP50us, text: fmt.Sprintf("%.1f µs · %.2f× floor", *r.UncontendedP50us, deref(r.FloorRatio)),
+					label: label, value: *r.UncontendedP50us, colour: colourOf(r.Subject),
+					marker: 2 * ping, text: fmt.Sprintf("%.1f µs · %.2f× floor", *r.UncontendedP50us, deref(r.FloorRatio)),
 				})
 			}
 			if r.ParallelOpsPerS != nil && fl != nil {

@@ -91,8 +91,8 @@ func marked(cell string, ts ...*Target) string {
 // tables builds the report's three tables: per lock, contended, and targets.
 func (rep *Report) tables() (locks, contended, targets *table) {
 	locks = &table{
-		head:  []string{"lock", "client", "commands per cycle", "p50 µs", "p99 µs", "p50 / 2×PING", "pairs/s", "allocs", "bytes", "16 goroutines pairs/s", "/ SET+DEL floor"},
-		right: []bool{false, false, false, true, true, true, true, true, true, true, true},
+		head:  []string{"lock", "client", "commands per cycle", "p50 µs", "p99 µs", "p50 / 2×PING", "p50 / PING+PING", "pairs/s", "allocs", "bytes", "16 goroutines pairs/s", "/ SET+DEL floor"},
+		right: []bool{false, false, false, true, true, true, true, true, true, true, true, true},
 	}
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
@@ -110,9 +110,14 @@ func (rep *Report) tables() (locks, contended, targets *table) {
 		if r.CommandsPerOp != nil {
 			cycle = fmt.Sprintf("%s (%.0f)", r.Cycle, *r.CommandsPerOp)
 		}
+		p50 := num(r.UncontendedP50us, "%.1f")
+		if r.FloorPingP50us != nil {
+			p50 += " " + apartMark
+		}
 		locks.add(r.Name, r.Client, cycle,
-			num(r.UncontendedP50us, "%.1f"), num(r.UncontendedP99us, "%.1f"),
+			p50, num(r.UncontendedP99us, "%.1f"),
 			marked(num(r.FloorRatio, "%.2f"), tf...),
+			num(r.TwoPingRatio, "%.2f"),
 			marked(num(r.UncontendedOpsPerS, "%.0f"), tu...),
 			marked(num(r.AllocsPerOp, "%.1f"), ta...),
 			num(r.BytesPerOp, "%.0f"),
@@ -123,6 +128,7 @@ func (rep *Report) tables() (locks, contended, targets *table) {
 		two := 2 * fl.PingP50us
 		locks.add("floor: 2×PING, SET+DEL", fl.Client, "PING · PING",
 			fmt.Sprintf("%.1f", two), fmt.Sprintf("%.1f", 2*fl.PingP99us), "1.00",
+			fmt.Sprintf("%.2f", two/fl.TwoPingP50us),
 			fmt.Sprintf("%.0f", 1e6/two),
 			fmt.Sprintf("%.1f", fl.AllocsPerOp), fmt.Sprintf("%.0f", fl.BytesPerOp),
 			fmt.Sprintf("%.0f", fl.ParallelOpsPerS), "1.00")
@@ -169,6 +175,23 @@ func (rep *Report) tables() (locks, contended, targets *table) {
 	return locks, contended, targets
 }
 
+// apartMark flags the figures of a subject timed in a pass of its own.
+const apartMark = "†"
+
+// apartNote explains apartMark, or is "" when no row has it.
+func (rep *Report) apartNote() string {
+	var parts []string
+	for _, r := range rep.Rows {
+		if r.FloorPingP50us != nil {
+			parts = append(parts, fmt.Sprintf("%s against PING p50 %.1fµs measured beside it", r.Name, *r.FloorPingP50us))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return apartMark + " timed in a pass of its own, as its subscription keeps working after each cycle: " + strings.Join(parts, "; ") + "."
+}
+
 // WriteText prints the report as aligned text tables.
 func (rep *Report) WriteText(w io.Writer) {
 	locks, contended, targets := rep.tables()
@@ -182,6 +205,9 @@ func (rep *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nUncontended acquire + release (%d cycles, one connection) and %d goroutines on %d keys:\n\n", rep.Settings.Iterations, rep.Settings.Goroutines, rep.Settings.Goroutines)
 	locks.text(w)
+	if n := rep.apartNote(); n != "" {
+		fmt.Fprintln(w, n)
+	}
 	fmt.Fprintf(w, "\n%d goroutines on one key, empty critical sections (%.0fs each):\n\n", rep.Settings.Contenders, rep.Settings.ContendedS)
 	contended.text(w)
 	if len(rep.Diagnostics) > 0 {
@@ -199,6 +225,10 @@ func (rep *Report) WriteText(w io.Writer) {
 func (rep *Report) WriteMarkdown(w io.Writer) {
 	locks, contended, targets := rep.tables()
 	locks.markdown(w)
+	if n := rep.apartNote(); n != "" {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, n)
+	}
 	fmt.Fprintln(w)
 	contended.markdown(w)
 	fmt.Fprintln(w)

@@ -26,7 +26,7 @@
 // cost:
 //
 //	s, err := luatoken.New(pool,
-//		luatoken.WithAutoRenew(0),            // renew every TTL/3; locks are strategy.Leased
+//		luatoken.WithAutoRenew(0),            // renew about every TTL/3; locks are strategy.Leased
 //		luatoken.WithMaxHold(10*time.Minute), // stop renewing after this
 //		luatoken.WithFencing(),               // locks are strategy.Fenced
 //		luatoken.WithNotify(),                // Acquire wakes on release
@@ -54,7 +54,7 @@
 //
 // With WithAutoRenew, each lock starts a goroutine that renews it (the same
 // compare-and-PEXPIRE, to the TTL given to TryAcquire) every interval, by
-// default a third of the TTL, until Release. The lock implements
+// default a third of the TTL less the lease margin, until Release. The lock implements
 // strategy.Leased: Lease returns a context that is cancelled the moment the
 // lock may be lost, with a *LeaseError as its context.Cause:
 //

@@ -26,7 +26,7 @@ func Example() {
 	defer pool.Close()
 
 	locks, err := luatoken.New(pool,
-		luatoken.WithAutoRenew(0),            // renew every TTL/3 while held
+		luatoken.WithAutoRenew(0),            // renew about every TTL/3 while held
 		luatoken.WithMaxHold(10*time.Minute), // but never hold longer than this
 		luatoken.WithFencing(),               // number every acquisition
 		luatoken.WithNotify(),                // wake waiters on release

@@ -92,7 +92,8 @@ type lease struct {
 	cancel  context.CancelCauseFunc
 	ttl     time.Duration // the TTL every renewal sets
 	every   time.Duration
-	holdEnd time.Time // zero without WithMaxHold
+	holdEnd time.Time     // zero without WithMaxHold
+	done    chan struct{} // closed when the renewal goroutine returns
 
 	mu       sync.Mutex
 	ended    bool
@@ -114,6 +115,7 @@ func startLease(ctx context.Context, l *Lock, cfg *config, sent time.Time, ttl t
 		cancel: cancel,
 		ttl:    ttl,
 		every:  cfg.interval(ttl),
+		done:   make(chan struct{}),
 	}
 	if cfg.maxHold > 0 {
 		le.holdEnd = sent.Add(cfg.maxHold)
@@ -176,6 +178,7 @@ func (le *lease) extended(sent time.Time, ttl time.Duration) {
 
 // renew is the renewal goroutine; it returns when the lease ends.
 func (le *lease) renew() {
+	defer close(le.done)
 	t := time.NewTimer(le.every)
 	defer t.Stop()
 	failures := 0

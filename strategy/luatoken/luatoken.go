@@ -199,8 +199,9 @@ func (l *Lock) Token() string { return l.token }
 // EVALSHA (EVAL when the script is not cached). With WithNotify the same
 // script publishes the release to the waiters. A renewing lock stops
 // renewing and its Lease ends, with ErrReleased as the cause, before the key
-// is deleted. Release returns an error matching strategy.ErrNotHeld when the
-// lock had expired or was released already.
+// is deleted, and Release returns once its renewal goroutine has stopped
+// (or ctx is done). Release returns an error matching strategy.ErrNotHeld
+// when the lock had expired or was released already.
 func (l *Lock) Release(ctx context.Context) error {
 	if l.lease != nil {
 		l.lease.end(&LeaseError{Key: l.key, Err: ErrReleased})
@@ -217,6 +218,14 @@ func (l *Lock) Release(ctx context.Context) error {
 		reply, err = eval(ctx, conn, releaseScript, l.key, l.token)
 	}
 	n, err := redis.Int(reply, err)
+	if l.lease != nil {
+		// The renewal's command was cancelled with the lease: wait for it
+		// to return, so that nothing of the lock runs after Release.
+		select {
+		case <-l.lease.done:
+		case <-ctx.Done():
+		}
+	}
 	if err != nil {
 		return opError("release", l.key, err)
 	}

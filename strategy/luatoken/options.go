@@ -17,7 +17,7 @@ type Option func(*config)
 
 type config struct {
 	renew     bool
-	every     time.Duration // 0: ttl/3
+	every     time.Duration // 0: (ttl - margin)/3
 	maxHold   time.Duration // 0: no cap
 	margin    time.Duration
 	marginSet bool
@@ -33,8 +33,10 @@ func (c *config) fail(format string, args ...any) {
 }
 
 // WithAutoRenew makes every lock renew itself while held: a goroutine per
-// lock extends it to its full TTL every interval (0 means a third of the
-// TTL given to TryAcquire), and the lock implements strategy.Leased. Its
+// lock extends it to its full TTL every interval, and the lock implements
+// strategy.Leased. An interval of 0 means a third of the TTL given to
+// TryAcquire less the lease margin (see WithLeaseMargin): the time from a
+// renewal to the lease deadline holds three intervals. Its
 // Lease context ends the moment the lock may have been lost: a renewal found
 // it gone or someone else's, or no renewal got through before the lease
 // deadline (see WithLeaseMargin). Failed renewals that may pass (a network
@@ -123,12 +125,14 @@ func (c *config) leaseMargin(ttl time.Duration) time.Duration {
 	return 2*time.Millisecond + ttl/100
 }
 
-// interval is the renewal interval for a TTL.
+// interval is the renewal interval for a TTL: by default a third of the
+// time a renewal leaves until the lease deadline, so that two renewals can
+// be late or fail before the lease is lost.
 func (c *config) interval(ttl time.Duration) time.Duration {
 	if c.every > 0 {
 		return c.every
 	}
-	return ttl / 3
+	return (ttl - c.leaseMargin(ttl)) / 3
 }
 
 // checkLease checks that a lock of this TTL can renew itself in time.

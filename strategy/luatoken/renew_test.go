@@ -166,7 +166,7 @@ func TestLeaseEndsBeforeExpiryWhenStalled(t *testing.T) {
 	sp := &stallPool{Pool: p}
 	defer sp.Resume()
 	const ttl, margin = 300 * time.Millisecond, 40 * time.Millisecond
-	every := ttl / 3
+	every := (ttl - margin) / 3 // the default interval
 	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(margin))
 
 	l, lock := tryAcquire(t, s, key, ttl)
@@ -317,7 +317,7 @@ func TestAutoRenewInvalid(t *testing.T) {
 		{2 * time.Second, time.Second},                  // longer
 		{99 * time.Millisecond, 100 * time.Millisecond}, // past the lease deadline (margin 3ms)
 		{0, time.Millisecond},                           // a third of 1ms: the margin alone is longer
-		{0, 3 * time.Millisecond},
+		{0, 2 * time.Millisecond},
 	} {
 		s := newLuatoken(t, rp, luatoken.WithAutoRenew(c.every))
 		_, err := s.TryAcquire(context.Background(), key, c.ttl)

@@ -45,14 +45,7 @@ func (p faultPool) GetContext(ctx context.Context) (redis.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &faultConn{c: c, conn: conn}
-	c.mu.Lock()
-	if c.conns == nil {
-		c.conns = map[*faultConn]struct{}{}
-	}
-	c.conns[f] = struct{}{}
-	c.mu.Unlock()
-	return f, nil
+	return &faultConn{c: c, conn: conn}, nil
 }
 
 // faultClock is a client's clock: the real time plus the client's skew.
@@ -77,16 +70,23 @@ func (c *client) isCrashed() bool {
 	return c.crashed
 }
 
-// crash kills the client: it sends nothing more and its connections close.
+// crash kills the client, once: it sends nothing more.
 func (c *client) crash(why string) {
-	c.mu.Lock()
-	if c.crashed {
-		c.mu.Unlock()
-		return
+	if !c.kill() {
+		c.r.rec.add(Event{Client: c.name, Kind: EvCrash, Text: why})
 	}
-	c.mu.Unlock()
-	c.kill()
-	c.r.rec.add(Event{Client: c.name, Kind: EvCrash, Text: why})
+}
+
+// kill marks the client crashed and says whether it was already: none of
+// its connections sends another command. They are not closed from here: a
+// connection may be in use by another goroutine of the client, and redigo's
+// connections are not safe for a concurrent Close. The connection whose
+// command triggers a crash is closed by its own goroutine (see DoContext).
+func (c *client) kill() (already bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	already, c.crashed = c.crashed, true
+	return already
 }
 
 // pause makes the client's commands wait until resume; pause models a
@@ -138,7 +138,7 @@ func (c *client) before(ctx context.Context, cmd string) error {
 }
 
 // after records a command and crashes the client when its count is reached.
-func (c *client) after(cmd string, args []any, reply any, err error) {
+func (c *client) after(cmd string, args []any, reply any, err error) (crashed bool) {
 	e := Event{Client: c.name, Kind: EvCommand, Command: append([]string{cmd}, formatArgs(c.r, args)...)}
 	if err != nil {
 		e.Err = err.Error()
@@ -153,6 +153,7 @@ func (c *client) after(cmd string, args []any, reply any, err error) {
 	if crash {
 		c.crash(fmt.Sprintf("dies right after its command #%d (%s) returns", c.sent, cmd))
 	}
+	return crash
 }
 
 // faultConn is a connection of a client. Only Do is watched and steered;
@@ -162,24 +163,8 @@ type faultConn struct {
 	conn redis.Conn
 }
 
-func (f *faultConn) Close() error {
-	f.c.mu.Lock()
-	delete(f.c.conns, f)
-	f.c.mu.Unlock()
-	return f.conn.Close()
-}
+func (f *faultConn) Close() error { return f.conn.Close() }
 
-// kill marks the client crashed and closes its open connections.
-func (c *client) kill() {
-	c.mu.Lock()
-	c.crashed = true
-	conns := c.conns
-	c.conns = nil
-	c.mu.Unlock()
-	for f := range conns {
-		f.conn.Close()
-	}
-}
 func (f *faultConn) Err() error { return f.conn.Err() }
 
 func (f *faultConn) Do(cmd string, args ...any) (any, error) {
@@ -194,7 +179,9 @@ func (f *faultConn) DoContext(ctx context.Context, cmd string, args ...any) (any
 		return nil, err
 	}
 	reply, err := redis.DoContext(f.conn, ctx, cmd, args...)
-	f.c.after(cmd, args, reply, err)
+	if f.c.after(cmd, args, reply, err) {
+		f.conn.Close() // this goroutine owns it: the crashed client's connection closes
+	}
 	return reply, err
 }
 

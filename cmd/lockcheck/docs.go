@@ -19,11 +19,12 @@ import (
 )
 
 // A generated block of a Markdown file: an opening comment naming what to
-// generate, the generated text, and a closing comment.
+// generate, the generated text, and a closing comment, each comment at the
+// start of a line (a marker elsewhere, quoted in text, is left alone).
 var (
-	blockRE  = regexp.MustCompile(`(?s)<!-- lockcheck:([a-z]+)((?: +[a-z]+=[A-Za-z0-9_./-]+)*) -->\n(.*?)<!-- /lockcheck:([a-z]+) -->`)
+	blockRE  = regexp.MustCompile(`(?ms)^<!-- lockcheck:([a-z]+)((?: +[a-z]+=[A-Za-z0-9_./-]+)*) -->\n(.*?)^<!-- /lockcheck:([a-z]+) -->`)
 	attrRE   = regexp.MustCompile(`([a-z]+)=([A-Za-z0-9_./-]+)`)
-	markerRE = regexp.MustCompile(`<!-- /?lockcheck:`)
+	markerRE = regexp.MustCompile(`(?m)^<!-- /?lockcheck:`)
 )
 
 // block is one generated block of a file.
@@ -106,7 +107,10 @@ func generate(b block, rep *report.Report, root string) (string, error) {
 	return w.String(), nil
 }
 
-// rewrite returns src with every generated block regenerated from rep.
+// rewrite returns src with every generated block regenerated from rep. A
+// block whose canonical form has not changed is left as it is, so that
+// regenerating the docs changes only what a change of the code changed,
+// not every time and key in them.
 func rewrite(src string, rep *report.Report, root string) (string, error) {
 	blocks, err := parseBlocks(src)
 	if err != nil {
@@ -118,6 +122,9 @@ func rewrite(src string, rep *report.Report, root string) (string, error) {
 		text, err := generate(b, rep, root)
 		if err != nil {
 			return "", err
+		}
+		if canonical(text) == canonical(b.body) {
+			text = b.body
 		}
 		out.WriteString(src[last:b.from])
 		out.WriteString(text)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
@@ -102,6 +103,12 @@ func TestDocsUpToDate(t *testing.T) {
 	srv := redistest.Shared(t)
 	pool := redistest.Pool(t)
 	m := matrix{pool: pool, prefix: "lockcheck:" + xid.New().String()}
+	prefixes := []string{m.prefix}
+	defer func() {
+		for _, p := range prefixes {
+			cleanup(pool, p, os.Stderr)
+		}
+	}()
 	ctx := context.Background()
 	rep, err := m.run(ctx, srv.Version, catalog.Strategies(), locktest.Properties(), 1)
 	require.NoError(t, err)
@@ -125,7 +132,9 @@ func TestDocsUpToDate(t *testing.T) {
 				p := locktest.Property(b.attrs["property"])
 				t.Logf("%s: %s: this run drew another shape than the committed one; running it again", file, b.name())
 				for range 4 {
-					r := m.check(ctx, e, p, "lockcheck:"+xid.New().String()+":"+e.Name)
+					prefix := "lockcheck:" + xid.New().String()
+					prefixes = append(prefixes, prefix)
+					r := m.check(ctx, e, p, prefix+":"+e.Name)
 					again := *rep
 					again.Results = []report.Result{r}
 					if text, err = generate(b, &again, root); err == nil && canonical(text) == want {
@@ -163,9 +172,27 @@ func TestRewrite(t *testing.T) {
 		"> **setnxpx breaks double-release:** A's second release freed B's lock.\n\n"+
 		"```mermaid\nsequenceDiagram\n    participant A\n    participant Redis\n    A->>Redis: DEL K\n    Redis-->>A: 1\n```\n"+
 		"<!-- /lockcheck:trace -->\nEnd.\n", got)
+	quoted := "Write `<!-- lockcheck:matrix -->` on a line of its own.\n"
+	same, err := rewrite(quoted, rep, root)
+	require.NoError(t, err)
+	assert.Equal(t, quoted, same, "a marker inside a line is text")
+
 	again, err := rewrite(got, rep, root)
 	require.NoError(t, err)
 	assert.Equal(t, got, again, "rewriting is idempotent")
+
+	// A block that differs only in what changes between runs is kept.
+	later := *rep
+	later.When = time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC)
+	again, err = rewrite(got, &later, root)
+	require.NoError(t, err)
+	assert.Equal(t, got, again, "only the date changed")
+	later.RedisVersion = "8.0.0"
+	later.Results = []report.Result{r, r}
+	later.Results[1].Strategy = "luatoken"
+	again, err = rewrite(got, &later, root)
+	require.NoError(t, err)
+	assert.Contains(t, again, "| property | setnxpx | luatoken |", "the matrix changed")
 
 	for _, bad := range []string{
 		"<!-- lockcheck:trace strategy=luatoken property=double-release -->\n<!-- /lockcheck:trace -->\n",
@@ -176,6 +203,7 @@ func TestRewrite(t *testing.T) {
 		"<!-- lockcheck:chart -->\n<!-- /lockcheck:chart -->\n",
 		"<!-- lockcheck:source file=strategy/nope.go -->\n<!-- /lockcheck:source -->\n",
 		"<!-- lockcheck:source file=strategy/getset/getset.go func=nope -->\n<!-- /lockcheck:source -->\n",
+		"<!-- lockcheck:matrix -->\ntext <!-- /lockcheck:matrix -->\n",
 	} {
 		_, err := rewrite(bad, rep, root)
 		assert.Error(t, err, bad)

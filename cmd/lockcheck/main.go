@@ -41,7 +41,8 @@
 //
 // # JSON
 //
-// With -format json the output is one object, whose fields are kept stable:
+// With -format json the output is one object, whose fields are kept stable
+// (docs/lockcheck.md describes each):
 //
 //	{
 //	  "redis_version": "7.0.15",
@@ -101,8 +102,11 @@
 // File paths are relative to the working directory, which for make docs is
 // the repository's root.
 //
-// When a verdict is not the declared one, or a trace block names a property
-// that does not break, nothing is written. make docs runs it.
+// A block whose structure is unchanged (only times, keys, tokens, retry
+// counts, the Redis version or the date differ) is kept as it is. When a
+// verdict is not the declared one, or a trace block names a property that
+// does not break, nothing is written. make docs runs it; docs/lockcheck.md
+// says more.
 //
 // # Exit status
 //

@@ -218,23 +218,32 @@ func MarkdownTable(w io.Writer, rep *Report) {
 // those that are not and those that changed between runs.
 func summary(w io.Writer, rep *Report, bullet string) {
 	mism := rep.Mismatches()
-	if len(mism) == 0 {
+	switch {
+	case len(rep.Results) == 1 && len(mism) == 0:
+		fmt.Fprintln(w, "The verdict is the declared one.")
+	case len(mism) == 0:
 		fmt.Fprintf(w, "All %d verdicts are the declared ones.\n", len(rep.Results))
-	} else {
+	case len(mism) == 1:
+		fmt.Fprintf(w, "1 of %d verdicts is not the declared one (marked !):\n", len(rep.Results))
+	default:
 		fmt.Fprintf(w, "%d of %d verdicts are not the declared ones (marked !):\n", len(mism), len(rep.Results))
-		for _, r := range mism {
-			why := r.Reason
-			if r.Err != nil {
-				why = r.Err.Error()
-			}
-			fmt.Fprintf(w, "%s%s / %s: %s, declared %s: %s\n", bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(why))
+	}
+	for _, r := range mism {
+		why := r.Reason
+		if r.Err != nil {
+			why = r.Err.Error()
 		}
+		fmt.Fprintf(w, "%s%s / %s: %s, declared %s: %s\n", bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(why))
 	}
 	if rep.Runs > 1 {
 		if len(rep.Changes) == 0 {
 			fmt.Fprintf(w, "The verdicts were the same in all %d runs.\n", rep.Runs)
 		} else {
-			fmt.Fprintf(w, "%d verdicts changed between the %d runs:\n", len(rep.Changes), rep.Runs)
+			what := fmt.Sprintf("%d verdicts", len(rep.Changes))
+			if len(rep.Changes) == 1 {
+				what = "1 verdict"
+			}
+			fmt.Fprintf(w, "%s changed between the %d runs:\n", what, rep.Runs)
 			for _, c := range rep.Changes {
 				vs := make([]string, len(c.Verdicts))
 				for i, v := range c.Verdicts {

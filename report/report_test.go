@@ -155,7 +155,7 @@ property        setnxpx  luatoken
 exclusion       holds    holds
 holder-overrun  breaks   holds!
 
-1 of 4 verdicts are not the declared ones (marked !):
+1 of 4 verdicts is not the declared one (marked !):
   luatoken / holder-overrun: holds, declared breaks: because
 `, b.String())
 }
@@ -207,7 +207,7 @@ func TestChanges(t *testing.T) {
 	a.Runs, a.Changes = 3, changes
 	var out bytes.Buffer
 	require.NoError(t, report.Text(&out, a, report.Options{}))
-	assert.Contains(t, out.String(), "1 verdicts changed between the 3 runs:\n  setnxpx / holder-overrun: breaks, holds, breaks\n")
+	assert.Contains(t, out.String(), "1 verdict changed between the 3 runs:\n  setnxpx / holder-overrun: breaks, holds, breaks\n")
 	assert.False(t, a.OK())
 }
 

@@ -198,7 +198,7 @@ func TestMismatch(t *testing.T) {
 	code, out, errOut := run(t, "-property", "double-release")
 	assert.Equal(t, exitMismatch, code)
 	assert.Regexp(t, `(?m)^double-release +holds!$`, out)
-	assert.Contains(t, out, "1 of 1 verdicts are not the declared ones (marked !):\n  luatoken / double-release: holds, declared breaks: ")
+	assert.Contains(t, out, "1 of 1 verdicts is not the declared one (marked !):\n  luatoken / double-release: holds, declared breaks: ")
 	assert.Contains(t, errOut, "DECLARED breaks!")
 
 	code, out, _ = run(t, "-property", "double-release", "-format", "json")

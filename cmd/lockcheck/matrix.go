@@ -63,7 +63,11 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 	rep.Changes = report.Changes(all)
 	if m.progress != nil {
 		n := len(entries) * len(props) * runs
-		fmt.Fprintf(m.progress, "lockcheck: %d checks in %.2fs\n", n, time.Since(start).Seconds())
+		plural := "s"
+		if n == 1 {
+			plural = ""
+		}
+		fmt.Fprintf(m.progress, "lockcheck: %d check%s in %.2fs\n", n, plural, time.Since(start).Seconds())
 	}
 	return rep, nil
 }

@@ -105,16 +105,29 @@ func (c tapConn) ReceiveWithTimeout(d time.Duration) (any, error) {
 	return redis.ReceiveWithTimeout(c.Conn, d)
 }
 
-// tapHook does for a go-redis client what tapPool does for redigo.
-type tapHook struct{ sent *atomic.Int64 }
+// tapHook does for a go-redis client what tapPool does for redigo. It
+// counts into sent, and into the counter cur points to, when set.
+type tapHook struct {
+	sent *atomic.Int64
+	cur  *atomic.Pointer[atomic.Int64]
+}
+
+func (h tapHook) count(n int64) {
+	if h.sent != nil {
+		h.sent.Add(n)
+	}
+	if h.cur != nil {
+		if c := h.cur.Load(); c != nil {
+			c.Add(n)
+		}
+	}
+}
 
 func (tapHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
 
 func (h tapHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 	return func(ctx context.Context, cmd goredis.Cmder) error {
-		if h.sent != nil {
-			h.sent.Add(1)
-		}
+		h.count(1)
 		err := next(ctx, cmd)
 		probeFrom(ctx).fire()
 		return err
@@ -123,9 +136,7 @@ func (h tapHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 
 func (h tapHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		if h.sent != nil {
-			h.sent.Add(int64(len(cmds)))
-		}
+		h.count(int64(len(cmds)))
 		err := next(ctx, cmds)
 		probeFrom(ctx).fire()
 		return err

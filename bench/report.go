@@ -87,6 +87,10 @@ type Row struct {
 	HandoffP50us    *float64 `json:"handoff_p50_us,omitempty"`
 	HandoffP99us    *float64 `json:"handoff_p99_us,omitempty"`
 	Handoffs        *int     `json:"handoffs,omitempty"`
+	// Commands sent by all the contenders per critical section: the lock
+	// and unlock, and every attempt that failed (and, woken on release, the
+	// subscriptions).
+	CommandsPerCS *float64 `json:"commands_per_cs,omitempty"`
 	// Lock calls that returned without the lock before the run ended
 	// (redsync gives up after its 32 tries); the goroutine asked again.
 	GaveUp *int `json:"gave_up,omitempty"`

@@ -258,7 +258,7 @@ func (r *Runner) commands(ctx context.Context, rep *Report) error {
 	var count atomic.Int64
 	rc := r.goRedis(1)
 	defer rc.Close()
-	rc.AddHook(tapHook{&count})
+	rc.AddHook(tapHook{sent: &count})
 	for i, s := range r.subs {
 		pool := r.redigoPool(s.conns())
 		defer pool.Close()
@@ -727,7 +727,8 @@ func (r *Runner) contended(ctx context.Context, rep *Report) error {
 	defer pool.Close()
 	rc := r.goRedis(r.cfg.Contenders * 2)
 	defer rc.Close()
-	rc.AddHook(tapHook{})
+	var cur atomic.Pointer[atomic.Int64]
+	rc.AddHook(tapHook{cur: &cur})
 	cl := &Clients{Redigo: pool, GoRedis: rc}
 
 	type combo struct {
@@ -745,7 +746,7 @@ func (r *Runner) contended(ctx context.Context, rep *Report) error {
 	per := r.cfg.ContendedTime / time.Duration(r.cfg.Rounds)
 	for round := range r.cfg.Rounds {
 		for _, c := range combos {
-			res, err := r.contendedRun(ctx, cl, c.s, c.wait, per, round)
+			res, err := r.contendedRun(ctx, cl, &cur, c.s, c.wait, per, round)
 			if err != nil {
 				return fmt.Errorf("%s: %w", RowName(c.s.Name, c.wait), err)
 			}
@@ -760,6 +761,7 @@ func (r *Runner) contended(ctx context.Context, rep *Report) error {
 			Name: RowName(c.s.Name, c.wait), Subject: c.s.Name, Client: c.s.Client, Wait: c.wait,
 			ContendedCSPerS: f(float64(res.cs) / total.Seconds()),
 			Handoffs:        f2i(len(res.lat)),
+			CommandsPerCS:   perCS(res.commands, res.cs),
 			GaveUp:          nonzero(res.gaveUp),
 			Violations:      nonzero(res.violations),
 		}
@@ -777,6 +779,13 @@ func (r *Runner) contended(ctx context.Context, rep *Report) error {
 
 func f2i(n int) *int { return &n }
 
+func perCS(commands, cs int) *float64 {
+	if cs == 0 {
+		return nil
+	}
+	return f(float64(commands) / float64(cs))
+}
+
 func nonzero(n int) *int {
 	if n == 0 {
 		return nil
@@ -787,6 +796,7 @@ func nonzero(n int) *int {
 // contendedResult is what contended runs measured, added up.
 type contendedResult struct {
 	cs         int       // critical sections entered in the measured time
+	commands   int       // commands sent by all the goroutines meanwhile
 	lat        Durations // hand-offs
 	gaveUp     int
 	violations int
@@ -794,6 +804,7 @@ type contendedResult struct {
 
 func (c *contendedResult) add(o contendedResult) {
 	c.cs += o.cs
+	c.commands += o.commands
 	c.lat = append(c.lat, o.lat...)
 	c.gaveUp += o.gaveUp
 	c.violations += o.violations
@@ -826,10 +837,15 @@ type holding struct {
 // So every release finds the other goroutines waiting in their waiting mode,
 // and the hand-off is the time that mode takes to notice a free lock. The
 // critical sections are empty but for that wait.
-func (r *Runner) contendedRun(ctx context.Context, cl *Clients, s *Subject, wait string, d time.Duration, round int) (contendedResult, error) {
+func (r *Runner) contendedRun(ctx context.Context, cl *Clients, cur *atomic.Pointer[atomic.Int64], s *Subject, wait string, d time.Duration, round int) (contendedResult, error) {
 	key := r.key("contended", s.Name, wait, fmt.Sprint(round))
 	n := r.cfg.Contenders
-	tapped := &Clients{Redigo: tapPool{p: cl.Redigo}, GoRedis: cl.GoRedis}
+	// Commands sent by every goroutine, read when the warm-up ends and
+	// when the run does.
+	var sent atomic.Int64
+	cur.Store(&sent)
+	defer cur.Store(nil)
+	tapped := &Clients{Redigo: tapPool{p: cl.Redigo, sent: &sent}, GoRedis: cl.GoRedis}
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = key
@@ -865,7 +881,11 @@ func (r *Runner) contendedRun(ctx context.Context, cl *Clients, s *Subject, wait
 	// A client may see the deadline pass a little before runCtx reports
 	// it: an attempt cut short then is the end of the run, not a give-up.
 	over := func() bool { return runCtx.Err() != nil || !time.Now().Before(deadline) }
+	var sent0, sent1 atomic.Int64
+	warmTimer := time.AfterFunc(r.cfg.Warm, func() { sent0.Store(sent.Load()) })
+	defer warmTimer.Stop()
 	stopWatch := context.AfterFunc(runCtx, func() {
+		sent1.Store(sent.Load())
 		mu.Lock()
 		cond.Broadcast()
 		mu.Unlock()
@@ -950,7 +970,7 @@ func (r *Runner) contendedRun(ctx context.Context, cl *Clients, s *Subject, wait
 	_ = doRedigo(context.Background(), cl.Redigo, "DEL", key)
 
 	warm, end := r.cfg.Warm, r.cfg.Warm+d
-	res := contendedResult{gaveUp: int(gaveUp.Load()), violations: int(viol.Load())}
+	res := contendedResult{gaveUp: int(gaveUp.Load()), violations: int(viol.Load()), commands: int(sent1.Load() - sent0.Load())}
 	for i, h := range held {
 		if h.acq < warm || h.acq > end {
 			continue

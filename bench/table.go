@@ -135,8 +135,8 @@ func (rep *Report) tables() (locks, contended, targets *table) {
 	}
 
 	contended = &table{
-		head:  []string{"lock · waiting", "critical sections/s", "hand-off p50 µs", "hand-off p99 µs", "hand-offs", "gave up"},
-		right: []bool{false, true, true, true, true, true},
+		head:  []string{"lock · waiting", "critical sections/s", "hand-off p50 µs", "hand-off p99 µs", "commands per critical section", "hand-offs", "gave up"},
+		right: []bool{false, true, true, true, true, true, true},
 	}
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
@@ -158,7 +158,7 @@ func (rep *Report) tables() (locks, contended, targets *table) {
 			gave += fmt.Sprintf(" (%d overlaps!)", *r.Violations)
 		}
 		contended.add(r.Name, num(r.ContendedCSPerS, "%.0f"),
-			marked(num(r.HandoffP50us, "%.1f"), th...), num(r.HandoffP99us, "%.1f"), handoffs, gave)
+			marked(num(r.HandoffP50us, "%.1f"), th...), num(r.HandoffP99us, "%.1f"), num(r.CommandsPerCS, "%.1f"), handoffs, gave)
 	}
 
 	targets = &table{

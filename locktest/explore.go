@@ -160,7 +160,7 @@ func staleTakeoverRace(newRun func(string) *run) Result {
 		}
 		var more bool
 		if prefix, more = nextPrefix(trace); !more {
-			return r.holds("in all %d interleavings of two waiters' attempts on a stale lock, at most one won", n)
+			return r.holds("in each of the %d interleavings of two waiters' attempts on a stale lock, at most one won", n)
 		}
 		r.shutdown()
 	}

@@ -28,7 +28,6 @@ type client struct {
 	crashAfter int // crash once this many commands have returned; 0: never
 	sent       int
 	crashed    bool
-	conns      map[*faultConn]struct{}                     // open connections, closed by a crash
 	gate       func(ctx context.Context, cmd string) error // before each command; may block
 	paused     chan struct{}                               // while non-nil, commands wait for it to close
 }
@@ -141,7 +140,7 @@ func (c *client) before(ctx context.Context, cmd string) error {
 func (c *client) after(cmd string, args []any, reply any, err error) (crashed bool) {
 	e := Event{Client: c.name, Kind: EvCommand, Command: append([]string{cmd}, formatArgs(c.r, args)...)}
 	if err != nil {
-		e.Err = err.Error()
+		e.Err = c.r.errText(err)
 	} else {
 		e.Reply = formatReply(c.r, reply)
 	}

@@ -68,7 +68,7 @@ func fencedOverrun(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
 	res := &resource{r: r}
-	la, lb := overrunTakeover(r, a, b, false, true)
+	la, lb, _ := overrunTakeover(r, a, b, false, true)
 	if lb == nil {
 		return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns")
 	}
@@ -128,22 +128,7 @@ func renewedOverrun(newRun func(string) *run) Result {
 		r.fail("A could not acquire a free lock")
 	}
 	r.det.enter("A")
-	left := make(chan struct{})
-	resumed := make(chan struct{})
-	go func() {
-		defer close(left)
-		var lost <-chan struct{}
-		if ctx := lease(la); ctx != nil {
-			lost = ctx.Done()
-		}
-		select {
-		case <-lost:
-			r.det.leave("A")
-			r.note("A stops working: its lease is lost (%v)", context.Cause(lease(la)))
-		case <-resumed:
-			r.det.leave("A")
-		}
-	}()
+	done := watchLease(r, "A", la)
 	a.pause()
 	r.note("A is paused for %v, three times its TTL, while B waits", longPause)
 	lb := b.acquire(leaseTTL, longPause)
@@ -152,8 +137,9 @@ func renewedOverrun(newRun func(string) *run) Result {
 		r.det.leave("B")
 	}
 	a.resume()
-	close(resumed)
-	<-left
+	if !done() {
+		r.det.leave("A")
+	}
 	r.note("A resumes")
 	if lb == nil {
 		return r.notApplicable("the lock does not expire: nobody else can acquire it while A is paused")
@@ -162,4 +148,32 @@ func renewedOverrun(newRun func(string) *run) Result {
 		return r.breaks("A was paused past its TTL and did not learn it had lost the lock before B began: %s", o)
 	}
 	return r.holds("a short pause kept A's lock; over a long one, A's lease was cancelled before B entered")
+}
+
+// watchLease makes who leave the critical section the moment l's lease is
+// lost, as a holder that heeds its Lease context does. It returns the
+// function to call when who is done working: it stops the watch and
+// reports whether who had already left because its lease was lost. Locks
+// without a lease are not watched.
+func watchLease(r *run, who string, l strategy.Lock) (done func() (left bool)) {
+	ctx := lease(l)
+	if ctx == nil {
+		return func() bool { return false }
+	}
+	stop := make(chan struct{})
+	left := make(chan bool, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.det.leave(who)
+			r.note("%s stops working: its lease is lost (%v)", who, context.Cause(ctx))
+			left <- true
+		case <-stop:
+			left <- false
+		}
+	}()
+	return func() bool {
+		close(stop)
+		return <-left
+	}
 }

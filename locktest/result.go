@@ -108,8 +108,8 @@ const (
 
 // Event is one entry of a timeline.
 type Event struct {
-	// At is the time since the scenario started.
-	At     time.Duration `json:"at_us"`
+	// At is the time since the scenario started; in JSON, in nanoseconds.
+	At     time.Duration `json:"at_ns"`
 	Client string        `json:"client,omitempty"`
 	Kind   EventKind     `json:"kind"`
 	// Command holds the command and its arguments, for EvCommand.

@@ -119,6 +119,11 @@ func (r *run) value(s string) string {
 	return s
 }
 
+// errText renders an error for the timeline, with the key as K.
+func (r *run) errText(err error) string {
+	return strings.ReplaceAll(err.Error(), strconv.Quote(r.key), "K")
+}
+
 // newClient builds a simulated client with its own strategy instance.
 func (r *run) newClient(name string, skew time.Duration) *client {
 	c := &client{name: name, r: r, skew: skew}
@@ -199,7 +204,7 @@ func (c *client) release(l strategy.Lock) {
 	switch {
 	case err == nil:
 	case errors.Is(err, strategy.ErrNotHeld), errors.Is(err, errCrashed):
-		e.Reply, e.Err = "", err.Error()
+		e.Reply, e.Err = "", c.r.errText(err)
 	default:
 		c.r.fail("%s: release: unexpected error: %v", c.name, err)
 	}

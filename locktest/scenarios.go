@@ -114,14 +114,20 @@ func clockSkew(newRun func(string) *run) Result {
 // acquires with a short TTL, then B waits for the lock. It returns B's lock,
 // or nil when B could not get it in TTL + slack (the lock does not expire).
 // A paused client sends nothing while B waits, not even a renewal; it
-// resumes once B is done waiting.
-func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy.Lock) {
+// resumes once B is done waiting. A holder inside the critical section
+// whose lock has a lease leaves as soon as the lease is lost.
+//
+// With inside, A works in the critical section; done ends its work and
+// reports whether A had already stopped because its lease was lost.
+func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy.Lock, done func() bool) {
 	l := a.tryAcquire(shortTTL)
 	if l == nil {
 		r.fail("A could not acquire a free lock")
 	}
+	done = func() bool { return false }
 	if inside {
 		r.det.enter("A")
+		done = watchLease(r, "A", l)
 	}
 	if paused {
 		a.pause()
@@ -130,15 +136,16 @@ func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy
 	} else {
 		r.note("A keeps working past its TTL (%v); B waits up to %v", shortTTL, shortTTL+slack)
 	}
-	return l, b.acquire(longTTL, shortTTL+slack)
+	return l, b.acquire(longTTL, shortTTL+slack), done
 }
 
-// safeRelease: A overruns its TTL, B acquires, A's late release must not
-// free B's lock; C checks whether it is still held.
+// safeRelease: A is paused past its TTL (so that even a lock that renews
+// itself runs out), B acquires, A's late release must not free B's lock; C
+// checks whether it is still held.
 func safeRelease(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
-	la, lb := overrunTakeover(r, a, b, false, false)
+	la, lb, _ := overrunTakeover(r, a, b, false, true)
 	if lb == nil {
 		return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns")
 	}
@@ -173,13 +180,15 @@ func doubleRelease(newRun func(string) *run) Result {
 func holderOverrun(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	la, lb := overrunTakeover(r, a, b, true, false)
+	la, lb, done := overrunTakeover(r, a, b, true, false)
 	if lb != nil {
 		r.det.enter("B")
 		r.det.leave("B")
 		b.release(lb)
 	}
-	r.det.leave("A")
+	if !done() {
+		r.det.leave("A")
+	}
 	a.release(la)
 	if o, ok := r.det.firstOverlap(); ok {
 		return r.breaks("A's TTL ran out while it worked and B acquired the lock: %s", o)

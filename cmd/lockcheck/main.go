@@ -69,7 +69,7 @@
 //
 // The results come strategy by strategy in the catalog's order, properties
 // in the suite's order. A timeline is a list of locktest.Event as it
-// marshals: {"at_us", "client", "kind", "command", "reply", "error",
+// marshals: {"at_ns", "client", "kind", "command", "reply", "error",
 // "text"}, where kind is command, clock, acquired, released, enter, leave,
 // overlap, crash or note. In a timeline the lock key reads K, and times near
 // the run's start read t0±Δms, t0 being given by the first event (a note).

@@ -22,6 +22,8 @@
 //	-iterations n uncontended cycles per subject (default 20000)
 //	-parallel d   time per subject with 16 goroutines (default 2s)
 //	-contended d  time per subject and waiting mode on one key (default 4s)
+//	-contenders n goroutines on one key (default 8)
+//	-goroutines n goroutines on their own keys (default 16)
 package main
 
 import (
@@ -60,6 +62,8 @@ func run() error {
 		iterations = flag.Int("iterations", def.Iterations, "uncontended acquire + release cycles per subject")
 		parallel   = flag.Duration("parallel", def.ParallelTime, "time per subject with 16 goroutines on 16 keys")
 		contended  = flag.Duration("contended", def.ContendedTime, "time per subject and waiting mode with 8 goroutines on one key")
+		contenders = flag.Int("contenders", def.Contenders, "goroutines on one key in the contended figure")
+		goroutines = flag.Int("goroutines", def.Goroutines, "goroutines, each on its own key, in the parallel figure")
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: lockbench [flags]\n\nSubjects: %s\n\nFlags:\n",
@@ -74,6 +78,7 @@ func run() error {
 
 	cfg := def
 	cfg.Iterations, cfg.ParallelTime, cfg.ContendedTime = *iterations, *parallel, *contended
+	cfg.Contenders, cfg.Goroutines = *contenders, *goroutines
 	if *quick {
 		cfg.Iterations, cfg.Warmup, cfg.Rounds, cfg.AllocCycles = 2000, 200, 2, 500
 		cfg.ParallelTime, cfg.ContendedTime, cfg.Warm = 400*time.Millisecond, time.Second, 100*time.Millisecond

@@ -165,7 +165,7 @@ func TestLeaseEndsBeforeExpiryWhenStalled(t *testing.T) {
 	key := redistest.Key(t)
 	sp := &stallPool{Pool: p}
 	defer sp.Resume()
-	const ttl, margin = 300 * time.Millisecond, 40 * time.Millisecond
+	const ttl, margin = 400 * time.Millisecond, 80 * time.Millisecond
 	every := (ttl - margin) / 3 // the default interval
 	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(margin))
 
@@ -230,8 +230,10 @@ func TestLeaseRetriesUntilDeadline(t *testing.T) {
 	p := redistest.Pool(t)
 	key := redistest.Key(t)
 	sp := &strategytest.SwitchPool{Up: p, Dead: strategytest.PoolTo(t, strategytest.ClosedPort(t))}
-	const ttl = 300 * time.Millisecond
-	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0))
+	// A margin that leaves the test time to look at the key and release it
+	// after the lease ended.
+	const ttl, margin = 300 * time.Millisecond, 60 * time.Millisecond
+	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(margin))
 
 	l, _ := tryAcquire(t, s, key, ttl)
 	lease := leaseOf(t, l)

@@ -9,7 +9,7 @@ import (
 // strategy.Acquire wakes at once instead of at its next retry.
 func notifySubject() *Subject {
 	return &Subject{
-		Name: NotifyName, Client: ClientRedigo, Cycle: "SET NX PX · EVALSHA",
+		Name: NotifyName, Client: ClientRedigo, Cycle: "SUBSCRIBE, SET NX PX · EVALSHA, UNSUBSCRIBE",
 		Waits: []string{WaitNotify},
 		Conns: 2, Apart: true,
 		open: locklabOpener(func(p strategy.Pool) (strategy.Strategy, error) {

@@ -346,7 +346,6 @@ func (r *Runner) uncontendedPass(ctx context.Context, rep *Report, subs []*Subje
 			return rc.Ping(ctx).Err()
 		}},
 	}
-	const floors = 5
 	var cancellable *seqEntry
 	if lt := Find(subs, Locklab); lt != nil {
 		// luatoken once more, called with a context that can end: the

@@ -63,24 +63,50 @@ func closeShared() error {
 // to get one; later calls fail the same way without trying again.
 func Shared(tb testing.TB) *Server {
 	tb.Helper()
+	srv, started, err := sharedServer()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if started {
+		tb.Logf("redistest: using %v", srv)
+		for _, st := range srv.passedOver {
+			tb.Logf("redistest: not using %s: %v", st.name, st.err)
+		}
+	}
+	return srv
+}
+
+// sharedServer returns the shared server, starting it on first use; started
+// says whether this call started it.
+func sharedServer() (srv *Server, started bool, err error) {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if !shared.tried {
-		shared.tried = true
+		shared.tried, started = true, true
 		ctx, cancel := context.WithTimeout(context.Background(), sharedStartTimeout)
 		shared.server, shared.err = Start(ctx)
 		cancel()
-		if shared.err == nil {
-			tb.Logf("redistest: using %v", shared.server)
-			for _, st := range shared.server.passedOver {
-				tb.Logf("redistest: not using %s: %v", st.name, st.err)
-			}
-		}
 	}
-	if shared.err != nil {
-		tb.Fatal(shared.err)
+	return shared.server, started && shared.err == nil, shared.err
+}
+
+// ForExample is Pool and Key for Example functions, which have no
+// testing.TB: a pool to the shared server, a key no one else uses, and a
+// function that deletes the key and closes the pool. It panics when no
+// server can be had, with the message that says how to get one.
+func ForExample() (pool *redis.Pool, key string, done func()) {
+	srv, _, err := sharedServer()
+	if err != nil {
+		panic(err)
 	}
-	return shared.server
+	pool = srv.NewPool()
+	key = KeyPrefix + "example:" + xid.New().String()
+	return pool, key, func() {
+		c := pool.Get()
+		c.Do("DEL", key)
+		c.Close()
+		pool.Close()
+	}
 }
 
 // Pool returns a new connection pool to the shared server, closed when the

@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
-	"github.com/rs/xid"
 )
 
 // Lock, work, unlock. The key holds the time the lock expires, by the
 // client's clock.
 func Example() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 
@@ -46,7 +44,7 @@ func Example() {
 // late release reads B's time, still in the future, and deletes B's lock
 // (safe-release). The clients share a clock that the example moves by hand.
 func Example_lateRelease() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 
@@ -71,23 +69,4 @@ func Example_lateRelease() {
 	// B takes over the stale lock: true
 	// A's late release: <nil>
 	// C locks while B holds the lock: true
-}
-
-// redisForExamples returns a pool to a real Redis (REDIS_ADDR, else Docker,
-// else a redis-server process; see package redistest), a fresh key, and a
-// function that deletes the key and lets the server go.
-func redisForExamples() (*redis.Pool, string, func()) {
-	srv, err := redistest.Start(context.Background())
-	if err != nil {
-		panic(err)
-	}
-	pool := srv.NewPool()
-	key := "example:" + xid.New().String()
-	return pool, key, func() {
-		c := pool.Get()
-		c.Do("DEL", key)
-		c.Close()
-		pool.Close()
-		srv.Close()
-	}
 }

@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/getset"
-	"github.com/rs/xid"
 )
 
 // Lock, work, unlock. The key holds the time the lock expires, by the
 // client's clock.
 func Example() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 
@@ -45,7 +43,7 @@ func Example() {
 // stale, so a client whose clock runs ahead takes over a lock that is still
 // held (clock-skew).
 func Example_clockSkew() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 
@@ -63,23 +61,4 @@ func Example_clockSkew() {
 	// Output:
 	// A locked for 10s
 	// B, its clock a minute ahead, locked too: true
-}
-
-// redisForExamples returns a pool to a real Redis (REDIS_ADDR, else Docker,
-// else a redis-server process; see package redistest), a fresh key, and a
-// function that deletes the key and lets the server go.
-func redisForExamples() (*redis.Pool, string, func()) {
-	srv, err := redistest.Start(context.Background())
-	if err != nil {
-		panic(err)
-	}
-	pool := srv.NewPool()
-	key := "example:" + xid.New().String()
-	return pool, key, func() {
-		c := pool.Get()
-		c.Do("DEL", key)
-		c.Close()
-		pool.Close()
-		srv.Close()
-	}
 }

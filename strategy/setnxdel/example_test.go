@@ -10,13 +10,12 @@ import (
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/setnxdel"
-	"github.com/rs/xid"
 )
 
 // Lock, work, unlock. The TTL is checked but never set: the key stays until
 // it is deleted.
 func Example() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 
@@ -45,7 +44,7 @@ func Example() {
 // The flaw: a holder that crashes before its DEL keeps the lock forever,
 // whatever TTL it asked for (crash-recovery).
 func Example_crash() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 	a, _ := setnxdel.New(pool)
@@ -67,23 +66,4 @@ func Example_crash() {
 	// Output:
 	// B, four TTLs later, not acquired: true
 	// PTTL of the key: -1
-}
-
-// redisForExamples returns a pool to a real Redis (REDIS_ADDR, else Docker,
-// else a redis-server process; see package redistest), a fresh key, and a
-// function that deletes the key and lets the server go.
-func redisForExamples() (*redis.Pool, string, func()) {
-	srv, err := redistest.Start(context.Background())
-	if err != nil {
-		panic(err)
-	}
-	pool := srv.NewPool()
-	key := "example:" + xid.New().String()
-	return pool, key, func() {
-		c := pool.Get()
-		c.Do("DEL", key)
-		c.Close()
-		pool.Close()
-		srv.Close()
-	}
 }

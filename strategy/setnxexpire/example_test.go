@@ -10,12 +10,11 @@ import (
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/setnxexpire"
-	"github.com/rs/xid"
 )
 
 // Lock, work, unlock: SETNX, then PEXPIRE, then DEL.
 func Example() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 
@@ -46,7 +45,7 @@ func Example() {
 // a TTL of -2 ("no such key") where -1 ("no expiry") was meant, never fires
 // (crash-mid-acquire).
 func Example_crashMidAcquire() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 	c := pool.Get()
@@ -74,23 +73,4 @@ func Example_crashMidAcquire() {
 	// B not acquired: true
 	// B not acquired: true
 	// TTL of the key: -1
-}
-
-// redisForExamples returns a pool to a real Redis (REDIS_ADDR, else Docker,
-// else a redis-server process; see package redistest), a fresh key, and a
-// function that deletes the key and lets the server go.
-func redisForExamples() (*redis.Pool, string, func()) {
-	srv, err := redistest.Start(context.Background())
-	if err != nil {
-		panic(err)
-	}
-	pool := srv.NewPool()
-	key := "example:" + xid.New().String()
-	return pool, key, func() {
-		c := pool.Get()
-		c.Do("DEL", key)
-		c.Close()
-		pool.Close()
-		srv.Close()
-	}
 }

@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/setnxpx"
-	"github.com/rs/xid"
 )
 
 // Lock, work, unlock: one SET NX PX, then DEL.
 func Example() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 
@@ -43,7 +41,7 @@ func Example() {
 // The flaw: DEL deletes the key whoever wrote it, so a second release
 // frees the lock someone else took in between (double-release).
 func Example_doubleRelease() {
-	pool, key, done := redisForExamples()
+	pool, key, done := redistest.ForExample()
 	defer done()
 	ctx := context.Background()
 	a, _ := setnxpx.New(pool)
@@ -66,23 +64,4 @@ func Example_doubleRelease() {
 	// B locks: true
 	// A releases again: <nil>
 	// C locks while B holds the lock: true
-}
-
-// redisForExamples returns a pool to a real Redis (REDIS_ADDR, else Docker,
-// else a redis-server process; see package redistest), a fresh key, and a
-// function that deletes the key and lets the server go.
-func redisForExamples() (*redis.Pool, string, func()) {
-	srv, err := redistest.Start(context.Background())
-	if err != nil {
-		panic(err)
-	}
-	pool := srv.NewPool()
-	key := "example:" + xid.New().String()
-	return pool, key, func() {
-		c := pool.Get()
-		c.Do("DEL", key)
-		c.Close()
-		pool.Close()
-		srv.Close()
-	}
 }

@@ -76,9 +76,9 @@ func (l limitTries) Delay(failed int) (time.Duration, bool) {
 func LimitTries(r Retry, n int) Retry { return limitTries{r: r, tries: max(n, 1)} }
 
 // Notifier is implemented by strategies that announce releases. Acquire
-// subscribes before its first attempt and wakes at once when the key is
-// released, keeping the Retry delays as a fallback so that a lost message
-// never strands a waiter.
+// subscribes when its first attempt finds the lock taken, tries again at
+// once, and from then on wakes as soon as the key is released, keeping the
+// Retry delays as a fallback so that a lost message never strands a waiter.
 type Notifier interface {
 	// Subscribe returns a channel that receives after each release of key,
 	// and a function that ends the subscription.
@@ -102,15 +102,9 @@ func Acquire(ctx context.Context, s Strategy, key string, ttl time.Duration, r R
 	if r == nil {
 		r = NoRetry()
 	}
+	notifier, _ := s.(Notifier)
+	subscribed := notifier == nil
 	var wake <-chan struct{}
-	if n, ok := s.(Notifier); ok {
-		w, stop, err := n.Subscribe(ctx, key)
-		if err != nil {
-			return nil, err
-		}
-		defer stop()
-		wake = w
-	}
 	var timer *time.Timer
 	for failed := 1; ; failed++ {
 		lock, err := s.TryAcquire(ctx, key, ttl)
@@ -135,6 +129,19 @@ func Acquire(ctx context.Context, s Strategy, key string, ttl time.Duration, r R
 		d, again := r.Delay(failed)
 		if !again {
 			return nil, err
+		}
+		if !subscribed {
+			// Subscribe only once the lock is found taken, so that an
+			// uncontended Acquire costs no subscription; then try again
+			// at once: the lock may have been released before the
+			// subscription was in place.
+			w, stop, err := notifier.Subscribe(ctx, key)
+			if err != nil {
+				return nil, err
+			}
+			defer stop()
+			wake, subscribed = w, true
+			continue
 		}
 		if timer == nil {
 			timer = time.NewTimer(d)

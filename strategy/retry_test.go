@@ -290,7 +290,7 @@ func (n *notifier) Subscribe(_ context.Context, key string) (<-chan struct{}, fu
 
 func TestAcquireWakesOnNotify(t *testing.T) {
 	n := &notifier{
-		fake:       fake{busy: 1, keys: make(chan string, 2)},
+		fake:       fake{busy: 2, keys: make(chan string, 3)},
 		wake:       make(chan struct{}),
 		subscribed: make(chan string, 1),
 	}
@@ -299,8 +299,9 @@ func TestAcquireWakesOnNotify(t *testing.T) {
 		_, err := strategy.Acquire(context.Background(), n, "k", time.Second, strategy.FixedInterval(time.Hour))
 		done <- err
 	}()
+	assert.Equal(t, "k", <-n.keys, "the first attempt comes before the subscription")
 	assert.Equal(t, "k", <-n.subscribed)
-	<-n.keys // the first attempt failed
+	<-n.keys // the attempt right after subscribing failed too
 	n.wake <- struct{}{}
 	select {
 	case err := <-done:
@@ -308,14 +309,33 @@ func TestAcquireWakesOnNotify(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Acquire slept through the release announcement")
 	}
-	assert.Equal(t, int64(2), n.attempts.Load())
+	assert.Equal(t, int64(3), n.attempts.Load())
 	assert.True(t, n.stopped.Load(), "the subscription was not ended")
+}
+
+// A free lock costs no subscription, and a lock released between the first
+// attempt and the subscription is taken at once, without waiting.
+func TestAcquireSubscribesOnlyWhenTaken(t *testing.T) {
+	free := &notifier{subscribed: make(chan string, 1)}
+	_, err := strategy.Acquire(context.Background(), free, "k", time.Second, strategy.FixedInterval(time.Hour))
+	require.NoError(t, err)
+	assert.Empty(t, free.subscribed, "subscribed for a free lock")
+	assert.Equal(t, int64(1), free.attempts.Load())
+
+	released := &notifier{fake: fake{busy: 1}, subscribed: make(chan string, 1)}
+	start := time.Now()
+	_, err = strategy.Acquire(context.Background(), released, "k", time.Second, strategy.FixedInterval(time.Hour))
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), time.Minute, "waited out the retry delay")
+	assert.Len(t, released.subscribed, 1)
+	assert.Equal(t, int64(2), released.attempts.Load())
+	assert.True(t, released.stopped.Load(), "the subscription was not ended")
 }
 
 func TestAcquireSubscribeError(t *testing.T) {
 	boom := errors.New("subscribe failed")
-	n := &notifier{subErr: boom}
+	n := &notifier{fake: fake{busy: 1}, subErr: boom}
 	_, err := strategy.Acquire(context.Background(), n, "k", time.Second, strategy.FixedInterval(time.Millisecond))
 	require.ErrorIs(t, err, boom)
-	assert.Equal(t, int64(0), n.attempts.Load())
+	assert.Equal(t, int64(1), n.attempts.Load())
 }

@@ -102,7 +102,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	l := &Lock{s: s, key: key, token: token}
 	sent := time.Now()
 	if s.cfg.fencing {
-		l.fence, err = redis.Int64(eval(ctx, conn, acquireFencedScript, key, FenceKey(key), token, ttl.Milliseconds()))
+		l.fence, err = redis.Int64(recipe.Eval(ctx, conn, acquireFencedScript, key, FenceKey(key), token, ttl.Milliseconds()))
 		if err != nil {
 			return nil, opError("acquire", key, err)
 		}
@@ -125,7 +125,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 
 // set sends SET key token NX PX ttl.
 func set(ctx context.Context, conn redis.Conn, key, token string, ttl time.Duration) error {
-	_, err := redis.String(do(ctx, conn, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
+	_, err := redis.String(recipe.Do(ctx, conn, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
 	if err != nil {
 		if errors.Is(err, redis.ErrNil) {
 			return notAcquired(key)
@@ -213,9 +213,9 @@ func (l *Lock) Release(ctx context.Context) error {
 	defer conn.Close()
 	var reply any
 	if l.s.hub != nil {
-		reply, err = eval(ctx, conn, releaseScript, l.key, l.token, channelName(l.key))
+		reply, err = recipe.Eval(ctx, conn, releaseScript, l.key, l.token, channelName(l.key))
 	} else {
-		reply, err = eval(ctx, conn, releaseScript, l.key, l.token)
+		reply, err = recipe.Eval(ctx, conn, releaseScript, l.key, l.token)
 	}
 	n, err := redis.Int(reply, err)
 	if l.lease != nil {
@@ -268,7 +268,7 @@ func (l *Lock) extend(ctx context.Context, ttl time.Duration) error {
 	}
 	defer conn.Close()
 	sent := time.Now()
-	n, err := redis.Int(eval(ctx, conn, refreshScript, l.key, l.token, ttl.Milliseconds()))
+	n, err := redis.Int(recipe.Eval(ctx, conn, refreshScript, l.key, l.token, ttl.Milliseconds()))
 	if err != nil {
 		return opError("refresh", l.key, err)
 	}
@@ -291,7 +291,7 @@ func (l *Lock) TTL(ctx context.Context) (time.Duration, error) {
 		return 0, opError("connect", l.key, err)
 	}
 	defer conn.Close()
-	ms, err := redis.Int64(eval(ctx, conn, ttlScript, l.key, l.token))
+	ms, err := redis.Int64(recipe.Eval(ctx, conn, ttlScript, l.key, l.token))
 	switch {
 	case err != nil:
 		return 0, opError("ttl", l.key, err)
@@ -301,28 +301,6 @@ func (l *Lock) TTL(ctx context.Context) (time.Duration, error) {
 		return 0, opError("ttl", l.key, strategy.ErrNotHeld)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
-}
-
-// do sends one command, bounded by ctx when ctx can end and the connection
-// supports it. A context that can never end costs no goroutine.
-func do(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
-	if ctx.Done() != nil {
-		if cc, ok := c.(redis.ConnWithContext); ok {
-			return cc.DoContext(ctx, cmd, args...)
-		}
-	}
-	return c.Do(cmd, args...)
-}
-
-// eval runs a script with EVALSHA, and with EVAL when the server does not
-// have it cached, bounded by ctx as do is.
-func eval(ctx context.Context, c redis.Conn, s *redis.Script, keysAndArgs ...any) (any, error) {
-	if ctx.Done() != nil {
-		if _, ok := c.(redis.ConnWithContext); ok {
-			return s.DoContext(ctx, c, keysAndArgs...)
-		}
-	}
-	return s.Do(c, keysAndArgs...)
 }
 
 func opError(op, key string, err error) error {

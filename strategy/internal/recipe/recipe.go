@@ -54,7 +54,7 @@ func (b *Base) Open(ctx context.Context, key string) (*Session, error) {
 // Do sends one command; its first argument is the session's key.
 // Errors come back as *strategy.OpError.
 func (s *Session) Do(cmd string, args ...any) (any, error) {
-	reply, err := redis.DoContext(s.conn, s.ctx, cmd, append([]any{s.key}, args...)...)
+	reply, err := Do(s.ctx, s.conn, cmd, append([]any{s.key}, args...)...)
 	if err != nil {
 		return nil, s.Fail(cmd, err)
 	}
@@ -107,3 +107,26 @@ func (l *DelLock) Release(ctx context.Context) error {
 
 // Conn returns the session's connection, for scripts.
 func (s *Session) Conn() redis.Conn { return s.conn }
+
+// Do sends one command on c, bounded by ctx when ctx can end and c supports
+// it. A context that can never end costs no goroutine: redigo runs each
+// command under a cancellable context on a goroutine of its own.
+func Do(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
+	if ctx.Done() != nil {
+		if cc, ok := c.(redis.ConnWithContext); ok {
+			return cc.DoContext(ctx, cmd, args...)
+		}
+	}
+	return c.Do(cmd, args...)
+}
+
+// Eval runs a script with EVALSHA, and with EVAL when the server does not
+// have it cached, bounded by ctx as Do is.
+func Eval(ctx context.Context, c redis.Conn, s *redis.Script, keysAndArgs ...any) (any, error) {
+	if ctx.Done() != nil {
+		if _, ok := c.(redis.ConnWithContext); ok {
+			return s.DoContext(ctx, c, keysAndArgs...)
+		}
+	}
+	return s.Do(c, keysAndArgs...)
+}

@@ -165,14 +165,12 @@ func (c *client) tryAcquire(ttl time.Duration) strategy.Lock {
 	return c.acquired(l, err)
 }
 
-// acquire waits up to wait for the lock, retrying every poll.
+// acquire waits up to wait for the lock, retrying every pollEvery.
 func (c *client) acquire(ttl, wait time.Duration) strategy.Lock {
-	ctx, cancel := context.WithTimeout(c.r.ctx, wait)
-	defer cancel()
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "Acquire", func() {
-		l, err = strategy.Acquire(ctx, c.s, c.r.key, ttl, strategy.FixedInterval(pollEvery))
+		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until(time.Now().Add(wait)))
 	})
 	if err != nil && c.r.ctx.Err() != nil {
 		c.r.fail("watchdog: %v", c.r.ctx.Err())
@@ -221,4 +219,13 @@ func (r *run) shutdown() {
 		c.resume()
 		c.kill()
 	}
+}
+
+// until retries every pollEvery while the next attempt would start before
+// the deadline. Unlike a context deadline it never cuts a command short, so
+// a waiter's timeline ends on a whole attempt.
+type until time.Time
+
+func (u until) Delay(int) (time.Duration, bool) {
+	return pollEvery, time.Now().Add(pollEvery).Before(time.Time(u))
 }

@@ -105,9 +105,6 @@ func (l *DelLock) Release(ctx context.Context) error {
 	return nil
 }
 
-// Conn returns the session's connection, for scripts.
-func (s *Session) Conn() redis.Conn { return s.conn }
-
 // Do sends one command on c, bounded by ctx when ctx can end and c supports
 // it. A context that can never end costs no goroutine: redigo runs each
 // command under a cancellable context on a goroutine of its own.

@@ -208,15 +208,33 @@ func startExternal(ctx context.Context) (*Server, error) {
 	default:
 		return nil, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	version, err := s.version(ctx)
-	if err != nil {
+	if err := s.check(ctx); err != nil {
 		return nil, fmt.Errorf("the server at %s (from %s) does not answer: %w",
 			s.Addr, externalSource(), err)
 	}
-	s.Version = version
 	return s, nil
+}
+
+// Connect returns the running server at addr (host:port), as an external
+// server that Close leaves running, once it has answered INFO.
+func Connect(ctx context.Context, addr string) (*Server, error) {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, fmt.Errorf("redistest: %q is not host:port: %w", addr, err)
+	}
+	s := &Server{Addr: addr, Kind: KindExternal}
+	if err := s.check(ctx); err != nil {
+		return nil, fmt.Errorf("redistest: the server at %s does not answer: %w", addr, err)
+	}
+	return s, nil
+}
+
+// check asks the server for its version, within 10 seconds.
+func (s *Server) check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := s.version(ctx)
+	s.Version = v
+	return err
 }
 
 func externalSource() string {

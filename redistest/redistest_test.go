@@ -315,3 +315,32 @@ func TestShared(t *testing.T) {
 	mustNot(t, err, "GET")
 	wantEqual(t, got, "shared", "GET's reply")
 }
+
+// Connect takes a running server as it is, and says when none answers.
+func TestConnect(t *testing.T) {
+	shared := redistest.Shared(t)
+	ctx := context.Background()
+	s, err := redistest.Connect(ctx, shared.Addr)
+	if err != nil {
+		t.Fatalf("Connect(%s) = %v", shared.Addr, err)
+	}
+	if s.Kind != redistest.KindExternal || s.Version != shared.Version {
+		t.Errorf("Connect(%s) = kind %q version %q, want %q %q", shared.Addr, s.Kind, s.Version, redistest.KindExternal, shared.Version)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	c, err := redis.Dial("tcp", shared.Addr)
+	if err != nil {
+		t.Fatalf("the server went away with Close of a connected one: %v", err)
+	}
+	defer c.Close()
+	if _, err := c.Do("PING"); err != nil {
+		t.Errorf("PING after Close of a connected one: %v", err)
+	}
+	for _, addr := range []string{"no-port", closedAddr(t)} {
+		if _, err := redistest.Connect(ctx, addr); err == nil {
+			t.Errorf("Connect(%q) = nil error, want one", addr)
+		}
+	}
+}

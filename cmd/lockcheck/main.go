@@ -379,36 +379,13 @@ func connect(ctx context.Context, addr string, start func(context.Context) (*red
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return nil, nil, fmt.Errorf("-redis %q is not host:port (for a redis:// URL, set REDIS_URL and drop -redis): %w", addr, err)
 	}
-	srv := &redistest.Server{Addr: addr, Kind: redistest.KindExternal}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	version, err := serverVersion(ctx, srv)
+	srv, err := redistest.Connect(ctx, addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-redis %s: no Redis answers there: %w\n"+
 			"Give the address of a running Redis, or drop -redis to let lockcheck find one\n"+
 			"(REDIS_ADDR, a Docker container, or a redis-server on PATH)", addr, err)
 	}
-	srv.Version = version
-	return srv, func() error { return nil }, nil
-}
-
-// serverVersion asks INFO server for redis_version.
-func serverVersion(ctx context.Context, srv *redistest.Server) (string, error) {
-	c, err := srv.Dial(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	info, err := redis.String(redis.DoContext(c, ctx, "INFO", "server"))
-	if err != nil {
-		return "", err
-	}
-	for l := range strings.Lines(info) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "redis_version:"); ok {
-			return v, nil
-		}
-	}
-	return "", errors.New("INFO server has no redis_version")
+	return srv, srv.Close, nil
 }
 
 // cleanup deletes the keys the run left under prefix.

@@ -67,6 +67,37 @@ func BenchmarkPing(b *testing.B) {
 	})
 }
 
+// BenchmarkFloor is SET NX PX then DEL, and SET NX PX then a
+// compare-and-delete script by EVALSHA, sent by hand through redigo as the
+// locks send their commands: the second floor of the uncontended figure,
+// and luatoken's commands without luatoken.
+func BenchmarkFloor(b *testing.B) {
+	ctx := context.Background()
+	cl := clients(b, 1)
+	key := redistest.Key(b)
+	b.Run("SET+DEL-redigo", func(b *testing.B) {
+		for b.Loop() {
+			if err := setDelRedigo(ctx, cl.Redigo, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SET+EVALSHA-redigo", func(b *testing.B) {
+		for b.Loop() {
+			if err := setEvalRedigo(ctx, cl.Redigo, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SET+DEL-go-redis", func(b *testing.B) {
+		for b.Loop() {
+			if err := setDelGoRedis(ctx, cl.GoRedis, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkUncontended is one acquire + release on a free key, sequential,
 // on one pooled connection.
 func BenchmarkUncontended(b *testing.B) {

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,22 +40,51 @@ func probeFrom(ctx context.Context) *probe {
 	return p
 }
 
-// tapPool is a redigo pool whose connections count the commands sent
-// through them (when sent is set) and fire the probe of the context they
-// were taken under. Neither is used in the uncontended or parallel figures.
-type tapPool struct {
-	p    RedigoPool
-	sent *atomic.Int64
+// byName counts commands by name (upper case). The zero value is not
+// usable; a nil *byName counts nothing.
+type byName struct {
+	mu sync.Mutex
+	n  map[string]int64
 }
 
-func (p tapPool) Get() redis.Conn { return tapConn{Conn: p.p.Get(), sent: p.sent} }
+func newByName() *byName { return &byName{n: map[string]int64{}} }
+
+func (b *byName) add(cmd string, n int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.n[strings.ToUpper(cmd)] += n
+	b.mu.Unlock()
+}
+
+// take returns the counts so far and starts again from zero.
+func (b *byName) take() map[string]int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := maps.Clone(b.n)
+	clear(b.n)
+	return n
+}
+
+// tapPool is a redigo pool whose connections count the commands sent
+// through them (in total when sent is set, by name when names is) and fire
+// the probe of the context they were taken under. None of this is used in
+// the uncontended or parallel figures.
+type tapPool struct {
+	p     RedigoPool
+	sent  *atomic.Int64
+	names *byName
+}
+
+func (p tapPool) Get() redis.Conn { return tapConn{Conn: p.p.Get(), sent: p.sent, names: p.names} }
 
 func (p tapPool) GetContext(ctx context.Context) (redis.Conn, error) {
 	c, err := p.p.GetContext(ctx)
 	if err != nil {
 		return c, err
 	}
-	return tapConn{Conn: c, sent: p.sent, probe: probeFrom(ctx)}, nil
+	return tapConn{Conn: c, sent: p.sent, names: p.names, probe: probeFrom(ctx)}, nil
 }
 
 // tapConn counts Do and Send, whatever their flavour: each is one command
@@ -61,13 +92,18 @@ func (p tapPool) GetContext(ctx context.Context) (redis.Conn, error) {
 type tapConn struct {
 	redis.Conn
 	sent  *atomic.Int64
+	names *byName
 	probe *probe
 }
 
 func (c tapConn) count(cmd string) {
-	if cmd != "" && c.sent != nil {
+	if cmd == "" {
+		return
+	}
+	if c.sent != nil {
 		c.sent.Add(1)
 	}
+	c.names.add(cmd, 1)
 }
 
 func (c tapConn) Do(cmd string, args ...any) (any, error) {
@@ -106,13 +142,16 @@ func (c tapConn) ReceiveWithTimeout(d time.Duration) (any, error) {
 }
 
 // tapHook does for a go-redis client what tapPool does for redigo. It
-// counts into sent, and into the counter cur points to, when set.
+// counts into sent, into the counter cur points to, and by name into names,
+// each when set.
 type tapHook struct {
-	sent *atomic.Int64
-	cur  *atomic.Pointer[atomic.Int64]
+	sent  *atomic.Int64
+	cur   *atomic.Pointer[atomic.Int64]
+	names *byName
 }
 
-func (h tapHook) count(n int64) {
+func (h tapHook) count(cmds ...goredis.Cmder) {
+	n := int64(len(cmds))
 	if h.sent != nil {
 		h.sent.Add(n)
 	}
@@ -121,13 +160,16 @@ func (h tapHook) count(n int64) {
 			c.Add(n)
 		}
 	}
+	for _, c := range cmds {
+		h.names.add(c.Name(), 1)
+	}
 }
 
 func (tapHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
 
 func (h tapHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 	return func(ctx context.Context, cmd goredis.Cmder) error {
-		h.count(1)
+		h.count(cmd)
 		err := next(ctx, cmd)
 		probeFrom(ctx).fire()
 		return err
@@ -136,7 +178,7 @@ func (h tapHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 
 func (h tapHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		h.count(int64(len(cmds)))
+		h.count(cmds...)
 		err := next(ctx, cmds)
 		probeFrom(ctx).fire()
 		return err

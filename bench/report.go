@@ -16,6 +16,15 @@ type Report struct {
 	Floors    []Floor  `json:"floors"`
 	Settings  Settings `json:"settings"`
 	Rows      []Row    `json:"rows"`
+	// Server time per call of each command (INFO commandstats: the time
+	// Redis spent running it, in µs) over the timed cycles of the
+	// uncontended figure, every lock and floor taking turns; and the calls
+	// it was averaged over. The listed commands (ServerCommands) are always
+	// in ServerCalls, with 0 when none was sent; ServerUsecPerCall has the
+	// commands that were. GET, DEL, SET and PUBLISH include the calls Lua
+	// scripts made, whose time is also in EVALSHA's.
+	ServerUsecPerCall map[string]float64 `json:"server_usec_per_call,omitempty"`
+	ServerCalls       map[string]int64   `json:"server_calls,omitempty"`
 	// Figures that explain others, such as what a context that can end
 	// costs luatoken.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
@@ -34,7 +43,23 @@ type Floor struct {
 	// Allocations of two PINGs: the floor of one acquire + release.
 	AllocsPerOp float64 `json:"allocs_per_op"`
 	BytesPerOp  float64 `json:"bytes_per_op"`
-	// SET then DEL on distinct keys, from as many goroutines as the
+	// SET key 1 NX PX 8000 then DEL key, timed as one sample on the same
+	// pooled connection as PING: the commands of the plainest lock with an
+	// expiry, sent without a lock library. A second floor, fairer than two
+	// PINGs, since it makes the server do a lock's work.
+	SetDelP50us float64 `json:"set_del_p50_us"`
+	SetDelP99us float64 `json:"set_del_p99_us"`
+	// Server time (INFO commandstats) of two PINGs and of SET NX PX + DEL,
+	// in µs per pair, measured as Row.ServerUsPerOp is.
+	ServerTwoPingUs float64 `json:"server_two_ping_us"`
+	ServerSetDelUs  float64 `json:"server_set_del_us"`
+	// SET NX PX with a token, then a compare-and-delete script (GET, DEL)
+	// by EVALSHA, sent by hand the same way: luatoken's commands without
+	// luatoken (redigo only).
+	SetEvalP50us    *float64 `json:"set_evalsha_p50_us,omitempty"`
+	SetEvalP99us    *float64 `json:"set_evalsha_p99_us,omitempty"`
+	ServerSetEvalUs *float64 `json:"server_set_evalsha_us,omitempty"`
+	// SET NX PX then DEL on distinct keys, from as many goroutines as the
 	// parallel figure uses: the floor of its lock + unlock pairs.
 	ParallelOpsPerS float64 `json:"parallel_ops_per_s"`
 	// PING through redis.DoContext instead of Do (redigo only): what a
@@ -66,18 +91,24 @@ type Row struct {
 	Wait    string `json:"wait,omitempty"`
 	Cycle   string `json:"cycle,omitempty"`
 
-	// Commands sent per acquire + release, counted on the wire.
-	CommandsPerOp *float64 `json:"commands_per_op,omitempty"`
+	// Commands sent per acquire + release, counted on the wire, in all
+	// and by name.
+	CommandsPerOp  *float64           `json:"commands_per_op,omitempty"`
+	CommandsByName map[string]float64 `json:"commands_by_name,omitempty"`
+	// Server time per acquire + release (INFO commandstats): the time Redis
+	// spent running the commands the client sent, in µs; over 20 chunks of
+	// 100 cycles, each run alone on the server, taking turns with the
+	// other subjects' and the floors' chunks.
+	ServerUsPerOp *float64 `json:"server_us_per_op,omitempty"`
 
 	UncontendedP50us   *float64 `json:"uncontended_p50_us,omitempty"`
 	UncontendedP99us   *float64 `json:"uncontended_p99_us,omitempty"`
 	UncontendedOpsPerS *float64 `json:"uncontended_ops_per_s,omitempty"`
 	FloorRatio         *float64 `json:"floor_ratio,omitempty"`
-	// PING p50 of the pass this subject was timed in, when it was timed
-	// apart from the others (see Subject.Apart); FloorRatio uses it.
-	FloorPingP50us *float64 `json:"floor_ping_p50_us,omitempty"`
 	// Uncontended p50 over the p50 of two PINGs timed as one sample.
-	TwoPingRatio       *float64 `json:"two_ping_ratio,omitempty"`
+	TwoPingRatio *float64 `json:"two_ping_ratio,omitempty"`
+	// Uncontended p50 over the p50 of SET NX PX + DEL timed the same way.
+	SetDelRatio        *float64 `json:"set_del_ratio,omitempty"`
 	AllocsPerOp        *float64 `json:"allocs_per_op,omitempty"`
 	BytesPerOp         *float64 `json:"bytes_per_op,omitempty"`
 	ParallelOpsPerS    *float64 `json:"parallel_ops_per_s,omitempty"`
@@ -148,7 +179,5 @@ const (
 	DiagCancellable       = "luatoken uncontended p50, called with a context that can end"
 	DiagCancellableAllocs = "luatoken allocations per acquire + release, context that can end"
 	DiagCancellableBytes  = "luatoken bytes per acquire + release, context that can end"
-	DiagTryFirst          = "luatoken+notify uncontended p50, trying once before subscribing"
-	DiagTryFirstAllocs    = "luatoken+notify allocations per acquire + release, trying once before subscribing"
-	DiagTryFirstBytes     = "luatoken+notify bytes per acquire + release, trying once before subscribing"
+	DiagNotifySubscribe   = "luatoken+notify SUBSCRIBE and UNSUBSCRIBE sent per uncontended acquire + release"
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -86,6 +87,7 @@ type Runner struct {
 	subs   []*Subject
 	prefix string
 	start  time.Time
+	admin  redis.Conn // for INFO commandstats; see commandStats
 }
 
 // NewRunner prepares a run against srv.
@@ -181,6 +183,12 @@ func (r *Runner) goRedis(size int) *goredis.Client {
 // Run measures everything and returns the report.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	r.start = time.Now()
+	defer func() {
+		if r.admin != nil {
+			r.admin.Close()
+			r.admin = nil
+		}
+	}()
 	rep := &Report{
 		When:         time.Now().UTC().Truncate(time.Second),
 		GoVersion:    runtime.Version(),
@@ -252,36 +260,186 @@ func cycle(ctx context.Context, lk Locker) error {
 	return lk.Unlock(ctx)
 }
 
-// commands counts the commands of one uncontended cycle of every subject.
+// commands counts the commands of one uncontended cycle of every subject
+// and floor, in all and by name, and reads from INFO commandstats the time
+// the server spent running them.
+//
+// The server's time per command moves a lot on a shared machine: it comes
+// in spells several times slower than the rest, which last a fraction of a
+// second. So the server time is measured as the uncontended figure is, in
+// turns: every subject and floor runs chunks of cycles alone, one after the
+// other in an order shuffled every round, with INFO commandstats read
+// between chunks, so that each chunk's commands are its own and a slow
+// spell hits all of them alike. Only the commands the client sent are
+// summed: a script's time already holds that of the commands it calls
+// (none of the locks measured sends itself a command its scripts call).
 func (r *Runner) commands(ctx context.Context, rep *Report) error {
-	const warm, n = 20, 200
+	const warm, counted, rounds, chunk = 50, 200, 20, 100
 	var count atomic.Int64
+	names := newByName()
 	rc := r.goRedis(1)
 	defer rc.Close()
-	rc.AddHook(tapHook{sent: &count})
+	rc.AddHook(tapHook{sent: &count, names: names})
+
+	type entry struct {
+		name   string
+		run    func() error
+		done   func(total float64, byCmd map[string]float64, server float64)
+		byCmd  map[string]float64
+		total  float64
+		usec   int64
+		cycles int
+	}
+	fp := r.redigoPool(1)
+	defer fp.Close()
+	tp := tapPool{p: fp, sent: &count, names: names}
+	redigoKey, goRedisKey := r.key("commands", "floor", ClientRedigo), r.key("commands", "floor", ClientGoRedis)
+	fr, fg := rep.Floor(ClientRedigo), rep.Floor(ClientGoRedis)
+	entries := []*entry{
+		{name: "PING+PING redigo", run: func() error { return twice(func() error { return doRedigo(bg, tp, "PING") }) },
+			done: func(_ float64, _ map[string]float64, us float64) { fr.ServerTwoPingUs = us }},
+		{name: "SET+DEL redigo", run: func() error { return setDelRedigo(bg, tp, redigoKey) },
+			done: func(_ float64, _ map[string]float64, us float64) { fr.ServerSetDelUs = us }},
+		{name: "SET+EVALSHA redigo", run: func() error { return setEvalRedigo(bg, tp, redigoKey) },
+			done: func(_ float64, _ map[string]float64, us float64) { fr.ServerSetEvalUs = f(us) }},
+		{name: "PING+PING go-redis", run: func() error { return twice(func() error { return rc.Ping(bg).Err() }) },
+			done: func(_ float64, _ map[string]float64, us float64) { fg.ServerTwoPingUs = us }},
+		{name: "SET+DEL go-redis", run: func() error { return setDelGoRedis(bg, rc, goRedisKey) },
+			done: func(_ float64, _ map[string]float64, us float64) { fg.ServerSetDelUs = us }},
+	}
 	for i, s := range r.subs {
-		pool := r.redigoPool(s.conns())
+		pool := r.redigoPool(1)
 		defer pool.Close()
-		cl := &Clients{Redigo: tapPool{pool, &count}, GoRedis: rc}
+		cl := &Clients{Redigo: tapPool{p: pool, sent: &count, names: names}, GoRedis: rc}
 		lk, err := s.Open1(cl, r.key("commands", s.Name), "")
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
+		entries = append(entries, &entry{name: s.Name, run: func() error { return cycle(bg, lk) },
+			done: func(total float64, byCmd map[string]float64, us float64) {
+				row := &rep.Rows[i]
+				row.CommandsPerOp, row.CommandsByName, row.ServerUsPerOp = f(total), byCmd, f(us)
+				if s.Name == NotifyName {
+					subs := byCmd["SUBSCRIBE"] + byCmd["UNSUBSCRIBE"] + byCmd["PSUBSCRIBE"] + byCmd["PUNSUBSCRIBE"]
+					rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Name: DiagNotifySubscribe, Value: subs, Unit: "commands"})
+				}
+			}})
+	}
+
+	// Count, each alone after a warm-up.
+	for _, e := range entries {
 		for range warm {
-			if err := cycle(bg, lk); err != nil {
-				return fmt.Errorf("%s: %w", s.Name, err)
+			if err := e.run(); err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
 			}
 		}
 		count.Store(0)
-		for range n {
-			if err := cycle(bg, lk); err != nil {
-				return fmt.Errorf("%s: %w", s.Name, err)
+		names.take()
+		for range counted {
+			if err := e.run(); err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
 			}
 		}
-		rep.Rows[i].CommandsPerOp = f(float64(count.Load()) / n)
+		e.total = float64(count.Load()) / counted
+		e.byCmd = map[string]float64{}
+		for cmd, k := range names.take() {
+			e.byCmd[cmd] = float64(k) / counted
+		}
 	}
-	r.logf("commands per acquire + release counted")
+
+	// Time on the server, in turns.
+	st, err := r.startStats(ctx)
+	if err != nil {
+		return err
+	}
+	order := slices.Clone(entries)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range rounds {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, e := range order {
+			for range chunk {
+				if err := e.run(); err != nil {
+					return fmt.Errorf("%s: %w", e.name, err)
+				}
+			}
+			d, err := st.next(ctx)
+			if err != nil {
+				return err
+			}
+			for cmd := range e.byCmd {
+				e.usec += d[strings.ToLower(cmd)].Usec
+			}
+			e.cycles += chunk
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	for _, e := range entries {
+		us := float64(e.usec) / float64(e.cycles)
+		e.done(e.total, e.byCmd, us)
+		r.logf("commands: %-18s %.0f per cycle (%s), server time %.2fµs", e.name, e.total, fmtByName(e.byCmd), us)
+	}
 	return nil
+}
+
+// fmtByName lists command counts in alphabetical order: "EVALSHA 1, SET 1".
+func fmtByName(m map[string]float64) string {
+	var parts []string
+	for _, cmd := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %.3g", cmd, m[cmd]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func twice(run func() error) error {
+	if err := run(); err != nil {
+		return err
+	}
+	return run()
+}
+
+// setDelRedigo sends what the plainest lock with an expiry sends, SET NX PX
+// then DEL, each on a connection from the pool as the locks take them.
+func setDelRedigo(ctx context.Context, p RedigoPool, key string) error {
+	if err := doRedigo(ctx, p, "SET", key, "1", "NX", "PX", TTL.Milliseconds()); err != nil {
+		return err
+	}
+	return doRedigo(ctx, p, "DEL", key)
+}
+
+// casDel is the compare-and-delete of a safe release: the work of
+// luatoken's release script, without its PUBLISH.
+var casDel = redis.NewScript(1, `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`)
+
+// handToken is as long as luatoken's tokens (an xid).
+const handToken = "d4ebl8o3p1rs1v8h0mj0"
+
+// setEvalRedigo sends luatoken's commands without luatoken: SET NX PX with
+// a token, then the compare-and-delete by EVALSHA, each on a connection
+// from the pool.
+func setEvalRedigo(ctx context.Context, p RedigoPool, key string) error {
+	if err := doRedigo(ctx, p, "SET", key, handToken, "NX", "PX", TTL.Milliseconds()); err != nil {
+		return err
+	}
+	c, err := p.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	n, err := redis.Int(casDel.Do(c, key, handToken))
+	if err == nil && n != 1 {
+		err = errors.New("bench: the compare-and-delete found no lock")
+	}
+	return err
+}
+
+// setDelGoRedis is setDelRedigo through go-redis, with the same arguments.
+func setDelGoRedis(ctx context.Context, c *goredis.Client, key string) error {
+	if err := c.Do(ctx, "SET", key, "1", "NX", "PX", TTL.Milliseconds()).Err(); err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
 }
 
 // seqEntry is one thing timed in the uncontended rounds: a subject or a
@@ -294,108 +452,72 @@ type seqEntry struct {
 }
 
 // uncontended times acquire + release, one at a time, each subject on a pool
-// of its own with one idle connection, and PING through each client kind the
-// same way. Subjects that keep work going in the background (the shared
-// subscription of luatoken+notify) are timed in a pass of their own, with
-// the floors measured again beside them, so as not to slow the others.
+// of its own with one idle connection, and the floors through each client
+// kind the same way: PING, two PINGs, and SET NX PX + DEL. INFO
+// commandstats, read before and after the timed cycles, gives what each
+// command cost the server meanwhile.
 func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
-	var main []*Subject
-	var apart [][]*Subject
-	for _, s := range r.subs {
-		if s.Apart {
-			apart = append(apart, []*Subject{s})
-		} else {
-			main = append(main, s)
-		}
-	}
-	for i, pass := range append([][]*Subject{main}, apart...) {
-		floors, err := r.uncontendedPass(ctx, rep, pass)
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			for j := range rep.Floors {
-				fl := &rep.Floors[j]
-				*fl = floors[fl.Client]
-			}
-		}
-	}
-	return nil
-}
-
-func (r *Runner) uncontendedPass(ctx context.Context, rep *Report, subs []*Subject) (map[string]Floor, error) {
 	pool := r.redigoPool(1)
 	defer pool.Close()
 	rc := r.goRedis(1)
 	defer rc.Close()
+	redigoKey, goRedisKey := r.key("uncontended", "floor", ClientRedigo), r.key("uncontended", "floor", ClientGoRedis)
 
-	entries := []*seqEntry{
-		{name: "PING redigo", run: func(ctx context.Context) error { return pingRedigo(ctx, pool) }},
-		{name: "PING redigo DoContext", run: func(ctx context.Context) error { return pingRedigoContext(ctx, pool) }},
-		{name: "PING go-redis", run: func(ctx context.Context) error { return rc.Ping(ctx).Err() }},
-		{name: "PING+PING redigo", run: func(ctx context.Context) error {
-			if err := pingRedigo(ctx, pool); err != nil {
-				return err
-			}
-			return pingRedigo(ctx, pool)
-		}},
-		{name: "PING+PING go-redis", run: func(ctx context.Context) error {
-			if err := rc.Ping(ctx).Err(); err != nil {
-				return err
-			}
-			return rc.Ping(ctx).Err()
-		}},
-	}
+	var (
+		ping    = &seqEntry{name: "PING redigo", run: func(ctx context.Context) error { return pingRedigo(ctx, pool) }}
+		pingCtx = &seqEntry{name: "PING redigo DoContext", run: func(ctx context.Context) error { return pingRedigoContext(ctx, pool) }}
+		gping   = &seqEntry{name: "PING go-redis", run: func(ctx context.Context) error { return rc.Ping(ctx).Err() }}
+		ping2   = &seqEntry{name: "PING+PING redigo", run: func(ctx context.Context) error {
+			return twice(func() error { return pingRedigo(ctx, pool) })
+		}}
+		gping2 = &seqEntry{name: "PING+PING go-redis", run: func(ctx context.Context) error {
+			return twice(func() error { return rc.Ping(ctx).Err() })
+		}}
+		setDel  = &seqEntry{name: "SET+DEL redigo", run: func(ctx context.Context) error { return setDelRedigo(ctx, pool, redigoKey) }}
+		gsetDel = &seqEntry{name: "SET+DEL go-redis", run: func(ctx context.Context) error { return setDelGoRedis(ctx, rc, goRedisKey) }}
+		setEval = &seqEntry{name: "SET+EVALSHA redigo", run: func(ctx context.Context) error { return setEvalRedigo(ctx, pool, redigoKey) }}
+	)
+	entries := []*seqEntry{ping, pingCtx, gping, ping2, gping2, setDel, gsetDel, setEval}
 	var cancellable *seqEntry
-	if lt := Find(subs, Locklab); lt != nil {
+	if lt := Find(r.subs, Locklab); lt != nil {
 		// luatoken once more, called with a context that can end: the
 		// path of a caller that passes a request's context.
 		sp := r.redigoPool(1)
 		defer sp.Close()
 		lk, err := lt.Open1(&Clients{Redigo: sp}, r.key("uncontended", "cancellable"), "")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cctx, cancel := context.WithCancel(bg)
 		defer cancel()
 		cancellable = &seqEntry{name: Locklab + " (ctx that can end)", run: func(context.Context) error { return cycle(cctx, lk) }}
 		entries = append(entries, cancellable)
 	}
-	var tryFirst *seqEntry
-	if nt := Find(subs, NotifyName); nt != nil {
-		// luatoken+notify once more, trying before it subscribes.
-		sp := r.redigoPool(nt.conns())
-		defer sp.Close()
-		lk, err := nt.Open1(&Clients{Redigo: sp}, r.key("uncontended", "tryfirst"), "")
-		if err != nil {
-			return nil, err
-		}
-		tf, _ := TryFirst(lk)
-		tryFirst = &seqEntry{name: NotifyName + " (try first)", run: func(ctx context.Context) error { return cycle(ctx, tf) }}
-		entries = append(entries, tryFirst)
-	}
 	skip := len(entries)
-	for _, s := range subs {
-		sp := r.redigoPool(s.conns())
+	for _, s := range r.subs {
+		sp := r.redigoPool(1)
 		defer sp.Close()
 		src := r.goRedis(1)
 		defer src.Close()
 		lk, err := s.Open1(&Clients{Redigo: sp, GoRedis: src}, r.key("uncontended", s.Name), "")
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name, err)
+			return fmt.Errorf("%s: %w", s.Name, err)
 		}
 		entries = append(entries, &seqEntry{name: s.Name, run: func(ctx context.Context) error { return cycle(ctx, lk) }})
 	}
 	for _, e := range entries {
 		for range r.cfg.Warmup {
 			if err := e.run(bg); err != nil {
-				return nil, fmt.Errorf("%s: %w", e.name, err)
+				return fmt.Errorf("%s: %w", e.name, err)
 			}
 		}
 		e.samples = make(Durations, 0, r.cfg.Iterations)
 	}
-	names := strings.Join(Names(subs), ", ")
-	r.logf("uncontended (%s): warmed up with %d cycles each", names, r.cfg.Warmup)
+	r.logf("uncontended: warmed up with %d cycles of each of %d locks and floors", r.cfg.Warmup, len(entries))
+	st, err := r.startStats(ctx)
+	if err != nil {
+		return err
+	}
 
 	// Every entry runs one cycle in turn, in an order shuffled every
 	// hundred turns: a moment when the shared machine is slow then hits
@@ -412,66 +534,87 @@ func (r *Runner) uncontendedPass(ctx context.Context, rep *Report, subs []*Subje
 			err := e.run(bg)
 			d := time.Since(t0)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", e.name, err)
+				return fmt.Errorf("%s: %w", e.name, err)
 			}
 			e.samples = append(e.samples, d)
 			e.total += d
 		}
 		if (i+1)%report == 0 {
-			r.logf("uncontended (%s): %d/%d cycles of each", names, i+1, r.cfg.Iterations)
+			r.logf("uncontended: %d/%d cycles of each", i+1, r.cfg.Iterations)
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 
-	fr, fctx, fg, fr2, fg2 := entries[0], entries[1], entries[2], entries[3], entries[4]
-	fl := map[string]Floor{
-		ClientRedigo: {
-			Client:           ClientRedigo,
-			PingP50us:        us(fr.samples.Quantile(0.50)),
-			PingP99us:        us(fr.samples.Quantile(0.99)),
-			TwoPingP50us:     us(fr2.samples.Quantile(0.50)),
-			PingContextP50us: f(us(fctx.samples.Quantile(0.50))),
-		},
-		ClientGoRedis: {
-			Client:       ClientGoRedis,
-			PingP50us:    us(fg.samples.Quantile(0.50)),
-			PingP99us:    us(fg.samples.Quantile(0.99)),
-			TwoPingP50us: us(fg2.samples.Quantile(0.50)),
-		},
+	total, err := st.next(ctx)
+	if err != nil {
+		return err
 	}
-	r.logf("uncontended: PING p50 %.1fµs redigo (%.1fµs with DoContext), %.1fµs go-redis; PING+PING p50 %.1fµs redigo, %.1fµs go-redis",
-		fl[ClientRedigo].PingP50us, *fl[ClientRedigo].PingContextP50us, fl[ClientGoRedis].PingP50us,
-		fl[ClientRedigo].TwoPingP50us, fl[ClientGoRedis].TwoPingP50us)
+	rep.ServerCalls, rep.ServerUsecPerCall = map[string]int64{}, map[string]float64{}
+	for _, cmd := range ServerCommands {
+		rep.ServerCalls[cmd] = 0
+	}
+	for cmd, d := range total {
+		if cmd == "info" {
+			continue
+		}
+		rep.ServerCalls[cmd] = d.Calls
+		rep.ServerUsecPerCall[cmd] = float64(d.Usec) / float64(d.Calls)
+	}
+	r.logf("uncontended: server time per call (µs): %s", rep.serverLine())
+
+	p50 := func(e *seqEntry) float64 { return us(e.samples.Quantile(0.50)) }
+	p99 := func(e *seqEntry) float64 { return us(e.samples.Quantile(0.99)) }
+	for _, fl := range []struct {
+		client            string
+		ping, two, setDel *seqEntry
+	}{{ClientRedigo, ping, ping2, setDel}, {ClientGoRedis, gping, gping2, gsetDel}} {
+		c := rep.Floor(fl.client)
+		c.PingP50us, c.PingP99us = p50(fl.ping), p99(fl.ping)
+		c.TwoPingP50us = p50(fl.two)
+		c.SetDelP50us, c.SetDelP99us = p50(fl.setDel), p99(fl.setDel)
+		r.logf("uncontended: floor %-8s PING p50 %.1fµs, PING+PING p50 %.1fµs, SET NX PX · DEL p50 %.1fµs (%.2f× 2×PING)",
+			fl.client, c.PingP50us, c.TwoPingP50us, c.SetDelP50us, c.SetDelP50us/(2*c.PingP50us))
+	}
+	fr := rep.Floor(ClientRedigo)
+	fr.PingContextP50us = f(p50(pingCtx))
+	fr.SetEvalP50us, fr.SetEvalP99us = f(p50(setEval)), f(p99(setEval))
+	r.logf("uncontended: by hand    redigo   SET NX PX · EVALSHA p50 %.1fµs (%.2f× 2×PING, %.2f× SET NX PX · DEL)",
+		*fr.SetEvalP50us, *fr.SetEvalP50us/(2*fr.PingP50us), *fr.SetEvalP50us/fr.SetDelP50us)
+	r.logf("uncontended: PING p50 through redis.DoContext %.1fµs", p50(pingCtx))
 	if cancellable != nil {
-		p50 := us(cancellable.samples.Quantile(0.50))
-		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{
-			Name:  DiagCancellable,
-			Value: p50, Unit: "µs",
-		})
-		r.logf("uncontended: %-16s p50 %7.1fµs", cancellable.name, p50)
-	}
-	if tryFirst != nil {
-		p50 := us(tryFirst.samples.Quantile(0.50))
-		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Name: DiagTryFirst, Value: p50, Unit: "µs"})
-		r.logf("uncontended: %-16s p50 %7.1fµs", tryFirst.name, p50)
+		v := p50(cancellable)
+		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Name: DiagCancellable, Value: v, Unit: "µs"})
+		r.logf("uncontended: %-16s p50 %7.1fµs", cancellable.name, v)
 	}
 	for _, e := range entries[skip:] {
 		row := rep.Row(e.name)
-		p50 := us(e.samples.Quantile(0.50))
-		row.UncontendedP50us = f(p50)
-		row.UncontendedP99us = f(us(e.samples.Quantile(0.99)))
+		v := p50(e)
+		row.UncontendedP50us = f(v)
+		row.UncontendedP99us = f(p99(e))
 		row.UncontendedOpsPerS = f(float64(len(e.samples)) / e.total.Seconds())
-		c := fl[row.Client]
-		row.FloorRatio = f(p50 / (2 * c.PingP50us))
-		row.TwoPingRatio = f(p50 / c.TwoPingP50us)
-		if subs[0].Apart {
-			row.FloorPingP50us = f(c.PingP50us)
-		}
-		r.logf("uncontended: %-16s p50 %7.1fµs  p99 %7.1fµs  %.2f× 2×PING  %.2f× PING+PING", e.name, p50, *row.UncontendedP99us, *row.FloorRatio, *row.TwoPingRatio)
+		c := rep.Floor(row.Client)
+		row.FloorRatio = f(v / (2 * c.PingP50us))
+		row.TwoPingRatio = f(v / c.TwoPingP50us)
+		row.SetDelRatio = f(v / c.SetDelP50us)
+		r.logf("uncontended: %-16s p50 %7.1fµs  p99 %7.1fµs  %.2f× 2×PING  %.2f× PING+PING  %.2f× SET NX PX · DEL",
+			e.name, v, *row.UncontendedP99us, *row.FloorRatio, *row.TwoPingRatio, *row.SetDelRatio)
 	}
-	return fl, nil
+	return nil
+}
+
+// serverLine lists the server time per call of the uncontended figure.
+func (rep *Report) serverLine() string {
+	var parts []string
+	for _, cmd := range rep.serverCommands() {
+		if v, ok := rep.ServerUsecPerCall[cmd]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2f (%d calls)", cmd, v, rep.ServerCalls[cmd]))
+		} else {
+			parts = append(parts, cmd+" –")
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func pingRedigo(ctx context.Context, p *redis.Pool) error {
@@ -545,20 +688,13 @@ func (r *Runner) allocations(ctx context.Context, rep *Report) error {
 		fl.AllocsPerOp, fl.BytesPerOp = a, b
 	}
 	for i, s := range r.subs {
-		sp := r.redigoPool(s.conns())
+		sp := r.redigoPool(1)
 		lk, err := s.Open1(&Clients{Redigo: sp, GoRedis: rc}, r.key("allocs", s.Name), "")
 		if err != nil {
 			sp.Close()
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
 		a, b, err := measure(func() error { return cycle(bg, lk) })
-		if tf, ok := TryFirst(lk); ok && err == nil && s.Name == NotifyName {
-			var ta, tb float64
-			ta, tb, err = measure(func() error { return cycle(bg, tf) })
-			rep.Diagnostics = append(rep.Diagnostics,
-				Diagnostic{Name: DiagTryFirstAllocs, Value: ta, Unit: "allocs"},
-				Diagnostic{Name: DiagTryFirstBytes, Value: tb, Unit: "bytes"})
-		}
 		if err == nil && s.Name == Locklab {
 			cctx, cancel := context.WithCancel(bg)
 			var ca, cb float64
@@ -602,18 +738,8 @@ func (r *Runner) parallel(ctx context.Context, rep *Report) error {
 		floorKeys[g] = r.key("parallel", "floor", fmt.Sprint(g))
 	}
 	entries := []*parEntry{
-		{name: "SET+DEL redigo", run: func(ctx context.Context, g int) error {
-			if err := doRedigo(ctx, pool, "SET", floorKeys[g], "1"); err != nil {
-				return err
-			}
-			return doRedigo(ctx, pool, "DEL", floorKeys[g])
-		}},
-		{name: "SET+DEL go-redis", run: func(ctx context.Context, g int) error {
-			if err := rc.Set(ctx, floorKeys[g], "1", 0).Err(); err != nil {
-				return err
-			}
-			return rc.Del(ctx, floorKeys[g]).Err()
-		}},
+		{name: "SET+DEL redigo", run: func(ctx context.Context, g int) error { return setDelRedigo(ctx, pool, floorKeys[g]) }},
+		{name: "SET+DEL go-redis", run: func(ctx context.Context, g int) error { return setDelGoRedis(ctx, rc, floorKeys[g]) }},
 	}
 	const floors = 2
 	for _, s := range r.subs {

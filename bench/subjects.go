@@ -77,16 +77,8 @@ type Subject struct {
 	Cycle string
 	// Waits are the waiting modes the contended figure is measured in.
 	Waits []string
-	// Conns is how many idle connections its pool keeps in the uncontended
-	// figures: 1, or 2 for a subject that holds one for its subscription.
-	Conns int
-	// Apart: the subject keeps work going in the background after a cycle,
-	// so its uncontended cycles are timed apart from the others'.
-	Apart bool
 	open  func(c *Clients, keys []string, wait string) ([]Locker, error)
 }
-
-func (s *Subject) conns() int { return max(s.Conns, 1) }
 
 // Open returns one locker per key, all made from one client-side object
 // (one locklab Strategy, one redsync instance, one redislock client) as a
@@ -210,33 +202,6 @@ func (l *locklabLocker) Unlock(ctx context.Context) error {
 }
 
 var errNotLocked = errors.New("bench: Unlock without Lock")
-
-// TryFirst returns a locker that makes one attempt before it waits as lk
-// does, so that an uncontended Lock of a Notifier never subscribes: what
-// strategy.Acquire would do if it tried before subscribing (and, after a
-// failed attempt, subscribed and tried again). It is used to measure that
-// change; lk must come from a locklab subject.
-func TryFirst(lk Locker) (Locker, bool) {
-	l, ok := lk.(*locklabLocker)
-	if !ok {
-		return nil, false
-	}
-	return tryFirstLocker{l}, true
-}
-
-type tryFirstLocker struct{ *locklabLocker }
-
-func (l tryFirstLocker) Lock(ctx context.Context) error {
-	lk, err := l.s.TryAcquire(ctx, l.key, TTL)
-	if err == nil {
-		l.held = lk
-		return nil
-	}
-	if !errors.Is(err, strategy.ErrNotAcquired) {
-		return err
-	}
-	return l.locklabLocker.Lock(ctx)
-}
 
 // openRedsync makes one mutex per locker and reuses it for every cycle, as
 // redsync allows: a mutex keeps the value of its last Lock. All options are

@@ -26,6 +26,7 @@ const (
 	colourRecipe  = "#a3adba"
 	colourPeer    = "#e07b2a"
 	colourFloor   = "#1a1a1a"
+	colourFloor2  = "#8a8f96"
 )
 
 // bar is one bar of a panel.
@@ -34,7 +35,9 @@ type bar struct {
 	value  float64
 	colour string
 	marker float64 // a tick drawn across the bar at this value; 0 for none
-	text   string  // printed after the bar
+	// A second, grey tick; 0 for none.
+	marker2 float64
+	text    string // printed after the bar
 }
 
 // panel is one horizontal bar chart.
@@ -61,7 +64,7 @@ func (rep *Report) panels() []panel {
 	var unc, par, con panel
 	unc = panel{
 		title:    "Uncontended acquire + release, p50 latency (µs, shorter is better)",
-		subtitle: "One connection, sequential. Black tick: the floor, 2 × PING p50 through the same client. † timed in a pass of its own, beside its own floor.",
+		subtitle: "One connection, sequential. Black tick: the floor, 2 × PING p50 through the same client; grey tick: SET NX PX then DEL, timed the same way.",
 	}
 	par = panel{
 		title:    fmt.Sprintf("%d goroutines on %d keys: lock + unlock pairs per second (longer is better)", rep.Settings.Goroutines, rep.Settings.Goroutines),
@@ -76,13 +79,10 @@ func (rep *Report) panels() []panel {
 		fl := rep.Floor(r.Client)
 		if r.Wait == "" {
 			if r.UncontendedP50us != nil && fl != nil {
-				ping, label := fl.PingP50us, r.Name+" ("+r.Client+")"
-				if r.FloorPingP50us != nil {
-					ping, label = *r.FloorPingP50us, label+" "+apartMark
-				}
 				unc.bars = append(unc.bars, bar{
-					label: label, value: *r.UncontendedP50us, colour: colourOf(r.Subject),
-					marker: 2 * ping, text: fmt.Sprintf("%.1f µs · %.2f× floor", *r.UncontendedP50us, deref(r.FloorRatio)),
+					label: r.Name + " (" + r.Client + ")", value: *r.UncontendedP50us, colour: colourOf(r.Subject),
+					marker: 2 * fl.PingP50us, marker2: fl.SetDelP50us,
+					text: fmt.Sprintf("%.1f µs · %.2f× floor · %.2f× SET+DEL", *r.UncontendedP50us, deref(r.FloorRatio), deref(r.SetDelRatio)),
 				})
 			}
 			if r.ParallelOpsPerS != nil && fl != nil {
@@ -144,7 +144,7 @@ func newScale(p panel) scale {
 	hi := p.line
 	lo := math.Inf(1)
 	for _, b := range p.bars {
-		hi = math.Max(hi, math.Max(b.value, b.marker))
+		hi = math.Max(hi, math.Max(b.value, math.Max(b.marker, b.marker2)))
 		lo = math.Min(lo, b.value)
 	}
 	if p.log {
@@ -249,12 +249,17 @@ func (rep *Report) WriteSVG(w io.Writer) error {
 			bw := math.Max(s.x(br.value), 1)
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>`+"\n",
 				x0, cy-svgBarH/2, bw, svgBarH, br.colour, esc(br.label+": "+br.text))
-			if br.marker > 0 {
-				mx := x0 + s.x(br.marker)
-				fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2"/>`+"\n",
-					mx, cy-svgBarH/2-3, mx, cy+svgBarH/2+3, colourFloor)
+			for _, m := range []struct {
+				at     float64
+				colour string
+			}{{br.marker2, colourFloor2}, {br.marker, colourFloor}} {
+				if m.at > 0 {
+					mx := x0 + s.x(m.at)
+					fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2"/>`+"\n",
+						mx, cy-svgBarH/2-3, mx, cy+svgBarH/2+3, m.colour)
+				}
 			}
-			tx := x0 + math.Max(bw, s.x(br.marker)) + 6
+			tx := x0 + math.Max(bw, math.Max(s.x(br.marker), s.x(br.marker2))) + 6
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" dominant-baseline="middle" fill="#333" font-size="11">%s</text>`+"\n", tx, cy, esc(br.text))
 		}
 		if p.line > 0 {

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -88,11 +90,12 @@ func marked(cell string, ts ...*Target) string {
 	return cell + " " + Mark(met)
 }
 
-// tables builds the report's three tables: per lock, contended, and targets.
-func (rep *Report) tables() (locks, contended, targets *table) {
+// tables builds the report's four tables: per lock, contended, targets,
+// and the server's time per command.
+func (rep *Report) tables() (locks, contended, targets, server *table) {
 	locks = &table{
-		head:  []string{"lock", "client", "commands per cycle", "p50 µs", "p99 µs", "p50 / 2×PING", "p50 / PING+PING", "pairs/s", "allocs", "bytes", "16 goroutines pairs/s", "/ SET+DEL floor"},
-		right: []bool{false, false, false, true, true, true, true, true, true, true, true, true},
+		head:  []string{"lock", "client", "commands per cycle", "server µs", "p50 µs", "p99 µs", "p50 / 2×PING", "p50 / SET+DEL", "pairs/s", "allocs", "bytes", "16 goroutines pairs/s", "/ SET+DEL floor"},
+		right: []bool{false, false, false, true, true, true, true, true, true, true, true, true, true},
 	}
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
@@ -110,28 +113,50 @@ func (rep *Report) tables() (locks, contended, targets *table) {
 		if r.CommandsPerOp != nil {
 			cycle = fmt.Sprintf("%s (%.0f)", r.Cycle, *r.CommandsPerOp)
 		}
-		p50 := num(r.UncontendedP50us, "%.1f")
-		if r.FloorPingP50us != nil {
-			p50 += " " + apartMark
-		}
 		locks.add(r.Name, r.Client, cycle,
-			p50, num(r.UncontendedP99us, "%.1f"),
+			num(r.ServerUsPerOp, "%.1f"),
+			num(r.UncontendedP50us, "%.1f"), num(r.UncontendedP99us, "%.1f"),
 			marked(num(r.FloorRatio, "%.2f"), tf...),
-			num(r.TwoPingRatio, "%.2f"),
+			num(r.SetDelRatio, "%.2f"),
 			marked(num(r.UncontendedOpsPerS, "%.0f"), tu...),
 			marked(num(r.AllocsPerOp, "%.1f"), ta...),
 			num(r.BytesPerOp, "%.0f"),
 			marked(num(r.ParallelOpsPerS, "%.0f"), tp...),
 			num(r.ParallelFloorRatio, "%.2f"))
 	}
+	ratio := func(a, b float64) string {
+		if b == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", a/b)
+	}
+	rate := func(p50 float64) string {
+		if p50 == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f", 1e6/p50)
+	}
 	for _, fl := range rep.Floors {
 		two := 2 * fl.PingP50us
-		locks.add("floor: 2×PING, SET+DEL", fl.Client, "PING · PING",
-			fmt.Sprintf("%.1f", two), fmt.Sprintf("%.1f", 2*fl.PingP99us), "1.00",
-			fmt.Sprintf("%.2f", two/fl.TwoPingP50us),
-			fmt.Sprintf("%.0f", 1e6/two),
+		locks.add("floor: 2×PING", fl.Client, "PING · PING (2)",
+			fmt.Sprintf("%.1f", fl.ServerTwoPingUs),
+			fmt.Sprintf("%.1f", two), fmt.Sprintf("%.1f", 2*fl.PingP99us),
+			"1.00", ratio(two, fl.SetDelP50us), rate(two),
 			fmt.Sprintf("%.1f", fl.AllocsPerOp), fmt.Sprintf("%.0f", fl.BytesPerOp),
+			"–", "–")
+		locks.add("floor: SET+DEL", fl.Client, "SET NX PX · DEL (2)",
+			fmt.Sprintf("%.1f", fl.ServerSetDelUs),
+			fmt.Sprintf("%.1f", fl.SetDelP50us), fmt.Sprintf("%.1f", fl.SetDelP99us),
+			ratio(fl.SetDelP50us, two), "1.00", rate(fl.SetDelP50us),
+			"–", "–",
 			fmt.Sprintf("%.0f", fl.ParallelOpsPerS), "1.00")
+		if fl.SetEvalP50us != nil {
+			locks.add("by hand: SET+EVALSHA", fl.Client, "SET NX PX · EVALSHA (2)",
+				num(fl.ServerSetEvalUs, "%.1f"),
+				num(fl.SetEvalP50us, "%.1f"), num(fl.SetEvalP99us, "%.1f"),
+				ratio(*fl.SetEvalP50us, two), ratio(*fl.SetEvalP50us, fl.SetDelP50us), rate(*fl.SetEvalP50us),
+				"–", "–", "–", "–")
+		}
 	}
 
 	contended = &table{
@@ -172,41 +197,56 @@ func (rep *Report) tables() (locks, contended, targets *table) {
 		}
 		targets.add(Mark(t.Met), t.Name, got, t.Want, t.Note)
 	}
-	return locks, contended, targets
+
+	server = &table{
+		head:  []string{"command", "calls", "µs per call"},
+		right: []bool{false, true, true},
+	}
+	for _, cmd := range rep.serverCommands() {
+		v := "–"
+		if u, ok := rep.ServerUsecPerCall[cmd]; ok {
+			v = fmt.Sprintf("%.2f", u)
+		}
+		server.add(strings.ToUpper(cmd), fmt.Sprint(rep.ServerCalls[cmd]), v)
+	}
+	return locks, contended, targets, server
 }
 
-// apartMark flags the figures of a subject timed in a pass of its own.
-const apartMark = "†"
-
-// apartNote explains apartMark, or is "" when no row has it.
-func (rep *Report) apartNote() string {
-	var parts []string
-	for _, r := range rep.Rows {
-		if r.FloorPingP50us != nil {
-			parts = append(parts, fmt.Sprintf("%s against PING p50 %.1fµs measured beside it", r.Name, *r.FloorPingP50us))
+// serverCommands lists the commands of ServerCalls: the usual ones first,
+// then any other the run sent.
+func (rep *Report) serverCommands() []string {
+	var cmds []string
+	for _, cmd := range ServerCommands {
+		if _, ok := rep.ServerCalls[cmd]; ok {
+			cmds = append(cmds, cmd)
 		}
 	}
-	if len(parts) == 0 {
-		return ""
+	for _, cmd := range slices.Sorted(maps.Keys(rep.ServerCalls)) {
+		if !slices.Contains(cmds, cmd) {
+			cmds = append(cmds, cmd)
+		}
 	}
-	return apartMark + " timed in a pass of its own, as its subscription keeps working after each cycle: " + strings.Join(parts, "; ") + "."
+	return cmds
 }
 
 // WriteText prints the report as aligned text tables.
 func (rep *Report) WriteText(w io.Writer) {
-	locks, contended, targets := rep.tables()
+	locks, contended, targets, server := rep.tables()
 	fmt.Fprintf(w, "Redis %s (%s), %s, %s, %d CPUs, %s\n", rep.RedisVersion, rep.RedisKind, rep.GoVersion, rep.OS, rep.CPUs, rep.When.Format("2006-01-02 15:04 MST"))
 	for _, fl := range rep.Floors {
 		ctx := ""
 		if fl.PingContextP50us != nil {
 			ctx = fmt.Sprintf(" (%.1fµs through redis.DoContext)", *fl.PingContextP50us)
 		}
-		fmt.Fprintf(w, "PING %-8s p50 %.1fµs p99 %.1fµs%s\n", fl.Client, fl.PingP50us, fl.PingP99us, ctx)
+		fmt.Fprintf(w, "PING %-8s p50 %.1fµs p99 %.1fµs%s; PING+PING timed as one sample p50 %.1fµs\n",
+			fl.Client, fl.PingP50us, fl.PingP99us, ctx, fl.TwoPingP50us)
 	}
 	fmt.Fprintf(w, "\nUncontended acquire + release (%d cycles, one connection) and %d goroutines on %d keys:\n\n", rep.Settings.Iterations, rep.Settings.Goroutines, rep.Settings.Goroutines)
 	locks.text(w)
-	if n := rep.apartNote(); n != "" {
-		fmt.Fprintln(w, n)
+	fmt.Fprintln(w, "server µs: time Redis spent running the commands of one cycle (INFO commandstats), in chunks of 100 cycles taking turns")
+	if len(rep.ServerCalls) > 0 {
+		fmt.Fprintf(w, "\nServer time per command over the uncontended cycles, every lock and floor taking turns (INFO commandstats;\nGET, DEL, SET and PUBLISH include the calls of Lua scripts, whose time is in EVALSHA's too):\n\n")
+		server.text(w)
 	}
 	fmt.Fprintf(w, "\n%d goroutines on one key, empty critical sections (%.0fs each):\n\n", rep.Settings.Contenders, rep.Settings.ContendedS)
 	contended.text(w)
@@ -223,13 +263,13 @@ func (rep *Report) WriteText(w io.Writer) {
 
 // WriteMarkdown prints the report's tables in Markdown.
 func (rep *Report) WriteMarkdown(w io.Writer) {
-	locks, contended, targets := rep.tables()
+	locks, contended, targets, server := rep.tables()
 	locks.markdown(w)
-	if n := rep.apartNote(); n != "" {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, n)
-	}
 	fmt.Fprintln(w)
+	if len(rep.ServerCalls) > 0 {
+		server.markdown(w)
+		fmt.Fprintln(w)
+	}
 	contended.markdown(w)
 	fmt.Fprintln(w)
 	targets.markdown(w)

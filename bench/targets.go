@@ -49,8 +49,17 @@ func Targets(rep *Report) []Target {
 	}
 
 	fr, ok := get(lt, func(r *Row) *float64 { return r.FloorRatio })
+	floorNote := ""
+	if p50, okP := get(lt, func(r *Row) *float64 { return r.UncontendedP50us }); okP && ok {
+		if fl := rep.Floor(ClientRedigo); fl != nil {
+			floorNote = fmt.Sprintf("%.1fµs vs 2 × %.1fµs", p50, fl.PingP50us)
+			if fl.SetDelP50us > 0 {
+				floorNote += fmt.Sprintf("; %.2f× SET NX PX · DEL (%.1fµs)", p50/fl.SetDelP50us, fl.SetDelP50us)
+			}
+		}
+	}
 	add(TargetFloor, fmt.Sprintf("≤ %.2f", MaxFloorRatio), fr, ok,
-		func(g float64) bool { return g <= MaxFloorRatio }, "")
+		func(g float64) bool { return g <= MaxFloorRatio }, floorNote)
 
 	for _, kind := range []struct {
 		name string

@@ -15,5 +15,9 @@
 // Every figure is measured through the client a user of that lock would
 // hold: a redigo pool (Get, Do, Close) for locklab and redsync, a go-redis
 // client for redislock. The floors are measured through the same clients in
-// the same run, so a ratio compares like with like.
+// the same run, so a ratio compares like with like. Beside the two-PING
+// floor the report gives SET NX PX + DEL sent by hand, a floor that makes
+// the server do a lock's work, and the time the server spent on each
+// command (INFO commandstats), which says how much of a lock's distance from
+// the floors is Redis's own work.
 package bench

@@ -53,8 +53,8 @@ type Config struct {
 	Progress io.Writer
 }
 
-// DefaultConfig is the configuration of the published figures: about two and
-// a half minutes on two cores.
+// DefaultConfig is the configuration of the published figures: about three
+// minutes on two cores.
 func DefaultConfig() Config {
 	return Config{
 		Iterations:    20000,
@@ -724,7 +724,7 @@ type parEntry struct {
 }
 
 // parallel runs Goroutines goroutines, each locking and unlocking its own
-// key as fast as it can, and the SET + DEL floor the same way.
+// key as fast as it can, and the SET NX PX + DEL floor the same way.
 func (r *Runner) parallel(ctx context.Context, rep *Report) error {
 	G := r.cfg.Goroutines
 	pool := r.redigoPool(G * 2)

@@ -68,7 +68,7 @@ func (rep *Report) panels() []panel {
 	}
 	par = panel{
 		title:    fmt.Sprintf("%d goroutines on %d keys: lock + unlock pairs per second (longer is better)", rep.Settings.Goroutines, rep.Settings.Goroutines),
-		subtitle: "Black tick: the floor, SET then DEL from as many goroutines through the same client.",
+		subtitle: "Black tick: the floor, SET NX PX then DEL from as many goroutines through the same client.",
 	}
 	con = panel{
 		title:    fmt.Sprintf("%d goroutines on one key: hand-off p50 (µs, log scale, shorter is better)", rep.Settings.Contenders),
@@ -151,7 +151,8 @@ func newScale(p panel) scale {
 		if p.line > 0 {
 			lo = math.Min(lo, p.line)
 		}
-		s := scale{log: true, lo: math.Pow(10, math.Floor(math.Log10(lo))), hi: math.Pow(10, math.Ceil(math.Log10(hi)))}
+		// A decade lower when the shortest bar would hardly show.
+		s := scale{log: true, lo: math.Pow(10, math.Floor(math.Log10(lo/3))), hi: math.Pow(10, math.Ceil(math.Log10(hi)))}
 		if s.hi <= s.lo {
 			s.hi = s.lo * 10
 		}

@@ -16,6 +16,7 @@
 //	-json path    write the report as JSON ("" for none; default ../docs/performance.json)
 //	-svg path     draw the chart ("" for none; default ../docs/performance.svg)
 //	-md path      write the tables as Markdown ("" for none)
+//	-from path    measure nothing: print, draw and write the report of an earlier run, read from JSON
 //	-quick        a short run, to try things out (figures are rough)
 //	-only a,b     measure only these subjects
 //	-figures a,b  measure only these figures (uncontended, allocations, parallel, contended)
@@ -56,6 +57,7 @@ func run() error {
 		jsonPath   = flag.String("json", "../docs/performance.json", "write the report as JSON to `path` (\"\" for none)")
 		svgPath    = flag.String("svg", "../docs/performance.svg", "draw the chart as SVG to `path` (\"\" for none)")
 		mdPath     = flag.String("md", "", "write the tables as Markdown to `path` (\"\" for none)")
+		from       = flag.String("from", "", "measure nothing: report the run saved as JSON at `path`")
 		quick      = flag.Bool("quick", false, "a short run, to try things out; the figures are rough")
 		only       = flag.String("only", "", "comma-separated `names` of the subjects to measure (default all)")
 		figures    = flag.String("figures", "", "comma-separated `figures` to measure: "+strings.Join(bench.Figures, ", ")+" (default all)")
@@ -91,25 +93,21 @@ func run() error {
 	}
 	cfg.Progress = os.Stderr
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	fmt.Fprintln(os.Stderr, "lockbench: finding a Redis server…")
-	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	srv, err := redistest.Start(startCtx)
-	cancel()
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-
-	r, err := bench.NewRunner(srv, cfg)
-	if err != nil {
-		return err
-	}
-	rep, err := r.Run(ctx)
-	if err != nil {
-		return err
+	var rep *bench.Report
+	if *from != "" {
+		b, err := os.ReadFile(*from)
+		if err != nil {
+			return err
+		}
+		rep = new(bench.Report)
+		if err := json.Unmarshal(b, rep); err != nil {
+			return fmt.Errorf("%s: %w", *from, err)
+		}
+	} else {
+		var err error
+		if rep, err = measure(cfg); err != nil {
+			return err
+		}
 	}
 	fmt.Println()
 	rep.WriteText(os.Stdout)
@@ -136,6 +134,27 @@ func run() error {
 		errs = append(errs, writeFile(*mdPath, []byte(sb.String())))
 	}
 	return errors.Join(errs...)
+}
+
+// measure runs the benchmarks on a server found by redistest.
+func measure(cfg bench.Config) (*bench.Report, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	fmt.Fprintln(os.Stderr, "lockbench: finding a Redis server…")
+	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	srv, err := redistest.Start(startCtx)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+
+	r, err := bench.NewRunner(srv, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return r.Run(ctx)
 }
 
 func writeFile(path string, b []byte) error {

@@ -132,11 +132,13 @@ type Row struct {
 
 // Target is one of the goals set for luatoken, and how this run did.
 type Target struct {
-	Name string  `json:"name"`
-	Want string  `json:"want"`
-	Got  float64 `json:"got"`
-	Note string  `json:"note"`
-	Met  bool    `json:"met"`
+	Name string `json:"name"`
+	Want string `json:"want"`
+	// The threshold in Want, as a number.
+	Limit float64 `json:"limit"`
+	Got   float64 `json:"got"`
+	Note  string  `json:"note"`
+	Met   bool    `json:"met"`
 }
 
 // Row returns the row called name, or nil.

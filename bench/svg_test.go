@@ -137,3 +137,15 @@ func TestQuantile(t *testing.T) {
 		t.Errorf("empty Quantile = %v", got)
 	}
 }
+
+func TestGotText(t *testing.T) {
+	for _, c := range []struct {
+		got, limit float64
+		want       string
+	}{{1.195, 1.2, "1.195"}, {1.1999, 1.2, "1.1999"}, {1.2, 1.2, "1.20"}, {1.27, 1.15, "1.27"}, {12, 33, "12.00"}} {
+		tg := Target{Got: c.got, Limit: c.limit}
+		if s := tg.GotText(); s != c.want {
+			t.Errorf("GotText(%v against %v) = %q, want %q", c.got, c.limit, s, c.want)
+		}
+	}
+}

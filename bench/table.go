@@ -193,7 +193,7 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 	for _, t := range rep.Targets {
 		got := "–"
 		if t.Note != notMeasured && t.Note != targetsNotifyMissing {
-			got = fmt.Sprintf("%.2f", t.Got)
+			got = t.GotText()
 		}
 		targets.add(Mark(t.Met), t.Name, got, t.Want, t.Note)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Target thresholds set for luatoken.
@@ -37,8 +38,8 @@ func Targets(rep *Report) []Target {
 		}
 		return *v(r), true
 	}
-	add := func(name, want string, got float64, ok bool, met func(float64) bool, note string) {
-		t := Target{Name: name, Want: want, Note: note}
+	add := func(name, want string, limit, got float64, ok bool, met func(float64) bool, note string) {
+		t := Target{Name: name, Want: want, Limit: limit, Note: note}
 		if ok && !math.IsInf(got, 0) && !math.IsNaN(got) {
 			t.Got = got
 			t.Met = met(got)
@@ -58,7 +59,7 @@ func Targets(rep *Report) []Target {
 			}
 		}
 	}
-	add(TargetFloor, fmt.Sprintf("≤ %.2f", MaxFloorRatio), fr, ok,
+	add(TargetFloor, fmt.Sprintf("≤ %.2f", MaxFloorRatio), MaxFloorRatio, fr, ok,
 		func(g float64) bool { return g <= MaxFloorRatio }, floorNote)
 
 	for _, kind := range []struct {
@@ -75,7 +76,7 @@ func Targets(rep *Report) []Target {
 			if okB && b > 0 {
 				ratio = a / b
 			}
-			add(fmt.Sprintf(kind.name, peer), fmt.Sprintf("≥ %.1f×", MinPeerSpeedup), ratio, okA && okB && b > 0,
+			add(fmt.Sprintf(kind.name, peer), fmt.Sprintf("≥ %.1f×", MinPeerSpeedup), MinPeerSpeedup, ratio, okA && okB && b > 0,
 				func(g float64) bool { return g >= MinPeerSpeedup },
 				fmt.Sprintf("%.0f vs %.0f pairs/s", a, b))
 		}
@@ -88,19 +89,19 @@ func Targets(rep *Report) []Target {
 		note = targetsNotifyMissing
 	}
 	ping := rep.PingP50us
-	add(TargetHandoff, fmt.Sprintf("≤ %.0f", MaxHandoffPings), hp/ping, okN && ping > 0,
+	add(TargetHandoff, fmt.Sprintf("≤ %.0f", MaxHandoffPings), MaxHandoffPings, hp/ping, okN && ping > 0,
 		func(g float64) bool { return g <= MaxHandoffPings },
 		noteOr(note, fmt.Sprintf("%.1fµs vs PING %.1fµs", hp, ping)))
 	for _, peer := range []struct{ name, wait string }{{Redsync, WaitRedsync}, {Redislock, WaitRedislock}} {
 		pp, okP := get(rep.Row(RowName(peer.name, peer.wait)), func(r *Row) *float64 { return r.HandoffP50us })
-		add(fmt.Sprintf(TargetHandoffVsPeer, peer.name), fmt.Sprintf("≥ %.0f×", MinHandoffGain), pp/hp, okN && okP && hp > 0,
+		add(fmt.Sprintf(TargetHandoffVsPeer, peer.name), fmt.Sprintf("≥ %.0f×", MinHandoffGain), MinHandoffGain, pp/hp, okN && okP && hp > 0,
 			func(g float64) bool { return g >= MinHandoffGain },
 			noteOr(note, fmt.Sprintf("%.1fµs vs %.1fµs", pp, hp)))
 	}
 
 	la, okL := get(lt, func(r *Row) *float64 { return r.AllocsPerOp })
 	ra, okR := get(rep.Row(targetAllocsPeer), func(r *Row) *float64 { return r.AllocsPerOp })
-	add(TargetAllocs, fmt.Sprintf("≤ %.1f", ra), la, okL && okR,
+	add(TargetAllocs, fmt.Sprintf("≤ %.1f", ra), ra, la, okL && okR,
 		func(g float64) bool { return g <= ra },
 		fmt.Sprintf("%.1f vs %.1f allocations", la, ra))
 	return ts
@@ -111,6 +112,17 @@ func noteOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// GotText prints what the run got with two decimals, or more when two would
+// make it look equal to the limit it was measured against.
+func (t *Target) GotText() string {
+	for prec := 2; ; prec++ {
+		got := strconv.FormatFloat(t.Got, 'f', prec, 64)
+		if t.Got == t.Limit || got != strconv.FormatFloat(t.Limit, 'f', prec, 64) || prec == 6 {
+			return got
+		}
+	}
 }
 
 // Mark is ✓ for a met target and ✗ otherwise.

@@ -103,6 +103,8 @@ func run() error {
 		if err := json.Unmarshal(b, rep); err != nil {
 			return fmt.Errorf("%s: %w", *from, err)
 		}
+		// Checked again, by this version's rules.
+		rep.Targets = bench.Targets(rep)
 	} else {
 		var err error
 		if rep, err = measure(cfg); err != nil {

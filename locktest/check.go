@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/locklab/locklab/strategy"
@@ -70,6 +71,17 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 
 	done := make(chan Result, 1)
 	var r *run
+	var runsMu sync.Mutex
+	var runs []*run
+	// Whatever way the check ends, every client it made is stopped, so
+	// that nothing it started (a renewal) outlives it.
+	defer func() {
+		runsMu.Lock()
+		defer runsMu.Unlock()
+		for _, r := range runs {
+			r.shutdown()
+		}
+	}()
 	newRun := func(suffix string) *run {
 		now := time.Now()
 		r = &run{
@@ -82,6 +94,9 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		}
 		r.det = &detector{rec: r.rec}
 		r.note("t0 = %d (Unix ms); K = %s", r.t0, r.key)
+		runsMu.Lock()
+		runs = append(runs, r)
+		runsMu.Unlock()
 		return r
 	}
 	go func() {

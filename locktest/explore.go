@@ -56,6 +56,11 @@ func (r *run) schedule(clients []*client, attempt func(i int), prefix []int) []c
 				if v := recover(); v != nil {
 					aborts <- v
 				}
+				// The attempt is over: what the client sends from now on
+				// (a renewal) is not scheduled.
+				clients[i].mu.Lock()
+				clients[i].gate = nil
+				clients[i].mu.Unlock()
 				select {
 				case events <- schedEvent{client: i}:
 				case <-r.ctx.Done():
@@ -106,7 +111,13 @@ func (r *run) schedule(clients []*client, attempt func(i int), prefix []int) []c
 			}
 		}
 		trace = append(trace, choice{chosen: chosen, runnable: runnable})
-		grants[chosen] <- struct{}{}
+		select {
+		case grants[chosen] <- struct{}{}:
+		case <-time.After(stepTimeout):
+			r.fail("scheduler: %s did not take its turn for %v", clients[chosen].name, stepTimeout)
+		case <-r.ctx.Done():
+			r.fail("scheduler: %v", r.ctx.Err())
+		}
 		record(next())
 	}
 	select {

@@ -23,6 +23,9 @@ const (
 	// RenewedOverrun: a holder paused for a third of its TTL keeps its lock;
 	// one paused for three TTLs must learn that its lease is lost (its
 	// Lease context is cancelled) before another holder's work begins.
+	// The detector sees the holder stop when a goroutine wakes on its Lease
+	// context, so the lease must end some milliseconds before the key can
+	// expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
 	RenewedOverrun Property = "renewed-overrun"
 )
 

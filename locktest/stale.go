@@ -13,6 +13,7 @@ import (
 type staleLock struct {
 	exists  bool
 	payload []byte
+	pttl    int64 // the key's TTL left, in ms; 0 for none
 	value   string
 }
 
@@ -40,6 +41,10 @@ func makeStale(newRun func(string) *run) staleLock {
 			return err
 		}
 		s.exists, s.payload = true, p
+		if s.pttl, err = redis.Int64(c.Do("PTTL", r.key)); err != nil {
+			return err
+		}
+		s.pttl = max(s.pttl, 0) // -1: no TTL (RESTORE takes 0)
 		s.value, err = redis.String(c.Do("GET", r.key))
 		return err
 	})
@@ -53,7 +58,7 @@ func (r *run) restore(s staleLock) {
 		if _, err := c.Do("DEL", r.key); err != nil || !s.exists {
 			return err
 		}
-		_, err := c.Do("RESTORE", r.key, 0, s.payload)
+		_, err := c.Do("RESTORE", r.key, s.pttl, s.payload)
 		return err
 	})
 	if s.exists {

@@ -89,6 +89,10 @@ type Notifier interface {
 // ErrNotAcquired waits as r says (or until a release is announced, when s is
 // a Notifier) and tries again. A nil r means NoRetry.
 //
+// With a Notifier, the attempt made right after subscribing takes the place
+// of the first wait: it counts as an attempt (LimitTries(r, 2) never waits
+// for a release message), and the first delay Acquire sleeps is r.Delay(2).
+//
 // It gives up when r does or when ctx is done; then the error matches
 // ErrNotAcquired, and also ctx.Err() when the context ended the wait. Any
 // other error (bad input, Redis unreachable) is returned at once.

@@ -397,23 +397,35 @@ func cleanup(pool *redis.Pool, prefix string, stderr io.Writer) {
 		return
 	}
 	defer c.Close()
+	// The lock keys, and the fencing counters beside them, which luatoken
+	// names "{" + key + "}:fence" (see luatoken.FenceKey).
+	for _, pattern := range []string{prefix + ":*", "{" + prefix + ":*"} {
+		if !deleteMatching(ctx, c, pattern, prefix, stderr) {
+			return
+		}
+	}
+}
+
+// deleteMatching deletes the keys that match pattern; false when it could
+// not.
+func deleteMatching(ctx context.Context, c redis.Conn, pattern, prefix string, stderr io.Writer) bool {
 	cursor := "0"
 	for {
-		reply, err := redis.Values(redis.DoContext(c, ctx, "SCAN", cursor, "MATCH", prefix+":*", "COUNT", 1000))
+		reply, err := redis.Values(redis.DoContext(c, ctx, "SCAN", cursor, "MATCH", pattern, "COUNT", 1000))
 		if err != nil || len(reply) != 2 {
 			fmt.Fprintf(stderr, "lockcheck: could not delete the keys under %s: %v\n", prefix, err)
-			return
+			return false
 		}
 		cursor, _ = redis.String(reply[0], nil)
 		keys, _ := redis.Strings(reply[1], nil)
 		if len(keys) > 0 {
 			if _, err := redis.DoContext(c, ctx, "DEL", redis.Args{}.AddFlat(keys)...); err != nil {
 				fmt.Fprintf(stderr, "lockcheck: could not delete the keys under %s: %v\n", prefix, err)
-				return
+				return false
 			}
 		}
 		if cursor == "0" {
-			return
+			return true
 		}
 	}
 }

@@ -308,9 +308,13 @@ func TestRedisFlag(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	keys := func() []string {
-		keys, err := redis.Strings(c.Do("KEYS", "lockcheck:*"))
-		require.NoError(t, err)
-		return keys
+		var all []string
+		for _, pattern := range []string{"lockcheck:*", "{lockcheck:*"} { // locks, fencing counters
+			keys, err := redis.Strings(c.Do("KEYS", pattern))
+			require.NoError(t, err)
+			all = append(all, keys...)
+		}
+		return all
 	}
 	before := keys()
 
@@ -319,6 +323,9 @@ func TestRedisFlag(t *testing.T) {
 	assert.Equal(t, exitOK, code, stderr.String())
 	assert.Contains(t, stderr.String(), "lockcheck: redis "+s.Version+" (external) at "+s.Addr)
 	assert.Regexp(t, `(?m)^safe-release +breaks +holds$`, stdout.String())
+	fenced := []string{"-redis", s.Addr, "-strategy", "luatoken-renew-fence", "-property", "fenced-overrun"}
+	code = lockcheck(context.Background(), fenced, env{stdout: &stdout, stderr: &stderr})
+	assert.Equal(t, exitOK, code, stderr.String())
 	if s.Kind != redistest.KindExternal { // a server of our own: nobody else adds keys
 		assert.ElementsMatch(t, before, keys(), "lockcheck deletes the keys it made")
 	}

@@ -126,9 +126,10 @@
 // With WithNotify, Release publishes the key on the channel
 // ChannelName(key) ("luatoken:released:" + key) in the same script as its
 // compare-and-delete, only when it deleted the lock, and the Strategy
-// implements strategy.Notifier. strategy.Acquire then subscribes before its
-// first attempt and wakes as soon as the lock is released, keeping its Retry
-// as a fallback poll (a lock that expires is not announced):
+// implements strategy.Notifier. strategy.Acquire then subscribes once its
+// first attempt finds the lock taken, tries again at once, and from then on
+// wakes as soon as the lock is released, keeping its Retry as a fallback
+// poll (a lock that expires is not announced):
 //
 //	s, _ := luatoken.New(pool, luatoken.WithNotify())
 //	l, err := strategy.Acquire(ctx, s, "orders:42", ttl, strategy.FixedInterval(time.Second))

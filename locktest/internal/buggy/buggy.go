@@ -25,15 +25,50 @@ func (b base) do(ctx context.Context, cmd string, args ...any) (any, error) {
 	return redis.DoContext(c, ctx, cmd, args...)
 }
 
+// setNX sets a fresh token at key with SET NX and the given expiry
+// arguments, and returns a lock that release deletes.
+func (b base) setNX(ctx context.Context, key string, release *redis.Script, expiry ...any) (strategy.Lock, error) {
+	token := xid.New().String()
+	_, err := redis.String(b.do(ctx, "SET", append([]any{key, token, "NX"}, expiry...)...))
+	if errors.Is(err, redis.ErrNil) {
+		return nil, strategy.ErrNotAcquired
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &lock{b: b, key: key, token: token, release: release}, nil
+}
+
+// lock is released by a script that takes the key and the token and
+// answers 1 when it deleted the key.
 type lock struct {
 	b       base
 	key     string
 	token   string
-	release func(ctx context.Context, l *lock) error
+	release *redis.Script
 }
 
-func (l *lock) Key() string                       { return l.key }
-func (l *lock) Release(ctx context.Context) error { return l.release(ctx, l) }
+func (l *lock) Key() string { return l.key }
+
+func (l *lock) Release(ctx context.Context) error {
+	c, err := l.b.pool.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	n, err := redis.Int(l.release.DoContext(ctx, c, l.key, l.token))
+	if err == nil && n == 0 {
+		err = strategy.ErrNotHeld
+	}
+	return err
+}
+
+// safeRelease is luatoken's compare-and-delete: the release without a bug.
+var safeRelease = redis.NewScript(1, `
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
 
 // LengthCompare is a token lock whose release script compares the length
 // of the stored token with its own instead of the tokens themselves. Every
@@ -51,26 +86,7 @@ return 0`)
 
 // TryAcquire sets a token with NX PX, as luatoken does.
 func (s *LengthCompare) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
-	token := xid.New().String()
-	_, err := redis.String(s.b.do(ctx, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
-	if errors.Is(err, redis.ErrNil) {
-		return nil, strategy.ErrNotAcquired
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &lock{b: s.b, key: key, token: token, release: func(ctx context.Context, l *lock) error {
-		c, err := l.b.pool.GetContext(ctx)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		n, err := redis.Int(lengthRelease.DoContext(ctx, c, l.key, l.token))
-		if err == nil && n == 0 {
-			err = strategy.ErrNotHeld
-		}
-		return err
-	}}, nil
+	return s.b.setNX(ctx, key, lengthRelease, "PX", ttl.Milliseconds())
 }
 
 // StaleRead acquires when a GET finds no key, then SETs without NX: the
@@ -94,26 +110,7 @@ func (s *StaleRead) TryAcquire(ctx context.Context, key string, ttl time.Duratio
 	if _, err := s.b.do(ctx, "SET", key, token, "PX", ttl.Milliseconds()); err != nil {
 		return nil, err
 	}
-	return &lock{b: s.b, key: key, token: token, release: tokenRelease}, nil
-}
-
-var safeRelease = redis.NewScript(1, `
-if redis.call("GET", KEYS[1]) == ARGV[1] then
-	return redis.call("DEL", KEYS[1])
-end
-return 0`)
-
-func tokenRelease(ctx context.Context, l *lock) error {
-	c, err := l.b.pool.GetContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	n, err := redis.Int(safeRelease.DoContext(ctx, c, l.key, l.token))
-	if err == nil && n == 0 {
-		err = strategy.ErrNotHeld
-	}
-	return err
+	return &lock{b: s.b, key: key, token: token, release: safeRelease}, nil
 }
 
 // UnitMix passes the TTL in milliseconds where EX expects seconds: the
@@ -126,13 +123,5 @@ func NewUnitMix(p strategy.Pool) *UnitMix { return &UnitMix{base{p}} }
 
 // TryAcquire sets the token with NX EX <milliseconds>.
 func (s *UnitMix) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
-	token := xid.New().String()
-	_, err := redis.String(s.b.do(ctx, "SET", key, token, "NX", "EX", ttl.Milliseconds()))
-	if errors.Is(err, redis.ErrNil) {
-		return nil, strategy.ErrNotAcquired
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &lock{b: s.b, key: key, token: token, release: tokenRelease}, nil
+	return s.b.setNX(ctx, key, safeRelease, "EX", ttl.Milliseconds())
 }

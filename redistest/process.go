@@ -18,8 +18,10 @@ import (
 // waits until it answers PING. [Server.Close] stops it (SIGTERM, then a
 // kill) and removes the directory; on Linux the process is also killed
 // when the program that started it dies. The error matches
-// [ErrNoRedisServer] when redis-server is not on PATH.
-func StartProcess(ctx context.Context) (*Server, error) {
+// [ErrNoRedisServer] when redis-server is not on PATH. Extra arguments go to
+// redis-server after the project's own (for example "--enable-debug-command",
+// "yes").
+func StartProcess(ctx context.Context, extra ...string) (*Server, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoRedisServer, err)
@@ -27,7 +29,7 @@ func StartProcess(ctx context.Context) (*Server, error) {
 	// The port is free when asked for but may be taken before redis-server
 	// binds it: try again with another.
 	for attempt := 1; ; attempt++ {
-		s, err := startProcessOnce(ctx, bin)
+		s, err := startProcessOnce(ctx, bin, extra)
 		if err == nil {
 			return s, nil
 		}
@@ -39,7 +41,7 @@ func StartProcess(ctx context.Context) (*Server, error) {
 
 var errPortTaken = errors.New("port already in use")
 
-func startProcessOnce(ctx context.Context, bin string) (*Server, error) {
+func startProcessOnce(ctx context.Context, bin string, extra []string) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, fmt.Errorf("process: finding a free port: %w", err)
@@ -51,7 +53,7 @@ func startProcessOnce(ctx context.Context, bin string) (*Server, error) {
 	logFile := filepath.Join(dir, "redis.log")
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 
-	cmd := exec.Command(bin,
+	cmd := exec.Command(bin, append([]string{
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
 		"--save", "",
@@ -59,7 +61,7 @@ func startProcessOnce(ctx context.Context, bin string) (*Server, error) {
 		"--daemonize", "no",
 		"--dir", dir,
 		"--logfile", logFile,
-	)
+	}, extra...)...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {

@@ -118,13 +118,22 @@ func (s *Server) Dial(ctx context.Context) (redis.Conn, error) {
 }
 
 // NewPool returns a new connection pool to the server, whose connections
-// are made by [Server.Dial] and of which up to 64 are kept idle. The caller
-// closes it.
+// are made by [Server.Dial] and of which up to 64 are kept idle. A
+// connection idle for more than 100ms is PINGed before it is handed out
+// again, so that one broken by a restart or a dropped link is replaced
+// rather than failing the next command. The caller closes it.
 func (s *Server) NewPool() *redis.Pool {
 	return &redis.Pool{
 		DialContext: s.Dial,
 		MaxIdle:     64,
 		IdleTimeout: 5 * time.Minute,
+		TestOnBorrowContext: func(ctx context.Context, c redis.Conn, idle time.Time) error {
+			if time.Since(idle) < 100*time.Millisecond {
+				return nil
+			}
+			_, err := redis.DoContext(c, ctx, "PING")
+			return err
+		},
 	}
 }
 
@@ -223,6 +232,10 @@ func Connect(ctx context.Context, addr string) (*Server, error) {
 	}
 	s := &Server{Addr: addr, Kind: KindExternal}
 	if err := s.check(ctx); err != nil {
+		var re redis.Error
+		if errors.As(err, &re) && (strings.HasPrefix(string(re), "NOAUTH") || strings.HasPrefix(string(re), "WRONGPASS")) {
+			return nil, fmt.Errorf("redistest: the server at %s answers but wants a password (%w): give it in %s=redis://[user:password@]%s[/db]", addr, err, EnvURL, addr)
+		}
 		return nil, fmt.Errorf("redistest: the server at %s does not answer: %w", addr, err)
 	}
 	return s, nil

@@ -3,7 +3,9 @@ package redistest_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -342,5 +344,37 @@ func TestConnect(t *testing.T) {
 		if _, err := redistest.Connect(ctx, addr); err == nil {
 			t.Errorf("Connect(%q) = nil error, want one", addr)
 		}
+	}
+}
+
+// TestConnectPassword: a server that wants a password is not "not
+// answering": the error says so and where the password goes.
+func TestConnectPassword(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not on PATH (make setup installs it)")
+	}
+	addr := closedAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--requirepass", "s3cret")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the password-protected redis-server did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, err = redistest.Connect(context.Background(), addr)
+	if err == nil || !strings.Contains(err.Error(), "wants a password") || !strings.Contains(err.Error(), "REDIS_URL=redis://[user:password@]"+addr) {
+		t.Errorf("Connect(%s) to a server with a password = %v, want it to say a password is needed and how to give it", addr, err)
 	}
 }

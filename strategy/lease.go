@@ -1,6 +1,9 @@
 package strategy
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Fenced is implemented by locks that carry a fencing token: a number that
 // increases strictly with every acquisition of the key, by any client. A
@@ -18,4 +21,14 @@ type Fenced interface {
 type Leased interface {
 	Lock
 	Lease() context.Context
+}
+
+// Refresher is implemented by locks that can extend themselves while held.
+// Refresh makes the lock live ttl from now if it is still this holder's, and
+// returns ErrNotHeld (possibly wrapped) when it is gone or someone else's:
+// a late Refresh must neither extend another holder's lock nor take it back.
+// The conformance suite's safe-refresh property checks exactly that.
+type Refresher interface {
+	Lock
+	Refresh(ctx context.Context, ttl time.Duration) error
 }

@@ -4,12 +4,16 @@
 //
 // Each algorithm lives in its own sub-package, named after it:
 //
-//	strategy/setnxdel     SETNX, release DEL (no expiry)
-//	strategy/setnxexpire  SETNX then EXPIRE, release DEL
-//	strategy/getset       SETNX of a timestamp, stale lock taken over with GETSET
-//	strategy/delsetnx     SETNX of a timestamp, stale lock taken over with DEL + SETNX
-//	strategy/setnxpx      SET NX PX, release DEL
-//	strategy/luatoken     SET token NX PX, release by Lua compare-and-delete
+//	strategy/setnxdel       SETNX, release DEL (no expiry)
+//	strategy/setnxexpire    SETNX then EXPIRE, release DEL
+//	strategy/multiget       SETNX uuid then EXPIRE, release GET inside WATCH/MULTI: never deletes
+//	strategy/getset         SETNX of a timestamp, stale lock taken over with GETSET
+//	strategy/delsetnx       SETNX of a timestamp, stale lock taken over with DEL + SETNX
+//	strategy/setnxpx        SET NX PX, release DEL
+//	strategy/fixedpassword  SET abc123 NX PX, release by Lua compare-and-delete of the one password
+//	strategy/tokengetdel    SET token NX PX, release GET, compare, DEL
+//	strategy/watchdel       SETNX uuid then EXPIRE, release WATCH, GET, compare, MULTI/DEL/EXEC
+//	strategy/luatoken       SET token NX PX, release by Lua compare-and-delete
 //
 // Only luatoken is safe to use; the others are faithful copies of popular
 // recipes, kept so that their failures can be shown (see package locktest).

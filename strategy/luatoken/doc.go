@@ -129,7 +129,8 @@
 // implements strategy.Notifier. strategy.Acquire then subscribes once its
 // first attempt finds the lock taken, tries again at once, and from then on
 // wakes as soon as the lock is released, keeping its Retry as a fallback
-// poll (a lock that expires is not announced):
+// poll (a lock that expires is not announced). Each release wakes one
+// waiter per Strategy, the one waiting longest:
 //
 //	s, _ := luatoken.New(pool, luatoken.WithNotify())
 //	l, err := strategy.Acquire(ctx, s, "orders:42", ttl, strategy.FixedInterval(time.Second))

@@ -154,11 +154,12 @@ type (
 )
 
 var (
-	_ strategy.Lock   = (*Lock)(nil)
-	_ strategy.Fenced = fencedLock{}
-	_ strategy.Leased = leasedLock{}
-	_ strategy.Fenced = fencedLeasedLock{}
-	_ strategy.Leased = fencedLeasedLock{}
+	_ strategy.Lock      = (*Lock)(nil)
+	_ strategy.Refresher = (*Lock)(nil)
+	_ strategy.Fenced    = fencedLock{}
+	_ strategy.Leased    = leasedLock{}
+	_ strategy.Fenced    = fencedLeasedLock{}
+	_ strategy.Leased    = fencedLeasedLock{}
 )
 
 // FencingToken returns the token drawn when the lock was taken.

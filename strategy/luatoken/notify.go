@@ -38,7 +38,10 @@ const (
 var _ strategy.Notifier = (*Strategy)(nil)
 
 // Subscribe implements strategy.Notifier: the channel it returns receives
-// after each release of key (made with WithNotify), until stop is called.
+// after a release of key (made with WithNotify), until stop is called. Each
+// release wakes one subscriber of the Strategy, the one waiting longest, as
+// only one can take the lock; one that stops without using its wake passes
+// it on.
 // Subscribe returns once the server has confirmed the subscription, so a
 // release that happens after it returns is never missed. Without WithNotify
 // it returns a nil channel, and Acquire only polls.
@@ -80,6 +83,7 @@ type hub struct {
 
 type channel struct {
 	waiters  map[*waiter]struct{}
+	joined   uint64        // waiters ever added: each one's place in line
 	want     bool          // the last command sent, or to send, is SUBSCRIBE
 	inflight int           // commands sent on conn and not answered yet
 	ready    bool          // subscribed on conn
@@ -87,7 +91,11 @@ type channel struct {
 	changed  chan struct{} // closed and replaced when ready turns true or connecting fails
 }
 
-type waiter struct{ c chan struct{} }
+// waiter is one Acquire waiting on a channel; c holds at most one wake.
+type waiter struct {
+	c     chan struct{}
+	place uint64 // lower: waiting longer
+}
 
 func newHub(p strategy.Pool) *hub {
 	return &hub{pool: p, chans: make(map[string]*channel)}
@@ -131,6 +139,8 @@ func (h *hub) add(n string) (*channel, *waiter, uint64) {
 		ch = &channel{waiters: make(map[*waiter]struct{}), changed: make(chan struct{})}
 		h.chans[n] = ch
 	}
+	ch.joined++
+	w.place = ch.joined
 	ch.waiters[w] = struct{}{}
 	if !ch.want {
 		ch.want = true
@@ -158,6 +168,13 @@ func (h *hub) remove(n string, w *waiter) {
 	}
 	delete(ch.waiters, w)
 	if len(ch.waiters) > 0 {
+		select {
+		case <-w.c:
+			// Woken for a release it did not use: pass the wake on, or
+			// the others would sleep until their next poll.
+			ch.wakeOne()
+		default:
+		}
 		return
 	}
 	ch.want, ch.ready, ch.resub = false, false, false
@@ -348,7 +365,7 @@ func (h *hub) handle(reply any) bool {
 	switch kind {
 	case "message":
 		if ch := h.chans[n]; ch != nil {
-			ch.wake()
+			ch.wakeOne()
 		}
 	case "subscribe", "unsubscribe":
 		if ch := h.chans[n]; ch != nil && ch.inflight > 0 {
@@ -383,7 +400,25 @@ func (ch *channel) broadcast() {
 	ch.changed = make(chan struct{})
 }
 
-// wake tells every waiter of ch that the lock may be free.
+// wakeOne tells one waiter of ch that the lock may be free: the one waiting
+// longest among those not woken already. One release frees the lock for one
+// holder, so waking every waiter would only make the rest fail again (a
+// thundering herd); a waiter that leaves without using its wake passes it
+// on (see remove).
+func (ch *channel) wakeOne() {
+	var first *waiter
+	for w := range ch.waiters {
+		if len(w.c) == 0 && (first == nil || w.place < first.place) {
+			first = w
+		}
+	}
+	if first != nil {
+		first.c <- struct{}{}
+	}
+}
+
+// wake tells every waiter of ch that the lock may be free: after the
+// subscription broke, when releases may have been missed.
 func (ch *channel) wake() {
 	for w := range ch.waiters {
 		select {

@@ -3,6 +3,7 @@ package luatoken_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -406,4 +407,66 @@ func TestNotifyKeepAlive(t *testing.T) {
 			assert.Equal(t, int64(3), c.n.Load())
 		})
 	}
+}
+
+// TestNotifyWakesOne: a release wakes one waiter, not all of them, so n
+// waiters behind one holder cost n attempts after their first two each,
+// not n + (n-1) + ... + 1; a waiter that gives up passes its wake on.
+func TestNotifyWakesOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	s := newLuatoken(t, p, luatoken.WithNotify())
+	held, _ := tryAcquire(t, s, key, strategytest.TTL)
+
+	// One counting wrapper per waiter, all on s and its one subscription.
+	const n = 6
+	counts := make([]*counting, n)
+	attempts := func() (sum int64) {
+		for _, c := range counts {
+			sum += c.n.Load()
+		}
+		return sum
+	}
+	dones := make([]<-chan acquired, n)
+	for i := range dones {
+		counts[i] = &counting{Strategy: s}
+		dones[i] = startWaiter(t, ctx, counts[i], key, fallback)
+		require.Equal(t, int64(2), counts[i].n.Load(), "waiter %d: its try, then one more once subscribed", i)
+	}
+	// One more waiter that gives up while the others wait: its wake, if it
+	// gets one, must not be lost.
+	quitter, quit := context.WithCancel(ctx)
+	gone := startWaiter(t, quitter, &counting{Strategy: s}, key, fallback)
+	quit()
+	require.ErrorIs(t, (<-gone).err, strategy.ErrNotAcquired)
+
+	waiting := attempts()
+	require.NoError(t, held.Release(ctx))
+	for range n {
+		var a acquired
+		select {
+		case a = <-merge(dones):
+		case <-time.After(strategytest.Margin):
+			t.Fatalf("after %d attempts, a waiter still waits: a wake was lost", attempts()-waiting)
+		}
+		require.NoError(t, a.err)
+		require.NoError(t, a.lock.Release(ctx))
+	}
+	assert.Equal(t, int64(n), attempts()-waiting, "attempts after the first release: one per waiter woken")
+}
+
+// merge receives from whichever of cs is ready first.
+func merge(cs []<-chan acquired) <-chan acquired {
+	out := make(chan acquired, 1)
+	go func() {
+		cases := make([]reflect.SelectCase, len(cs))
+		for i, c := range cs {
+			cases[i] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c)}
+		}
+		_, v, _ := reflect.Select(cases)
+		out <- v.Interface().(acquired)
+	}()
+	return out
 }

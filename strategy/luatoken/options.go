@@ -28,7 +28,7 @@ type config struct {
 
 func (c *config) fail(format string, args ...any) {
 	if c.err == nil {
-		c.err = fmt.Errorf("%s: %w: "+format, append([]any{name, ErrInvalidOption}, args...)...)
+		c.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
 	}
 }
 
@@ -112,7 +112,7 @@ func (c *config) check() error {
 		return c.err
 	}
 	if c.maxHold > 0 && !c.renew {
-		return fmt.Errorf("%s: %w: WithMaxHold needs WithAutoRenew", name, ErrInvalidOption)
+		return fmt.Errorf("%w: WithMaxHold needs WithAutoRenew", ErrInvalidOption)
 	}
 	return nil
 }
@@ -140,6 +140,11 @@ func (c *config) checkLease(ttl time.Duration) error {
 	every, margin := c.interval(ttl), c.leaseMargin(ttl)
 	if every < ttl-margin && every > 0 {
 		return nil
+	}
+	if c.every == 0 {
+		// The interval is derived: name what the user chose, the TTL.
+		return fmt.Errorf("%s: %w: a TTL of %v is too short to renew: the lease margin (%v) leaves no time for renewals before the lease deadline",
+			name, strategy.ErrInvalidTTL, ttl, margin)
 	}
 	if every >= ttl {
 		return fmt.Errorf("%s: %w: renewal interval %v is not shorter than the TTL %v",

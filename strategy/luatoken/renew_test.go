@@ -3,6 +3,7 @@ package luatoken_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -309,6 +310,7 @@ func TestAutoRenewInvalid(t *testing.T) {
 	} {
 		_, err := luatoken.New(p, opts...)
 		require.ErrorIs(t, err, luatoken.ErrInvalidOption, name)
+		assert.Equal(t, 1, strings.Count(err.Error(), "luatoken:"), "the package named once: %v", err)
 	}
 
 	rp := &strategytest.RecordPool{Pool: p}
@@ -324,7 +326,15 @@ func TestAutoRenewInvalid(t *testing.T) {
 		s := newLuatoken(t, rp, luatoken.WithAutoRenew(c.every))
 		_, err := s.TryAcquire(context.Background(), key, c.ttl)
 		require.ErrorIs(t, err, strategy.ErrInvalidTTL, "every %v, ttl %v", c.every, c.ttl)
+		if c.every == 0 { // no interval set: the error names the TTL, never a derived interval
+			assert.NotContains(t, err.Error(), "interval")
+			assert.Contains(t, err.Error(), "a TTL of "+c.ttl.String()+" is too short to renew")
+		}
 	}
+	// 1.5ms: the derived interval would be negative.
+	_, err := newLuatoken(t, rp, luatoken.WithAutoRenew(0)).TryAcquire(context.Background(), key, 1500*time.Microsecond)
+	require.ErrorIs(t, err, strategy.ErrInvalidTTL)
+	assert.NotContains(t, err.Error(), "-")
 	assert.Empty(t, rp.Names(), "commands sent for invalid settings")
 	assert.False(t, strategytest.Exists(t, p, key))
 

@@ -1,15 +1,24 @@
 // Package delsetnx is the timestamp lock whose stale lock is taken over with
-// DEL then SETNX: the broken first attempt that documents 000 and 004 show
-// before they turn to GETSET.
+// DEL then SETNX: the broken first attempt that document 000 walks through
+// before it turns to GETSET.
 //
-// Sources: document 000 (the P2/P3 walk-through) and document 004 (方式三).
+// Sources: document 000, its prose (the P1/P2/P3 walk-through of 解决死锁,
+// and the check before DEL it asks of every release). Document 004 writes
+// the same takeover in code (方式三) but gives up when its DEL deletes
+// nothing and releases with a plain DEL: package delsetnxcheck.
 //
 // Algorithm:
 //  1. SETNX key <now+ttl>: 1 means the lock is ours.
 //  2. Otherwise GET key; if the stored time has not passed, the lock is taken.
-//  3. Otherwise DEL key, then SETNX key <now+ttl> again: 1 means ours.
+//     A key GET finds gone was released since the SETNX: the attempt fails,
+//     and the next one's SETNX takes the key. (Document 000 does not say:
+//     it compares a time, and there is none.)
+//  3. Otherwise DEL key, whatever it deletes, then SETNX key <now+ttl> again:
+//     1 means ours.
 //  4. Release as in package getset: GET, and DEL only while the stored time
-//     is more than a small buffer (3 ms) in the future.
+//     is still ahead (document 001's buffer, 0.003 ms as its code compares
+//     it): document 000 asks every release to check that the lock has not
+//     expired before it deletes.
 //
 // How it breaks: two waiters that read the same stale time both DEL and both
 // SETNX; the second DEL deletes the first one's fresh lock and both hold it
@@ -37,12 +46,17 @@ type Option = recipe.StampOption
 func WithClock(c strategy.Clock) Option { return recipe.WithClock(c) }
 
 // WithReleaseBuffer sets how far in the future the stored time must be for
-// Release to DEL the key (default 3 ms).
+// Release to DEL the key (default 0.003 ms, as package getset).
 func WithReleaseBuffer(d time.Duration) Option { return recipe.WithReleaseBuffer(d) }
 
 // New returns the strategy on pool p.
 func New(p strategy.Pool, opts ...Option) (*Strategy, error) {
-	st, err := recipe.NewStamped("delsetnx", p, takeover, opts)
+	st, err := recipe.NewStamped("delsetnx", p, recipe.StampRecipe{
+		Stale:    recipe.StalePassed,
+		KeepGone: true,
+		Takeover: takeover,
+		Release:  recipe.ReleaseIfAhead,
+	}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +70,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 }
 
 // takeover is step 3: DEL the stale lock, then SETNX again.
-func takeover(s *recipe.Session, _, stamp int64) (bool, error) {
+func takeover(s *recipe.Session, _, _, stamp int64) (bool, error) {
 	if _, err := s.Do("DEL"); err != nil {
 		return false, err
 	}

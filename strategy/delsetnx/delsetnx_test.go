@@ -25,7 +25,12 @@ func TestBasic(t *testing.T) {
 }
 
 func TestStamped(t *testing.T) {
-	strategytest.RunStamped(t, "delsetnx", newStamped)
+	strategytest.RunStamped(t, strategytest.StampedSpec{
+		Name:    "delsetnx",
+		New:     newStamped,
+		Gone:    []string{"SETNX", "GET"},
+		Release: strategytest.ReleaseIfAhead,
+	})
 }
 
 // A stale lock is taken over with DEL, then SETNX.

@@ -25,7 +25,14 @@ func TestBasic(t *testing.T) {
 }
 
 func TestStamped(t *testing.T) {
-	strategytest.RunStamped(t, "getset", newStamped)
+	strategytest.RunStamped(t, strategytest.StampedSpec{
+		Name:          "getset",
+		New:           newStamped,
+		AcquireBuffer: time.Millisecond,
+		Gone:          []string{"SETNX", "GET", "GETSET"},
+		GoneAcquires:  true,
+		Release:       strategytest.ReleaseIfAhead,
+	})
 }
 
 // A stale lock is taken over with GETSET.
@@ -79,6 +86,6 @@ func TestTakeoverRace(t *testing.T) {
 	require.ErrorIs(t, err, strategy.ErrNotAcquired, "both clients hold the lock")
 	assert.Nil(t, lock)
 	v, _ := strategytest.Get(t, p, key)
-	assert.Equal(t, strategytest.Stamp(later.Now().UnixMilli()+strategytest.TTL.Milliseconds()), v,
+	assert.Equal(t, strategytest.Stamp(later.Now().Add(strategytest.TTL+time.Millisecond).UnixMilli()), v,
 		"the loser's GETSET should have overwritten the winner's time")
 }

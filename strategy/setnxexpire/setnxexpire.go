@@ -24,7 +24,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/internal/recipe"
 )
@@ -41,31 +40,10 @@ func New(p strategy.Pool) (*Strategy, error) {
 	return &Strategy{b: b}, nil
 }
 
-// TryAcquire sends SETNX and, when it wins, PEXPIRE.
+// TryAcquire sends SETNX key 1 and, when it wins, PEXPIRE; when it loses,
+// document 002's repair (recipe.Base.SetnxExpire).
 func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
-	sess, err := s.b.Begin(ctx, key, ttl)
-	if err != nil {
-		return nil, err
-	}
-	defer sess.Close()
-	ms := ttl.Milliseconds()
-	won, err := redis.Bool(sess.Do("SETNX", 1))
-	if err != nil {
-		return nil, err
-	}
-	if !won {
-		left, err := redis.Int64(sess.Do("TTL"))
-		if err != nil {
-			return nil, err
-		}
-		if left == -2 { // document 002's check; -1 was meant
-			if _, err := sess.Do("PEXPIRE", ms); err != nil {
-				return nil, err
-			}
-		}
-		return nil, sess.NotAcquired()
-	}
-	if _, err := sess.Do("PEXPIRE", ms); err != nil {
+	if err := s.b.SetnxExpire(ctx, key, 1, ttl); err != nil {
 		return nil, err
 	}
 	return &recipe.DelLock{B: &s.b, K: key}, nil

@@ -1,6 +1,8 @@
 // Package recipe holds what the lock recipes share, so that each strategy
 // package keeps only its own algorithm: a session that runs an attempt's
-// commands on one connection, and the plain DEL release.
+// commands on one connection, the two acquires several recipes copy (SET NX
+// PX, and SETNX then EXPIRE), the plain DEL release, and the parts of the
+// releases that compare a value before deleting.
 package recipe
 
 import (
@@ -95,6 +97,14 @@ func (l *DelLock) Release(ctx context.Context) error {
 		return err
 	}
 	defer s.Close()
+	return s.Del()
+}
+
+// Del sends DEL key, whoever holds the key: it cannot tell whose lock it
+// deletes. It returns an error matching strategy.ErrNotHeld when there was
+// no key to delete. It is the whole of DelLock's release (setnxdel,
+// setnxexpire, setnxpx) and the last step of tokengetdel's.
+func (s *Session) Del() error {
 	n, err := redis.Int(s.Do("DEL"))
 	if err != nil {
 		return err

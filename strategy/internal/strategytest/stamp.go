@@ -35,18 +35,51 @@ func (c *ManualClock) Clock() strategy.Clock { return strategy.ClockFunc(c.Now) 
 // T0 is the time the manual clocks of the stamp tests start at.
 var T0 = time.Date(2026, 3, 4, 5, 6, 7, 891_000_000, time.UTC)
 
-// NewStampedFunc makes a timestamp strategy (getset, delsetnx) on a pool,
-// reading time from clock.
+// NewStampedFunc makes a timestamp strategy (getset, getsetcompare,
+// delsetnx, delsetnxcheck) on a pool, reading time from clock.
 type NewStampedFunc func(p strategy.Pool, clock strategy.Clock) (strategy.Strategy, error)
 
 // Stamp formats a Unix millisecond time as the timestamp strategies store it.
 func Stamp(ms int64) string { return strconv.FormatInt(ms, 10) }
 
-// RunStamped runs the tests of the timestamp value that getset and delsetnx
-// share: what they store, which stored times they take over, how a client
-// whose clock runs ahead breaks in, and when Release deletes the key.
-func RunStamped(t *testing.T, name string, newStamped NewStampedFunc) {
-	s := &stamped{name: name, new: newStamped}
+// StampRelease names the release of a timestamp strategy.
+type StampRelease int
+
+const (
+	// ReleaseIfAhead: GET, and DEL while the stored time is more than the
+	// default release buffer (0.003 ms) ahead; ErrNotHeld once it has
+	// passed (document 001).
+	ReleaseIfAhead StampRelease = iota + 1
+	// ReleaseDel: DEL, whoever holds the key; ErrNotHeld when it deleted
+	// nothing (document 004).
+	ReleaseDel
+	// ReleaseInTime: DEL while the holder has held the lock for less than
+	// its TTL by its clock; ErrNotHeld otherwise (document 003).
+	ReleaseInTime
+)
+
+// StampedSpec says what a timestamp strategy does where the documents
+// differ.
+type StampedSpec struct {
+	Name string // as its errors report it
+	New  NewStampedFunc
+	// AcquireBuffer is added to every expiry time the lock writes.
+	AcquireBuffer time.Duration
+	// StaleAtExpiry: a stored time equal to the client's now is stale
+	// (document 004); otherwise it is a held lock.
+	StaleAtExpiry bool
+	// Gone is what an attempt whose GET finds the key gone sends, and
+	// GoneAcquires whether it then holds the lock.
+	Gone         []string
+	GoneAcquires bool
+	Release      StampRelease
+}
+
+// RunStamped runs the tests of the timestamp value that the timestamp
+// strategies share: what they store, which stored times they take over, how
+// a client whose clock runs ahead breaks in, and how Release goes.
+func RunStamped(t *testing.T, spec StampedSpec) {
+	s := &stamped{spec}
 	t.Run("Value", s.value)
 	t.Run("Stale", s.stale)
 	t.Run("Live", s.live)
@@ -57,20 +90,22 @@ func RunStamped(t *testing.T, name string, newStamped NewStampedFunc) {
 	t.Run("LateRelease", s.lateRelease)
 }
 
-type stamped struct {
-	name string
-	new  NewStampedFunc
-}
+type stamped struct{ StampedSpec }
 
 func (s *stamped) strategy(t *testing.T, p strategy.Pool, c *ManualClock) strategy.Strategy {
 	t.Helper()
-	st, err := s.new(p, c.Clock())
+	st, err := s.New(p, c.Clock())
 	require.NoError(t, err)
 	return st
 }
 
-// value: the key holds the client's time plus the TTL, in Unix
-// milliseconds, and Redis does not expire it.
+// expiry is the time a lock taken at now for ttl writes.
+func (s *stamped) expiry(now time.Time, ttl time.Duration) int64 {
+	return now.Add(ttl + s.AcquireBuffer).UnixMilli()
+}
+
+// value: the key holds the client's time plus the TTL (and the acquire
+// buffer), in Unix milliseconds, and Redis does not expire it.
 func (s *stamped) value(t *testing.T) {
 	t.Parallel()
 	p := redistest.Pool(t)
@@ -80,14 +115,19 @@ func (s *stamped) value(t *testing.T) {
 	require.NotNil(t, lock)
 	v, ok := Get(t, p, key)
 	require.True(t, ok)
-	assert.Equal(t, Stamp(T0.UnixMilli()+TTL.Milliseconds()), v)
+	assert.Equal(t, Stamp(s.expiry(T0, TTL)), v)
 	assert.Equal(t, int64(-1), PTTL(t, p, key))
 }
 
-// stale: a stored time before the client's now is taken over.
+// stale: a stored time before the client's now (or equal to it, where the
+// recipe says so) is taken over.
 func (s *stamped) stale(t *testing.T) {
 	t.Parallel()
-	for _, held := range []int64{T0.UnixMilli() - 1, T0.UnixMilli() - time.Hour.Milliseconds(), 1} {
+	stale := []int64{T0.UnixMilli() - 1, T0.UnixMilli() - time.Hour.Milliseconds(), 1}
+	if s.StaleAtExpiry {
+		stale = append(stale, T0.UnixMilli())
+	}
+	for _, held := range stale {
 		p := redistest.Pool(t)
 		key := redistest.Key(t)
 		Do(t, p, "SET", key, Stamp(held))
@@ -95,15 +135,19 @@ func (s *stamped) stale(t *testing.T) {
 		require.NoError(t, err, "stored time %d", held)
 		require.NotNil(t, lock)
 		v, _ := Get(t, p, key)
-		assert.Equal(t, Stamp(T0.UnixMilli()+TTL.Milliseconds()), v, "stored time %d", held)
+		assert.Equal(t, Stamp(s.expiry(T0, TTL)), v, "stored time %d", held)
 	}
 }
 
-// live: a stored time at or after the client's now is a held lock, and is
-// left as it is.
+// live: a stored time after the client's now (or equal to it, where the
+// recipe says so) is a held lock, and is left as it is.
 func (s *stamped) live(t *testing.T) {
 	t.Parallel()
-	for _, held := range []int64{T0.UnixMilli(), T0.UnixMilli() + 1, T0.UnixMilli() + time.Hour.Milliseconds()} {
+	live := []int64{T0.UnixMilli() + 1, T0.UnixMilli() + time.Hour.Milliseconds()}
+	if !s.StaleAtExpiry {
+		live = append(live, T0.UnixMilli())
+	}
+	for _, held := range live {
 		p := redistest.Pool(t)
 		key := redistest.Key(t)
 		Do(t, p, "SET", key, Stamp(held))
@@ -115,9 +159,9 @@ func (s *stamped) live(t *testing.T) {
 	}
 }
 
-// goneBeforeGet: a key released between the attempt's SETNX and its GET is
-// not a stale lock to take over; the attempt fails and the next one's SETNX
-// takes the key.
+// goneBeforeGet: a key released between the attempt's SETNX and its GET.
+// The recipe either gives up, and the next attempt's SETNX takes the key,
+// or reads the missing time as 0, long passed, and goes on to its takeover.
 func (s *stamped) goneBeforeGet(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -131,9 +175,17 @@ func (s *stamped) goneBeforeGet(t *testing.T) {
 	}}
 	st := s.strategy(t, rp, NewManualClock(T0))
 	lock, err := st.TryAcquire(ctx, key, TTL)
+	assert.Equal(t, s.Gone, rp.Names())
+	if s.GoneAcquires {
+		require.NoError(t, err)
+		v, _ := Get(t, p, key)
+		assert.Equal(t, Stamp(s.expiry(T0, TTL)), v)
+		rp.Before = nil
+		require.NoError(t, lock.Release(ctx))
+		return
+	}
 	assert.Nil(t, lock)
 	require.ErrorIs(t, err, strategy.ErrNotAcquired)
-	assert.Equal(t, []string{"SETNX", "GET"}, rp.Names())
 	assert.False(t, Exists(t, p, key))
 
 	rp.Before = nil
@@ -161,7 +213,7 @@ func (s *stamped) clockAhead(t *testing.T) {
 	require.NoError(t, err, "a client 2×ttl ahead did not take the live lock")
 	require.NotNil(t, lock)
 	v, _ := Get(t, p, key)
-	assert.Equal(t, Stamp(ahead.UnixMilli()+TTL.Milliseconds()), v)
+	assert.Equal(t, Stamp(s.expiry(ahead, TTL)), v)
 }
 
 // badValue: a key that does not hold a timestamp is an error, not a lock
@@ -178,7 +230,7 @@ func (s *stamped) badValue(t *testing.T) {
 	assert.Nil(t, lock)
 	require.ErrorIs(t, err, strategy.ErrBadValue)
 	assert.NotErrorIs(t, err, strategy.ErrNotAcquired)
-	assert.Equal(t, "GET", RequireOpError(t, err, s.name, key).Op)
+	assert.Equal(t, "GET", RequireOpError(t, err, s.Name, key).Op)
 	assert.Contains(t, err.Error(), "not-a-time")
 
 	c := &Counting{Strategy: st}
@@ -188,29 +240,56 @@ func (s *stamped) badValue(t *testing.T) {
 
 	v, _ := Get(t, p, key)
 	assert.Equal(t, "not-a-time", v)
+
+	// A key of another type: the same error, not Redis's WRONGTYPE alone.
+	hash := key + ":hash"
+	Do(t, p, "HSET", hash, "owner", "someone")
+	_, err = st.TryAcquire(ctx, hash, TTL)
+	require.ErrorIs(t, err, strategy.ErrBadValue)
+	assert.Contains(t, err.Error(), "not a string")
+	Do(t, p, "DEL", hash)
 }
 
-// release: Release deletes the key while the stored time is more than the
-// release buffer (3 ms) ahead, leaves it to expire when it is closer, and
-// reports ErrNotHeld once the stored time has passed or the key is gone.
+// release: when Release deletes the key, when it leaves it, and when it
+// reports ErrNotHeld, by the recipe's release.
 func (s *stamped) release(t *testing.T) {
 	t.Parallel()
-	expiry := T0.Add(TTL)
-	for _, tc := range []struct {
+	expiry := T0.Add(TTL + s.AcquireBuffer)
+	type releaseCase struct {
 		name    string
 		at      time.Time // the clock when releasing
 		gone    bool      // the key is deleted first
 		deleted bool
 		err     error
-	}{
-		{name: "Held", at: T0, deleted: true},
-		{name: "OutsideBuffer", at: expiry.Add(-4 * time.Millisecond), deleted: true},
-		{name: "BufferEdge", at: expiry.Add(-3 * time.Millisecond)},
-		{name: "InBuffer", at: expiry.Add(-time.Millisecond)},
-		{name: "AtExpiry", at: expiry},
-		{name: "Expired", at: expiry.Add(time.Millisecond), err: strategy.ErrNotHeld},
-		{name: "Gone", at: T0, gone: true, err: strategy.ErrNotHeld},
-	} {
+	}
+	var cases []releaseCase
+	switch s.Release {
+	case ReleaseIfAhead:
+		cases = []releaseCase{
+			{name: "Held", at: T0, deleted: true},
+			{name: "OneMsAhead", at: expiry.Add(-time.Millisecond), deleted: true},
+			{name: "AtExpiry", at: expiry},
+			{name: "Expired", at: expiry.Add(time.Millisecond), err: strategy.ErrNotHeld},
+			{name: "Gone", at: T0, gone: true, err: strategy.ErrNotHeld},
+		}
+	case ReleaseDel:
+		cases = []releaseCase{
+			{name: "Held", at: T0, deleted: true},
+			{name: "Expired", at: expiry.Add(time.Hour), deleted: true},
+			{name: "Gone", at: T0, gone: true, err: strategy.ErrNotHeld},
+		}
+	case ReleaseInTime:
+		cases = []releaseCase{
+			{name: "Held", at: T0, deleted: true},
+			{name: "JustInTime", at: T0.Add(TTL - time.Millisecond), deleted: true},
+			{name: "AtTTL", at: T0.Add(TTL), err: strategy.ErrNotHeld},
+			{name: "Late", at: T0.Add(time.Hour), err: strategy.ErrNotHeld},
+			{name: "Gone", at: T0, gone: true, err: strategy.ErrNotHeld},
+		}
+	default:
+		t.Fatalf("unknown StampRelease %d", s.Release)
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
@@ -226,7 +305,7 @@ func (s *stamped) release(t *testing.T) {
 			err = lock.Release(ctx)
 			if tc.err != nil {
 				require.ErrorIs(t, err, tc.err)
-				RequireOpError(t, err, s.name, key)
+				RequireOpError(t, err, s.Name, key)
 			} else {
 				require.NoError(t, err)
 			}
@@ -242,9 +321,10 @@ func (s *stamped) release(t *testing.T) {
 	}
 }
 
-// lateRelease: the recipe's flaw. A holder that releases after its time ran
-// out, once another client took the lock over, deletes the new holder's
-// lock: Release cannot tell whose time it read.
+// lateRelease: a holder that releases after its time ran out, once another
+// client took the lock over. A release that reads the stored time, or none,
+// deletes the new holder's lock: it cannot tell whose lock is there. Only
+// the release that counts its own time (document 003) leaves it.
 func (s *stamped) lateRelease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -255,12 +335,17 @@ func (s *stamped) lateRelease(t *testing.T) {
 	old, err := st.TryAcquire(ctx, key, TTL)
 	require.NoError(t, err)
 
-	clock.Set(T0.Add(TTL + time.Millisecond))
+	clock.Set(T0.Add(TTL + s.AcquireBuffer + time.Millisecond))
 	next, err := st.TryAcquire(ctx, key, TTL)
 	require.NoError(t, err, "the expired lock was not taken over")
 	require.NotNil(t, next)
 
-	require.NoError(t, old.Release(ctx), "the late release saw the new holder's time as its own")
+	if s.Release == ReleaseInTime {
+		require.ErrorIs(t, old.Release(ctx), strategy.ErrNotHeld, "the late release did not count its time")
+		assert.True(t, Exists(t, p, key), "the late release deleted the new holder's lock")
+		return
+	}
+	require.NoError(t, old.Release(ctx), "the late release saw the new holder's lock as its own")
 	assert.False(t, Exists(t, p, key), "the late release should have deleted the new holder's lock")
 	third, err := st.TryAcquire(ctx, key, TTL)
 	require.NoError(t, err, "a third client should now get the lock while the second holds it")

@@ -47,7 +47,21 @@ const (
 // retry policy, bad input, an unreachable Redis, and a key of another type.
 // name is the strategy's name as its errors report it.
 func RunBasic(t *testing.T, name string, newStrategy NewFunc, wrongType WrongType) {
-	b := &basic{name: name, new: newStrategy, wrongType: wrongType}
+	runBasic(t, &basic{name: name, new: newStrategy, wrongType: wrongType})
+}
+
+// RunBasicNoFree is RunBasic for a lock whose Release never frees it, as
+// multiget's, copied from a document whose release deletes nothing: where
+// RunBasic checks that a release frees the lock, it checks that the lock
+// stays taken, and the waiters wait for the holder's TTL instead.
+func RunBasicNoFree(t *testing.T, name string, newStrategy NewFunc, wrongType WrongType) {
+	runBasic(t, &basic{name: name, new: newStrategy, wrongType: wrongType, noFree: true})
+}
+
+// noFreeTTL is the holder's TTL where a waiter must wait for it to expire.
+const noFreeTTL = 300 * time.Millisecond
+
+func runBasic(t *testing.T, b *basic) {
 	t.Run("AcquireHoldRelease", b.acquireHoldRelease)
 	t.Run("OneWinner", b.oneWinner)
 	t.Run("Wait", b.wait)
@@ -60,6 +74,7 @@ type basic struct {
 	name      string
 	new       NewFunc
 	wrongType WrongType
+	noFree    bool // Release leaves the lock to its TTL
 }
 
 func (b *basic) strategy(t *testing.T, p strategy.Pool) strategy.Strategy {
@@ -133,6 +148,12 @@ func (b *basic) acquireHoldRelease(t *testing.T) {
 	}
 
 	require.NoError(t, lock.Release(ctx))
+	if b.noFree {
+		assert.True(t, Exists(t, p, key), "Release deleted the lock key")
+		_, err = other.TryAcquire(ctx, key, TTL)
+		require.ErrorIs(t, err, strategy.ErrNotAcquired, "the lock freed on release")
+		return
+	}
 	assert.False(t, Exists(t, p, key), "Release left the lock key")
 
 	lock, err = other.TryAcquire(ctx, key, TTL)
@@ -214,16 +235,28 @@ func (b *basic) wait(t *testing.T) {
 // hold takes the lock on key for the test, released at cleanup.
 func (b *basic) hold(t *testing.T, p strategy.Pool, key string) strategy.Lock {
 	t.Helper()
-	lock, err := b.strategy(t, p).TryAcquire(context.Background(), key, TTL)
+	return b.holdFor(t, p, key, TTL)
+}
+
+// holdFor takes the lock on key for ttl.
+func (b *basic) holdFor(t *testing.T, p strategy.Pool, key string, ttl time.Duration) strategy.Lock {
+	t.Helper()
+	lock, err := b.strategy(t, p).TryAcquire(context.Background(), key, ttl)
 	require.NoError(t, err)
 	return lock
 }
 
+// untilReleased: a waiter gets the lock once the holder releases it, or,
+// for a lock whose release does not free it, once the holder's TTL is over.
 func (b *basic) untilReleased(t *testing.T, r strategy.Retry) {
 	t.Parallel()
 	p := redistest.Pool(t)
 	key := redistest.Key(t)
-	holder := b.hold(t, p, key)
+	ttl := TTL
+	if b.noFree {
+		ttl = noFreeTTL
+	}
+	holder := b.holdFor(t, p, key, ttl)
 
 	type release struct {
 		at  time.Time
@@ -462,7 +495,7 @@ func (b *basic) unreachable(t *testing.T) {
 
 		sp.Down.Store(false)
 		require.NoError(t, lock.Release(ctx))
-		assert.False(t, Exists(t, up, key))
+		assert.Equal(t, b.noFree, Exists(t, up, key), "whether the lock key is left after Release")
 	})
 	t.Run("ReleaseNoAnswer", func(t *testing.T) {
 		t.Parallel()

@@ -9,11 +9,15 @@ import (
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
+	"github.com/locklab/locklab/strategy/fixedpassword"
 	"github.com/locklab/locklab/strategy/getset"
 	"github.com/locklab/locklab/strategy/luatoken"
+	"github.com/locklab/locklab/strategy/multiget"
 	"github.com/locklab/locklab/strategy/setnxdel"
 	"github.com/locklab/locklab/strategy/setnxexpire"
 	"github.com/locklab/locklab/strategy/setnxpx"
+	"github.com/locklab/locklab/strategy/tokengetdel"
+	"github.com/locklab/locklab/strategy/watchdel"
 )
 
 // Entry is one strategy as the suite sees it.
@@ -38,11 +42,14 @@ const (
 	overrun   = locktest.HolderOverrun
 	fenced    = locktest.FencedOverrun
 	renewed   = locktest.RenewedOverrun
+
+	crashMidRel = locktest.CrashMidRelease
+	safeRefresh = locktest.SafeRefresh
 )
 
 type props = []locktest.Property
 
-// Strategies returns the six strategies, from the most naive to the one to
+// Strategies returns the ten strategies, from the most naive to the one to
 // use, and last luatoken with the two fixes for an overrunning holder:
 // auto-renewal and fencing tokens.
 func Strategies() []Entry {
@@ -55,7 +62,7 @@ func Strategies() []Entry {
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{locktest.CrashRecovery, doubleRel},
-				NotApplicable: props{crashMid, stale, skew, safeRel, fenced, renewed},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRel, safeRefresh, overrun, fenced, renewed},
 			},
 		},
 		{
@@ -66,7 +73,18 @@ func Strategies() []Entry {
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{crashMid, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{skew},
+				NotApplicable: props{crashMidRel, stale, skew, safeRefresh},
+			},
+		},
+		{
+			Name:    "multiget",
+			Sources: "002 (as published)",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				return multiget.New(p)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{locktest.ReleaseFrees, crashMid, overrun, fenced, renewed},
+				NotApplicable: props{locktest.Exclusion, stale, skew, doubleRel, safeRefresh},
 			},
 		},
 		{
@@ -75,7 +93,10 @@ func Strategies() []Entry {
 			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
 				return getset.New(p, getset.WithClock(c))
 			},
-			Expect: locktest.Expect{Breaks: props{skew, safeRel, doubleRel, overrun, fenced, renewed}},
+			Expect: locktest.Expect{
+				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
+				NotApplicable: props{safeRefresh},
+			},
 		},
 		{
 			Name:    "delsetnx",
@@ -83,7 +104,10 @@ func Strategies() []Entry {
 			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
 				return delsetnx.New(p, delsetnx.WithClock(c))
 			},
-			Expect: locktest.Expect{Breaks: props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed}},
+			Expect: locktest.Expect{
+				Breaks:        props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
+				NotApplicable: props{safeRefresh},
+			},
 		},
 		{
 			Name:    "setnxpx",
@@ -93,7 +117,40 @@ func Strategies() []Entry {
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMid, skew},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRefresh},
+			},
+		},
+		{
+			Name:    "fixedpassword",
+			Sources: "004 方式六 (as its code writes it)",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				return fixedpassword.New(p)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRefresh},
+			},
+		},
+		{
+			Name:    "tokengetdel",
+			Sources: "004 (the GET then DEL between 方式五 and 方式六)",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				return tokengetdel.New(p)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{safeRel, overrun, fenced, renewed},
+				NotApplicable: props{crashMid, stale, skew, safeRefresh},
+			},
+		},
+		{
+			Name:    "watchdel",
+			Sources: "002 (as meant)",
+			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+				return watchdel.New(p)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{crashMid, overrun, fenced, renewed},
+				NotApplicable: props{stale, skew, safeRefresh},
 			},
 		},
 		{
@@ -104,7 +161,7 @@ func Strategies() []Entry {
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{overrun, fenced, renewed},
-				NotApplicable: props{crashMid, skew},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew},
 			},
 		},
 		{
@@ -115,7 +172,7 @@ func Strategies() []Entry {
 				// see the holder stop before the key can expire.
 				return luatoken.New(p, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())
 			},
-			Expect: locktest.Expect{NotApplicable: props{crashMid, skew}},
+			Expect: locktest.Expect{NotApplicable: props{crashMid, crashMidRel, stale, skew}},
 		},
 	}
 }

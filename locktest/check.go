@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -18,7 +19,10 @@ type Factory func(pool strategy.Pool, clock strategy.Clock) (strategy.Strategy, 
 
 // Config says where and how to check.
 type Config struct {
-	// Pool reaches the real Redis the scenarios run on.
+	// Pool reaches the real Redis the scenarios run on. Its connections
+	// must implement redis.ConnWithContext, as redigo's do (a wrapper
+	// passes DoContext and ReceiveContext on); Check makes sure, and
+	// PINGs the server, before any scenario.
 	Pool strategy.Pool
 	// New builds the strategy under test.
 	New Factory
@@ -27,16 +31,58 @@ type Config struct {
 	Key string
 	// Timeout bounds each property (the watchdog); 0 means 30s.
 	Timeout time.Duration
+	// Timing is the time scale of the scenarios; see Timing.
+	Timing Timing
 }
 
-// Timing of the scenarios. Sleeps serve only real TTL expiry; everything
-// else is ordered by gates and events.
-const (
-	shortTTL  = 60 * time.Millisecond // a lease meant to run out
-	longTTL   = 5 * time.Second       // a lease that must not run out during the scenario
-	slack     = 500 * time.Millisecond
-	pollEvery = 5 * time.Millisecond
-)
+// Timing is the time scale of the scenarios. Sleeps serve only real TTL
+// expiry; everything else is ordered by gates and events. The defaults suit
+// a lock that honours millisecond TTLs; a lock that rounds TTLs up to whole
+// seconds (EX) needs a scale it honours, for example
+//
+//	Timing{Short: time.Second, Slack: 1500 * time.Millisecond}
+//
+// Every zero field takes its default.
+type Timing struct {
+	// Short is a lease meant to run out during a scenario; 60ms. The
+	// lease-kept and renewed-overrun holders take five times it.
+	Short time.Duration
+	// Long is a lease that must not run out during a scenario; 5s.
+	Long time.Duration
+	// Slack is how long past a TTL a waiter keeps trying; 500ms.
+	Slack time.Duration
+	// Poll is how often a waiter tries again; 5ms.
+	Poll time.Duration
+}
+
+// withDefaults fills the zero fields of t.
+func (t Timing) withDefaults() Timing {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&t.Short, 60*time.Millisecond)
+	def(&t.Long, 5*time.Second)
+	def(&t.Slack, 500*time.Millisecond)
+	def(&t.Poll, 5*time.Millisecond)
+	return t
+}
+
+// lease is the TTL of renewed-overrun's holder: long enough that a renewal
+// every third of it, and the detector's bookkeeping, are far inside it.
+func (t Timing) lease() time.Duration { return 5 * t.Short }
+
+// kept is the holder's TTL in lease-kept: long enough for many probes.
+func (t Timing) kept() time.Duration { return 5 * t.Short }
+
+// keptTolerance is how long before the end of lease-kept's TTL its probes
+// stop: a tenth of the TTL, and at least a third of Short.
+func (t Timing) keptTolerance() time.Duration { return max(t.kept()/10, t.Short/3) }
+
+// staleAfter is how long past its TTL a lock is waited on before it is
+// called stale: timestamps count whole milliseconds and clocks tick apart.
+func (t Timing) staleAfter() time.Duration { return t.Short / 3 }
 
 // Check runs one property and returns its verdict. It never hangs: a
 // strategy that does not return within the watchdog's timeout, panics, or
@@ -46,6 +92,9 @@ func Check(ctx context.Context, cfg Config, p Property) Result {
 	res := check(ctx, cfg, p)
 	res.Property = p
 	res.Elapsed = time.Since(start)
+	if res.Err != nil {
+		res.Verdict = NoVerdict
+	}
 	return res
 }
 
@@ -62,10 +111,35 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	case cfg.Key == "":
 		return Result{Err: errors.New("empty Key")}
 	}
+	if err := checkPool(ctx, cfg.Pool); err != nil {
+		return Result{Err: err}
+	}
+	tm := cfg.Timing.withDefaults()
+	var res Result
+	for n := 1; n <= checkRuns; n++ {
+		suffix := ""
+		if n > 1 {
+			suffix = fmt.Sprintf("/rerun-%d", n) // fresh keys: the last run may have left its own
+		}
+		m := watch(ctx, cfg.Pool, tm.Short)
+		res = checkOnce(ctx, cfg, p, scenario, suffix)
+		why := m.stop()
+		if why == nil || errors.Is(res.Err, ErrInterrupted) {
+			return res
+		}
+		res.Timeline = append(res.Timeline, Event{Kind: EvNote, Text: fmt.Sprintf("run %d of the check was disturbed: %v", n, why)})
+		res = Result{Err: fmt.Errorf("%w (%d runs); the last: %w", ErrInconclusive, n, why), Timeline: res.Timeline}
+	}
+	return res
+}
+
+// checkOnce runs a property once, on keys under cfg.Key, p and suffix.
+func checkOnce(ctx context.Context, cfg Config, p Property, sc scenario, suffix string) Result {
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -82,13 +156,14 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 			r.shutdown()
 		}
 	}()
-	newRun := func(suffix string) *run {
+	newRun := func(name string) *run {
 		now := time.Now()
 		r = &run{
 			ctx:     ctx,
 			pool:    cfg.Pool,
 			factory: cfg.New,
-			key:     cfg.Key + ":" + string(p) + suffix,
+			key:     cfg.Key + ":" + string(p) + suffix + name,
+			tm:      cfg.Timing.withDefaults(),
 			t0:      now.UnixMilli(),
 			rec:     &recorder{start: now},
 		}
@@ -113,14 +188,44 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 				done <- res
 			}
 		}()
-		done <- scenario(newRun)
+		done <- sc(newRun)
 	}()
 	select {
 	case res := <-done:
+		if parent.Err() != nil {
+			// Cut short from outside: whatever the run found is not a verdict.
+			return Result{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(parent))}
+		}
 		return res
 	case <-ctx.Done():
+		if parent.Err() != nil {
+			return Result{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(parent))}
+		}
 		return Result{Err: fmt.Errorf("watchdog: no verdict after %v: the strategy hung (%w)", timeout, ctx.Err())}
 	}
+}
+
+// ErrInterrupted is the error of a Result whose check was stopped from
+// outside (its context was cancelled) before it reached a verdict: it says
+// nothing about the strategy.
+var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
+
+// checkPool makes sure the pool answers and that its connections can do
+// what the suite needs: each client's commands run through DoContext and
+// ReceiveContext, so that a scenario's watchdog can cut them short.
+func checkPool(ctx context.Context, p strategy.Pool) error {
+	c, err := p.GetContext(ctx)
+	if err != nil {
+		return fmt.Errorf("Config.Pool: no connection: %w", err)
+	}
+	defer c.Close()
+	if _, ok := c.(redis.ConnWithContext); !ok {
+		return fmt.Errorf("Config.Pool: its connections (%T) do not implement redis.ConnWithContext (DoContext and ReceiveContext), which the suite calls on them; redigo's own connections do: a wrapper must pass both on", c)
+	}
+	if _, err := redis.DoContext(c, ctx, "PING"); err != nil {
+		return fmt.Errorf("Config.Pool: PING: %w", err)
+	}
+	return nil
 }
 
 // scenario runs a property; it calls newRun for each fresh run it needs

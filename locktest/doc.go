@@ -8,24 +8,63 @@
 //
 // Implement strategy.Strategy and call Run from a test, declaring what your
 // strategy is expected to break, the way testing/fstest.TestFS checks any
-// fs.FS:
+// fs.FS. For a token lock (SET key <unique token> NX PX ttl, released only
+// while it still holds its token) this passes as written:
 //
 //	func TestMain(m *testing.M) { redistest.Main(m) }
 //
 //	func TestConformance(t *testing.T) {
 //		newLock := func(pool strategy.Pool, clock strategy.Clock) (strategy.Strategy, error) {
-//			return mylock.New(pool, mylock.WithClock(clock))
+//			return mylock.New(pool) // read the time from clock, if your lock reads it
 //		}
 //		locktest.Run(t, newLock, locktest.Expect{
-//			Breaks: []locktest.Property{locktest.HolderOverrun},
+//			Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
 //		})
 //	}
 //
-// Every property runs as a subtest named after it. Expectations are strict:
-// a declared break that the suite cannot reproduce fails ("expected to
-// break, but ..."), and an undeclared break fails with its counterexample.
-// Redis comes from package redistest: REDIS_ADDR, or Docker, or a
-// redis-server on PATH.
+// The three overrun properties break on every lock with a TTL that neither
+// renews itself nor carries fencing tokens: a holder whose work outlasts
+// its TTL is still working when the next one starts.
+//
+// Every property runs as a subtest named after it. A declared break that
+// the suite cannot reproduce fails ("expected to break, but ..."), and an
+// undeclared break fails with its counterexample. A property declared, or
+// left, to hold that comes out n/a passes with its reason logged: the
+// scenario cannot arise for the lock (there is no instant to crash at
+// inside a one-command acquire). Expect.Strict makes n/a a verdict to
+// declare, in Expect.NotApplicable, as the catalog's strategies do.
+//
+// When a verdict is not the declared one, the test's output ends, after
+// every subtest, with the Expect literal that declares what the run
+// observed: each break with a comment saying what it means and which
+// subtest holds its counterexample. Read the counterexamples first; paste
+// the literal only for the breaks you accept. ExpectFrom and
+// Expect.Literal build it for tools. Redis comes from package redistest:
+// REDIS_ADDR, or Docker, or a redis-server on PATH.
+//
+// # Capabilities
+//
+// A lock may offer more than Strategy and Lock; the suite finds out, and
+// Run's first subtest, capabilities, lists what it found (Detect). Offer
+//   - refresh by returning, from TryAcquire, a lock that implements
+//     strategy.Refresher: Refresh(ctx, ttl) extends the lock while it is
+//     still this holder's and returns strategy.ErrNotHeld otherwise.
+//     safe-refresh then refreshes it late; without it, safe-refresh is n/a;
+//   - a lease by returning a lock that implements strategy.Leased: Lease()
+//     returns a context cancelled the moment the lock may be lost, while
+//     the lock renews itself. The suite's holders stop working when it
+//     ends, which is what renewed-overrun and holder-overrun need to hold;
+//   - fencing tokens by returning a lock that implements strategy.Fenced:
+//     FencingToken() grows with every acquisition of the key, by anyone.
+//     fenced-overrun's resource refuses a write with an older token;
+//   - release notification by making the strategy (not the lock) implement
+//     strategy.Notifier: Subscribe(ctx, key) returns a channel that
+//     receives after each release, which strategy.Acquire waits on instead
+//     of polling. A nil channel means notifications are off.
+//
+// The suite looks at the lock's dynamic type, so a lock whose options
+// change what it offers should return a different type for each, as
+// strategy/luatoken does.
 //
 // # How faults are made deterministic
 //

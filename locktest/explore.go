@@ -150,28 +150,40 @@ func nextPrefix(trace []choice) ([]int, bool) {
 // every interleaving of their two attempts is tried; at most one may win.
 func staleTakeoverRace(newRun func(string) *run) Result {
 	stale := makeStale(newRun)
+	if !stale.exists {
+		r := newRun("/none")
+		return r.notApplicable("Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key (exclusion races two acquires on one)")
+	}
 	if probe(newRun, stale)[1].commands == 0 {
 		r := newRun("/none")
-		return r.notApplicable("the lock never goes stale: %v after its holder crashed, nobody can take it over", shortTTL+staleAfter)
+		return r.notApplicable("the lock never goes stale: %v after its holder crashed, nobody can take it over", r.tm.Short+r.tm.staleAfter())
 	}
+	return race(newRun, &stale, "both waiters found the same stale lock and both took it over", "on a stale lock")
+}
+
+// race tries every interleaving of two clients' attempts on the key, from
+// stale when it is given and from a free key otherwise; at most one may win.
+func race(newRun func(string) *run, stale *staleLock, broken, where string) Result {
 	var prefix []int
 	for n := 1; n <= maxSchedules; n++ {
 		r := newRun(fmt.Sprintf("/schedule-%d", n))
-		r.restore(stale)
+		if stale != nil {
+			r.restore(*stale)
+		}
 		clients := []*client{r.newClient("A", 0), r.newClient("B", 0)}
 		won := make([]bool, len(clients))
 		trace := r.schedule(clients, func(i int) {
-			if l := clients[i].tryAcquire(shortTTL); l != nil {
+			if l := clients[i].tryAcquire(r.tm.Short); l != nil {
 				won[i] = true
 				r.det.enter(clients[i].name)
 			}
 		}, prefix)
 		if won[0] && won[1] {
-			return r.breaks("both waiters found the same stale lock and both took it over (interleaving %d of their commands): %s", n, mustOverlap(r))
+			return r.breaks("%s (interleaving %d of their commands): %s", broken, n, mustOverlap(r))
 		}
 		var more bool
 		if prefix, more = nextPrefix(trace); !more {
-			return r.holds("in each of the %d interleavings of two waiters' attempts on a stale lock, at most one won", n)
+			return r.holds("in each of the %d interleavings of two clients' attempts %s, at most one won", n, where)
 		}
 		r.shutdown()
 	}

@@ -30,6 +30,13 @@ type client struct {
 	crashed    bool
 	gate       func(ctx context.Context, cmd string) error // before each command; may block
 	paused     chan struct{}                               // while non-nil, commands wait for it to close
+
+	pauseAt  int           // pause once this many commands have returned; 0: never
+	pauseWhy string        // what the pause note says
+	reached  chan struct{} // closed when the pause at pauseAt begins
+	failNext bool          // the next command fails without being sent
+	inMulti  bool          // between MULTI and EXEC/DISCARD: commands are only queued
+	lastCmd  string
 }
 
 // faultPool hands a client's strategy connections that report to the client.
@@ -89,7 +96,9 @@ func (c *client) kill() (already bool) {
 }
 
 // pause makes the client's commands wait until resume; pause models a
-// process that stops (a GC pause, a stalled VM) with its work unfinished.
+// process whose connection stalls with its work unfinished. Only its
+// commands are held: its goroutines and timers (a lease deadline) keep
+// running, so this is a stalled connection, not a whole-process pause.
 func (c *client) pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -130,11 +139,21 @@ func (c *client) before(ctx context.Context, cmd string) error {
 			return err
 		}
 	}
-	if c.isCrashed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.crashed {
 		return errCrashed
+	}
+	if c.failNext {
+		c.failNext = false
+		return errInjected
 	}
 	return nil
 }
+
+// errInjected is the error of a command the suite made fail: it was never
+// sent, as when a connection drops before a request leaves.
+var errInjected = errors.New("locktest: injected failure: the command was not sent")
 
 // after records a command and crashes the client when its count is reached.
 func (c *client) after(cmd string, args []any, reply any, err error) (crashed bool) {
@@ -147,10 +166,32 @@ func (c *client) after(cmd string, args []any, reply any, err error) (crashed bo
 	c.r.rec.add(e)
 	c.mu.Lock()
 	c.sent++
+	c.lastCmd = cmd
+	switch strings.ToUpper(cmd) {
+	case "MULTI":
+		c.inMulti = err == nil
+	case "EXEC", "DISCARD":
+		c.inMulti = false
+	}
 	crash := c.crashAfter > 0 && c.sent >= c.crashAfter
+	sent := c.sent
+	if !crash && c.pauseAt > 0 && c.sent == c.pauseAt {
+		c.pauseAt = 0
+		if c.paused == nil {
+			c.paused = make(chan struct{})
+		}
+		why, reached := c.pauseWhy, c.reached
+		if c.inMulti {
+			why += " (inside MULTI: what it queued runs only at EXEC)"
+		}
+		c.mu.Unlock()
+		c.r.rec.add(Event{Client: c.name, Kind: EvPause, Text: why})
+		close(reached)
+		return false
+	}
 	c.mu.Unlock()
 	if crash {
-		c.crash(fmt.Sprintf("dies right after its command #%d (%s) returns", c.sent, cmd))
+		c.crash(fmt.Sprintf("dies right after its command #%d (%s) returns", sent, cmd))
 	}
 	return crash
 }

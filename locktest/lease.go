@@ -20,9 +20,12 @@ const (
 	// write, when it wakes up, must be refused. The resource refuses a write whose fencing token is below
 	// the highest it has seen; a lock without tokens cannot be protected.
 	FencedOverrun Property = "fenced-overrun"
-	// RenewedOverrun: a holder paused for a third of its TTL keeps its lock;
-	// one paused for three TTLs must learn that its lease is lost (its
-	// Lease context is cancelled) before another holder's work begins.
+	// RenewedOverrun: a holder whose connection stalls for a third of its
+	// TTL keeps its lock; one stalled for three TTLs must learn that its
+	// lease is lost (its Lease context is cancelled) before another
+	// holder's work begins. Only the holder's commands are held: its
+	// process and lease timer run on, so this is a stalled connection, not
+	// a GC or VM pause that would freeze the timer too.
 	// The detector sees the holder stop when a goroutine wakes on its Lease
 	// context, so the lease must end some milliseconds before the key can
 	// expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
@@ -82,14 +85,6 @@ func fencedOverrun(newRun func(string) *run) Result {
 	return r.holds("the resource refused A's late write: its fencing token was older than B's")
 }
 
-// Timing of renewed-overrun: a TTL long enough that a renewal every third
-// of it, and the detector's bookkeeping, are far inside it.
-const (
-	leaseTTL   = 300 * time.Millisecond
-	shortPause = leaseTTL / 3
-	longPause  = 3 * leaseTTL
-)
-
 // lease returns the lock's lease context, or nil when it has none.
 func lease(l strategy.Lock) context.Context {
 	if ll, ok := l.(strategy.Leased); ok {
@@ -105,19 +100,19 @@ func renewedOverrun(newRun func(string) *run) Result {
 	// A short pause: the lock must survive it.
 	r := newRun("/short")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	la := a.tryAcquire(leaseTTL)
+	la := a.tryAcquire(r.tm.lease())
 	if la == nil {
 		r.fail("A could not acquire a free lock")
 	}
 	a.pause()
-	r.note("A is paused for %v, a third of its TTL (%v)", shortPause, leaseTTL)
-	time.Sleep(shortPause)
+	r.note("A is paused for %v, a third of its TTL (%v)", r.tm.lease()/3, r.tm.lease())
+	time.Sleep(r.tm.lease() / 3)
 	a.resume()
 	r.note("A resumes")
 	if ctx := lease(la); ctx != nil && ctx.Err() != nil {
 		return r.breaks("A lost its lease over a pause of a third of its TTL: %v", context.Cause(ctx))
 	}
-	if lb := b.tryAcquire(leaseTTL); lb != nil {
+	if lb := b.tryAcquire(r.tm.lease()); lb != nil {
 		return r.breaks("B acquired the lock right after A's pause of a third of its TTL")
 	}
 	a.release(la)
@@ -126,15 +121,15 @@ func renewedOverrun(newRun func(string) *run) Result {
 	// A long pause: A must know it lost the lock before B works.
 	r = newRun("/long")
 	a, b = r.newClient("A", 0), r.newClient("B", 0)
-	la = a.tryAcquire(leaseTTL)
+	la = a.tryAcquire(r.tm.lease())
 	if la == nil {
 		r.fail("A could not acquire a free lock")
 	}
 	r.det.enter("A")
 	done := watchLease(r, "A", la)
 	a.pause()
-	r.note("A is paused for %v, three times its TTL, while B waits", longPause)
-	lb := b.acquire(leaseTTL, longPause)
+	r.note("A is paused for %v, three times its TTL, while B waits", 3*r.tm.lease())
+	lb := b.acquire(r.tm.lease(), 3*r.tm.lease())
 	if lb != nil {
 		r.det.enter("B")
 		r.det.leave("B")

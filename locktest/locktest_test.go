@@ -2,13 +2,16 @@ package locktest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
-	"github.com/locklab/locklab/locktest/internal/buggy"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
@@ -34,8 +37,9 @@ func commands(tl []locktest.Event) string {
 	return b.String()
 }
 
-// TestSeededBugs proves the suite has teeth: each strategy with a seeded
-// bug is caught, with a counterexample that shows the bug's effect.
+// TestSeededBugs proves the suite has teeth: a few mutants of the corpus
+// (TestMutants runs them all) are caught, each with a counterexample that
+// shows the bug's effect.
 func TestSeededBugs(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -45,37 +49,29 @@ func TestSeededBugs(t *testing.T) {
 		shows  string // a command the counterexample must contain
 	}{
 		{
-			name: "release compares token lengths",
-			new: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return buggy.NewLengthCompare(p), nil
-			},
+			name:   "release compares token lengths",
+			new:    mutant(t, "release-length-compare").New,
 			prop:   locktest.DoubleRelease,
-			reason: "second release freed B's lock",
+			reason: "second release, that release deleted K, B's lock",
 			shows:  "A EVALSHA",
 		},
 		{
-			name: "release compares token lengths, late",
-			new: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return buggy.NewLengthCompare(p), nil
-			},
+			name:   "release compares token lengths, late",
+			new:    mutant(t, "release-length-compare").New,
 			prop:   locktest.SafeRelease,
-			reason: "late release freed B's lock",
+			reason: "when A resumed, its release deleted K, B's lock",
 			shows:  "A EVALSHA",
 		},
 		{
-			name: "acquire on a stale read",
-			new: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return buggy.NewStaleRead(p), nil
-			},
-			prop:   locktest.StaleTakeoverRace,
-			reason: "both took it over",
+			name:   "acquire on a stale read",
+			new:    mutant(t, "get-then-set").New,
+			prop:   locktest.Exclusion,
+			reason: "both clients acquired the same free lock",
 			shows:  "B SET K",
 		},
 		{
-			name: "milliseconds passed as EX seconds",
-			new: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return buggy.NewUnitMix(p), nil
-			},
+			name:   "milliseconds passed as EX seconds",
+			new:    mutant(t, "ex-milliseconds").New,
 			prop:   locktest.CrashRecovery,
 			reason: "could not acquire it",
 			shows:  "EX 60",
@@ -184,4 +180,163 @@ func TestParseProperty(t *testing.T) {
 	}
 	_, err := locktest.ParseProperty("mutual-exclusion")
 	assert.ErrorContains(t, err, `unknown property "mutual-exclusion"`)
+}
+
+// TestResultJSON: a result keeps its error and elapsed time through JSON,
+// and a check without a verdict says so in its verdict.
+func TestResultJSON(t *testing.T) {
+	res := check(t, func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.Exclusion, 0)
+	require.Error(t, res.Err)
+	assert.Equal(t, locktest.NoVerdict, res.Verdict)
+	assert.Positive(t, res.Elapsed)
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"verdict":"error"`)
+	assert.Contains(t, string(b), `"error":"factory: no config"`)
+	var back locktest.Result
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, res.Elapsed, back.Elapsed)
+	assert.EqualError(t, back.Err, res.Err.Error())
+	assert.Equal(t, res.Property, back.Property)
+}
+
+// plainConnPool hands out connections that hide DoContext, as a careless
+// wrapper would.
+type plainConnPool struct{ p strategy.Pool }
+
+type plainConn struct{ redis.Conn }
+
+func (p plainConnPool) GetContext(ctx context.Context) (redis.Conn, error) {
+	c, err := p.p.GetContext(ctx)
+	return plainConn{c}, err
+}
+
+// TestPoolChecked: a pool whose connections lack context methods is
+// refused up front with a message that says what is missing.
+func TestPoolChecked(t *testing.T) {
+	cfg := locktest.Config{Pool: plainConnPool{redistest.Pool(t)}, Key: redistest.Key(t),
+		New: func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return silent{}, nil }}
+	res := locktest.Check(context.Background(), cfg, locktest.Exclusion)
+	require.Error(t, res.Err)
+	assert.Contains(t, res.Err.Error(), "do not implement redis.ConnWithContext")
+	assert.Equal(t, locktest.NoVerdict, res.Verdict)
+}
+
+// secondsLock is a correct token lock that can only express whole seconds:
+// it rounds every TTL up with EX.
+type secondsLock struct{ p strategy.Pool }
+
+type secondsHeld struct {
+	p          strategy.Pool
+	key, token string
+}
+
+var compareAndDelete = redis.NewScript(1, `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`)
+
+func (s secondsLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	c, err := s.p.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	token := fmt.Sprint(time.Now().UnixNano())
+	secs := (ttl + time.Second - 1) / time.Second
+	if _, err := redis.String(c.Do("SET", key, token, "NX", "EX", int64(secs))); err == redis.ErrNil {
+		return nil, strategy.ErrNotAcquired
+	} else if err != nil {
+		return nil, err
+	}
+	return &secondsHeld{s.p, key, token}, nil
+}
+
+func (l *secondsHeld) Key() string { return l.key }
+
+func (l *secondsHeld) Release(ctx context.Context) error {
+	c, err := l.p.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	n, err := redis.Int(compareAndDelete.Do(c, l.key, l.token))
+	if err == nil && n == 0 {
+		err = strategy.ErrNotHeld
+	}
+	return err
+}
+
+// TestTimeScale: a lock that rounds TTLs up to seconds is named for what it
+// does at the default scale, with the figures read from K, and gets true
+// verdicts at a scale of seconds.
+func TestTimeScale(t *testing.T) {
+	newLock := func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) { return secondsLock{p}, nil }
+	res := check(t, newLock, locktest.CrashRecovery, 0)
+	require.NoError(t, res.Err)
+	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
+	assert.Regexp(t, `K still had [0-9.]+ms to live 560ms after a TTL of 60ms was asked: its expiry was set longer than asked`, res.Reason)
+
+	cfg := locktest.Config{Pool: redistest.Pool(t), New: newLock, Key: redistest.Key(t),
+		Timing: locktest.Timing{Short: time.Second, Slack: 1500 * time.Millisecond}}
+	for p, want := range map[locktest.Property]locktest.Verdict{
+		locktest.CrashRecovery: locktest.Holds,
+		locktest.SafeRelease:   locktest.Holds,
+		locktest.HolderOverrun: locktest.Breaks,
+	} {
+		res := locktest.Check(context.Background(), cfg, p)
+		require.NoError(t, res.Err, p)
+		assert.Equal(t, want, res.Verdict, "%s at a scale of seconds: %s", p, res.Reason)
+	}
+}
+
+// TestSickServer: a server that stalls (DEBUG SLEEP) in every run of a
+// check yields no verdict but says why; one stall in the first run only is
+// run again and yields the declared verdict.
+func TestSickServer(t *testing.T) {
+	ctx := context.Background()
+	srv, err := redistest.StartProcess(ctx, "--enable-debug-command", "yes")
+	if errors.Is(err, redistest.ErrNoRedisServer) {
+		t.Skip("redis-server is not on PATH (make setup installs it)")
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close() })
+	pool := srv.NewPool()
+	t.Cleanup(func() { _ = pool.Close() })
+	e, ok := catalog.Lookup("luatoken-renew-fence")
+	require.True(t, ok)
+	sleep := func(secs string) {
+		c := pool.Get()
+		defer c.Close()
+		_, err := c.Do("DEBUG", "SLEEP", secs)
+		assert.NoError(t, err, "DEBUG SLEEP")
+	}
+	cfg := locktest.Config{Pool: pool, New: e.New, Key: redistest.Key(t)}
+
+	stop := make(chan struct{})
+	stalled := make(chan struct{})
+	go func() {
+		defer close(stalled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(150 * time.Millisecond):
+				sleep("0.3")
+			}
+		}
+	}()
+	res := locktest.Check(ctx, cfg, locktest.RenewedOverrun)
+	close(stop)
+	<-stalled
+	require.ErrorIs(t, res.Err, locktest.ErrInconclusive, "verdict %s: %s", res.Verdict, res.Reason)
+	assert.Equal(t, locktest.NoVerdict, res.Verdict)
+	assert.Contains(t, res.Err.Error(), "the server stalled")
+
+	cfg.Key += ":once"
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		sleep("1")
+	}()
+	res = locktest.Check(ctx, cfg, locktest.RenewedOverrun)
+	require.NoError(t, res.Err)
+	assert.Equal(t, e.Expect.Verdict(locktest.RenewedOverrun), res.Verdict, res.Reason)
+	assert.Greater(t, res.Elapsed, time.Second, "the stalled first run, then a clean one")
 }

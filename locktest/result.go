@@ -1,6 +1,8 @@
 package locktest
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,8 +13,9 @@ type Property string
 
 // The properties, in the order the suite runs them.
 const (
-	// Exclusion: many clients contend for one key and work well inside the
-	// TTL, with no faults; never two inside at once.
+	// Exclusion, the fault-free baseline: two clients race for a free key
+	// in every interleaving of their attempts' commands, then many clients
+	// contend for it and work well inside the TTL; never two inside at once.
 	Exclusion Property = "exclusion"
 	// CrashRecovery: the holder crashes after acquiring and never releases;
 	// a waiter must get the lock within the TTL plus some slack.
@@ -22,13 +25,16 @@ const (
 	CrashMidAcquire Property = "crash-mid-acquire"
 	// StaleTakeoverRace: two waiters find the same expired lock at the same
 	// moment; every interleaving of their attempts is tried, and at most one
-	// may win.
+	// may win. n/a where Redis itself deleted the expired key: then there is
+	// no stale lock, only a free key, and exclusion covers that race.
 	StaleTakeoverRace Property = "stale-takeover-race"
 	// ClockSkew: while the lock is held, a client whose clock runs ahead by
 	// more than the TTL tries to acquire it, and must fail.
 	ClockSkew Property = "clock-skew"
-	// SafeRelease: the holder overruns its TTL, another client acquires, and
-	// the first one's late release must not free the second one's lock.
+	// SafeRelease: the holder is paused past its TTL, another client
+	// acquires, and the first one's late release must not free the second
+	// one's lock. The pause falls before the release and, in turn, at every
+	// boundary between its commands.
 	SafeRelease Property = "safe-release"
 	// DoubleRelease: a client releases twice; a lock acquired in between by
 	// someone else must survive.
@@ -36,12 +42,33 @@ const (
 	// HolderOverrun: the holder's work outlasts its TTL while others wait;
 	// they must not enter while it is still inside.
 	HolderOverrun Property = "holder-overrun"
+	// ReleaseFrees (liveness): right after the holder releases, another
+	// client's single attempt succeeds, without waiting for the TTL; and a
+	// Release that reports success when its command failed has still freed
+	// the lock.
+	ReleaseFrees Property = "release-frees"
+	// LeaseKept: while the holder is alive and not paused, nobody else can
+	// acquire before the TTL it asked for has passed. Other clients poll
+	// with the holder's TTL and with a much shorter one until the TTL less
+	// a tolerance of a tenth of it (at least 20ms).
+	LeaseKept Property = "lease-kept"
+	// CrashMidRelease: a holder that dies between the commands of its
+	// release, at each boundary in turn, leaves a lock that still frees
+	// within its TTL.
+	CrashMidRelease Property = "crash-mid-release"
+	// SafeRefresh: for locks that implement strategy.Refresher, a refresh
+	// sent after the lock passed to someone else, paused before it and at
+	// each boundary between its commands in turn, must neither claim the
+	// lock (Refresh returns an error), nor extend the new holder's lock,
+	// nor free it.
+	SafeRefresh Property = "safe-refresh"
 )
 
 // Properties returns every property in the order the suite runs them.
 func Properties() []Property {
-	return []Property{Exclusion, CrashRecovery, CrashMidAcquire, StaleTakeoverRace,
-		ClockSkew, SafeRelease, DoubleRelease, HolderOverrun, FencedOverrun, RenewedOverrun}
+	return []Property{Exclusion, ReleaseFrees, LeaseKept, CrashRecovery, CrashMidAcquire, CrashMidRelease,
+		StaleTakeoverRace, ClockSkew, SafeRelease, DoubleRelease, SafeRefresh,
+		HolderOverrun, FencedOverrun, RenewedOverrun}
 }
 
 // ParseProperty returns the property named s.
@@ -62,6 +89,9 @@ const (
 	Holds         Verdict = "holds"
 	Breaks        Verdict = "breaks"
 	NotApplicable Verdict = "n/a"
+	// NoVerdict is the verdict of a check that could not reach one: its
+	// Result's Err says why.
+	NoVerdict Verdict = "error"
 )
 
 // Result is what one property run found.
@@ -77,9 +107,43 @@ type Result struct {
 	Timeline []Event `json:"timeline,omitempty"`
 	// Err is set when the suite could not reach a verdict: the factory
 	// failed, the strategy panicked, hung or returned an unexpected error.
+	// The verdict is then NoVerdict. In JSON it is the error's text.
 	Err error `json:"-"`
-	// Elapsed is how long the property took.
+	// Elapsed is how long the property took; in JSON, in nanoseconds.
 	Elapsed time.Duration `json:"-"`
+}
+
+// resultJSON is Result as JSON: Err as its text, Elapsed in nanoseconds.
+type resultJSON struct {
+	plainResult
+	Err     string `json:"error,omitempty"`
+	Elapsed int64  `json:"elapsed_ns"`
+}
+
+type plainResult Result
+
+// MarshalJSON writes r with its error's text and its elapsed time.
+func (r Result) MarshalJSON() ([]byte, error) {
+	j := resultJSON{plainResult: plainResult(r), Elapsed: int64(r.Elapsed)}
+	if r.Err != nil {
+		j.Err = r.Err.Error()
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; the error comes back as its
+// text only.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	var j resultJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = Result(j.plainResult)
+	r.Elapsed = time.Duration(j.Elapsed)
+	if j.Err != "" {
+		r.Err = errors.New(j.Err)
+	}
+	return nil
 }
 
 // EventKind says what an Event records.
@@ -94,6 +158,8 @@ const (
 	// EvAcquired and EvReleased are a client's lock calls returning.
 	EvAcquired EventKind = "acquired"
 	EvReleased EventKind = "released"
+	// EvRefreshed is a client's Refresh returning.
+	EvRefreshed EventKind = "refreshed"
 	// EvEnter and EvLeave are a client entering and leaving the critical
 	// section; EvOverlap is the detector seeing two clients inside.
 	EvEnter   EventKind = "enter"
@@ -101,6 +167,9 @@ const (
 	EvOverlap EventKind = "overlap"
 	// EvCrash is a client dying: it never sends another command.
 	EvCrash EventKind = "crash"
+	// EvPause is a client stopped at a boundary between two commands of
+	// an operation; it sends nothing until the scenario resumes it.
+	EvPause EventKind = "pause"
 	// EvNote is the scenario saying what it does next (waiting for the TTL,
 	// pausing a client).
 	EvNote EventKind = "note"

@@ -83,6 +83,7 @@ type run struct {
 	pool       strategy.Pool
 	factory    Factory
 	key        string
+	tm         Timing
 	t0         int64 // Unix ms at the start, for reading timestamps
 	rec        *recorder
 	det        *detector
@@ -165,12 +166,12 @@ func (c *client) tryAcquire(ttl time.Duration) strategy.Lock {
 	return c.acquired(l, err)
 }
 
-// acquire waits up to wait for the lock, retrying every pollEvery.
+// acquire waits up to wait for the lock, retrying every Timing.Poll.
 func (c *client) acquire(ttl, wait time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "Acquire", func() {
-		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until(time.Now().Add(wait)))
+		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), c.r.tm.Poll})
 	})
 	if err != nil && c.r.ctx.Err() != nil {
 		c.r.fail("watchdog: %v", c.r.ctx.Err())
@@ -196,17 +197,35 @@ func (c *client) acquired(l strategy.Lock, err error) strategy.Lock {
 
 // release gives l up. ErrNotHeld and crashes are recorded, not fatal.
 func (c *client) release(l strategy.Lock) {
-	var err error
-	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
-	e := Event{Client: c.name, Kind: EvReleased, Reply: "released"}
-	switch {
-	case err == nil:
-	case errors.Is(err, strategy.ErrNotHeld), errors.Is(err, errCrashed):
-		e.Reply, e.Err = "", c.r.errText(err)
-	default:
+	err := c.releaseErr(l)
+	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !errors.Is(err, errCrashed) {
 		c.r.fail("%s: release: unexpected error: %v", c.name, err)
 	}
-	c.r.rec.add(e)
+}
+
+// releaseErr gives l up and records what Release returned, whatever it is.
+func (c *client) releaseErr(l strategy.Lock) error {
+	var err error
+	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
+	c.r.rec.add(c.outcome(EvReleased, "released", err))
+	return err
+}
+
+// refresh extends l and records what Refresh returned. Any error is a
+// refusal the holder hears of; only a nil error claims the lock.
+func (c *client) refresh(l strategy.Refresher, ttl time.Duration) error {
+	var err error
+	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(c.r.ctx, ttl) })
+	c.r.rec.add(c.outcome(EvRefreshed, "refreshed", err))
+	return err
+}
+
+func (c *client) outcome(kind EventKind, ok string, err error) Event {
+	e := Event{Client: c.name, Kind: kind, Reply: ok}
+	if err != nil {
+		e.Reply, e.Err = "", c.r.errText(err)
+	}
+	return e
 }
 
 // shutdown crashes every client, so that nothing they started (renewals)
@@ -221,11 +240,14 @@ func (r *run) shutdown() {
 	}
 }
 
-// until retries every pollEvery while the next attempt would start before
-// the deadline. Unlike a context deadline it never cuts a command short, so
-// a waiter's timeline ends on a whole attempt.
-type until time.Time
+// until retries every poll while the next attempt would start before the
+// deadline. Unlike a context deadline it never cuts a command short, so a
+// waiter's timeline ends on a whole attempt.
+type until struct {
+	deadline time.Time
+	poll     time.Duration
+}
 
 func (u until) Delay(int) (time.Duration, bool) {
-	return pollEvery, time.Now().Add(pollEvery).Before(time.Time(u))
+	return u.poll, time.Now().Add(u.poll).Before(u.deadline)
 }

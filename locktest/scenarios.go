@@ -17,6 +17,10 @@ func init() {
 	scenarios[SafeRelease] = safeRelease
 	scenarios[DoubleRelease] = doubleRelease
 	scenarios[HolderOverrun] = holderOverrun
+	scenarios[ReleaseFrees] = releaseFrees
+	scenarios[LeaseKept] = leaseKept
+	scenarios[CrashMidRelease] = crashMidRelease
+	scenarios[SafeRefresh] = safeRefresh
 }
 
 // names of the simulated clients.
@@ -27,16 +31,21 @@ const (
 	rounds     = 8 // critical sections each
 )
 
-// exclusion: contenders clients take turns rounds times each, with work far
-// inside a long TTL.
+// exclusion: first two clients race for a free key, in every interleaving
+// of their attempts' commands; then contenders clients take turns rounds
+// times each, with work far inside a long TTL. No faults in either.
 func exclusion(newRun func(string) *run) Result {
-	r := newRun("")
+	if res := race(newRun, nil, "both clients acquired the same free lock", "on a free key"); res.Verdict != Holds {
+		return res
+	}
+	r := newRun("/contend")
 	clients := make([]*client, contenders)
 	for i := range clients {
 		clients[i] = r.newClient(names[i], 0)
 	}
 	var wg sync.WaitGroup
 	aborts := make(chan any, len(clients))
+	starved := make(chan string, len(clients))
 	for _, c := range clients {
 		wg.Add(1)
 		go func() {
@@ -47,9 +56,12 @@ func exclusion(newRun func(string) *run) Result {
 				}
 			}()
 			for range rounds {
-				l := c.acquire(longTTL, longTTL)
+				// Half the TTL: a lock whose release frees nothing is
+				// never handed on by its expiry during the wait.
+				l := c.acquire(r.tm.Long, r.tm.Long/2)
 				if l == nil {
-					r.fail("%s: no lock after waiting %v with no faults", c.name, longTTL)
+					starved <- c.name
+					return
 				}
 				r.det.enter(c.name)
 				time.Sleep(200 * time.Microsecond)
@@ -68,46 +80,78 @@ func exclusion(newRun func(string) *run) Result {
 		res.Timeline = aroundOverlap(res.Timeline)
 		return res
 	}
-	return r.holds("%d clients, %d critical sections each, never two inside", contenders, rounds)
+	close(starved)
+	if who, ok := <-starved; ok {
+		return r.notApplicable("the clients could not take turns: %s waited %v for a lock released by its holder and never got it (release-frees shows why)", who, r.tm.Long/2)
+	}
+	return r.holds("no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in, and %d clients, %d critical sections each, were never two inside", contenders, rounds)
 }
 
 // crashRecovery: A acquires and crashes; B must get the lock within the TTL
-// plus slack.
+// plus slack. A lock that can be refreshed goes through it again with A's
+// TTL set by Refresh: a refresh must not make the lock outlive its TTL.
 func crashRecovery(newRun func(string) *run) Result {
-	r := newRun("")
-	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	if a.tryAcquire(shortTTL) == nil {
-		r.fail("A could not acquire a free lock")
+	for _, refreshed := range []bool{false, true} {
+		name := "/acquired"
+		if refreshed {
+			name = "/refreshed"
+		}
+		r := newRun(name)
+		a, b := r.newClient("A", 0), r.newClient("B", 0)
+		la := a.tryAcquire(r.tm.Short)
+		if la == nil {
+			r.fail("A could not acquire a free lock")
+		}
+		rf, refresher := la.(strategy.Refresher)
+		if refreshed {
+			if err := a.refresh(rf, r.tm.Short); err != nil {
+				r.fail("A: Refresh of the lock it has just acquired: %v", err)
+			}
+		}
+		a.crash("crashes while holding the lock; it never releases")
+		wait := r.tm.Short + r.tm.Slack
+		r.note("B waits up to %v (TTL %v + slack)", wait, r.tm.Short)
+		if b.acquire(r.tm.Short, wait) == nil {
+			what := "A crashed holding the lock"
+			if refreshed {
+				what = fmt.Sprintf("A refreshed its lock to %v and crashed", r.tm.Short)
+			}
+			return r.breaks("%s, and B still could not acquire it %v later: %s", what, wait, r.lifeLeft(r.tm.Short, wait))
+		}
+		if !refresher || refreshed {
+			if refreshed {
+				return r.holds("B acquired the lock after A crashed holding it, and again after A refreshed it and crashed")
+			}
+			return r.holds("B acquired the lock after A crashed holding it")
+		}
+		r.shutdown()
 	}
-	a.crash("crashes while holding the lock; it never releases")
-	wait := shortTTL + slack
-	r.note("B waits up to %v (TTL %v + slack)", wait, shortTTL)
-	if b.acquire(shortTTL, wait) == nil {
-		return r.breaks("A crashed holding the lock and B still could not acquire it %v later: the lock never expires", wait)
-	}
-	return r.holds("B acquired the lock after A crashed holding it")
+	panic("unreachable")
 }
 
 // clockSkew: A holds the lock with a long TTL; B, whose clock runs ahead by
 // twice that TTL, tries for a while and must not get in.
 func clockSkew(newRun func(string) *run) Result {
 	r := newRun("")
-	a, b := r.newClient("A", 0), r.newClient("B", 2*longTTL)
-	la := a.tryAcquire(longTTL)
+	a, b := r.newClient("A", 0), r.newClient("B", 2*r.tm.Long)
+	la := a.tryAcquire(r.tm.Long)
 	if la == nil {
 		r.fail("A could not acquire a free lock")
 	}
 	r.det.enter("A")
 	before := r.clockReads.Load()
-	lb := b.acquire(longTTL, 20*pollEvery)
+	lb := b.acquire(r.tm.Long, 20*r.tm.Poll)
 	if lb != nil {
 		r.det.enter("B")
-		return r.breaks("B, its clock %v ahead, took the lock A holds with %v of its TTL left", 2*longTTL, longTTL)
+		if r.clockReads.Load() == before {
+			return r.breaks("B took the lock A holds with %v of its TTL left, without ever reading its clock: the skew played no part", r.tm.Long)
+		}
+		return r.breaks("B, its clock %v ahead, took the lock A holds with %v of its TTL left", 2*r.tm.Long, r.tm.Long)
 	}
 	if r.clockReads.Load() == before {
 		return r.notApplicable("the strategy never reads the client's clock")
 	}
-	return r.holds("B's clock ran %v ahead and it still could not take A's lock", 2*longTTL)
+	return r.holds("B's clock ran %v ahead and it still could not take A's lock", 2*r.tm.Long)
 }
 
 // overrunTakeover is the start of the scenarios where A's lease runs out: A
@@ -120,7 +164,7 @@ func clockSkew(newRun func(string) *run) Result {
 // With inside, A works in the critical section; done ends its work and
 // reports whether A had already stopped because its lease was lost.
 func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy.Lock, done func() bool) {
-	l := a.tryAcquire(shortTTL)
+	l := a.tryAcquire(r.tm.Short)
 	if l == nil {
 		r.fail("A could not acquire a free lock")
 	}
@@ -131,48 +175,12 @@ func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy
 	}
 	if paused {
 		a.pause()
-		r.note("A is paused (a GC pause, a stalled VM) past its TTL (%v); B waits up to %v", shortTTL, shortTTL+slack)
+		r.note("A is stalled past its TTL (%v): its commands are held back, its timers run on; B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
 		defer func() { a.resume(); r.note("A resumes") }()
 	} else {
-		r.note("A keeps working past its TTL (%v); B waits up to %v", shortTTL, shortTTL+slack)
+		r.note("A keeps working past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
 	}
-	return l, b.acquire(longTTL, shortTTL+slack), done
-}
-
-// safeRelease: A is paused past its TTL (so that even a lock that renews
-// itself runs out), B acquires, A's late release must not free B's lock; C
-// checks whether it is still held.
-func safeRelease(newRun func(string) *run) Result {
-	r := newRun("")
-	a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
-	la, lb, _ := overrunTakeover(r, a, b, false, true)
-	if lb == nil {
-		return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns")
-	}
-	a.release(la)
-	if c.tryAcquire(longTTL) != nil {
-		return r.breaks("A's late release freed B's lock: C acquired it while B still held it")
-	}
-	return r.holds("A's late release left B's lock in place")
-}
-
-// doubleRelease: A releases twice; B's lock, taken in between, must survive.
-func doubleRelease(newRun func(string) *run) Result {
-	r := newRun("")
-	a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
-	la := a.tryAcquire(longTTL)
-	if la == nil {
-		r.fail("A could not acquire a free lock")
-	}
-	a.release(la)
-	if b.tryAcquire(longTTL) == nil {
-		r.fail("B could not acquire the lock A released")
-	}
-	a.release(la)
-	if c.tryAcquire(longTTL) != nil {
-		return r.breaks("A's second release freed B's lock: C acquired it while B still held it")
-	}
-	return r.holds("A's second release left B's lock in place")
+	return l, b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack), done
 }
 
 // holderOverrun: A's work outlasts its TTL while B waits; B must not enter
@@ -189,9 +197,19 @@ func holderOverrun(newRun func(string) *run) Result {
 	if !done() {
 		r.det.leave("A")
 	}
-	a.release(la)
 	if o, ok := r.det.firstOverlap(); ok {
+		a.release(la)
 		return r.breaks("A's TTL ran out while it worked and B acquired the lock: %s", o)
+	}
+	if lb == nil {
+		// Kept by A's renewals, or never expiring at all? Without A, a
+		// lock that expires frees within its TTL.
+		a.crash("crashes instead of releasing, to see whether the lock expires without it")
+		if b.acquire(r.tm.Short, r.tm.Short+r.tm.Slack) == nil {
+			return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns, nor after A died")
+		}
+	} else {
+		a.release(la)
 	}
 	return r.holds("B did not acquire the lock while A overran its TTL")
 }

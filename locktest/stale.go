@@ -17,20 +17,16 @@ type staleLock struct {
 	value   string
 }
 
-// staleAfter is how long past its TTL a lock is waited on before it is
-// called stale: timestamps count whole milliseconds and clocks tick apart.
-const staleAfter = 20 * time.Millisecond
-
 // makeStale has a client H acquire the lock with a short TTL and crash, waits
 // until the TTL has passed, and copies what is left at the key.
 func makeStale(newRun func(string) *run) staleLock {
 	r := newRun("/stale")
 	h := r.newClient("H", 0)
-	if h.tryAcquire(shortTTL) == nil {
+	if h.tryAcquire(r.tm.Short) == nil {
 		r.fail("H could not acquire a free lock")
 	}
 	h.crash("crashes holding the lock")
-	time.Sleep(shortTTL + staleAfter)
+	time.Sleep(r.tm.Short + r.tm.staleAfter())
 	var s staleLock
 	r.redis(func(c redis.Conn) error {
 		p, err := redis.Bytes(c.Do("DUMP", r.key))
@@ -62,9 +58,9 @@ func (r *run) restore(s staleLock) {
 		return err
 	})
 	if s.exists {
-		r.note("K holds %s, left by a holder that crashed: its TTL (%v) has passed", r.value(s.value), shortTTL)
+		r.note("K holds %s, left by a holder that crashed: its TTL (%v) has passed", r.value(s.value), r.tm.Short)
 	} else {
-		r.note("K is gone: its holder crashed and the key expired after %v", shortTTL)
+		r.note("K is gone: its holder crashed and the key expired after %v", r.tm.Short)
 	}
 }
 
@@ -94,7 +90,7 @@ func probe(newRun func(string) *run, stale staleLock) []acquirePath {
 	// A first lock and release, so that what a strategy does once per
 	// server (load a script: EVALSHA, NOSCRIPT, EVAL) is not counted.
 	w := newRun("/warm-up")
-	if l := w.newClient("W", 0).tryAcquire(shortTTL); l != nil {
+	if l := w.newClient("W", 0).tryAcquire(w.tm.Short); l != nil {
 		w.clients[0].release(l)
 	}
 	w.shutdown()
@@ -104,7 +100,7 @@ func probe(newRun func(string) *run, stale staleLock) []acquirePath {
 			r.restore(stale)
 		}
 		p := r.newClient("P", 0)
-		if p.tryAcquire(shortTTL) != nil {
+		if p.tryAcquire(r.tm.Short) != nil {
 			paths[i].commands = p.sent
 		}
 		r.shutdown()
@@ -128,12 +124,12 @@ func crashMidAcquire(newRun func(string) *run) Result {
 			}
 			a, b := r.newClient("A", 0), r.newClient("B", 0)
 			a.crashAfter = k
-			if l := a.tryAcquire(shortTTL); l != nil {
+			if l := a.tryAcquire(r.tm.Short); l != nil {
 				a.crash("crashes holding the lock")
 			}
-			wait := shortTTL + slack
-			r.note("B waits up to %v (TTL %v + slack)", wait, shortTTL)
-			if b.acquire(shortTTL, wait) == nil {
+			wait := r.tm.Short + r.tm.Slack
+			r.note("B waits up to %v (TTL %v + slack)", wait, r.tm.Short)
+			if b.acquire(r.tm.Short, wait) == nil {
 				return r.breaks("A died after command %d of %d of its acquire on a %s lock, and B still could not acquire it %v later", k, path.commands, path.name, wait)
 			}
 			r.shutdown()
@@ -141,7 +137,7 @@ func crashMidAcquire(newRun func(string) *run) Result {
 	}
 	if !split {
 		r := newRun("/none")
-		return r.notApplicable("every acquire is a single command: there is no point between two commands to die at")
+		return r.notApplicable("a successful acquire sends a single command, on a free key and on a stale lock: there is no boundary between commands to die at")
 	}
 	return last.holds("wherever A died inside its acquire, B got the lock within the TTL")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,16 +13,28 @@ import (
 
 // Expect declares a strategy's weaknesses, negatively: every property not
 // listed is expected to hold. A declared break is not skipped: the suite
-// must reproduce it, and fails when the property holds instead.
+// must reproduce it, and fails when the property does not break.
+//
+// Whether a scenario can arise for a lock is the suite's business, so by
+// default n/a and holds both mean "not broken": a property declared (or
+// left) to hold that comes out n/a passes, its reason logged, and so does
+// one declared n/a that holds. Strict pins n/a down.
 type Expect struct {
 	// Breaks lists the properties the strategy is known to break.
 	Breaks []Property
 	// NotApplicable lists the properties whose scenario cannot arise for
 	// the strategy (a crash between the commands of a one-command acquire).
+	// Only a strict Expect needs it.
 	NotApplicable []Property
+	// Strict makes n/a a verdict of its own: a property that comes out
+	// n/a must be listed in NotApplicable, and one listed there must not
+	// hold. The strategies of package catalog are strict.
+	Strict bool
 }
 
-// Verdict returns the verdict e expects for p.
+// Verdict returns the verdict e declares for p: Breaks, NotApplicable, or
+// by default Holds. Without Strict, Mismatch also accepts n/a for a
+// declared holds, and holds for a declared n/a.
 func (e Expect) Verdict(p Property) Verdict {
 	switch {
 	case slices.Contains(e.Breaks, p):
@@ -32,34 +45,176 @@ func (e Expect) Verdict(p Property) Verdict {
 	return Holds
 }
 
+// Mismatch describes how res differs from what e declares for its
+// property, or returns "" when e accepts it (see Expect). A run without a
+// verdict is always a mismatch.
+func (e Expect) Mismatch(res Result) string {
+	if res.Err == nil && e.lenient(res) {
+		return ""
+	}
+	return Mismatch(res, e.Verdict(res.Property))
+}
+
+// lenient reports whether a non-strict e accepts res although its verdict
+// is not the declared one: n/a and holds stand for each other.
+func (e Expect) lenient(res Result) bool {
+	notBroken := func(v Verdict) bool { return v == Holds || v == NotApplicable }
+	return !e.Strict && notBroken(res.Verdict) && notBroken(e.Verdict(res.Property))
+}
+
+// ExpectFrom returns the Expect that declares the verdicts of results: the
+// properties that broke and, when strict, those that were n/a. A result
+// without a verdict declares nothing. Its GoString is the Go literal to
+// paste into a test.
+func ExpectFrom(results []Result, strict bool) Expect {
+	e := Expect{Strict: strict}
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+		case r.Verdict == Breaks && !slices.Contains(e.Breaks, r.Property):
+			e.Breaks = append(e.Breaks, r.Property)
+		case r.Verdict == NotApplicable && strict && !slices.Contains(e.NotApplicable, r.Property):
+			e.NotApplicable = append(e.NotApplicable, r.Property)
+		}
+	}
+	sortProperties(e.Breaks)
+	sortProperties(e.NotApplicable)
+	return e
+}
+
+// sortProperties puts ps in the order of Properties, unknown ones last.
+func sortProperties(ps []Property) {
+	all := Properties()
+	rank := func(p Property) int {
+		if i := slices.Index(all, p); i >= 0 {
+			return i
+		}
+		return len(all)
+	}
+	slices.SortStableFunc(ps, func(a, b Property) int { return rank(a) - rank(b) })
+}
+
 // Run runs every property against the strategy newStrategy builds, each as
 // a subtest named after the property, in the order of Properties, on the
-// real Redis that package redistest provides. A verdict that differs from
-// expect fails the subtest, with the counterexample of any break.
+// real Redis that package redistest provides. A leading subtest,
+// capabilities, logs what Detect finds the lock offers. A verdict that
+// expect does not accept fails the subtest, with the counterexample of
+// any break; once every subtest has run, the test's output ends with the
+// Expect literal that declares what was observed, one comment per break
+// saying what it means and which subtest shows it.
 //
 // Call it from a strategy's test file:
 //
 //	func TestConformance(t *testing.T) {
 //		locktest.Run(t, func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
 //			return mylock.New(p)
-//		}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun}})
+//		}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun}})
 //	}
 func Run(t *testing.T, newStrategy Factory, expect Expect) {
 	t.Helper()
 	RunProperties(t, newStrategy, expect, Properties()...)
 }
 
-// RunProperties is Run for the given properties only.
+// RunProperties is Run for the given properties only. The Expect it
+// suggests keeps the declaration of the properties it did not run.
 func RunProperties(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
-	pool := redistest.Pool(t)
-	key := redistest.Key(t)
+	cfg := Config{Pool: redistest.Pool(t), New: newStrategy, Key: redistest.Key(t)}
+	var caps *Capabilities
+	t.Run("capabilities", func(t *testing.T) {
+		c, err := Detect(context.Background(), cfg)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		caps = &c
+		t.Log(c.explain())
+	})
+	var results []Result
+	where := map[Property]string{}
 	for _, p := range props {
 		t.Run(string(p), func(t *testing.T) {
-			res := Check(context.Background(), Config{Pool: pool, New: newStrategy, Key: key}, p)
-			Report(t, res, expect.Verdict(p))
+			res := Check(context.Background(), cfg, p)
+			results = append(results, res)
+			where[p] = t.Name()
+			report(t, res, expect)
 		})
 	}
+	if s := suggest(expect, results, where, caps); s != "" {
+		t.Log(s)
+	}
+}
+
+// report is Report with what expect accepts.
+func report(t *testing.T, res Result, expect Expect) {
+	t.Helper()
+	want := expect.Verdict(res.Property)
+	switch {
+	case res.Err == nil && res.Verdict != want && expect.lenient(res):
+		strict := "list it in NotApplicable"
+		if want == NotApplicable {
+			strict = "take it out of NotApplicable"
+		}
+		t.Logf("%s: %s, passes for the declared %s: not broken (with Strict, %s) (%v): %s",
+			res.Property, res.Verdict, want, strict, res.Elapsed.Round(time.Millisecond), res.Reason)
+	default:
+		Report(t, res, want)
+	}
+}
+
+// suggest returns the closing message of a run in which some verdict was
+// not the declared one: the Expect literal that declares what was
+// observed, keeping the declaration of the properties without a verdict;
+// or "" when every verdict was accepted.
+func suggest(expect Expect, results []Result, where map[Property]string, caps *Capabilities) string {
+	var differ, noVerdict []string
+	seen := map[Property]bool{} // the properties with a verdict
+	for _, r := range results {
+		if r.Err == nil {
+			seen[r.Property] = true
+		} else {
+			noVerdict = append(noVerdict, string(r.Property))
+		}
+		if expect.Mismatch(r) != "" {
+			differ = append(differ, string(r.Property))
+		}
+	}
+	if len(differ) == 0 {
+		return ""
+	}
+	observed := ExpectFrom(results, expect.Strict)
+	notes := map[Property]string{}
+	for _, p := range observed.Breaks {
+		notes[p] = "counterexample in " + where[p]
+	}
+	// What this run did not see keeps its declaration.
+	for _, p := range expect.Breaks {
+		if !seen[p] && !slices.Contains(observed.Breaks, p) {
+			observed.Breaks = append(observed.Breaks, p)
+			notes[p] = "declared; no verdict in this run"
+		}
+	}
+	if expect.Strict {
+		for _, p := range expect.NotApplicable {
+			if !seen[p] && !slices.Contains(observed.NotApplicable, p) {
+				observed.NotApplicable = append(observed.NotApplicable, p)
+			}
+		}
+	}
+	sortProperties(observed.Breaks)
+	sortProperties(observed.NotApplicable)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "locktest: not as declared: %s.", strings.Join(differ, ", "))
+	if len(noVerdict) > 0 {
+		fmt.Fprintf(&b, " No verdict for %s (see the subtest): what was declared for it is kept.", strings.Join(noVerdict, ", "))
+	}
+	if caps != nil {
+		fmt.Fprintf(&b, " The lock offers %s.", caps)
+	}
+	b.WriteString(" The Expect that declares what this run observed:\n\n")
+	b.WriteString(observed.Literal(notes))
+	return b.String()
 }
 
 // Report fails t when res is not the verdict wanted, with the reason and,
@@ -74,7 +229,8 @@ func Report(t testing.TB, res Result, want Verdict) {
 }
 
 // Mismatch describes how res differs from the verdict wanted, or returns ""
-// when it does not. A run without a verdict is always a mismatch.
+// when it does not: the verdicts must be equal, n/a included, as lockcheck
+// compares them. A run without a verdict is always a mismatch.
 func Mismatch(res Result, want Verdict) string {
 	switch {
 	case res.Err != nil:

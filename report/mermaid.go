@@ -223,6 +223,11 @@ func (m *mermaid) event(e locktest.Event, depth int) []line {
 			return []line{note("release failed: " + e.Err)}
 		}
 		return []line{note(e.Reply)}
+	case locktest.EvRefreshed:
+		if e.Err != "" {
+			return []line{note("refresh failed: " + e.Err)}
+		}
+		return []line{note(e.Reply)}
 	case locktest.EvEnter:
 		out := []line{note(e.Text)}
 		if !m.active[c] {

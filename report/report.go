@@ -25,7 +25,7 @@ import (
 
 // VerdictError is the verdict shown for a property the suite could not
 // decide (locktest.Result.Err is set).
-const VerdictError locktest.Verdict = "error"
+const VerdictError = locktest.NoVerdict
 
 // Result is one property checked on one strategy.
 type Result struct {

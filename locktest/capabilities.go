@@ -1,0 +1,176 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// Capabilities are the optional interfaces a lock offers, found by looking
+// at a strategy and at a lock it returned, never declared. Each one is an
+// interface of package strategy; the package documentation says how to
+// offer it.
+type Capabilities struct {
+	// Refresh: the lock implements strategy.Refresher, so safe-refresh
+	// can refresh it late.
+	Refresh bool
+	// Lease: the lock implements strategy.Leased: it renews itself and
+	// says when it may be lost, which renewed-overrun needs to hold.
+	Lease bool
+	// Fencing: the lock implements strategy.Fenced, so fenced-overrun's
+	// resource can refuse a late holder's write.
+	Fencing bool
+	// Notify: the strategy implements strategy.Notifier and its Subscribe
+	// gave a channel (a nil one means notifications are off), so
+	// strategy.Acquire wakes on a release instead of polling.
+	Notify bool
+}
+
+// capability is one field of Capabilities as the log and String name it.
+type capability struct {
+	name  string // what String calls it
+	iface string // the interface that offers it
+	has   bool
+	// without says what the suite finds without it.
+	without string
+}
+
+func (c Capabilities) list() []capability {
+	return []capability{
+		{"refresh", "strategy.Refresher", c.Refresh, "safe-refresh is n/a: there is no Refresh to call late"},
+		{"lease", "strategy.Leased", c.Lease, "renewed-overrun breaks, as on every TTL lock that does not renew itself"},
+		{"fencing token", "strategy.Fenced", c.Fencing, "fenced-overrun breaks, as on every TTL lock without fencing tokens"},
+		{"release notification", "strategy.Notifier", c.Notify, "waiters poll for the lock"},
+	}
+}
+
+// String lists what the lock offers, then what it does not, for example
+// "refresh, fencing token; no lease, no release notification".
+func (c Capabilities) String() string {
+	var has, hasNot []string
+	for _, k := range c.list() {
+		if k.has {
+			has = append(has, k.name)
+		} else {
+			hasNot = append(hasNot, "no "+k.name)
+		}
+	}
+	switch {
+	case len(hasNot) == 0:
+		return strings.Join(has, ", ")
+	case len(has) == 0:
+		return strings.Join(hasNot, ", ")
+	}
+	return strings.Join(has, ", ") + "; " + strings.Join(hasNot, ", ")
+}
+
+// explain is String with one line per capability: the interface that
+// offers it and, where it is missing, what the suite finds without it.
+func (c Capabilities) explain() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "capabilities: %s", c)
+	for _, k := range c.list() {
+		if k.has {
+			fmt.Fprintf(&b, "\n  %s (%s): yes", k.name, k.iface)
+		} else {
+			fmt.Fprintf(&b, "\n  %s (%s): no; %s", k.name, k.iface, k.without)
+		}
+	}
+	return b.String()
+}
+
+// CapabilitiesOf returns the capabilities that the types of s and l show:
+// l is a lock that s returned. Notify is true whenever s implements
+// strategy.Notifier; Detect also asks it for a channel.
+func CapabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
+	_, refresh := l.(strategy.Refresher)
+	_, lease := l.(strategy.Leased)
+	_, fencing := l.(strategy.Fenced)
+	_, notify := s.(strategy.Notifier)
+	return Capabilities{Refresh: refresh, Lease: lease, Fencing: fencing, Notify: notify}
+}
+
+// Detect builds the strategy cfg.New makes (with the real pool and the
+// system clock), acquires a lock once on the key cfg.Key + ":capabilities",
+// looks at what it offers, and releases it. A Notifier is asked to
+// Subscribe to that key: a nil channel means notifications are off. An
+// error means no lock could be had for looking at (the factory failed, the
+// key was held, the strategy failed, panicked, or did not return within
+// cfg.Timeout, 30s when 0), or Subscribe failed. What Release returns is
+// ignored.
+func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
+	switch {
+	case cfg.New == nil:
+		return Capabilities{}, errors.New("locktest: Detect: nil Factory")
+	case cfg.Pool == nil:
+		return Capabilities{}, errors.New("locktest: Detect: nil Pool")
+	case cfg.Key == "":
+		return Capabilities{}, errors.New("locktest: Detect: empty Key")
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type outcome struct {
+		caps Capabilities
+		err  error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- outcome{err: fmt.Errorf("locktest: Detect: the strategy panicked: %v\n%s", v, debug.Stack())}
+			}
+		}()
+		caps, err := detect(ctx, cfg)
+		done <- outcome{caps, err}
+	}()
+	select {
+	case o := <-done:
+		return o.caps, o.err
+	case <-ctx.Done():
+		return Capabilities{}, fmt.Errorf("locktest: Detect: no lock after %v: %w", timeout, ctx.Err())
+	}
+}
+
+func detect(ctx context.Context, cfg Config) (Capabilities, error) {
+	s, err := cfg.New(cfg.Pool, strategy.SystemClock)
+	if err != nil {
+		return Capabilities{}, fmt.Errorf("locktest: Detect: factory: %w", err)
+	}
+	if s == nil {
+		return Capabilities{}, errors.New("locktest: Detect: the factory returned a nil Strategy and no error")
+	}
+	key := cfg.Key + ":capabilities"
+	l, err := s.TryAcquire(ctx, key, cfg.Timing.withDefaults().Long)
+	switch {
+	case err != nil:
+		return Capabilities{}, fmt.Errorf("locktest: Detect: TryAcquire on a free key: %w", err)
+	case l == nil:
+		return Capabilities{}, errors.New("locktest: Detect: TryAcquire returned neither a lock nor an error")
+	}
+	caps := CapabilitiesOf(s, l)
+	var subErr error
+	if n, ok := s.(strategy.Notifier); ok {
+		wake, stop, err := n.Subscribe(ctx, key)
+		if err != nil {
+			subErr = fmt.Errorf("locktest: Detect: Subscribe: %w", err)
+		} else {
+			caps.Notify = wake != nil
+			if stop != nil {
+				stop()
+			}
+		}
+	}
+	// What Release returns is for the properties to judge (release-frees,
+	// double-release), not a reason to know less about the lock.
+	_ = l.Release(ctx)
+	return caps, subErr
+}

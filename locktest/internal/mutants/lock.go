@@ -1,0 +1,215 @@
+package mutants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
+	"github.com/rs/xid"
+)
+
+// recipe is a token lock taken apart into the steps a mutant replaces: how a
+// token is drawn, and the commands of acquire, release and refresh. correct
+// puts it together right; every mutant and variant starts from it.
+type recipe struct {
+	token   func() string
+	acquire func(s session, token string, ttl time.Duration) (bool, error)
+	release func(s session, token string) (bool, error)
+	refresh func(s session, token string, ttl time.Duration) (bool, error)
+}
+
+// correct is the lock the corpus starts from: a unique token set with
+// SET key token NX PX ttl, released by a Lua compare-and-delete and
+// refreshed by a Lua compare-and-PEXPIRE.
+var correct = recipe{
+	token:   func() string { return xid.New().String() },
+	acquire: setNXExpiry("PX", time.Millisecond),
+	release: script(compareAndDelete),
+	refresh: scriptTTL(compareAndExpire),
+}
+
+var (
+	compareAndDelete = redis.NewScript(1, `
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+	compareAndExpire = redis.NewScript(1, `
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+)
+
+// script is a release by a script that takes the key and the token and
+// answers 1 when it deleted the key.
+func script(sc *redis.Script) func(session, string) (bool, error) {
+	return func(s session, token string) (bool, error) {
+		return s.one(s.eval(sc, token))
+	}
+}
+
+// scriptTTL is a refresh by a script that takes the key, the token and the
+// TTL in milliseconds and answers 1 when it extended the key.
+func scriptTTL(sc *redis.Script) func(session, string, time.Duration) (bool, error) {
+	return func(s session, token string, ttl time.Duration) (bool, error) {
+		return s.one(s.eval(sc, token, ttl.Milliseconds()))
+	}
+}
+
+// session runs the commands of one lock operation on one connection.
+type session struct {
+	ctx  context.Context
+	conn redis.Conn
+	key  string
+}
+
+// do sends a command whose first argument is the key.
+func (s session) do(cmd string, args ...any) (any, error) {
+	return redis.DoContext(s.conn, s.ctx, cmd, append([]any{s.key}, args...)...)
+}
+
+// bare sends a command without the key (MULTI, EXEC, UNWATCH).
+func (s session) bare(cmd string, args ...any) (any, error) {
+	return redis.DoContext(s.conn, s.ctx, cmd, args...)
+}
+
+// eval runs a script on the key (EVALSHA, EVAL when not cached).
+func (s session) eval(sc *redis.Script, args ...any) (any, error) {
+	return sc.DoContext(s.ctx, s.conn, append([]any{s.key}, args...)...)
+}
+
+// cmd is a command on the session's key: its name, then its arguments
+// after the key.
+type cmd []any
+
+// multi runs cmds in MULTI / EXEC and returns EXEC's replies, one a
+// command; an EXEC that a WATCH aborted returns redis.ErrNil.
+func (s session) multi(cmds ...cmd) ([]any, error) {
+	if _, err := s.bare("MULTI"); err != nil {
+		return nil, err
+	}
+	for _, c := range cmds {
+		if _, err := s.do(c[0].(string), c[1:]...); err != nil {
+			return nil, err
+		}
+	}
+	return redis.Values(s.bare("EXEC"))
+}
+
+// set sends SET key token args... and says whether it set the key (OK
+// rather than nil).
+func (s session) set(token string, args ...any) (bool, error) {
+	_, err := redis.String(s.do("SET", append([]any{token}, args...)...))
+	if errors.Is(err, redis.ErrNil) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// one reads an integer reply as "it did it": 1 (or more) for yes.
+func (s session) one(reply any, err error) (bool, error) {
+	n, err := redis.Int(reply, err)
+	return n > 0, err
+}
+
+// get reads the key's value; ok is false when there is none.
+func (s session) get() (v string, ok bool, err error) {
+	v, err = redis.String(s.do("GET"))
+	if errors.Is(err, redis.ErrNil) {
+		return "", false, nil
+	}
+	return v, err == nil, err
+}
+
+// build binds the correct recipe, with the steps that changes sets in
+// place of its own, to a pool.
+func build(name string, changes recipe, p strategy.Pool) *lockStrategy {
+	r := correct
+	if changes.token != nil {
+		r.token = changes.token
+	}
+	if changes.acquire != nil {
+		r.acquire = changes.acquire
+	}
+	if changes.release != nil {
+		r.release = changes.release
+	}
+	if changes.refresh != nil {
+		r.refresh = changes.refresh
+	}
+	return &lockStrategy{name: name, r: r, pool: p}
+}
+
+// lockStrategy is a recipe bound to a pool, as the suite builds one per
+// simulated client.
+type lockStrategy struct {
+	name string
+	r    recipe
+	pool strategy.Pool
+}
+
+// open takes a connection for one operation and runs it; step's false
+// becomes miss.
+func (ls *lockStrategy) open(ctx context.Context, key, op string, miss error, step func(session) (bool, error)) error {
+	conn, err := ls.pool.GetContext(ctx)
+	if err != nil {
+		return &strategy.OpError{Strategy: ls.name, Op: "connect", Key: key, Err: err}
+	}
+	defer conn.Close()
+	ok, err := step(session{ctx: ctx, conn: conn, key: key})
+	switch {
+	case err != nil:
+		return &strategy.OpError{Strategy: ls.name, Op: op, Key: key, Err: err}
+	case !ok:
+		return &strategy.OpError{Strategy: ls.name, Op: op, Key: key, Err: miss}
+	}
+	return nil
+}
+
+// TryAcquire makes one attempt with the recipe's token and acquire.
+func (ls *lockStrategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	if err := strategy.Validate(key, ttl); err != nil {
+		return nil, fmt.Errorf("%s: %w", ls.name, err)
+	}
+	l := &lock{ls: ls, key: key, token: ls.r.token()}
+	err := ls.open(ctx, key, "acquire", strategy.ErrNotAcquired, func(s session) (bool, error) {
+		return ls.r.acquire(s, l.token, ttl)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// lock is a lock taken by a lockStrategy.
+type lock struct {
+	ls    *lockStrategy
+	key   string
+	token string
+}
+
+var _ strategy.Refresher = (*lock)(nil)
+
+func (l *lock) Key() string { return l.key }
+
+// Release runs the recipe's release; ErrNotHeld when it freed nothing.
+func (l *lock) Release(ctx context.Context) error {
+	return l.ls.open(ctx, l.key, "release", strategy.ErrNotHeld, func(s session) (bool, error) {
+		return l.ls.r.release(s, l.token)
+	})
+}
+
+// Refresh runs the recipe's refresh; ErrNotHeld when it extended nothing.
+func (l *lock) Refresh(ctx context.Context, ttl time.Duration) error {
+	if err := strategy.Validate(l.key, ttl); err != nil {
+		return fmt.Errorf("%s: refresh: %w", l.ls.name, err)
+	}
+	return l.ls.open(ctx, l.key, "refresh", strategy.ErrNotHeld, func(s session) (bool, error) {
+		return l.ls.r.refresh(s, l.token, ttl)
+	})
+}

@@ -1,0 +1,400 @@
+// Package mutants is a corpus that tests the conformance suite itself, in
+// both directions. A mutant is one correct token lock with one slip that
+// real authors make, and a declaration of the properties that must catch
+// it: the suite has teeth only if each of them breaks. A variant is the
+// same lock written another correct way (a WATCH transaction, a hash-valued
+// key, a Lua acquire): the suite raises no false alarm only if each holds
+// everything a TTL lock without renewal or fencing can hold.
+//
+// Every lock here is built from one recipe, the correct lock: SET key
+// <unique token> NX PX ttl, a Lua compare-and-delete release and a Lua
+// compare-and-PEXPIRE refresh. A mutant changes exactly one of its steps
+// (the token, the acquire, the release or the refresh), so that whatever
+// the suite finds is the slip's doing.
+package mutants
+
+import (
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
+)
+
+// Mutant is the correct lock with one slip.
+type Mutant struct {
+	// Name identifies the mutant, in kebab case.
+	Name string
+	// Slip says in a line what the author got wrong.
+	Slip string
+	// Killers lists every property that breaks on the mutant and not on
+	// the correct lock: each must break, with a timeline. (The overrun
+	// properties break on every TTL lock without renewal or fencing, the
+	// correct one included, and are not listed.)
+	Killers []locktest.Property
+	// Gap, when set, says what the suite misses about the mutant: a
+	// property that should kill it and does not, or a check it lacks.
+	Gap string
+	// slip is the one step that differs from the correct lock's; its
+	// other steps are nil.
+	slip recipe
+}
+
+// New builds the mutant for one simulated client; it is a locktest.Factory.
+func (m Mutant) New(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+	return build(m.Name, m.slip, p), nil
+}
+
+// Lookup returns the mutant named name.
+func Lookup(name string) (Mutant, bool) {
+	for _, m := range Mutants() {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Mutant{}, false
+}
+
+type props = []locktest.Property
+
+const (
+	exclusion     = locktest.Exclusion
+	releaseFrees  = locktest.ReleaseFrees
+	leaseKept     = locktest.LeaseKept
+	crashRecovery = locktest.CrashRecovery
+	crashMidAcq   = locktest.CrashMidAcquire
+	crashMidRel   = locktest.CrashMidRelease
+	clockSkew     = locktest.ClockSkew
+	safeRelease   = locktest.SafeRelease
+	doubleRelease = locktest.DoubleRelease
+	safeRefresh   = locktest.SafeRefresh
+)
+
+// Mutants returns the corpus, grouped by the step that has the slip.
+func Mutants() []Mutant {
+	return []Mutant{
+		// The token.
+		{
+			Name:    "shared-token",
+			Slip:    "every client writes the same constant token, so each one's compare accepts the others' locks",
+			Killers: props{safeRelease, doubleRelease, safeRefresh},
+			slip:    recipe{token: func() string { return "locked" }},
+		},
+
+		// The acquire.
+		{
+			Name:    "ex-milliseconds",
+			Slip:    "EX is given the TTL in milliseconds: the lock lives a thousand times longer than asked",
+			Killers: props{crashRecovery},
+			slip:    recipe{acquire: setNXExpiry("EX", time.Millisecond)},
+		},
+		{
+			Name:    "ttl-seconds-truncated",
+			Slip:    "the TTL is cut to whole seconds for the PEXPIRE after SET NX: below 1s that is PEXPIRE 0, which deletes the key at once",
+			Killers: props{exclusion, leaseKept, crashMidAcq},
+			slip:    recipe{acquire: setNXThenPexpire(wholeSeconds)},
+		},
+		{
+			Name:    "ttl-halved",
+			Slip:    "PX is given half the TTL (a safety margin taken off the key instead of off the holder's deadline)",
+			Killers: props{leaseKept},
+			slip:    recipe{acquire: setNXExpiry("PX", 2*time.Millisecond)},
+		},
+		{
+			Name:    "setnx-then-pexpire",
+			Slip:    "SETNX, then PEXPIRE as a second command: a crash between them leaves a lock that never expires",
+			Killers: props{crashMidAcq},
+			slip:    recipe{acquire: setNXThenPexpire(sameTTL)},
+		},
+		{
+			Name:    "multi-setnx-pexpire",
+			Slip:    "MULTI / SETNX / PEXPIRE / EXEC: the PEXPIRE runs even when SETNX failed, so every waiter resets the holder's TTL to its own",
+			Killers: props{crashRecovery},
+			Gap:     "lease-kept should kill it and does not: its waiters poll every 10ms, B with the holder's TTL after C with a tenth of it, so the key never stays untouched for C's 30ms and never expires early",
+			slip:    recipe{acquire: multiSetNXPexpire},
+		},
+		{
+			Name:    "no-expiry",
+			Slip:    "SET NX without any expiry: a crashed holder's lock is never freed",
+			Killers: props{crashRecovery},
+			slip:    recipe{acquire: setNXExpiry("", 0)},
+		},
+		{
+			Name:    "no-nx",
+			Slip:    "SET PX without NX: every attempt overwrites the holder's lock and succeeds",
+			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh},
+			slip: recipe{
+				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.set(token, "PX", ttl.Milliseconds())
+				},
+			},
+		},
+		{
+			Name:    "nil-taken-for-ok",
+			Slip:    "the nil reply of SET NX is not checked: a lost attempt is taken for a lock",
+			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh},
+			slip: recipe{
+				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
+					_, err := s.do("SET", token, "NX", "PX", ttl.Milliseconds())
+					return err == nil, err
+				},
+			},
+		},
+		{
+			Name:    "get-then-set",
+			Slip:    "acquire GETs, and SETs without NX when it found no key: two waiters can both pass the check",
+			Killers: props{exclusion},
+			slip: recipe{
+				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
+					if _, taken, err := s.get(); taken || err != nil {
+						return false, err
+					}
+					return s.set(token, "PX", ttl.Milliseconds())
+				},
+			},
+		},
+
+		// The release.
+		{
+			Name:    "release-del",
+			Slip:    "release DELs the key without comparing the token",
+			Killers: props{safeRelease, doubleRelease},
+			slip:    recipe{release: deleteWith("DEL")},
+		},
+		{
+			Name:    "release-get-del",
+			Slip:    "release GETs the token, compares it in the client, then DELs: the key can change hands in between",
+			Killers: props{safeRelease},
+			slip:    recipe{release: compareInClient(deleteWith("DEL"))},
+		},
+		{
+			Name:    "release-get-unlink",
+			Slip:    "the same check-then-act with UNLINK: GET, compare in the client, UNLINK",
+			Killers: props{safeRelease},
+			slip:    recipe{release: compareInClient(deleteWith("UNLINK"))},
+		},
+		{
+			Name:    "release-get-multi-del",
+			Slip:    "GET and compare outside, then MULTI / DEL / EXEC without WATCH: the transaction does not cover the compare",
+			Killers: props{safeRelease},
+			slip:    recipe{release: compareInClient(multiDel)},
+		},
+		{
+			Name:    "release-compare-inverted",
+			Slip:    "the release script compares with ~= instead of ==: it deletes exactly the locks that are not its own",
+			Killers: props{safeRelease},
+			Gap:     "release-frees should kill it and gives no verdict: A's release of its own lock answers ErrNotHeld and leaves the key, and the scenario calls that an unexpected error instead of checking that B can acquire",
+			slip:    recipe{release: script(invertedCompare)},
+		},
+		{
+			Name:    "release-length-compare",
+			Slip:    "the release script compares the lengths of the tokens, not the tokens: every xid is 20 characters",
+			Killers: props{safeRelease, doubleRelease},
+			slip:    recipe{release: script(lengthCompare)},
+		},
+		{
+			Name:    "release-swallows-errors",
+			Slip:    "release reports success when its command fails, so the caller believes a lock is free that is still held",
+			Killers: props{releaseFrees},
+			slip:    recipe{release: swallowErrors(correct.release)},
+		},
+		{
+			Name:    "release-persist-first",
+			Slip:    "release first PERSISTs the key, so that it cannot expire half-way, then compares and deletes: a crash in between leaves it forever",
+			Killers: props{crashMidRel},
+			slip:    recipe{release: persistFirst(correct.release)},
+		},
+
+		// The refresh.
+		{
+			Name:    "refresh-pexpire",
+			Slip:    "refresh PEXPIREs the key without comparing the token: a late one extends the next holder's lock",
+			Killers: props{safeRefresh},
+			slip: recipe{
+				refresh: func(s session, _ string, ttl time.Duration) (bool, error) {
+					return s.one(s.do("PEXPIRE", ttl.Milliseconds()))
+				},
+			},
+		},
+		{
+			Name:    "refresh-get-pexpire",
+			Slip:    "refresh GETs the token, compares it in the client, then PEXPIREs: the key can change hands in between",
+			Killers: props{safeRefresh},
+			slip: recipe{
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					if ok, err := s.owns(token); !ok || err != nil {
+						return false, err
+					}
+					return s.one(s.do("PEXPIRE", ttl.Milliseconds()))
+				},
+			},
+		},
+		{
+			Name:    "refresh-set-xx",
+			Slip:    "refresh rewrites the key with SET token XX PX, without comparing: a late one takes the lock back",
+			Killers: props{safeRefresh},
+			slip: recipe{
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.set(token, "XX", "PX", ttl.Milliseconds())
+				},
+			},
+		},
+		{
+			Name:    "refresh-ignores-reply",
+			Slip:    "refresh runs the compare-and-PEXPIRE script but ignores its 0: a late one reports a lock it no longer holds",
+			Killers: props{safeRefresh},
+			slip: recipe{
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					_, err := s.eval(compareAndExpire, token, ttl.Milliseconds())
+					return err == nil, err
+				},
+			},
+		},
+	}
+}
+
+// Survivors returns mutants that the suite does not kill yet: each one's
+// Gap says what the suite would need. They break nothing but the overrun
+// properties; once a property kills one, it belongs in Mutants.
+func Survivors() []Mutant {
+	return []Mutant{
+		{
+			Name: "release-ignores-reply",
+			Slip: "release runs the compare-and-delete script but ignores its 0: a late or second release reports a lock freed that it did not free",
+			Gap:  "no property asks whether a release reports the truth: safe-release and double-release would need to require an error from A's late or second Release",
+			slip: recipe{
+				release: func(s session, token string) (bool, error) {
+					_, err := s.eval(compareAndDelete, token)
+					return err == nil, err
+				},
+			},
+		},
+		{
+			Name: "refresh-ex-milliseconds",
+			Slip: "the refresh script calls EXPIRE with the TTL in milliseconds: a refreshed lock lives a thousand times longer than asked",
+			Gap:  "no property refreshes a lock and then looks at its life: a holder that refreshes and crashes must free the lock within the refreshed TTL plus slack",
+			slip: recipe{refresh: scriptTTL(compareAndExpireSeconds)},
+		},
+		{
+			Name: "refresh-halved",
+			Slip: "refresh gives PEXPIRE half the TTL asked for: a refreshed lock expires early",
+			Gap:  "lease-kept never refreshes: after a successful Refresh(T), nobody may acquire before T, as after an acquire",
+			slip: recipe{
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.one(s.eval(compareAndExpire, token, ttl.Milliseconds()/2))
+				},
+			},
+		},
+	}
+}
+
+// setNXExpiry sets the token with NX and, unless unit is "", the TTL
+// counted in per's: the correct lock is setNXExpiry("PX", time.Millisecond).
+func setNXExpiry(unit string, per time.Duration) func(session, string, time.Duration) (bool, error) {
+	return func(s session, token string, ttl time.Duration) (bool, error) {
+		if unit == "" {
+			return s.set(token, "NX")
+		}
+		return s.set(token, "NX", unit, int64(ttl/per))
+	}
+}
+
+// setNXThenPexpire sets the token with SETNX and, when that took the key,
+// gives it the TTL ms(ttl) in a second command.
+func setNXThenPexpire(ms func(time.Duration) int64) func(session, string, time.Duration) (bool, error) {
+	return func(s session, token string, ttl time.Duration) (bool, error) {
+		if ok, err := s.one(s.do("SETNX", token)); !ok || err != nil {
+			return false, err
+		}
+		_, err := s.do("PEXPIRE", ms(ttl))
+		return err == nil, err
+	}
+}
+
+func sameTTL(ttl time.Duration) int64 { return ttl.Milliseconds() }
+
+// wholeSeconds is the TTL as whole seconds, back in milliseconds.
+func wholeSeconds(ttl time.Duration) int64 { return int64(ttl.Seconds()) * 1000 }
+
+// multiSetNXPexpire queues SETNX and PEXPIRE in one transaction and reads
+// success from SETNX's reply; the PEXPIRE applies whatever SETNX did.
+func multiSetNXPexpire(s session, token string, ttl time.Duration) (bool, error) {
+	replies, err := s.multi(cmd{"SETNX", token}, cmd{"PEXPIRE", ttl.Milliseconds()})
+	if err != nil {
+		return false, err
+	}
+	return s.one(replies[0], nil)
+}
+
+var (
+	invertedCompare = redis.NewScript(1, `
+if redis.call("GET", KEYS[1]) ~= ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+	compareAndExpireSeconds = redis.NewScript(1, `
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("EXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+
+	lengthCompare = redis.NewScript(1, `
+if #(redis.call("GET", KEYS[1]) or "") == #ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+)
+
+// deleteWith releases with cmd (DEL or UNLINK), whoever holds the key.
+func deleteWith(cmd string) func(session, string) (bool, error) {
+	return func(s session, _ string) (bool, error) {
+		return s.one(s.do(cmd))
+	}
+}
+
+// multiDel deletes the key in a MULTI / DEL / EXEC without WATCH.
+func multiDel(s session, _ string) (bool, error) {
+	replies, err := s.multi(cmd{"DEL"})
+	if err != nil {
+		return false, err
+	}
+	return s.one(replies[0], nil)
+}
+
+// owns GETs the key and compares its value with token, in the client.
+func (s session) owns(token string) (bool, error) {
+	v, ok, err := s.get()
+	return ok && v == token, err
+}
+
+// compareInClient runs del only after a GET has found the token.
+func compareInClient(del func(session, string) (bool, error)) func(session, string) (bool, error) {
+	return func(s session, token string) (bool, error) {
+		if ok, err := s.owns(token); !ok || err != nil {
+			return false, err
+		}
+		return del(s, token)
+	}
+}
+
+// swallowErrors turns a failed release into a reported success.
+func swallowErrors(release func(session, string) (bool, error)) func(session, string) (bool, error) {
+	return func(s session, token string) (bool, error) {
+		ok, err := release(s, token)
+		if err != nil {
+			return true, nil
+		}
+		return ok, nil
+	}
+}
+
+// persistFirst removes the key's TTL before release runs.
+func persistFirst(release func(session, string) (bool, error)) func(session, string) (bool, error) {
+	return func(s session, token string) (bool, error) {
+		if _, err := s.do("PERSIST"); err != nil {
+			return false, err
+		}
+		return release(s, token)
+	}
+}

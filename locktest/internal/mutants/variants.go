@@ -1,0 +1,126 @@
+package mutants
+
+import (
+	"errors"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
+)
+
+// Variant is the correct lock written another correct way. It must hold
+// every property except the three that no TTL lock without renewal or
+// fencing can hold (holder-overrun, fenced-overrun, renewed-overrun).
+type Variant struct {
+	// Name identifies the variant, in kebab case.
+	Name string
+	// Change says what differs from the usual lock, and why it is still
+	// correct.
+	Change string
+	// steps are the steps that differ from the correct lock's; the others
+	// are nil.
+	steps recipe
+}
+
+// New builds the variant for one simulated client; it is a
+// locktest.Factory.
+func (v Variant) New(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+	return build(v.Name, v.steps, p), nil
+}
+
+// Variants returns the correct lock itself, then its correct variants.
+func Variants() []Variant {
+	return []Variant{
+		{
+			Name:   "correct",
+			Change: "nothing: SET NX PX with a unique token, Lua compare-and-delete, Lua compare-and-PEXPIRE; every mutant is this lock with one slip",
+		},
+		{
+			Name:   "watch-release",
+			Change: "release by WATCH, GET and compare, then MULTI / DEL / EXEC: EXEC fails if the key changed after the WATCH",
+			steps: recipe{
+				release: func(s session, token string) (bool, error) {
+					return watched(s, token, cmd{"DEL"})
+				},
+			},
+		},
+		{
+			Name:   "multi-acquire",
+			Change: "acquire by MULTI / SET NX PX / EXEC: a transaction of one atomic command, still atomic",
+			steps: recipe{
+				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
+					replies, err := s.multi(cmd{"SET", token, "NX", "PX", ttl.Milliseconds()})
+					if err != nil {
+						return false, err
+					}
+					return replies[0] != nil, nil
+				},
+			},
+		},
+		{
+			Name:   "hash-lua",
+			Change: "the token in a hash field: a Lua acquire HSETs and PEXPIREs a key that does not exist, and Lua release and refresh compare the field",
+			steps: recipe{
+				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.one(s.eval(hashAcquire, token, ttl.Milliseconds()))
+				},
+				release: script(hashRelease),
+				refresh: scriptTTL(hashRefresh),
+			},
+		},
+		{
+			Name:   "watch-refresh",
+			Change: "refresh by WATCH, GET and compare, then MULTI / PEXPIRE / EXEC: EXEC fails if the key changed after the WATCH",
+			steps: recipe{
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					return watched(s, token, cmd{"PEXPIRE", ttl.Milliseconds()})
+				},
+			},
+		},
+	}
+}
+
+// watched runs c in a transaction if the key holds token, with the key
+// WATCHed from before the GET that compares it: when the key changes in
+// between, EXEC runs nothing.
+func watched(s session, token string, c cmd) (bool, error) {
+	if _, err := s.do("WATCH"); err != nil {
+		return false, err
+	}
+	if ok, err := s.owns(token); !ok || err != nil {
+		if err == nil {
+			_, err = s.bare("UNWATCH")
+		}
+		return false, err
+	}
+	replies, err := s.multi(c)
+	if errors.Is(err, redis.ErrNil) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return s.one(replies[0], nil)
+}
+
+var (
+	hashAcquire = redis.NewScript(1, `
+if redis.call("EXISTS", KEYS[1]) == 0 then
+	redis.call("HSET", KEYS[1], "owner", ARGV[1])
+	redis.call("PEXPIRE", KEYS[1], ARGV[2])
+	return 1
+end
+return 0`)
+
+	hashRelease = redis.NewScript(1, `
+if redis.call("HGET", KEYS[1], "owner") == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+	hashRefresh = redis.NewScript(1, `
+if redis.call("HGET", KEYS[1], "owner") == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+)

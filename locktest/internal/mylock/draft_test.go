@@ -1,0 +1,24 @@
+package mylock_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/locktest/internal/mylock"
+	"github.com/locklab/locklab/strategy"
+)
+
+// TestDraft is TestConformance on the first draft, which fails: it runs
+// only in the child process of TestDraftOutput.
+func TestDraft(t *testing.T) {
+	if os.Getenv("MYLOCK_DRAFT") == "" {
+		t.Skip("fails on purpose; TestDraftOutput runs it")
+	}
+	newLock := func(pool strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+		return mylock.NewDraft(pool)
+	}
+	locktest.Run(t, newLock, locktest.Expect{
+		Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
+	})
+}

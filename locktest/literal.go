@@ -1,0 +1,106 @@
+package locktest
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// breakMeaning says in a line what it means that a lock breaks each
+// property; the doc comments of the constants say what the scenario does.
+var breakMeaning = map[Property]string{
+	Exclusion:         "two clients were inside the critical section at once, without any fault",
+	ReleaseFrees:      "a release did not free the lock for the next client's attempt",
+	LeaseKept:         "another client acquired the lock before the holder's TTL had passed",
+	CrashRecovery:     "a holder that crashed left a lock nobody could acquire once its TTL had passed",
+	CrashMidAcquire:   "a client that died between the commands of its acquire left a lock nobody could acquire",
+	CrashMidRelease:   "a holder that died between the commands of its release left a lock that did not free within its TTL",
+	StaleTakeoverRace: "two waiters both took over the same expired lock",
+	ClockSkew:         "a client whose clock ran ahead took a lock that was still held",
+	SafeRelease:       "a release sent after the holder's TTL ran out freed the next holder's lock",
+	DoubleRelease:     "a second release freed the lock someone else had acquired in between",
+	SafeRefresh:       "a late Refresh claimed, extended or freed the next holder's lock",
+	HolderOverrun:     "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it",
+	FencedOverrun:     "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it",
+	RenewedOverrun:    "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it",
+}
+
+// Describe says in one line what it means that a lock breaks p, for
+// example for SafeRelease "a release sent after the holder's TTL ran out
+// freed the next holder's lock". It returns "" for an unknown property.
+func Describe(p Property) string { return breakMeaning[p] }
+
+// goName returns the Go expression that names p: locktest.CrashMidAcquire
+// for "crash-mid-acquire", the constant named by p's words; a property
+// that Properties does not list is written as a conversion.
+func goName(p Property) string {
+	if !slices.Contains(Properties(), p) {
+		return "locktest.Property(" + strconv.Quote(string(p)) + ")"
+	}
+	var b strings.Builder
+	b.WriteString("locktest.")
+	for w := range strings.SplitSeq(string(p), "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+// GoString returns e as the Go literal that declares it, formatted as
+// gofmt would, with a comment above each break saying what it means; %#v
+// prints it. It is Literal(nil).
+func (e Expect) GoString() string { return e.Literal(nil) }
+
+// Literal returns e as the Go literal that declares it, formatted as gofmt
+// would, ready to paste into a test that imports locktest. Each break has
+// a comment line above it: what the break means (Describe) and, after a
+// semicolon, notes[p] when there is one, such as the subtest that holds
+// its counterexample. NotApplicable goes on one line.
+func (e Expect) Literal(notes map[Property]string) string {
+	var b strings.Builder
+	b.WriteString("locktest.Expect{")
+	if len(e.Breaks) == 0 && len(e.NotApplicable) == 0 && !e.Strict {
+		b.WriteString("}")
+		return b.String()
+	}
+	b.WriteString("\n")
+	if len(e.Breaks) > 0 {
+		b.WriteString("\tBreaks: []locktest.Property{\n")
+		for _, p := range e.Breaks {
+			comment := Describe(p)
+			if n := notes[p]; n != "" {
+				if comment != "" {
+					comment += "; "
+				}
+				comment += n
+			}
+			if comment != "" {
+				fmt.Fprintf(&b, "\t\t// %s\n", comment)
+			}
+			fmt.Fprintf(&b, "\t\t%s,\n", goName(p))
+		}
+		b.WriteString("\t},\n")
+	}
+	// gofmt aligns the values of NotApplicable and Strict when both are
+	// there, on consecutive lines.
+	pad := func(key string) string {
+		if len(e.NotApplicable) > 0 && e.Strict {
+			return key + ":" + strings.Repeat(" ", len("NotApplicable")-len(key)+1)
+		}
+		return key + ": "
+	}
+	if len(e.NotApplicable) > 0 {
+		names := make([]string, len(e.NotApplicable))
+		for i, p := range e.NotApplicable {
+			names[i] = goName(p)
+		}
+		fmt.Fprintf(&b, "\t%s[]locktest.Property{%s},\n", pad("NotApplicable"), strings.Join(names, ", "))
+	}
+	if e.Strict {
+		fmt.Fprintf(&b, "\t%strue,\n", pad("Strict"))
+	}
+	b.WriteString("}")
+	return b.String()
+}

@@ -1,0 +1,131 @@
+package locktest_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/locktest/internal/mutants"
+	"github.com/locklab/locklab/redistest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// overrun are the properties that no TTL lock without renewal or fencing
+// can hold, the correct one included.
+var overrun = []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun}
+
+// structural are the properties whose scenario a correct lock may be unable
+// to stage: no boundary inside a one-command acquire or release, no stale
+// key once Redis deleted it, no clock read.
+var structural = []locktest.Property{locktest.CrashMidAcquire, locktest.CrashMidRelease, locktest.StaleTakeoverRace, locktest.ClockSkew}
+
+// mutant returns the mutant of the corpus named name.
+func mutant(t *testing.T, name string) mutants.Mutant {
+	t.Helper()
+	m, ok := mutants.Lookup(name)
+	require.True(t, ok, "no mutant %q in the corpus", name)
+	return m
+}
+
+// TestMutants proves the suite's teeth: every property declared to kill a
+// mutant breaks on it, with a counterexample. A kill by error does not
+// count.
+func TestMutants(t *testing.T) {
+	for _, m := range mutants.Mutants() {
+		t.Run(m.Name, func(t *testing.T) {
+			require.NotEmpty(t, m.Killers, "%s: no property declared to kill it", m.Name)
+			checkEach(t, m.New, m.Killers, func(p locktest.Property, res locktest.Result) {
+				switch {
+				case res.Err != nil:
+					t.Errorf("%s survives %s: no verdict: %v\n%s", m.Name, p, res.Err, locktest.FormatTimeline(res.Timeline))
+				case res.Verdict != locktest.Breaks:
+					t.Errorf("%s survives %s: verdict = %s, wanted breaks: %s", m.Name, p, res.Verdict, res.Reason)
+				case len(res.Timeline) == 0:
+					t.Errorf("%s: %s breaks without a timeline: %s", m.Name, p, res.Reason)
+				default:
+					t.Logf("%s: killed in %v: %s", p, res.Elapsed.Round(time.Millisecond), res.Reason)
+				}
+			})
+		})
+	}
+}
+
+// TestCorrectVariants proves the suite raises no false alarm: a correct
+// lock written an unusual way breaks nothing but the overrun properties,
+// which it must break like every TTL lock; it may be n/a only where the
+// scenario cannot be staged on it.
+func TestCorrectVariants(t *testing.T) {
+	for _, v := range mutants.Variants() {
+		t.Run(v.Name, func(t *testing.T) {
+			checkEach(t, v.New, locktest.Properties(), func(p locktest.Property, res locktest.Result) {
+				want := locktest.Holds
+				if slices.Contains(overrun, p) {
+					want = locktest.Breaks
+				}
+				if res.Err == nil && res.Verdict == locktest.NotApplicable && slices.Contains(structural, p) {
+					t.Logf("%s: n/a: %s", p, res.Reason)
+					return
+				}
+				locktest.Report(t, res, want)
+			})
+		})
+	}
+}
+
+// TestMutantsSweep runs every property on every mutant, and checks that
+// the declared killers are exactly the properties that break it beyond
+// what they break on the correct lock (the overrun properties); a property
+// without a verdict is no kill (see the mutant's Gap). It takes about 45s
+// with -race: set LOCKLAB_MUTANTS_SWEEP=1 to run it.
+func TestMutantsSweep(t *testing.T) {
+	if os.Getenv("LOCKLAB_MUTANTS_SWEEP") == "" {
+		t.Skip("set LOCKLAB_MUTANTS_SWEEP=1 to run every property on every mutant")
+	}
+	for _, m := range mutants.Mutants() {
+		t.Run(m.Name, func(t *testing.T) {
+			var broke []locktest.Property
+			checkEach(t, m.New, locktest.Properties(), func(p locktest.Property, res locktest.Result) {
+				t.Logf("%-20s %-6s %5dms %s", p, res.Verdict, res.Elapsed.Milliseconds(), res.Reason)
+				if res.Err != nil && slices.Contains(m.Killers, p) {
+					t.Errorf("%s: %s: no verdict: %v", m.Name, p, res.Err)
+				}
+				if res.Verdict == locktest.Breaks && !slices.Contains(overrun, p) {
+					broke = append(broke, p)
+				}
+			})
+			assert.ElementsMatch(t, m.Killers, broke, "%s: declared killers (first) and the properties that broke it", m.Name)
+		})
+	}
+}
+
+// TestSurvivors keeps the list of the suite's known blind spots honest:
+// each survivor still breaks nothing but the overrun properties. When a
+// property kills one, it moves to Mutants with that property declared.
+func TestSurvivors(t *testing.T) {
+	for _, m := range mutants.Survivors() {
+		t.Run(m.Name, func(t *testing.T) {
+			checkEach(t, m.New, locktest.Properties(), func(p locktest.Property, res locktest.Result) {
+				switch {
+				case res.Err != nil:
+					t.Errorf("%s: %s: no verdict: %v", m.Name, p, res.Err)
+				case res.Verdict == locktest.Breaks && !slices.Contains(overrun, p):
+					t.Errorf("%s is killed by %s now (%s): move it into Mutants with %s among its killers", m.Name, p, res.Reason, p)
+				}
+			})
+		})
+	}
+}
+
+// checkEach runs each of props on the lock newLock builds, on a key of
+// t's, and hands each result to see.
+func checkEach(t *testing.T, newLock locktest.Factory, props []locktest.Property, see func(locktest.Property, locktest.Result)) {
+	t.Helper()
+	cfg := locktest.Config{Pool: redistest.Pool(t), New: newLock, Key: redistest.Key(t)}
+	for _, p := range props {
+		see(p, locktest.Check(context.Background(), cfg, p))
+	}
+}

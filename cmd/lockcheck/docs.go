@@ -192,7 +192,9 @@ func writeDocs(rep *report.Report, paths []string, again func(report.Result) rep
 	}
 	fmt.Fprintln(stderr, "lockcheck: running the breaks the docs draw again, to draw what they usually do")
 	if err := settle(rep, blocks, again); err != nil {
-		fmt.Fprintf(stderr, "lockcheck: -docs: %v\n", err)
+		if !errors.Is(err, locktest.ErrInterrupted) { // the caller says it was
+			fmt.Fprintf(stderr, "lockcheck: -docs: %v\n", err)
+		}
 		return exitMismatch
 	}
 	for i, u := range updates {
@@ -354,6 +356,9 @@ func settle(rep *report.Report, blocks []block, again func(report.Result) report
 		shape := func(r report.Result) string { return canonical(report.Mermaid(r.Timeline)) }
 		best := ""
 		for r := rep.Results[i]; ; r = again(r) {
+			if errors.Is(r.Err, locktest.ErrInterrupted) {
+				return r.Err
+			}
 			if r.Outcome() != locktest.Breaks {
 				return fmt.Errorf("%s %s: %s on a run after it broke", s, p, r.Outcome())
 			}

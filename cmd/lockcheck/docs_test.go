@@ -104,11 +104,7 @@ func TestDocsUpToDate(t *testing.T) {
 	pool := redistest.Pool(t)
 	m := matrix{pool: pool, prefix: "lockcheck:" + xid.New().String()}
 	prefixes := []string{m.prefix}
-	defer func() {
-		for _, p := range prefixes {
-			cleanup(pool, p, os.Stderr)
-		}
-	}()
+	defer func() { cleanupRun(srv, prefixes, false, os.Stderr) }()
 	ctx := context.Background()
 	rep, err := m.run(ctx, srv.Version, catalog.Strategies(), locktest.Properties(), 1)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@
 //
 //	lockcheck [flags]
 //	lockcheck -docs [file or directory ...]
+//	lockcheck -cleanup [-redis ADDR]
 //
 // The flags are:
 //
@@ -27,13 +28,16 @@
 //		the most one property may take (30s by default).
 //	-docs
 //		regenerate the generated blocks of Markdown files (see below).
+//	-cleanup
+//		remove what earlier runs left behind (see below), and nothing else.
 //
 // Without -redis, lockcheck finds a Redis the way package redistest does:
 // REDIS_ADDR or REDIS_URL, else a Docker container of LOCKLAB_REDIS_IMAGE:
 // LOCKLAB_REDIS_TAG (redis:7 by default), else a redis-server process from
 // PATH; LOCKLAB_REDIS=external|docker|process forces one of them. A server
-// it started is stopped when it exits. Each run locks keys under
-// "lockcheck:<xid>:", which it deletes when done.
+// it started is stopped when it exits. Each run makes its keys under
+// "lockcheck:<xid>:" (the locks) and "{lockcheck:<xid>:" (luatoken's
+// fencing counters, "{" + key + "}:fence"), and deletes them when done.
 //
 // While it runs, lockcheck writes one line per property per strategy to
 // standard error: the verdict, whether it is the declared one, and how long
@@ -108,12 +112,30 @@
 // does not break, nothing is written. make docs runs it; docs/lockcheck.md
 // says more.
 //
+// # Signals and cleanup
+//
+// SIGINT, SIGTERM and SIGHUP stop a run: the check under way gets no
+// verdict (the checks done keep their progress lines), lockcheck says on
+// standard error that it was interrupted and by which signal, shuts the
+// run's connections, removes the run's keys on fresh connections (a few
+// tries, 5 seconds at most, saying how many it removed or which it could
+// not), stops a server it started, and exits with 128 plus the signal's
+// number. A second signal during that ends it at once.
+//
+// lockcheck -cleanup removes every key matching "lockcheck:*" and
+// "{lockcheck:*" from the server given by -redis, or else the one named by
+// REDIS_ADDR or REDIS_URL, and prints how many it removed: what runs
+// killed outright (SIGKILL) left behind. It must not run while another
+// lockcheck uses that server, whose keys it would remove too.
+//
 // # Exit status
 //
-// 0 when every verdict is the declared one; 1 when one is not, when the
-// suite could not reach a verdict, or when a verdict changed between runs;
-// 2 for bad flags, or when no Redis can be had (the message says how to get
-// one).
+// 0 when every verdict is the declared one (for -cleanup, when every key is
+// removed); 1 when one is not, when the suite could not reach a verdict,
+// when a verdict changed between runs, or when -cleanup could not remove
+// every key; 2 for bad flags, or when no Redis can be had (the message says
+// how to get one); 128+n when signal n stopped it: 130 for SIGINT, 143 for
+// SIGTERM, 129 for SIGHUP.
 package main
 
 import (
@@ -124,12 +146,10 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
@@ -145,7 +165,7 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := onSignals(os.Stderr)
 	code := lockcheck(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, start: redistest.Start})
 	stop()
 	os.Exit(code)
@@ -172,6 +192,7 @@ type options struct {
 	timeout    time.Duration
 	docs       bool
 	paths      []string
+	cleanup    bool
 }
 
 // usageError is a bad command line.
@@ -179,7 +200,10 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// lockcheck is the command; it returns the exit status.
+// lockcheck is the command; it returns the exit status. When ctx ends
+// (main cancels it on a signal), the run stops: the check under way gets
+// no verdict, the run's keys are removed, a Redis lockcheck started is
+// stopped, and the status is 128 plus the signal's number.
 func lockcheck(ctx context.Context, args []string, e env) int {
 	opts, err := parseFlags(args, e.stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -189,30 +213,71 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage
 	}
+	if opts.cleanup {
+		return cleanupCommand(ctx, opts.redisAddr, e)
+	}
 	srv, closeServer, err := connect(ctx, opts.redisAddr, e.start)
 	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "lockcheck: %s while getting a Redis: no check ran\n", interruptCause(ctx))
+			return interruptStatus(ctx)
+		}
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage
 	}
-	defer func() {
-		if err := closeServer(); err != nil {
-			fmt.Fprintf(e.stderr, "lockcheck: stopping Redis: %v\n", err)
-		}
-	}()
-	pool := srv.NewPool()
-	defer pool.Close()
 	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
 
-	// Every run's keys start with a prefix of its own, deleted at the end.
-	prefix := "lockcheck:" + xid.New().String()
-	prefixes := []string{prefix}
-	defer func() {
-		for _, p := range prefixes {
-			cleanup(pool, p, e.stderr)
+	// Every run's keys start with a prefix of its own, removed at the end.
+	r := &session{srv: srv, gate: newGate(srv.NewPool()), prefixes: []string{keyPrefix + xid.New().String()}}
+	code := r.run(ctx, opts, e)
+
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		msg := interruptCause(ctx)
+		if r.stopped != nil {
+			msg += ": " + r.stopped.Error()
+		} else {
+			msg += " once the checks were done"
 		}
-	}()
-	m := matrix{pool: pool, prefix: prefix, timeout: opts.timeout, progress: e.stderr}
-	rep, err := m.run(ctx, srv.Version, opts.strategies, opts.properties, opts.runs)
+		fmt.Fprintf(e.stderr, "lockcheck: %s\n", msg)
+		// Whatever an unfinished check left running sends nothing more.
+		if !r.gate.close(shutLimit) {
+			fmt.Fprintf(e.stderr, "lockcheck: commands of the unfinished check still under way after %v; cleaning up regardless\n", shutLimit)
+		}
+	}
+	cleanupRun(srv, r.prefixes, interrupted, e.stderr)
+	r.gate.pool.Close()
+	if err := closeServer(); err != nil {
+		fmt.Fprintf(e.stderr, "lockcheck: stopping Redis: %v\n", err)
+	} else if interrupted && srv.Kind != redistest.KindExternal {
+		fmt.Fprintf(e.stderr, "lockcheck: stopped the Redis it started (%s)\n", srv.Kind)
+	}
+	if interrupted {
+		return interruptStatus(ctx)
+	}
+	return code
+}
+
+// session is one run of the checks on a server.
+type session struct {
+	srv  *redistest.Server
+	gate *gate
+	// prefixes start the keys of the run: one for the matrix, and one per
+	// check -docs runs again.
+	prefixes []string
+	// stopped says how far the run got when ctx ended, if it ended during
+	// the checks.
+	stopped *interruption
+}
+
+// run checks and prints; it returns the exit status, which the caller
+// replaces when ctx has ended.
+func (s *session) run(ctx context.Context, opts options, e env) int {
+	m := matrix{pool: s.gate, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr}
+	rep, err := m.run(ctx, s.srv.Version, opts.strategies, opts.properties, opts.runs)
+	if errors.As(err, &s.stopped) {
+		return exitMismatch
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitMismatch
@@ -222,10 +287,18 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		for _, en := range opts.strategies {
 			entries[en.Name] = en
 		}
+		total := len(rep.Results)
 		again := func(r report.Result) report.Result {
-			p := "lockcheck:" + xid.New().String()
-			prefixes = append(prefixes, p)
-			return m.check(ctx, entries[r.Strategy], r.Property, p+":"+r.Strategy)
+			p := keyPrefix + xid.New().String()
+			s.prefixes = append(s.prefixes, p)
+			res := m.check(ctx, entries[r.Strategy], r.Property, p+":"+r.Strategy)
+			if unfinished(ctx, res.Result) {
+				s.stopped = &interruption{done: total, total: total, current: r.Strategy + " " + string(r.Property) + " (run again for the docs)"}
+				if !errors.Is(res.Err, locktest.ErrInterrupted) {
+					res.Err = fmt.Errorf("%w: %w", locktest.ErrInterrupted, res.Err)
+				}
+			}
+			return res
 		}
 		return writeDocs(rep, opts.paths, again, e.stderr)
 	}
@@ -260,17 +333,31 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	addr := fs.String("redis", "", "use the Redis at `ADDR` (host:port) instead of finding one")
 	timeout := fs.Duration("timeout", 30*time.Second, "the most one property may take")
 	docs := fs.Bool("docs", false, "regenerate the lockcheck blocks of the Markdown files given (default README.md and docs)")
+	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n       lockcheck -cleanup [-redis host:port]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
 			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
-			"1 when one is not, 2 for bad flags or no Redis.\n\nFlags:\n")
+			"1 when one is not, 2 for bad flags or no Redis, 128+n when stopped by signal n\n"+
+			"(130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{format: *format, trace: *trace, runs: *runs, redisAddr: *addr, timeout: *timeout, docs: *docs}
+	opts := options{format: *format, trace: *trace, runs: *runs, redisAddr: *addr, timeout: *timeout, docs: *docs, cleanup: *cleanup}
+	if opts.cleanup {
+		var others []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "cleanup" && f.Name != "redis" {
+				others = append(others, "-"+f.Name)
+			}
+		})
+		if len(others) > 0 || fs.NArg() > 0 {
+			return opts, usageError{fmt.Sprintf("-cleanup takes no other flag than -redis, nor arguments (got %s)", strings.Join(append(others, fs.Args()...), " "))}
+		}
+		return opts, nil
+	}
 	switch opts.format {
 	case "text", "markdown", "json":
 	default:
@@ -386,46 +473,4 @@ func connect(ctx context.Context, addr string, start func(context.Context) (*red
 			"(REDIS_ADDR, a Docker container, or a redis-server on PATH)", addr, err)
 	}
 	return srv, srv.Close, nil
-}
-
-// cleanup deletes the keys the run left under prefix.
-func cleanup(pool *redis.Pool, prefix string, stderr io.Writer) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := pool.GetContext(ctx)
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	// The lock keys, and the fencing counters beside them, which luatoken
-	// names "{" + key + "}:fence" (see luatoken.FenceKey).
-	for _, pattern := range []string{prefix + ":*", "{" + prefix + ":*"} {
-		if !deleteMatching(ctx, c, pattern, prefix, stderr) {
-			return
-		}
-	}
-}
-
-// deleteMatching deletes the keys that match pattern; false when it could
-// not.
-func deleteMatching(ctx context.Context, c redis.Conn, pattern, prefix string, stderr io.Writer) bool {
-	cursor := "0"
-	for {
-		reply, err := redis.Values(redis.DoContext(c, ctx, "SCAN", cursor, "MATCH", pattern, "COUNT", 1000))
-		if err != nil || len(reply) != 2 {
-			fmt.Fprintf(stderr, "lockcheck: could not delete the keys under %s: %v\n", prefix, err)
-			return false
-		}
-		cursor, _ = redis.String(reply[0], nil)
-		keys, _ := redis.Strings(reply[1], nil)
-		if len(keys) > 0 {
-			if _, err := redis.DoContext(c, ctx, "DEL", redis.Args{}.AddFlat(keys)...); err != nil {
-				fmt.Fprintf(stderr, "lockcheck: could not delete the keys under %s: %v\n", prefix, err)
-				return false
-			}
-		}
-		if cursor == "0" {
-			return true
-		}
-	}
 }

@@ -253,13 +253,20 @@ func (hangingLock) Release(ctx context.Context) error {
 }
 
 func TestBadFlags(t *testing.T) {
+	var strategies, properties []string
+	for _, e := range catalog.Strategies() {
+		strategies = append(strategies, e.Name)
+	}
+	for _, p := range locktest.Properties() {
+		properties = append(properties, string(p))
+	}
 	tests := []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-format", "xml"}, `-format "xml": want text, markdown or json`},
-		{[]string{"-strategy", "setnxpx,redlock"}, `unknown strategy "redlock"; the strategies are setnxdel, setnxexpire, getset, delsetnx, setnxpx, luatoken`},
-		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are exclusion, crash-recovery, crash-mid-acquire, stale-takeover-race, clock-skew, safe-release, double-release, holder-overrun`},
+		{[]string{"-strategy", "setnxpx,redlock"}, `unknown strategy "redlock"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
+		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
 		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},
 		{[]string{"matrix"}, `unexpected arguments ["matrix"]`},

@@ -40,6 +40,7 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 	for _, e := range entries {
 		m.width = max(m.width, len(e.Name))
 	}
+	n := len(entries) * len(props) * runs
 	var all [][]report.Result
 	for i := 1; i <= runs; i++ {
 		var results []report.Result
@@ -49,10 +50,18 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 				key += fmt.Sprintf(":run-%d", i)
 			}
 			for _, p := range props {
-				if err := ctx.Err(); err != nil {
-					return nil, fmt.Errorf("interrupted: %w", err)
+				done := (i-1)*len(entries)*len(props) + len(results)
+				if ctx.Err() != nil {
+					return nil, &interruption{done: done, total: n}
 				}
 				r := m.check(ctx, e, p, key)
+				if unfinished(ctx, r.Result) {
+					current := e.Name + " " + string(p)
+					if runs > 1 {
+						current = fmt.Sprintf("%s (run %d/%d)", current, i, runs)
+					}
+					return nil, &interruption{done: done, total: n, current: current}
+				}
 				m.report(r, i, runs)
 				results = append(results, r)
 			}
@@ -62,7 +71,6 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 	rep.Results = all[len(all)-1]
 	rep.Changes = report.Changes(all)
 	if m.progress != nil {
-		n := len(entries) * len(props) * runs
 		plural := "s"
 		if n == 1 {
 			plural = ""
@@ -70,6 +78,20 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 		fmt.Fprintf(m.progress, "lockcheck: %d check%s in %.2fs\n", n, plural, time.Since(start).Seconds())
 	}
 	return rep, nil
+}
+
+// interruption is the error of a run stopped from outside: how far it got.
+type interruption struct {
+	done, total int    // checks that reached a verdict, of all the run was to make
+	current     string // the check under way, which has no verdict; "" when none was
+}
+
+func (e *interruption) Error() string {
+	msg := fmt.Sprintf("%d of %d checks done", e.done, e.total)
+	if e.current != "" {
+		msg += fmt.Sprintf("; %s was under way and has no verdict", e.current)
+	}
+	return msg
 }
 
 // report writes the progress line of one check.

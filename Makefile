@@ -28,7 +28,7 @@ lint:
 bench: setup
 	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -json ../docs/performance.json -svg ../docs/performance.svg
 
-.PHONY: check docs repeat
+.PHONY: check docs repeat stress
 
 # The image make test uses, unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name
 # another.
@@ -50,3 +50,8 @@ docs: setup
 # one, every time.
 repeat: setup
 	$(LOCAL_REDIS) LOCKLAB_REPEAT=10 go test -race -count=1 -run TestMatrixRepeatable -v ./catalog
+
+# The same under load: stress-ng keeps every CPU busy while the matrix runs
+# (three times unless LOCKLAB_REPEAT says otherwise).
+stress: setup
+	$(LOCAL_REDIS) bash scripts/stress.sh

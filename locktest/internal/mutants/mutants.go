@@ -109,8 +109,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "multi-setnx-pexpire",
 			Slip:    "MULTI / SETNX / PEXPIRE / EXEC: the PEXPIRE runs even when SETNX failed, so every waiter resets the holder's TTL to its own",
-			Killers: props{crashRecovery},
-			Gap:     "lease-kept should kill it and does not: its waiters poll every 10ms, B with the holder's TTL after C with a tenth of it, so the key never stays untouched for C's 30ms and never expires early",
+			Killers: props{leaseKept, crashRecovery},
 			slip:    recipe{acquire: multiSetNXPexpire},
 		},
 		{
@@ -182,8 +181,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "release-compare-inverted",
 			Slip:    "the release script compares with ~= instead of ==: it deletes exactly the locks that are not its own",
-			Killers: props{safeRelease},
-			Gap:     "release-frees should kill it and gives no verdict: A's release of its own lock answers ErrNotHeld and leaves the key, and the scenario calls that an unexpected error instead of checking that B can acquire",
+			Killers: props{releaseFrees, safeRelease},
 			slip:    recipe{release: script(invertedCompare)},
 		},
 		{
@@ -250,6 +248,22 @@ func Mutants() []Mutant {
 				},
 			},
 		},
+		{
+			Name:    "refresh-ex-milliseconds",
+			Slip:    "the refresh script calls EXPIRE with the TTL in milliseconds: a refreshed lock lives a thousand times longer than asked",
+			Killers: props{crashRecovery},
+			slip:    recipe{refresh: scriptTTL(compareAndExpireSeconds)},
+		},
+		{
+			Name:    "refresh-halved",
+			Slip:    "refresh gives PEXPIRE half the TTL asked for: a refreshed lock expires early",
+			Killers: props{leaseKept},
+			slip: recipe{
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.one(s.eval(compareAndExpire, token, ttl.Milliseconds()/2))
+				},
+			},
+		},
 	}
 }
 
@@ -266,22 +280,6 @@ func Survivors() []Mutant {
 				release: func(s session, token string) (bool, error) {
 					_, err := s.eval(compareAndDelete, token)
 					return err == nil, err
-				},
-			},
-		},
-		{
-			Name: "refresh-ex-milliseconds",
-			Slip: "the refresh script calls EXPIRE with the TTL in milliseconds: a refreshed lock lives a thousand times longer than asked",
-			Gap:  "no property refreshes a lock and then looks at its life: a holder that refreshes and crashes must free the lock within the refreshed TTL plus slack",
-			slip: recipe{refresh: scriptTTL(compareAndExpireSeconds)},
-		},
-		{
-			Name: "refresh-halved",
-			Slip: "refresh gives PEXPIRE half the TTL asked for: a refreshed lock expires early",
-			Gap:  "lease-kept never refreshes: after a successful Refresh(T), nobody may acquire before T, as after an acquire",
-			slip: recipe{
-				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
-					return s.one(s.eval(compareAndExpire, token, ttl.Milliseconds()/2))
 				},
 			},
 		},

@@ -273,8 +273,18 @@ type session struct {
 // run checks and prints; it returns the exit status, which the caller
 // replaces when ctx has ended.
 func (s *session) run(ctx context.Context, opts options, e env) int {
-	m := matrix{pool: s.gate, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr}
+	h, err := newHealth(ctx, s.srv.Addr, s.srv.Dial)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
+		return exitUsage
+	}
+	m := matrix{pool: s.gate, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check}
 	rep, err := m.run(ctx, s.srv.Version, opts.strategies, opts.properties, opts.runs)
+	var lost *lostServer
+	if errors.As(err, &lost) {
+		fmt.Fprintf(e.stderr, "lockcheck: %v\n", lost)
+		return exitUsage
+	}
 	if errors.As(err, &s.stopped) {
 		return exitMismatch
 	}
@@ -292,6 +302,13 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 			p := keyPrefix + xid.New().String()
 			s.prefixes = append(s.prefixes, p)
 			res := m.check(ctx, entries[r.Strategy], r.Property, p+":"+r.Strategy)
+			if err := h.check(ctx); err != nil {
+				fmt.Fprintf(e.stderr, "lockcheck: %v; while running %s %s again for the docs: no file was written\n", err, r.Strategy, r.Property)
+				lost = &lostServer{err: err}
+				res.Err = fmt.Errorf("%w: %w", locktest.ErrInterrupted, err)
+				res.Verdict = locktest.NoVerdict
+				return res
+			}
 			if unfinished(ctx, res.Result) {
 				s.stopped = &interruption{done: total, total: total, current: r.Strategy + " " + string(r.Property) + " (run again for the docs)"}
 				if !errors.Is(res.Err, locktest.ErrInterrupted) {
@@ -300,7 +317,11 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 			}
 			return res
 		}
-		return writeDocs(rep, opts.paths, again, e.stderr)
+		code := writeDocs(rep, opts.paths, again, e.stderr)
+		if lost != nil {
+			return exitUsage
+		}
+		return code
 	}
 	ropts := report.Options{Trace: opts.trace}
 	switch opts.format {

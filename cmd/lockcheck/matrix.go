@@ -24,6 +24,9 @@ type matrix struct {
 	progress io.Writer
 	// width is how wide the strategy column of the progress lines is.
 	width int
+	// health, when not nil, is called after every check: an error (the
+	// server is gone or restarted) ends the run, and the check gets no verdict.
+	health func(context.Context) error
 }
 
 // check runs property p on strategy e.
@@ -55,12 +58,17 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 					return nil, &interruption{done: done, total: n}
 				}
 				r := m.check(ctx, e, p, key)
+				current := e.Name + " " + string(p)
+				if runs > 1 {
+					current = fmt.Sprintf("%s (run %d/%d)", current, i, runs)
+				}
 				if unfinished(ctx, r.Result) {
-					current := e.Name + " " + string(p)
-					if runs > 1 {
-						current = fmt.Sprintf("%s (run %d/%d)", current, i, runs)
-					}
 					return nil, &interruption{done: done, total: n, current: current}
+				}
+				if m.health != nil {
+					if err := m.health(ctx); err != nil {
+						return nil, &lostServer{err: err, interruption: interruption{done: done, total: n, current: current}}
+					}
 				}
 				m.report(r, i, runs)
 				results = append(results, r)

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// How long the run waits for a server that stopped answering before it
+// gives up on it: a few tries on fresh connections, the delay doubling.
+const (
+	healthAttempts = 4
+	healthDelay    = 100 * time.Millisecond
+)
+
+// health watches the server a run checks on. After every check it asks,
+// on a fresh connection, for the server's run_id: a server that no longer
+// answers, or answers with another run_id (it restarted, and forgot the
+// keys of the check under way), ends the run without a verdict for that
+// check. The suite's own monitor only reruns a disturbed check; a server
+// that is gone or restarted is not a disturbance a rerun can wait out.
+type health struct {
+	addr  string
+	dial  func(context.Context) (redis.Conn, error)
+	runID string
+}
+
+// newHealth reads the server's run_id.
+func newHealth(ctx context.Context, addr string, dial func(context.Context) (redis.Conn, error)) (*health, error) {
+	h := &health{addr: addr, dial: dial}
+	id, err := h.read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the run_id of the Redis at %s: %w", addr, err)
+	}
+	h.runID = id
+	return h, nil
+}
+
+// check returns nil while the server answers with the run_id it had at the
+// start; otherwise an error that says what happened to it.
+func (h *health) check(ctx context.Context) error {
+	var err error
+	delay := healthDelay
+	for attempt := 1; attempt <= healthAttempts; attempt++ {
+		var id string
+		id, err = h.read(ctx)
+		if err == nil {
+			if id != h.runID {
+				return fmt.Errorf("the Redis at %s restarted during the run (its run_id changed from %s to %s), "+
+					"and the keys of the check under way went with it", h.addr, h.runID, id)
+			}
+			return nil
+		}
+		if ctx.Err() != nil || attempt == healthAttempts {
+			break
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+		}
+		delay *= 2
+	}
+	if ctx.Err() != nil {
+		return nil // the run was stopped; the caller says so
+	}
+	return fmt.Errorf("the Redis at %s stopped answering (%v, %d tries over %v)",
+		h.addr, err, healthAttempts, healthDelay*(1<<(healthAttempts-1)-1))
+}
+
+// read returns the server's run_id, on a connection of its own.
+func (h *health) read(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := h.dial(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	info, err := redis.String(redis.DoContext(c, ctx, "INFO", "server"))
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.Lines(info) {
+		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
+			return id, nil
+		}
+	}
+	return "", errors.New("INFO server has no run_id")
+}
+
+// lostServer is the error of a run that ended because its server was
+// lost: how far it got, and why.
+type lostServer struct {
+	err error
+	interruption
+}
+
+func (e *lostServer) Error() string {
+	return fmt.Sprintf("%v; %s; no verdict is printed", e.err, e.interruption.Error())
+}
+
+func (e *lostServer) Unwrap() error { return e.err }

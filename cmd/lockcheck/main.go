@@ -133,8 +133,9 @@
 // 0 when every verdict is the declared one (for -cleanup, when every key is
 // removed); 1 when one is not, when the suite could not reach a verdict,
 // when a verdict changed between runs, or when -cleanup could not remove
-// every key; 2 for bad flags, or when no Redis can be had (the message says
-// how to get one); 128+n when signal n stopped it: 130 for SIGINT, 143 for
+// every key; 2 for bad flags, when no Redis can be had (the message says
+// how to get one), or when the server stopped answering or restarted during
+// the run (checked between checks by its run_id); 128+n when signal n stopped it: 130 for SIGINT, 143 for
 // SIGTERM, 129 for SIGHUP.
 package main
 
@@ -359,7 +360,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n       lockcheck -cleanup [-redis host:port]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
 			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
-			"1 when one is not, 2 for bad flags or no Redis, 128+n when stopped by signal n\n"+
+			"1 when one is not, 2 for bad flags or no Redis (or one lost during the run),\n"+
+			"128+n when stopped by signal n "+
 			"(130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}

@@ -214,6 +214,28 @@ var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
 // what the suite needs: each client's commands run through DoContext and
 // ReceiveContext, so that a scenario's watchdog can cut them short.
 func checkPool(ctx context.Context, p strategy.Pool) error {
+	// A pooled connection the server cut since its last use fails its
+	// first command; closed with an error, it leaves the pool, and the
+	// next one is tried.
+	const attempts = 3
+	var err error
+	for range attempts {
+		var failed *connFailed
+		if err = pingPool(ctx, p); !errors.As(err, &failed) {
+			break
+		}
+	}
+	return err
+}
+
+// connFailed is the error of a PING on a connection the pool gave.
+type connFailed struct{ err error }
+
+func (e *connFailed) Error() string { return e.err.Error() }
+func (e *connFailed) Unwrap() error { return e.err }
+
+// pingPool PINGs on one connection of p.
+func pingPool(ctx context.Context, p strategy.Pool) error {
 	c, err := p.GetContext(ctx)
 	if err != nil {
 		return fmt.Errorf("Config.Pool: no connection: %w", err)
@@ -223,7 +245,7 @@ func checkPool(ctx context.Context, p strategy.Pool) error {
 		return fmt.Errorf("Config.Pool: its connections (%T) do not implement redis.ConnWithContext (DoContext and ReceiveContext), which the suite calls on them; redigo's own connections do: a wrapper must pass both on", c)
 	}
 	if _, err := redis.DoContext(c, ctx, "PING"); err != nil {
-		return fmt.Errorf("Config.Pool: PING: %w", err)
+		return fmt.Errorf("Config.Pool: PING: %w", &connFailed{err})
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"slices"
 	"strings"
@@ -110,4 +111,40 @@ func TestCleanupUsage(t *testing.T) {
 		assert.Contains(t, stderr.String(), tt.want, "%q", tt.args)
 		assert.Empty(t, stdout.String())
 	}
+}
+
+// TestCleanupAfterClientKill: connections cut by the server near the end of
+// a run (CLIENT KILL of every client but the test's own) neither turn the
+// last check into an error, since pooled connections are tested before
+// reuse, nor stop the cleanup, which dials afresh: no key of the run
+// remains.
+func TestCleanupAfterClientKill(t *testing.T) {
+	srv := ownServer(t)
+	c := dial(t, srv)
+	args := []string{"-redis", srv.Addr, "-strategy", "setnxdel,luatoken-renew-fence", "-property", "crash-recovery,holder-overrun"}
+	seen := 0
+	stderr := &lineWatcher{hit: make(chan struct{}), match: func(line string) bool {
+		if progressLine.MatchString(line) {
+			seen++
+		}
+		return seen == 3 // the last check is under way
+	}}
+	done := make(chan int)
+	go func() {
+		done <- lockcheck(context.Background(), args, env{stdout: io.Discard, stderr: stderr, start: redistest.Start})
+	}()
+	killed := 0
+	select {
+	case <-stderr.hit:
+		n, err := redis.Int(c.Do("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"))
+		require.NoError(t, err)
+		killed = n
+	case code := <-done:
+		t.Fatalf("lockcheck ended (exit %d) before its last check:\n%s", code, stderr)
+	}
+	code := <-done
+	t.Logf("killed %d connections; exit %d; stderr:\n%s", killed, code, stderr)
+	assert.Positive(t, killed, "connections of the run were killed")
+	assert.Equal(t, exitOK, code, "the killed connections are replaced, and every verdict is the declared one")
+	assert.Empty(t, lockcheckKeys(t, c), "keys left on the server")
 }

@@ -151,6 +151,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
@@ -229,7 +230,17 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
 
 	// Every run's keys start with a prefix of its own, removed at the end.
-	r := &session{srv: srv, gate: newGate(srv.NewPool()), prefixes: []string{keyPrefix + xid.New().String()}}
+	pool := srv.NewPool()
+	// On someone's real Redis a connection may be cut at any time (CLIENT
+	// KILL, a proxy's timeout): every connection is PINGed before it is
+	// handed out again, so that a dead one is replaced rather than turning
+	// the next check into an error. A PING is far below the scenarios'
+	// margins, and the suite does not see it.
+	pool.TestOnBorrowContext = func(ctx context.Context, c redis.Conn, _ time.Time) error {
+		_, err := redis.DoContext(c, ctx, "PING")
+		return err
+	}
+	r := &session{srv: srv, gate: newGate(pool), prefixes: []string{keyPrefix + xid.New().String()}}
 	code := r.run(ctx, opts, e)
 
 	interrupted := ctx.Err() != nil

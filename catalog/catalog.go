@@ -9,8 +9,10 @@ import (
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
+	"github.com/locklab/locklab/strategy/delsetnxcheck"
 	"github.com/locklab/locklab/strategy/fixedpassword"
 	"github.com/locklab/locklab/strategy/getset"
+	"github.com/locklab/locklab/strategy/getsetcompare"
 	"github.com/locklab/locklab/strategy/luatoken"
 	"github.com/locklab/locklab/strategy/multiget"
 	"github.com/locklab/locklab/strategy/setnxdel"
@@ -49,9 +51,10 @@ const (
 
 type props = []locktest.Property
 
-// Strategies returns the ten strategies, from the most naive to the one to
-// use, and last luatoken with the two fixes for an overrunning holder:
-// auto-renewal and fencing tokens.
+// Strategies returns the twelve strategies, from the most naive to the one
+// to use, getsetcompare twice (as document 004 writes it, then as document
+// 003 does), and last luatoken with the two fixes for an overrunning
+// holder: auto-renewal and fencing tokens.
 func Strategies() []Entry {
 	return []Entry{
 		{
@@ -89,7 +92,7 @@ func Strategies() []Entry {
 		},
 		{
 			Name:    "getset",
-			Sources: "000, 001, 003 方案2, 004 方式四",
+			Sources: "001, 000 (its prose)",
 			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
 				return getset.New(p, getset.WithClock(c))
 			},
@@ -99,14 +102,47 @@ func Strategies() []Entry {
 			},
 		},
 		{
+			Name:    "getsetcompare",
+			Sources: "004 改进方式四",
+			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
+				return getsetcompare.New(p, getsetcompare.WithClock(c))
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
+				NotApplicable: props{crashMidRel, safeRefresh},
+			},
+		},
+		{
+			Name:    "getsetcompare-003",
+			Sources: "003 方案2",
+			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
+				return getsetcompare.New(p, getsetcompare.WithClock(c), getsetcompare.Document003())
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
+				NotApplicable: props{crashMidRel, safeRefresh},
+			},
+		},
+		{
 			Name:    "delsetnx",
-			Sources: "000 (first attempt), 004 方式三",
+			Sources: "000 (its P1/P2/P3 walk-through)",
 			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
 				return delsetnx.New(p, delsetnx.WithClock(c))
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
 				NotApplicable: props{safeRefresh},
+			},
+		},
+		{
+			Name:    "delsetnxcheck",
+			Sources: "004 方式三",
+			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
+				return delsetnxcheck.New(p, delsetnxcheck.WithClock(c))
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{locktest.Exclusion, stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
+				NotApplicable: props{crashMidRel, safeRefresh},
 			},
 		},
 		{

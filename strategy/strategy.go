@@ -7,8 +7,10 @@
 //	strategy/setnxdel       SETNX, release DEL (no expiry)
 //	strategy/setnxexpire    SETNX then EXPIRE, release DEL
 //	strategy/multiget       SETNX uuid then EXPIRE, release GET inside WATCH/MULTI: never deletes
-//	strategy/getset         SETNX of a timestamp, stale lock taken over with GETSET
+//	strategy/getset         SETNX of a timestamp, stale lock taken over with GETSET if the old time has passed
+//	strategy/getsetcompare  SETNX of a timestamp, stale lock taken over with GETSET if the old time is the one GET read
 //	strategy/delsetnx       SETNX of a timestamp, stale lock taken over with DEL + SETNX
+//	strategy/delsetnxcheck  the same, giving up when the DEL deletes nothing; release DEL
 //	strategy/setnxpx        SET NX PX, release DEL
 //	strategy/fixedpassword  SET abc123 NX PX, release by Lua compare-and-delete of the one password
 //	strategy/tokengetdel    SET token NX PX, release GET, compare, DEL

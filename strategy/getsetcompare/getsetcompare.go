@@ -6,21 +6,26 @@
 // compare. (Package getset wins when the old value has passed.)
 //
 // Sources: document 004, 改进方式四, its code with its plain DEL release;
-// and document 003, 方案2, steps 1 to 5, whose release (step 5) is
-// WithElapsedRelease.
+// and document 003, 方案2, steps 1 to 5, which Document003 follows where it
+// differs from 004: a time equal to now is still held, and the release of
+// step 5 (WithElapsedRelease).
 //
-// Algorithm, in Unix milliseconds:
+// Algorithm, in Unix milliseconds (both documents count in seconds, 004 with
+// PHP's time(); milliseconds let the suite run TTLs of 60 ms):
 //  1. SETNX key <now+ttl>: 1 means the lock is ours.
 //  2. Otherwise GET key, t1. If t1 is after now, the lock is taken (004:
-//     `if ($t1 > time())`, so a time equal to now is stale). A missing key
-//     reads as 0, as PHP reads GET's false, and is stale.
+//     `if ($t1 > time())`, so a time equal to now is stale; 003 step 2 calls
+//     the lock stale when t1 is less than now, 小于当前系统时间, so with
+//     Document003 a time equal to now is held). A missing key reads as 0, as
+//     PHP reads GET's false, and is stale.
 //  3. Otherwise GETSET key <now+ttl>, t2: the lock is ours only if t2 equals
 //     t1 (004: `if ($t2 != $t1) return`; 003 step 4: 判断currentExpireTime与
 //     oldExpireTime是否相等). Otherwise another client's GETSET came first.
-//  4. Release (004): DEL key, whoever holds it.
-//     With WithElapsedRelease (003 step 5): the holder compares the time it
-//     has held the lock, by its own clock, with the TTL, and sends DEL only
-//     while it is shorter.
+//  4. Release (004): DEL key, whoever holds it; when it deletes nothing, the
+//     error matches strategy.ErrNotHeld (004 prints 释放锁失败).
+//     With WithElapsedRelease or Document003 (003 step 5): the holder
+//     compares the time it has held the lock, by its own clock, with the
+//     TTL, and sends DEL only while it is shorter.
 //
 // Both documents admit that a loser's GETSET still writes, pushing the
 // winner's expiry forward (003 问题2; 004: "P3 进程锁超时的时间被 P2
@@ -58,6 +63,17 @@ func WithClock(c strategy.Clock) Option { return recipe.WithClock(c) }
 // TTL; otherwise leave the key to be taken over, and return an error
 // matching strategy.ErrNotHeld. The default is document 004's plain DEL.
 func WithElapsedRelease() Option { return recipe.WithStampRelease(recipe.ReleaseInTime) }
+
+// Document003 makes the lock document 003's (方案2) where it differs from
+// document 004's: a stored time is stale only once it is less than the
+// client's now (step 2, 小于当前系统时间), so a time equal to now is a held
+// lock; and Release is step 5's, as with WithElapsedRelease.
+func Document003() Option {
+	return func(s *recipe.Stamped) {
+		s.Stale = recipe.StalePassed
+		s.Release = recipe.ReleaseInTime
+	}
+}
 
 // New returns the strategy on pool p.
 func New(p strategy.Pool, opts ...Option) (*Strategy, error) {

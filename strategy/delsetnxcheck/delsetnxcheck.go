@@ -26,13 +26,21 @@
 //  5. Release: DEL key, whoever holds it; when it deletes nothing, the
 //     error matches strategy.ErrNotHeld (the document prints 释放锁失败).
 //
-// How it breaks: the check of DEL's count stops a waiter only when the
-// other's DEL came first and its SETNX has not yet run. When the other's
-// SETNX has run, the DEL deletes that fresh lock (its count is 1) and both
+// How it breaks, with no fault at all: a holder that releases between a
+// waiter's SETNX and its GET leaves the waiter reading no time, which
+// `$t > time()` finds stale; when a third client's SETNX takes the free
+// lock before the waiter's DEL, that DEL deletes the fresh lock, counts 1,
+// and the waiter's SETNX wins too (exclusion). Package delsetnx gives up on
+// a key gone before its GET and is not open to this. Whether the suite's
+// contended run meets this interleaving depends on timing.
+//
+// On a stale lock, the check of DEL's count stops a waiter only when the
+// other waiter's DEL came first and its SETNX has not yet run. When that
+// SETNX has run, the DEL deletes the fresh lock (its count is 1) and both
 // hold the lock (stale-takeover-race): the race the document itself
-// describes under 存在问题 (P2 and P3). Like every timestamp lock it
-// trusts client clocks (clock-skew), and its DEL release cannot tell whose
-// lock it deletes (safe-release, double-release).
+// describes under 存在问题 (P2 and P3). Like every timestamp lock it trusts
+// client clocks (clock-skew), and its DEL release cannot tell whose lock it
+// deletes (safe-release, double-release).
 package delsetnxcheck
 
 import (

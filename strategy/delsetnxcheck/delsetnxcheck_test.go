@@ -121,3 +121,43 @@ func TestTakeoverRace(t *testing.T) {
 	v, _ := strategytest.Get(t, p, key)
 	assert.Equal(t, strategytest.Stamp(later.Now().UnixMilli()+strategytest.TTL.Milliseconds()), v)
 }
+
+// The break without any fault that the document does not see: the holder
+// releases between a waiter's SETNX and its GET, so the GET reads no time,
+// which PHP's `$t > time()` finds stale; a third client's SETNX then takes
+// the free lock before the waiter's DEL, which deletes that fresh lock
+// (count 1, so the check lets it on), and the waiter's SETNX wins too.
+func TestReleaseBeforeGet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	clock := strategytest.NewManualClock(strategytest.T0)
+	newClient := func(p strategy.Pool) *delsetnxcheck.Strategy {
+		s, err := delsetnxcheck.New(p, delsetnxcheck.WithClock(clock.Clock()))
+		require.NoError(t, err)
+		return s
+	}
+	holder, err := newClient(p).TryAcquire(ctx, key, strategytest.TTL)
+	require.NoError(t, err)
+
+	var (
+		third    strategy.Lock
+		thirdErr error
+	)
+	rp := &strategytest.RecordPool{Pool: p}
+	rp.Before = func(c strategytest.Command) {
+		switch {
+		case c.Name == "GET":
+			require.NoError(t, holder.Release(ctx))
+		case c.Name == "DEL" && third == nil && thirdErr == nil:
+			third, thirdErr = newClient(p).TryAcquire(ctx, key, strategytest.TTL)
+		}
+	}
+	lock, err := newClient(rp).TryAcquire(ctx, key, strategytest.TTL)
+	require.NoError(t, thirdErr)
+	require.NotNil(t, third, "the third client did not take the free lock")
+	require.NoError(t, err, "the waiter's DEL should have deleted the third client's lock")
+	require.NotNil(t, lock)
+	assert.Equal(t, []string{"SETNX", "GET", "DEL", "SETNX"}, rp.Names())
+}

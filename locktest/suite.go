@@ -99,9 +99,11 @@ func sortProperties(ps []Property) {
 // real Redis that package redistest provides. A leading subtest,
 // capabilities, logs what Detect finds the lock offers. A verdict that
 // expect does not accept fails the subtest, with the counterexample of
-// any break; once every subtest has run, the test's output ends with the
-// Expect literal that declares what was observed, one comment per break
-// saying what it means and which subtest shows it.
+// any break; a declared break logs its counterexample, which go test -v
+// shows. Subtests report at the line that called Run. When some verdict
+// was not accepted, the test's output ends, once every subtest has run,
+// with the Expect literal that declares what was observed, one comment
+// per break saying what it means and which subtest shows it.
 //
 // Call it from a strategy's test file:
 //
@@ -121,7 +123,10 @@ func RunProperties(t *testing.T, newStrategy Factory, expect Expect, props ...Pr
 	t.Helper()
 	cfg := Config{Pool: redistest.Pool(t), New: newStrategy, Key: redistest.Key(t)}
 	var caps *Capabilities
+	// The subtests are helpers too: what they log is reported at the line
+	// of the test that called Run, the author's own test file.
 	t.Run("capabilities", func(t *testing.T) {
+		t.Helper()
 		c, err := Detect(context.Background(), cfg)
 		if err != nil {
 			t.Error(err)
@@ -134,6 +139,7 @@ func RunProperties(t *testing.T, newStrategy Factory, expect Expect, props ...Pr
 	where := map[Property]string{}
 	for _, p := range props {
 		t.Run(string(p), func(t *testing.T) {
+			t.Helper()
 			res := Check(context.Background(), cfg, p)
 			results = append(results, res)
 			where[p] = t.Name()
@@ -157,6 +163,11 @@ func report(t *testing.T, res Result, expect Expect) {
 		}
 		t.Logf("%s: %s, passes for the declared %s: not broken (with Strict, %s) (%v): %s",
 			res.Property, res.Verdict, want, strict, res.Elapsed.Round(time.Millisecond), res.Reason)
+	case res.Err == nil && res.Verdict == Breaks && want == Breaks:
+		// The counterexample of a declared break is there for go test -v,
+		// where the note of the Expect that suggest prints points to it.
+		t.Logf("%s: breaks as expected (%v): %s\ncounterexample:\n%s",
+			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason, FormatTimeline(res.Timeline))
 	default:
 		Report(t, res, want)
 	}
@@ -185,7 +196,11 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 	observed := ExpectFrom(results, expect.Strict)
 	notes := map[Property]string{}
 	for _, p := range observed.Breaks {
-		notes[p] = "counterexample in " + where[p]
+		if expect.Verdict(p) == Breaks {
+			notes[p] = "declared; go test -v logs its counterexample in " + where[p]
+		} else {
+			notes[p] = "counterexample in " + where[p]
+		}
 	}
 	// What this run did not see keeps its declaration.
 	for _, p := range expect.Breaks {

@@ -4,16 +4,17 @@
 // whose Go snippets are quoted from this package and its tests.
 //
 // TryAcquire sends SET key <token> NX PX ttl with a random token of its
-// own. Release frees the lock only while the key still holds that token:
-// it WATCHes the key, reads it, and deletes it in MULTI/EXEC, which Redis
-// aborts when the key changed after the WATCH. NewDraft builds the first
-// draft of the same lock, whose release reads, compares and deletes in
-// three separate steps.
+// own. Release frees the lock only while the key still holds that token,
+// with a Lua script that compares and deletes in one command. NewDraft
+// builds the first draft of the same lock, whose release reads, compares
+// and deletes in three separate steps; NewRefreshing builds locks that can
+// also be extended while held.
 package mylock
 
 import (
 	"context"
 	"crypto/rand"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
@@ -64,34 +65,27 @@ type Lock struct {
 // Key returns the locked key.
 func (l *Lock) Key() string { return l.key }
 
-// Release frees the lock if the key still holds its token. WATCH makes
-// the GET and the DEL one step: if the key changes in between, EXEC does
-// nothing and answers nil.
+//go:embed release.lua
+var releaseSrc string
+
+// releaseScript runs release.lua, by EVALSHA once Redis has seen it.
+var releaseScript = redis.NewScript(1, releaseSrc)
+
+// Release frees the lock if the key still holds its token. Redis runs a
+// script whole, with no other client's command in between: nobody can
+// take the lock between the comparison and the DEL.
 func (l *Lock) Release(ctx context.Context) error {
 	conn, err := l.pool.GetContext(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close() // and UNWATCH, when we leave early
-	if _, err := redis.DoContext(conn, ctx, "WATCH", l.key); err != nil {
-		return err
-	}
-	v, err := redis.String(redis.DoContext(conn, ctx, "GET", l.key))
-	if errors.Is(err, redis.ErrNil) || err == nil && v != l.token {
-		return fmt.Errorf("mylock: %s: %w", l.key, strategy.ErrNotHeld)
-	}
+	defer conn.Close()
+	deleted, err := redis.Int(releaseScript.DoContext(ctx, conn, l.key, l.token))
 	if err != nil {
 		return err
 	}
-	if _, err := redis.DoContext(conn, ctx, "MULTI"); err != nil {
-		return err
+	if deleted == 0 {
+		return fmt.Errorf("mylock: %s: %w", l.key, strategy.ErrNotHeld)
 	}
-	if _, err := redis.DoContext(conn, ctx, "DEL", l.key); err != nil {
-		return err
-	}
-	deleted, err := redis.Ints(redis.DoContext(conn, ctx, "EXEC"))
-	if errors.Is(err, redis.ErrNil) || err == nil && (len(deleted) != 1 || deleted[0] != 1) {
-		return fmt.Errorf("mylock: %s changed hands: %w", l.key, strategy.ErrNotHeld)
-	}
-	return err
+	return nil
 }

@@ -1,0 +1,42 @@
+package mylock_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/locktest/internal/mylock"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRefreshing: the suite finds that NewRefreshing's locks can be
+// refreshed, and safe-refresh, which refreshes them late, holds; the plain
+// locks of New offer nothing more than a Lock.
+func TestRefreshing(t *testing.T) {
+	cfg := locktest.Config{Pool: redistest.Pool(t), Key: redistest.Key(t)}
+	cfg.New = func(pool strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+		return mylock.New(pool)
+	}
+	plain, err := locktest.Detect(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, locktest.Capabilities{}, plain)
+	assert.Equal(t, "no refresh, no lease, no fencing token, no release notification", plain.String())
+
+	cfg.New = func(pool strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+		return mylock.NewRefreshing(pool)
+	}
+	caps, err := locktest.Detect(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, locktest.Capabilities{Refresh: true}, caps)
+	assert.Equal(t, "refresh; no lease, no fencing token, no release notification", caps.String())
+
+	res := locktest.Check(context.Background(), cfg, locktest.SafeRefresh)
+	locktest.Report(t, res, locktest.Holds)
+
+	locktest.Run(t, cfg.New, locktest.Expect{
+		Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
+	})
+}

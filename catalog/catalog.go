@@ -9,7 +9,6 @@ import (
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
-	"github.com/locklab/locklab/strategy/delsetnxcheck"
 	"github.com/locklab/locklab/strategy/fixedpassword"
 	"github.com/locklab/locklab/strategy/getset"
 	"github.com/locklab/locklab/strategy/getsetcompare"
@@ -51,7 +50,7 @@ const (
 
 type props = []locktest.Property
 
-// Strategies returns the twelve strategies, from the most naive to the one
+// Strategies returns the eleven strategies, from the most naive to the one
 // to use, getsetcompare twice (as document 004 writes it, then as document
 // 003 does), and last luatoken with the two fixes for an overrunning
 // holder: auto-renewal and fencing tokens.
@@ -132,17 +131,6 @@ func Strategies() []Entry {
 			Expect: locktest.Expect{
 				Breaks:        props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
 				NotApplicable: props{safeRefresh},
-			},
-		},
-		{
-			Name:    "delsetnxcheck",
-			Sources: "004 方式三",
-			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
-				return delsetnxcheck.New(p, delsetnxcheck.WithClock(c))
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{locktest.Exclusion, stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMidRel, safeRefresh},
 			},
 		},
 		{

@@ -74,9 +74,9 @@ func fencedOverrun(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
 	res := &resource{r: r}
-	la, lb, _ := overrunTakeover(r, a, b, false, true)
+	la, lb, _, why := overrunTakeover(r, a, b, false, true)
 	if lb == nil {
-		return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns")
+		return r.notApplicable("nobody else acquired the lock while A was paused past its TTL: %s", why)
 	}
 	res.write("B", lb)
 	if res.write("A", la) {
@@ -130,9 +130,12 @@ func renewedOverrun(newRun func(string) *run) Result {
 	a.pause()
 	r.note("A is paused for %v, three times its TTL, while B waits", 3*r.tm.lease())
 	lb := b.acquire(r.tm.lease(), 3*r.tm.lease())
+	why := ""
 	if lb != nil {
 		r.det.enter("B")
 		r.det.leave("B")
+	} else {
+		why = r.unexpired(r.tm.lease(), 3*r.tm.lease())
 	}
 	a.resume()
 	if !done() {
@@ -140,7 +143,7 @@ func renewedOverrun(newRun func(string) *run) Result {
 	}
 	r.note("A resumes")
 	if lb == nil {
-		return r.notApplicable("the lock does not expire: nobody else can acquire it while A is paused")
+		return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
 	}
 	if o, ok := r.det.firstOverlap(); ok {
 		return r.breaks("A was paused past its TTL and did not learn it had lost the lock before B began: %s", o)

@@ -143,11 +143,15 @@ func safeRefresh(newRun func(string) *run) Result {
 		}
 		r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
 		lb := b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
+		why := ""
+		if lb == nil {
+			why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
+		}
 		a.resume()
 		r.note("A resumes")
 		wait()
 		if lb == nil {
-			return r.notApplicable("the lock does not expire: nobody else can acquire it while A is paused")
+			return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
 		}
 		r.det.enter("B")
 		at := boundaryText(k, n, "refresh")
@@ -187,6 +191,22 @@ func (r *run) readPTTL() int64 {
 	})
 	r.note("the suite reads PTTL K: %d", ms)
 	return ms
+}
+
+// unexpired says why nobody else could acquire a lock whose TTL, asked
+// after ago, has passed, from what K shows now (call it before the holder
+// resumes, whose release would delete K): no expiry at all, or an expiry
+// pushed back or set longer than asked. It gives no figure, which would
+// differ from run to run; the PTTL read is in the timeline.
+func (r *run) unexpired(asked, after time.Duration) string {
+	switch ms := r.readPTTL(); {
+	case ms == -1:
+		return "K has no expiry, so the lock never expires"
+	case ms >= 0:
+		return fmt.Sprintf("K was still there %v after a TTL of %v was asked: its expiry was set longer than asked, or pushed back since (by the holder's renewals, or by other clients' commands)", after, asked)
+	default:
+		return "the lock is not at K, and K did not expire"
+	}
 }
 
 // lifeLeft says what K shows about a lock that outlived the TTL asked, a

@@ -129,3 +129,28 @@ func checkEach(t *testing.T, newLock locktest.Factory, props []locktest.Property
 		see(p, locktest.Check(context.Background(), cfg, p))
 	}
 }
+
+// TestUnexpiredReasons: when nobody else can take a lock whose TTL has
+// passed, the reason says what K shows, never more. A lock without expiry
+// (no-expiry) is said to never expire; one whose waiters keep pushing its
+// expiry back (multi-setnx-pexpire, whose failed attempts PEXPIRE the
+// holder's key) still expires, and is not said to never expire.
+func TestUnexpiredReasons(t *testing.T) {
+	props := []locktest.Property{locktest.SafeRelease, locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun}
+	for _, tt := range []struct {
+		mutant string
+		want   string
+	}{
+		{"no-expiry", "K has no expiry, so the lock never expires"},
+		{"multi-setnx-pexpire", "its expiry was set longer than asked, or pushed back since"},
+	} {
+		t.Run(tt.mutant, func(t *testing.T) {
+			checkEach(t, mutant(t, tt.mutant).New, props, func(p locktest.Property, res locktest.Result) {
+				require.NoError(t, res.Err, "%s", p)
+				assert.Equal(t, locktest.NotApplicable, res.Verdict, "%s: %s", p, res.Reason)
+				assert.Contains(t, res.Reason, tt.want, "%s", p)
+				assert.Regexp(t, `^nobody else acquired the lock while A (was paused|overran)`, res.Reason, "%s", p)
+			})
+		})
+	}
+}

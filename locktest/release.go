@@ -98,11 +98,15 @@ func safeRelease(newRun func(string) *run) Result {
 		r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
 		lb := b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
 		held := lb != nil && r.keyExists()
+		why := ""
+		if lb == nil {
+			why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
+		}
 		a.resume()
 		r.note("A resumes")
 		wait()
 		if lb == nil {
-			return r.notApplicable("the lock does not expire: nobody else can acquire it while A is paused")
+			return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
 		}
 		freed := whoFreed(r, held, "its release")
 		if c.tryAcquire(r.tm.Long) != nil {

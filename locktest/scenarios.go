@@ -164,14 +164,15 @@ func clockSkew(newRun func(string) *run) Result {
 
 // overrunTakeover is the start of the scenarios where A's lease runs out: A
 // acquires with a short TTL, then B waits for the lock. It returns B's lock,
-// or nil when B could not get it in TTL + slack (the lock does not expire).
+// or nil when B could not get it in TTL + slack; then, for a paused A, why
+// the lock had not expired.
 // A paused client sends nothing while B waits, not even a renewal; it
 // resumes once B is done waiting. A holder inside the critical section
 // whose lock has a lease leaves as soon as the lease is lost.
 //
 // With inside, A works in the critical section; done ends its work and
 // reports whether A had already stopped because its lease was lost.
-func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy.Lock, done func() bool) {
+func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy.Lock, done func() bool, why string) {
 	l := a.tryAcquire(r.tm.Short)
 	if l == nil {
 		r.fail("A could not acquire a free lock")
@@ -188,7 +189,11 @@ func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy
 	} else {
 		r.note("A keeps working past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
 	}
-	return l, b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack), done
+	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
+	if lb == nil && paused { // read before A resumes and may release
+		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
+	}
+	return l, lb, done, why
 }
 
 // holderOverrun: A's work outlasts its TTL while B waits; B must not enter
@@ -196,7 +201,7 @@ func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy
 func holderOverrun(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	la, lb, done := overrunTakeover(r, a, b, true, false)
+	la, lb, done, _ := overrunTakeover(r, a, b, true, false)
 	if lb != nil {
 		r.det.enter("B")
 		r.det.leave("B")
@@ -214,7 +219,7 @@ func holderOverrun(newRun func(string) *run) Result {
 		// lock that expires frees within its TTL.
 		a.crash("crashes instead of releasing, to see whether the lock expires without it")
 		if b.acquire(r.tm.Short, r.tm.Short+r.tm.Slack) == nil {
-			return r.notApplicable("the lock does not expire: nobody else can acquire it while A overruns, nor after A died")
+			return r.notApplicable("nobody else acquired the lock while A overran, nor after A died: %s", r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack))
 		}
 	} else {
 		a.release(la)

@@ -2,6 +2,8 @@ package mylock_test
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/locktest"
@@ -32,6 +34,10 @@ func TestRefreshing(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, locktest.Capabilities{Refresh: true}, caps)
 	assert.Equal(t, "refresh; no lease, no fencing token, no release notification", caps.String())
+	page, err := os.ReadFile(pagePath)
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(strings.Fields(string(page)), " "), "`capabilities: "+caps.String()+"`",
+		"%s says what the capabilities subtest logs for these locks", pagePath)
 
 	res := locktest.Check(context.Background(), cfg, locktest.SafeRefresh)
 	locktest.Report(t, res, locktest.Holds)

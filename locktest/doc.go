@@ -24,7 +24,10 @@
 //
 // The three overrun properties break on every lock with a TTL that neither
 // renews itself nor carries fencing tokens: a holder whose work outlasts
-// its TTL is still working when the next one starts.
+// its TTL is still working when the next one starts. The module's own
+// tests run this example, word for word, on such a lock (the package
+// locktest/internal/mylock), and docs/your-own-lock.md in the repository
+// goes through a first run, a break, its counterexample and the fix.
 //
 // Every property runs as a subtest named after it. A declared break that
 // the suite cannot reproduce fails ("expected to break, but ..."), and an
@@ -37,7 +40,8 @@
 // When a verdict is not the declared one, the test's output ends, after
 // every subtest, with the Expect literal that declares what the run
 // observed: each break with a comment saying what it means and which
-// subtest holds its counterexample. Read the counterexamples first; paste
+// subtest holds its counterexample (a failed one, or for a declared break
+// one whose log go test -v prints). Read the counterexamples first; paste
 // the literal only for the breaks you accept. ExpectFrom and
 // Expect.Literal build it for tools. Redis comes from package redistest:
 // REDIS_ADDR, or Docker, or a redis-server on PATH.

@@ -52,3 +52,47 @@ func ExampleCheck() {
 	//   A: DEL K -> 1
 	//   C: SET K 1 NX PX 5000 -> OK
 }
+
+// ExpectFrom turns the results of a run into the Expect that declares
+// them; its Literal, with a note per break, is what Run prints at the end
+// of a run whose verdicts were not the declared ones, ready to paste.
+func ExampleExpectFrom() {
+	results := []locktest.Result{
+		{Property: locktest.CrashMidAcquire, Verdict: locktest.NotApplicable},
+		{Property: locktest.SafeRelease, Verdict: locktest.Breaks},
+		{Property: locktest.DoubleRelease, Verdict: locktest.Holds},
+	}
+	lenient := locktest.ExpectFrom(results, false)
+	fmt.Println(lenient.Literal(map[locktest.Property]string{
+		locktest.SafeRelease: "counterexample in TestConformance/safe-release",
+	}))
+	fmt.Printf("%#v\n", locktest.ExpectFrom(results, true))
+	// Output:
+	// locktest.Expect{
+	// 	Breaks: []locktest.Property{
+	// 		// a release sent after the holder's TTL ran out freed the next holder's lock; counterexample in TestConformance/safe-release
+	// 		locktest.SafeRelease,
+	// 	},
+	// }
+	// locktest.Expect{
+	// 	Breaks: []locktest.Property{
+	// 		// a release sent after the holder's TTL ran out freed the next holder's lock
+	// 		locktest.SafeRelease,
+	// 	},
+	// 	NotApplicable: []locktest.Property{locktest.CrashMidAcquire},
+	// 	Strict:        true,
+	// }
+}
+
+// Mismatch is how Run judges a verdict: without Strict, n/a passes where
+// the property is expected to hold.
+func ExampleExpect_Mismatch() {
+	na := locktest.Result{Property: locktest.ClockSkew, Verdict: locktest.NotApplicable, Reason: "the strategy never reads the client's clock"}
+	fmt.Printf("lenient: %q\n", locktest.Expect{}.Mismatch(na))
+	fmt.Printf("strict: %q\n", locktest.Expect{Strict: true}.Mismatch(na))
+	fmt.Printf("strict, declared: %q\n", locktest.Expect{Strict: true, NotApplicable: []locktest.Property{locktest.ClockSkew}}.Mismatch(na))
+	// Output:
+	// lenient: ""
+	// strict: "clock-skew: verdict = n/a, wanted holds: the strategy never reads the client's clock"
+	// strict, declared: ""
+}

@@ -141,15 +141,7 @@ func safeRefresh(newRun func(string) *run) Result {
 			r.shutdown()
 			continue
 		}
-		r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
-		lb := b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
-		why := ""
-		if lb == nil {
-			why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
-		}
-		a.resume()
-		r.note("A resumes")
-		wait()
+		lb, held, why := r.takeoverWhilePaused(a, b, wait)
 		if lb == nil {
 			return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
 		}
@@ -162,7 +154,7 @@ func safeRefresh(newRun func(string) *run) Result {
 		if left := r.pttl(); left > r.tm.Long+r.tm.Slack/5 {
 			return r.breaks("A was paused %s until B acquired; A's late Refresh (for %v) failed, but B's lock now expires in %v, past the %v B asked for", at, 3*r.tm.Long, left, r.tm.Long)
 		}
-		freed := whoFreed(r, true, "A's late Refresh")
+		freed := whoFreed(r, held, "A's late Refresh")
 		if c.tryAcquire(r.tm.Long) != nil {
 			return r.breaks("A was paused %s until B acquired; then %s", at, freed)
 		}

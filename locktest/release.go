@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
 )
 
 // releaseFrees: right after A releases, B's single attempt must succeed;
@@ -95,16 +96,7 @@ func safeRelease(newRun func(string) *run) Result {
 			r.shutdown()
 			continue
 		}
-		r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
-		lb := b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
-		held := lb != nil && r.keyExists()
-		why := ""
-		if lb == nil {
-			why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
-		}
-		a.resume()
-		r.note("A resumes")
-		wait()
+		lb, held, why := r.takeoverWhilePaused(a, b, wait)
 		if lb == nil {
 			return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
 		}
@@ -174,4 +166,23 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// takeoverWhilePaused goes on once A is paused inside an operation with
+// its lock's TTL (Short) still running: B waits for the lock for the TTL
+// plus slack; then A resumes, and wait waits for A's operation to end. It
+// returns B's lock, whether K still existed right after B got it and,
+// when B got nothing, why the lock had not expired, read before A resumed.
+func (r *run) takeoverWhilePaused(a, b *client, wait func()) (lb strategy.Lock, held bool, why string) {
+	r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
+	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
+	if lb != nil {
+		held = r.keyExists()
+	} else {
+		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
+	}
+	a.resume()
+	r.note("A resumes")
+	wait()
+	return lb, held, why
 }

@@ -259,6 +259,13 @@ func externalSource() string {
 
 // version asks the server for INFO server and returns its redis_version.
 func (s *Server) version(ctx context.Context) (string, error) {
+	return s.ServerInfo(ctx, "redis_version")
+}
+
+// ServerInfo asks the server, on a connection of its own, for INFO server
+// and returns the value of one of its fields, such as redis_version or
+// run_id (which changes when the server restarts).
+func (s *Server) ServerInfo(ctx context.Context, field string) (string, error) {
 	c, err := s.Dial(ctx)
 	if err != nil {
 		return "", err
@@ -270,11 +277,11 @@ func (s *Server) version(ctx context.Context) (string, error) {
 	}
 	sc := bufio.NewScanner(strings.NewReader(info))
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "redis_version:"); ok && v != "" {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), field+":"); ok && v != "" {
 			return v, nil
 		}
 	}
-	return "", errors.New("INFO server has no redis_version")
+	return "", fmt.Errorf("INFO server has no %s", field)
 }
 
 // ping dials addr and sends PING, all within timeout.

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/redistest"
 )
 
 // How long the run waits for a server that stopped answering before it
@@ -24,17 +22,16 @@ const (
 // check. The suite's own monitor only reruns a disturbed check; a server
 // that is gone or restarted is not a disturbance a rerun can wait out.
 type health struct {
-	addr  string
-	dial  func(context.Context) (redis.Conn, error)
+	srv   *redistest.Server
 	runID string
 }
 
 // newHealth reads the server's run_id.
-func newHealth(ctx context.Context, addr string, dial func(context.Context) (redis.Conn, error)) (*health, error) {
-	h := &health{addr: addr, dial: dial}
+func newHealth(ctx context.Context, srv *redistest.Server) (*health, error) {
+	h := &health{srv: srv}
 	id, err := h.read(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the run_id of the Redis at %s: %w", addr, err)
+		return nil, fmt.Errorf("reading the run_id of the Redis at %s: %w", srv.Addr, err)
 	}
 	h.runID = id
 	return h, nil
@@ -51,7 +48,7 @@ func (h *health) check(ctx context.Context) error {
 		if err == nil {
 			if id != h.runID {
 				return fmt.Errorf("the Redis at %s restarted during the run (its run_id changed from %s to %s), "+
-					"and the keys of the check under way went with it", h.addr, h.runID, id)
+					"and the keys of the check under way went with it", h.srv.Addr, h.runID, id)
 			}
 			return nil
 		}
@@ -68,28 +65,14 @@ func (h *health) check(ctx context.Context) error {
 		return nil // the run was stopped; the caller says so
 	}
 	return fmt.Errorf("the Redis at %s stopped answering (%v, %d tries over %v)",
-		h.addr, err, healthAttempts, healthDelay*(1<<(healthAttempts-1)-1))
+		h.srv.Addr, err, healthAttempts, healthDelay*(1<<(healthAttempts-1)-1))
 }
 
 // read returns the server's run_id, on a connection of its own.
 func (h *health) read(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	c, err := h.dial(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	info, err := redis.String(redis.DoContext(c, ctx, "INFO", "server"))
-	if err != nil {
-		return "", err
-	}
-	for line := range strings.Lines(info) {
-		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
-			return id, nil
-		}
-	}
-	return "", errors.New("INFO server has no run_id")
+	return h.srv.ServerInfo(ctx, "run_id")
 }
 
 // lostServer is the error of a run that ended because its server was

@@ -285,7 +285,7 @@ type session struct {
 // run checks and prints; it returns the exit status, which the caller
 // replaces when ctx has ended.
 func (s *session) run(ctx context.Context, opts options, e env) int {
-	h, err := newHealth(ctx, s.srv.Addr, s.srv.Dial)
+	h, err := newHealth(ctx, s.srv)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage

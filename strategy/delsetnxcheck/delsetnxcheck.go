@@ -6,10 +6,12 @@
 //
 // Source: document 004, 方式三, its code from 锁超时时间 to 释放锁.
 //
-// A package rather than an option of delsetnx: document 004 differs from
-// document 000's prose, which delsetnx follows, in three places at once
-// (the takeover's check of the count, a time equal to now being stale, the
-// release), and each document's recipe is its own column in the matrix.
+// A package rather than an option of delsetnx: document 004's code differs
+// from document 000's prose, which delsetnx follows, in the takeover itself
+// (the check of DEL's count), in the test of a stale time (a time equal to
+// now is stale) and in the release (a plain DEL). Where two documents share
+// the takeover and differ around it, one package has an option, as
+// getsetcompare's Document003.
 //
 // Algorithm, in Unix milliseconds (the document counts in seconds, with
 // PHP's time() and $timeout = 10; milliseconds let the suite run TTLs of

@@ -6,9 +6,11 @@ import (
 )
 
 // Fenced is implemented by locks that carry a fencing token: a number that
-// increases strictly with every acquisition of the key, by any client. A
-// resource that remembers the highest token it has seen can refuse the writes
-// of a holder whose lock has since passed to someone else.
+// increases strictly with every acquisition of the key, by any client, as
+// long as the counter it is drawn from survives (a failover to a replica
+// behind the primary, or a restart without persistence, can lose its last
+// increments). A resource that remembers the highest token it has seen can
+// refuse the writes of a holder whose lock has since passed to someone else.
 type Fenced interface {
 	Lock
 	FencingToken() int64

@@ -9,6 +9,7 @@ import (
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
+	"github.com/locklab/locklab/strategy/delsetnxcheck"
 	"github.com/locklab/locklab/strategy/fixedpassword"
 	"github.com/locklab/locklab/strategy/getset"
 	"github.com/locklab/locklab/strategy/getsetcompare"
@@ -131,6 +132,17 @@ func Strategies() []Entry {
 			Expect: locktest.Expect{
 				Breaks:        props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
 				NotApplicable: props{safeRefresh},
+			},
+		},
+		{
+			Name:    "delsetnxcheck",
+			Sources: "004 方式三",
+			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
+				return delsetnxcheck.New(p, delsetnxcheck.WithClock(c))
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{locktest.Exclusion, stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
+				NotApplicable: props{crashMidRel, safeRefresh},
 			},
 		},
 		{

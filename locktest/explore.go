@@ -161,12 +161,36 @@ func staleTakeoverRace(newRun func(string) *run) Result {
 	return race(newRun, &stale, "both waiters found the same stale lock and both took it over", "on a stale lock")
 }
 
+// interleavings plays a schedule of the clients' commands on a fresh run
+// (its key suffixed with name and the schedule's number) for each
+// interleaving, depth first, until play reports a break or every
+// interleaving has been tried; it then reports how many it tried. play
+// returns the choices the scheduler made and, for a break, its result.
+func interleavings(newRun func(string) *run, name string, play func(r *run, n int, prefix []int) ([]choice, *Result)) (*Result, int) {
+	var prefix []int
+	for n := 1; n <= maxSchedules; n++ {
+		r := newRun(fmt.Sprintf("/%s-%d", name, n))
+		trace, res := play(r, n, prefix)
+		if res != nil {
+			return res, n
+		}
+		var more bool
+		if prefix, more = nextPrefix(trace); !more {
+			return nil, n
+		}
+		r.shutdown()
+	}
+	r := newRun("/limit")
+	r.fail("more than %d interleavings: the attempts are too long to explore", maxSchedules)
+	return nil, 0
+}
+
 // race tries every interleaving of two clients' attempts on the key, from
 // stale when it is given and from a free key otherwise; at most one may win.
 func race(newRun func(string) *run, stale *staleLock, broken, where string) Result {
-	var prefix []int
-	for n := 1; n <= maxSchedules; n++ {
-		r := newRun(fmt.Sprintf("/schedule-%d", n))
+	var last *run
+	res, n := interleavings(newRun, "schedule", func(r *run, n int, prefix []int) ([]choice, *Result) {
+		last = r
 		if stale != nil {
 			r.restore(*stale)
 		}
@@ -179,17 +203,51 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 			}
 		}, prefix)
 		if won[0] && won[1] {
-			return r.breaks("%s (interleaving %d of their commands): %s", broken, n, mustOverlap(r))
+			res := r.breaks("%s (interleaving %d of their commands): %s", broken, n, mustOverlap(r))
+			return trace, &res
 		}
-		var more bool
-		if prefix, more = nextPrefix(trace); !more {
-			return r.holds("in each of the %d interleavings of two clients' attempts %s, at most one won", n, where)
-		}
-		r.shutdown()
+		return trace, nil
+	})
+	if res != nil {
+		return *res
 	}
-	r := newRun("/limit")
-	r.fail("more than %d interleavings: the attempts are too long to explore", maxSchedules)
-	return Result{}
+	return last.holds("in each of the %d interleavings of two clients' attempts %s, at most one won", n, where)
+}
+
+// handover: A holds the lock, releases it and at once tries to acquire it
+// again, while B makes one attempt; every interleaving of their commands
+// is tried, and at most one of them may end up holding the lock. The TTL
+// is long: nothing expires, the question is only how a release meets an
+// attempt under way. It returns the break, or nil and the number of
+// interleavings tried.
+func handover(newRun func(string) *run) (*Result, int) {
+	return interleavings(newRun, "handover", func(r *run, n int, prefix []int) ([]choice, *Result) {
+		a, b := r.newClient("A", 0), r.newClient("B", 0)
+		la := a.tryAcquire(r.tm.Long)
+		if la == nil {
+			r.fail("A could not acquire a free lock")
+		}
+		r.det.enter("A")
+		clients := []*client{a, b}
+		won := []bool{true, false}
+		trace := r.schedule(clients, func(i int) {
+			c := clients[i]
+			if c == a {
+				r.det.leave("A")
+				won[0] = false
+				c.releaseErr(la)
+			}
+			if l := c.tryAcquire(r.tm.Long); l != nil {
+				won[i] = true
+				r.det.enter(c.name)
+			}
+		}, prefix)
+		if won[0] && won[1] {
+			res := r.breaks("A released its lock and at once acquired it again while B made one attempt, and both got it (interleaving %d of their commands): %s", n, mustOverlap(r))
+			return trace, &res
+		}
+		return trace, nil
+	})
 }
 
 func mustOverlap(r *run) string {

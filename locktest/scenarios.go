@@ -33,11 +33,17 @@ const (
 )
 
 // exclusion: first two clients race for a free key, in every interleaving
-// of their attempts' commands; then contenders clients take turns rounds
-// times each, with work far inside a long TTL. No faults in either.
+// of their attempts' commands; then a holder releases and tries again
+// while another client makes one attempt, in every interleaving; then
+// contenders clients take turns rounds times each, with work far inside a
+// long TTL. No faults in any of them.
 func exclusion(newRun func(string) *run) Result {
 	if res := race(newRun, nil, "both clients acquired the same free lock", "on a free key"); res.Verdict != Holds {
 		return res
+	}
+	broken, handovers := handover(newRun)
+	if broken != nil {
+		return *broken
 	}
 	r := newRun("/contend")
 	clients := make([]*client, contenders)
@@ -92,7 +98,7 @@ func exclusion(newRun func(string) *run) Result {
 		slices.Sort(who)
 		return r.notApplicable("the clients could not take turns: %s waited %v for a lock released by its holder and never got it (release-frees shows why)", who[0], r.tm.Long/2)
 	}
-	return r.holds("no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in, and %d clients, %d critical sections each, were never two inside", contenders, rounds)
+	return r.holds("no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in; in each of the %d interleavings of a holder's release and new attempt with another client's attempt, at most one got the lock; and %d clients, %d critical sections each, were never two inside", handovers, contenders, rounds)
 }
 
 // crashRecovery: A acquires and crashes; B must get the lock within the TTL

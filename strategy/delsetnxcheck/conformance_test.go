@@ -8,15 +8,14 @@ import (
 )
 
 // TestConformance runs the conformance suite on delsetnxcheck and checks
-// every verdict against the declaration in package catalog, once the
-// catalog lists it. It does not yet: the lock breaks exclusion without any
-// fault (TestReleaseBeforeGet), and the suite's contended exclusion run
-// meets that interleaving on most runs but not all, while a declared
-// verdict must be the one observed on every run.
+// every verdict against the declaration in package catalog, exclusion's
+// fault-free break included: the suite's exploration of a holder's
+// release and new attempt against a waiter's attempt meets it on every
+// run.
 func TestConformance(t *testing.T) {
 	e, ok := catalog.Lookup("delsetnxcheck")
 	if !ok {
-		t.Skip("delsetnxcheck is not in the catalog until the suite finds its fault-free exclusion break on every run")
+		t.Fatal("delsetnxcheck is not in the catalog")
 	}
 	locktest.Run(t, e.New, e.Expect)
 }

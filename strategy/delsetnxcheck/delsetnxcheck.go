@@ -30,11 +30,12 @@
 //
 // How it breaks, with no fault at all: a holder that releases between a
 // waiter's SETNX and its GET leaves the waiter reading no time, which
-// `$t > time()` finds stale; when a third client's SETNX takes the free
-// lock before the waiter's DEL, that DEL deletes the fresh lock, counts 1,
-// and the waiter's SETNX wins too (exclusion). Package delsetnx gives up on
-// a key gone before its GET and is not open to this. Whether the suite's
-// contended run meets this interleaving depends on timing.
+// `$t > time()` finds stale; when a SETNX of the holder or of a third
+// client takes the free lock before the waiter's DEL, that DEL deletes the
+// fresh lock, counts 1, and the waiter's SETNX wins too (exclusion: the
+// suite finds it among the interleavings of a holder's release and new
+// attempt with one waiter's attempt). Package delsetnx gives up on a key
+// gone before its GET and is not open to this.
 //
 // On a stale lock, the check of DEL's count stops a waiter only when the
 // other waiter's DEL came first and its SETNX has not yet run. When that

@@ -5,7 +5,7 @@
 // exercise's directory, in a module of its own that uses this repository,
 // so that the exercises cannot rot. The same package checks the pages that
 // send readers to the exercises: their hints, their links, and the
-// verdicts of the reading path (readingpath_test.go).
+// verdicts of the reading path (pages_test.go).
 package exercises_test
 
 import (

@@ -120,7 +120,8 @@ func TestExercises(t *testing.T) {
 // (REDIS_ADDR, REDIS_URL), in which case the children find it the same way.
 func childEnv(t *testing.T) []string {
 	srv := redistest.Shared(t)
-	env := append(os.Environ(), "LOCKLAB_EXERCISE=1")
+	// The copy is a module of its own, outside any workspace.
+	env := append(os.Environ(), "LOCKLAB_EXERCISE=1", "GOWORK=off")
 	if srv.Kind != redistest.KindExternal {
 		env = slices.DeleteFunc(env, func(kv string) bool {
 			return strings.HasPrefix(kv, redistest.EnvURL+"=")

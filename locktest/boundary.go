@@ -65,24 +65,21 @@ func boundaryText(k, n int, op string) string {
 }
 
 // pausedAt runs op on its own goroutine with c paused at boundary k of it
-// (see boundaryText). It returns once c has reached the boundary, with
-// reached true, or once op has ended without reaching it (it sent fewer
-// commands this time). wait waits for op to end, after c is resumed, and
+// (see boundaryText). It returns once c has reached the boundary, that is
+// once it tries to send the command after it, with reached true; or once
+// op has ended without reaching it (it sent fewer commands this time). wait waits for op to end, after c is resumed, and
 // passes on an abort raised inside op.
 func (c *client) pausedAt(k, n int, op string, f func()) (reached bool, wait func()) {
 	why := "paused " + boundaryText(k, n, op)
 	reachedCh := make(chan struct{})
 	c.mu.Lock()
+	c.pauseWhy = why
 	if k == 0 {
-		c.paused = make(chan struct{})
-		close(reachedCh)
+		c.paused, c.arrive = make(chan struct{}), reachedCh
 	} else {
-		c.pauseAt, c.pauseWhy, c.reached = c.sent+k, why, reachedCh
+		c.pauseAt, c.reached = c.sent+k, reachedCh
 	}
 	c.mu.Unlock()
-	if k == 0 {
-		c.r.rec.add(Event{Client: c.name, Kind: EvPause, Text: why})
-	}
 	ended := make(chan any, 1)
 	go func() {
 		defer func() { ended <- recover() }()
@@ -106,8 +103,9 @@ func (c *client) pausedAt(k, n int, op string, f func()) (reached bool, wait fun
 	}
 	if !reached {
 		c.mu.Lock()
-		c.pauseAt = 0
+		c.pauseAt, c.reached, c.arrive = 0, nil, nil
 		c.mu.Unlock()
+		c.resume() // a pause before the first command, never reached
 		wait()
 		c.r.note("%s's %s ended before reaching that boundary", c.name, op)
 	}

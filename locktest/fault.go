@@ -33,7 +33,8 @@ type client struct {
 
 	pauseAt  int           // pause once this many commands have returned; 0: never
 	pauseWhy string        // what the pause note says
-	reached  chan struct{} // closed when the pause at pauseAt begins
+	reached  chan struct{} // becomes arrive when the pause at pauseAt begins
+	arrive   chan struct{} // closed when the paused client reaches its next command
 	failNext bool          // the next command fails without being sent
 	inMulti  bool          // between MULTI and EXEC/DISCARD: commands are only queued
 	lastCmd  string
@@ -121,11 +122,22 @@ func (c *client) resume() {
 func (c *client) before(ctx context.Context, cmd string) error {
 	c.mu.Lock()
 	crashed, paused, gate := c.crashed, c.paused, c.gate
+	arrive, why := c.arrive, c.pauseWhy
+	if paused != nil && !crashed {
+		c.arrive = nil
+	}
 	c.mu.Unlock()
 	if crashed {
 		return errCrashed
 	}
 	if paused != nil {
+		// A pause at a boundary begins here, at the next command, once
+		// whatever the client does between two commands (a clock read, a
+		// compare) is done: the timeline is the same on every run.
+		if arrive != nil {
+			c.r.rec.add(Event{Client: c.name, Kind: EvPause, Text: why})
+			close(arrive)
+		}
 		select {
 		case <-paused:
 		case <-ctx.Done():
@@ -180,13 +192,11 @@ func (c *client) after(cmd string, args []any, reply any, err error) (crashed bo
 		if c.paused == nil {
 			c.paused = make(chan struct{})
 		}
-		why, reached := c.pauseWhy, c.reached
 		if c.inMulti {
-			why += " (inside MULTI: what it queued runs only at EXEC)"
+			c.pauseWhy += " (inside MULTI: what it queued runs only at EXEC)"
 		}
+		c.arrive, c.reached = c.reached, nil
 		c.mu.Unlock()
-		c.r.rec.add(Event{Client: c.name, Kind: EvPause, Text: why})
-		close(reached)
 		return false
 	}
 	c.mu.Unlock()

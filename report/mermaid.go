@@ -30,9 +30,12 @@ import (
 //     second); a token that is new on every repetition reads (new token).
 //
 // Characters that Mermaid would misread (; # " < >) are written as
-// entity codes.
-func Mermaid(tl []locktest.Event) string {
-	m := &mermaid{}
+// entity codes. Lang.Mermaid draws the same diagram with its texts in
+// another language.
+func Mermaid(tl []locktest.Event) string { return English.tr().mermaid(tl) }
+
+func (t tr) mermaid(tl []locktest.Event) string {
+	m := &mermaid{tr: t}
 	m.start(tl)
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
@@ -63,6 +66,7 @@ var (
 )
 
 type mermaid struct {
+	tr           tr
 	key          string
 	participants []string
 	active       map[string]bool
@@ -183,7 +187,7 @@ func (m *mermaid) body(groups []group) []line {
 			}
 			for k := range a {
 				a[k].text = merge(a[k].text, b[k].text)
-				a[k].text = newTokenRE.ReplaceAllString(a[k].text, "(new token)")
+				a[k].text = newTokenRE.ReplaceAllString(a[k].text, m.tr.msg().newToken)
 			}
 			out = append(out, a...)
 		}
@@ -199,37 +203,41 @@ func (m *mermaid) event(e locktest.Event, depth int) []line {
 	l := func(format string, args ...any) line {
 		return line{depth: depth, client: c, text: fmt.Sprintf(format, args...)}
 	}
+	// note writes text as it is: what the strategy's errors say; say
+	// translates the suite's own sentence text.
 	note := func(text string) line { return l("Note over %s: %s", c, escape(text)) }
+	say := func(text string) line { return note(m.tr.text(text)) }
+	words := m.tr.msg()
 	switch e.Kind {
 	case locktest.EvCommand:
 		cmd := shaRE.ReplaceAllString(strings.Join(e.Command, " "), "$1…")
 		if e.Reply == "(sent)" { // pipelined: the reply comes with a later Receive
-			return []line{l("%s->>%s: %s (pipelined)", c, redis, escape(cmd))}
+			return []line{l("%s->>%s: %s%s", c, redis, escape(cmd), words.pipelined)}
 		}
 		reply := e.Reply
 		if reply == "" {
 			reply = `""`
 		}
 		if e.Err != "" {
-			reply = "error: " + e.Err
+			reply = words.errorReply + e.Err
 		}
 		return []line{l("%s->>%s: %s", c, redis, escape(cmd)), l("%s-->>%s: %s", redis, c, escape(reply))}
 	case locktest.EvClock:
-		return []line{note(e.Text)}
+		return []line{say(e.Text)}
 	case locktest.EvAcquired:
-		return []line{note(e.Reply)}
+		return []line{say(e.Reply)}
 	case locktest.EvReleased:
 		if e.Err != "" {
-			return []line{note("release failed: " + e.Err)}
+			return []line{note(words.releaseFailed + e.Err)}
 		}
-		return []line{note(e.Reply)}
+		return []line{say(e.Reply)}
 	case locktest.EvRefreshed:
 		if e.Err != "" {
-			return []line{note("refresh failed: " + e.Err)}
+			return []line{note(words.refreshFailed + e.Err)}
 		}
-		return []line{note(e.Reply)}
+		return []line{say(e.Reply)}
 	case locktest.EvEnter:
-		out := []line{note(e.Text)}
+		out := []line{say(e.Text)}
 		if !m.active[c] {
 			m.active[c] = true
 			out = append(out, l("activate %s", c))
@@ -241,15 +249,17 @@ func (m *mermaid) event(e locktest.Event, depth int) []line {
 			m.active[c] = false
 			out = append(out, l("deactivate %s", c))
 		}
-		return append(out, note(e.Text))
+		return append(out, say(e.Text))
 	case locktest.EvOverlap:
-		return []line{l("Note over %s: overlap: %s", m.span(c, e.Text), escape(e.Text))}
+		return []line{l("Note over %s: %s%s", m.span(c, e.Text), words.overlap, escape(m.tr.text(e.Text)))}
 	case locktest.EvCrash:
-		return []line{note(e.Text)}
+		return []line{say(e.Text)}
 	}
 	text := e.Text
 	if text == "" {
 		text = string(e.Kind)
+	} else {
+		text = m.tr.text(text)
 	}
 	if c != "" {
 		return []line{note(text)}

@@ -8,6 +8,9 @@
 // is the verdict (holds, breaks, n/a, or error when the suite reached none),
 // followed by "!" when it is not the declared one.
 //
+// Options.Lang writes the report in another language than English (see
+// Lang); the verdicts and the JSON form's field names stay as they are.
+//
 // The JSON form is stable; package lockcheck's documentation describes it.
 package report
 
@@ -17,7 +20,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/locklab/locklab/locktest"
@@ -139,10 +141,11 @@ func (rep *Report) Breaks() []Result {
 func (rep *Report) OK() bool { return len(rep.Mismatches()) == 0 && len(rep.Changes) == 0 }
 
 // cells returns the matrix: one row per property, the first column its
-// name, then one cell per strategy ("" where nothing ran).
-func (rep *Report) cells() (header []string, rows [][]string) {
+// name, then one cell per strategy ("" where nothing ran); the header
+// names the first column in t's language.
+func (rep *Report) cells(t tr) (header []string, rows [][]string) {
 	strategies := rep.Strategies()
-	header = append([]string{"property"}, strategies...)
+	header = append([]string{t.msg().property}, strategies...)
 	for _, p := range rep.Properties() {
 		row := []string{string(p)}
 		for _, s := range strategies {
@@ -162,26 +165,30 @@ type Options struct {
 	// Trace adds the counterexample of every break as a Mermaid sequence
 	// diagram.
 	Trace bool
+	// Lang is the language of the headers, summaries, reasons and
+	// diagrams; "" is English. In JSON only the reasons and diagrams are
+	// translated.
+	Lang Lang
 }
 
 // Text writes the matrix as aligned plain text, then the mismatches, the
 // changes between runs and, with opts.Trace, the diagrams.
 func Text(w io.Writer, rep *Report, opts Options) error {
+	return text(w, rep, opts, opts.Lang.tr())
+}
+
+func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "Verdicts on Redis %s, %s\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	header, rows := rep.cells()
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, row := range rows {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-	}
-	tw.Flush()
+	m := t.msg()
+	fmt.Fprintf(ew, m.header+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	header, rows := rep.cells(t)
+	align(ew, append([][]string{header}, rows...))
 	fmt.Fprintln(ew)
-	summary(ew, rep, "  ")
+	summary(ew, rep, "  ", t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
-			fmt.Fprintf(ew, "\n%s / %s: breaks: %s\n", r.Strategy, r.Property, r.Reason)
-			ew.WriteString(Mermaid(r.Timeline))
+			fmt.Fprintf(ew, m.textTrace, r.Strategy, r.Property, t.reason(r))
+			ew.WriteString(t.mermaid(r.Timeline))
 		}
 	}
 	return ew.err
@@ -191,22 +198,29 @@ func Text(w io.Writer, rep *Report, opts Options) error {
 // changes between runs and, with opts.Trace, the diagrams in mermaid code
 // blocks.
 func Markdown(w io.Writer, rep *Report, opts Options) error {
+	return markdown(w, rep, opts, opts.Lang.tr())
+}
+
+func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "Verdicts on Redis %s, %s:\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
-	MarkdownTable(ew, rep)
+	m := t.msg()
+	fmt.Fprintf(ew, m.header+m.colon+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	markdownTable(ew, rep, t)
 	fmt.Fprintln(ew)
-	summary(ew, rep, "- ")
+	summary(ew, rep, "- ", t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
-			fmt.Fprintf(ew, "\n### %s: %s\n\n%s\n\n```mermaid\n%s```\n", r.Strategy, r.Property, sentence(r.Reason), Mermaid(r.Timeline))
+			fmt.Fprintf(ew, m.markdownTrace, r.Strategy, r.Property, t.sentence(t.reason(r)), t.mermaid(r.Timeline))
 		}
 	}
 	return ew.err
 }
 
 // MarkdownTable writes the matrix alone as a Markdown table.
-func MarkdownTable(w io.Writer, rep *Report) {
-	header, rows := rep.cells()
+func MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, English.tr()) }
+
+func markdownTable(w io.Writer, rep *Report, t tr) {
+	header, rows := rep.cells(t)
 	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
 	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
 	for _, row := range rows {
@@ -216,41 +230,37 @@ func MarkdownTable(w io.Writer, rep *Report) {
 
 // summary writes whether the verdicts are the declared ones, and lists
 // those that are not and those that changed between runs.
-func summary(w io.Writer, rep *Report, bullet string) {
+func summary(w io.Writer, rep *Report, bullet string, t tr) {
+	m := t.msg()
 	mism := rep.Mismatches()
 	switch {
 	case len(rep.Results) == 1 && len(mism) == 0:
-		fmt.Fprintln(w, "The verdict is the declared one.")
+		fmt.Fprint(w, m.oneDeclared)
 	case len(mism) == 0:
-		fmt.Fprintf(w, "All %d verdicts are the declared ones.\n", len(rep.Results))
+		fmt.Fprintf(w, m.allDeclared, len(rep.Results))
 	case len(mism) == 1:
-		fmt.Fprintf(w, "1 of %d verdicts is not the declared one (marked !):\n", len(rep.Results))
+		fmt.Fprintf(w, m.oneMismatch, len(rep.Results))
 	default:
-		fmt.Fprintf(w, "%d of %d verdicts are not the declared ones (marked !):\n", len(mism), len(rep.Results))
+		fmt.Fprintf(w, m.mismatches, len(mism), len(rep.Results))
 	}
 	for _, r := range mism {
-		why := r.Reason
-		if r.Err != nil {
-			why = r.Err.Error()
-		}
-		fmt.Fprintf(w, "%s%s / %s: %s, declared %s: %s\n", bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(why))
+		fmt.Fprintf(w, m.mismatch, bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(t.reason(r)))
 	}
 	if rep.Runs > 1 {
-		if len(rep.Changes) == 0 {
-			fmt.Fprintf(w, "The verdicts were the same in all %d runs.\n", rep.Runs)
-		} else {
-			what := fmt.Sprintf("%d verdicts", len(rep.Changes))
-			if len(rep.Changes) == 1 {
-				what = "1 verdict"
+		switch len(rep.Changes) {
+		case 0:
+			fmt.Fprintf(w, m.sameRuns, rep.Runs)
+		case 1:
+			fmt.Fprintf(w, m.oneChanged, rep.Runs)
+		default:
+			fmt.Fprintf(w, m.manyChanged, len(rep.Changes), rep.Runs)
+		}
+		for _, c := range rep.Changes {
+			vs := make([]string, len(c.Verdicts))
+			for i, v := range c.Verdicts {
+				vs[i] = string(v)
 			}
-			fmt.Fprintf(w, "%s changed between the %d runs:\n", what, rep.Runs)
-			for _, c := range rep.Changes {
-				vs := make([]string, len(c.Verdicts))
-				for i, v := range c.Verdicts {
-					vs[i] = string(v)
-				}
-				fmt.Fprintf(w, "%s%s / %s: %s\n", bullet, c.Strategy, c.Property, strings.Join(vs, ", "))
-			}
+			fmt.Fprintf(w, m.change, bullet, c.Strategy, c.Property, strings.Join(vs, ", "))
 		}
 	}
 }
@@ -316,8 +326,13 @@ type JSONChange struct {
 }
 
 // ToJSON converts rep to its JSON form; with opts.Trace every break also
-// carries its diagram.
+// carries its diagram. With opts.Lang, the reasons and the diagrams are in
+// that language; nothing else changes.
 func ToJSON(rep *Report, opts Options) JSONReport {
+	return toJSON(rep, opts, opts.Lang.tr())
+}
+
+func toJSON(rep *Report, opts Options, t tr) JSONReport {
 	out := JSONReport{
 		RedisVersion: rep.RedisVersion,
 		When:         rep.When.UTC().Format(time.RFC3339),
@@ -333,7 +348,7 @@ func ToJSON(rep *Report, opts Options) JSONReport {
 			Verdict:   r.Outcome(),
 			Expected:  r.Expected,
 			Match:     r.Matches(),
-			Reason:    r.Reason,
+			Reason:    t.text(r.Reason),
 			ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000,
 			Timeline:  r.Timeline,
 		}
@@ -341,7 +356,7 @@ func ToJSON(rep *Report, opts Options) JSONReport {
 			jr.Error = r.Err.Error()
 		}
 		if opts.Trace && jr.Verdict == locktest.Breaks {
-			jr.Mermaid = Mermaid(r.Timeline)
+			jr.Mermaid = t.mermaid(r.Timeline)
 		}
 		out.Results = append(out.Results, jr)
 	}
@@ -360,32 +375,21 @@ func JSON(w io.Writer, rep *Report, opts Options) error {
 
 // Verdicts writes one strategy's verdicts as a Markdown table: property,
 // verdict, and the suite's reason.
-func Verdicts(w io.Writer, rep *Report, strategy string) {
-	fmt.Fprintln(w, "| property | verdict | what the suite saw |")
-	fmt.Fprintln(w, "|---|---|---|")
+func Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, English.tr()) }
+
+func verdicts(w io.Writer, rep *Report, strategy string, t tr) {
+	fmt.Fprint(w, t.msg().verdicts)
 	for _, r := range rep.Results {
 		if r.Strategy != strategy {
 			continue
 		}
-		why := r.Reason
-		if r.Err != nil {
-			why = r.Err.Error()
-		}
-		fmt.Fprintf(w, "| %s | %s | %s |\n", r.Property, r.Cell(), strings.ReplaceAll(firstLine(why), "|", "\\|"))
+		fmt.Fprintf(w, "| %s | %s | %s |\n", r.Property, r.Cell(), strings.ReplaceAll(firstLine(t.reason(r)), "|", "\\|"))
 	}
 }
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
-}
-
-// sentence ends s with a full stop.
-func sentence(s string) string {
-	if s == "" || strings.HasSuffix(s, ".") {
-		return s
-	}
-	return s + "."
 }
 
 // errWriter keeps the first write error.

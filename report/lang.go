@@ -1,0 +1,260 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/report/internal/zh"
+)
+
+// Lang is a language the report is written in: its headers and summaries,
+// the suite's reasons and notes, and the texts of its diagrams.
+// Identifiers, commands, keys, property names, the verdicts (holds,
+// breaks, n/a) and the errors of strategies are never translated.
+type Lang string
+
+// The languages.
+const (
+	// English is the suite's own language, and the default.
+	English Lang = "en"
+	// Chinese is for the readers of the Chinese posts the strategies come
+	// from. The suite's sentences are translated as it wrote them (see
+	// Translate).
+	Chinese Lang = "zh"
+)
+
+// Langs returns the languages, the default first.
+func Langs() []Lang { return []Lang{English, Chinese} }
+
+// ParseLang returns the language named s ("" is English).
+func ParseLang(s string) (Lang, error) {
+	if s == "" {
+		return English, nil
+	}
+	if l := Lang(s); slices.Contains(Langs(), l) {
+		return l, nil
+	}
+	names := make([]string, len(Langs()))
+	for i, l := range Langs() {
+		names[i] = string(l)
+	}
+	return "", fmt.Errorf("unknown language %q; the languages are %s", s, strings.Join(names, ", "))
+}
+
+// Translate returns s, a sentence of the suite (a reason, a note, the text
+// of an event), in l, and whether l has it. The suite writes in English
+// and builds its sentences from fixed formats; a sentence that l has no
+// translation for comes back as it is, and Untranslated lists them.
+func (l Lang) Translate(s string) (string, bool) {
+	if l != Chinese || s == "" {
+		return s, true
+	}
+	return zh.Translate(s)
+}
+
+// Mermaid is Mermaid with its texts in l.
+func (l Lang) Mermaid(tl []locktest.Event) string { return l.tr().mermaid(tl) }
+
+// Verdicts is Verdicts with its header and reasons in l.
+func (l Lang) Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, l.tr()) }
+
+// MarkdownTable is MarkdownTable with its header in l.
+func (l Lang) MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, l.tr()) }
+
+// Reason returns r's reason in l, or its error as it is when it has one.
+func (l Lang) Reason(r Result) string { return l.tr().reason(r) }
+
+// Sentence ends s with l's full stop.
+func (l Lang) Sentence(s string) string { return l.tr().sentence(s) }
+
+// Untranslated renders rep in l, as every output form and diagram would,
+// and returns the texts that l has no translation for, without repeats,
+// in order. It is empty for English.
+func Untranslated(rep *Report, l Lang) []string {
+	var missing []string
+	t := tr{lang: l, missing: &missing}
+	opts := Options{Trace: true, Lang: l}
+	text(io.Discard, rep, opts, t)
+	markdown(io.Discard, rep, opts, t)
+	toJSON(rep, opts, t)
+	for _, s := range rep.Strategies() {
+		verdicts(io.Discard, rep, s, t)
+	}
+	slices.Sort(missing)
+	return slices.Compact(missing)
+}
+
+// tr renders in one language, noting what it cannot translate.
+type tr struct {
+	lang Lang
+	// missing, when not nil, gets every text without a translation.
+	missing *[]string
+}
+
+func (l Lang) tr() tr {
+	if l == "" {
+		l = English
+	}
+	return tr{lang: l}
+}
+
+// text translates one sentence of the suite.
+func (t tr) text(s string) string {
+	out, ok := t.lang.Translate(s)
+	if !ok && t.missing != nil {
+		*t.missing = append(*t.missing, s)
+	}
+	return out
+}
+
+// reason is r's reason translated, or its error as it is.
+func (t tr) reason(r Result) string {
+	if r.Err != nil {
+		return r.Err.Error()
+	}
+	return t.text(r.Reason)
+}
+
+// sentence ends s with a full stop.
+func (t tr) sentence(s string) string {
+	stop := "."
+	if t.lang == Chinese {
+		stop = "。"
+	}
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "。") {
+		return s
+	}
+	return s + stop
+}
+
+// msg returns the words of the report's own that t's language uses.
+func (t tr) msg() *messages {
+	if t.lang == Chinese {
+		return &chinese
+	}
+	return &english
+}
+
+// messages are the report's own words: headers, summaries, and the
+// labels diagrams add to the suite's texts.
+type messages struct {
+	header   string // the Redis version, the time of the run
+	colon    string
+	property string // the header of the matrix's first column
+	verdicts string // the header of Verdicts' table
+
+	oneDeclared, allDeclared string
+	oneMismatch, mismatches  string // total; mismatches, total
+	mismatch                 string // bullet, strategy, property, verdict, declared, why
+	sameRuns                 string
+	oneChanged, manyChanged  string // runs; changes, runs
+	change                   string // bullet, strategy, property, verdicts
+	textTrace                string // strategy, property, reason
+	markdownTrace            string // strategy, property, reason, diagram
+
+	// In diagrams.
+	pipelined, errorReply, releaseFailed, refreshFailed, overlap, newToken string
+}
+
+var english = messages{
+	header:   "Verdicts on Redis %s, %s",
+	colon:    ":",
+	property: "property",
+	verdicts: "| property | verdict | what the suite saw |\n|---|---|---|\n",
+
+	oneDeclared: "The verdict is the declared one.\n",
+	allDeclared: "All %d verdicts are the declared ones.\n",
+	oneMismatch: "1 of %d verdicts is not the declared one (marked !):\n",
+	mismatches:  "%d of %d verdicts are not the declared ones (marked !):\n",
+	mismatch:    "%s%s / %s: %s, declared %s: %s\n",
+	sameRuns:    "The verdicts were the same in all %d runs.\n",
+	oneChanged:  "1 verdict changed between the %d runs:\n",
+	manyChanged: "%d verdicts changed between the %d runs:\n",
+	change:      "%s%s / %s: %s\n",
+
+	textTrace:     "\n%s / %s: breaks: %s\n",
+	markdownTrace: "\n### %s: %s\n\n%s\n\n```mermaid\n%s```\n",
+
+	pipelined:     " (pipelined)",
+	errorReply:    "error: ",
+	releaseFailed: "release failed: ",
+	refreshFailed: "refresh failed: ",
+	overlap:       "overlap: ",
+	newToken:      "(new token)",
+}
+
+var chinese = messages{
+	header:   "Redis %s 上的判定，%s",
+	colon:    "：",
+	property: "性质",
+	verdicts: "| 性质 | 判定 | 测试套件看到了什么 |\n|---|---|---|\n",
+
+	oneDeclared: "判定与声明的一致。\n",
+	allDeclared: "全部 %d 项判定都与声明的一致。\n",
+	oneMismatch: "%d 项判定中有 1 项与声明的不一致（标有 !）：\n",
+	mismatches:  "%[2]d 项判定中有 %[1]d 项与声明的不一致（标有 !）：\n",
+	mismatch:    "%s%s / %s：%s，声明为 %s：%s\n",
+	sameRuns:    "%d 次运行的判定全都相同。\n",
+	oneChanged:  "有 1 项判定在 %d 次运行之间变了：\n",
+	manyChanged: "有 %d 项判定在 %d 次运行之间变了：\n",
+	change:      "%s%s / %s：%s\n",
+
+	textTrace:     "\n%s / %s：breaks：%s\n",
+	markdownTrace: "\n### %s：%s\n\n%s\n\n```mermaid\n%s```\n",
+
+	pipelined:     "（流水线发送）",
+	errorReply:    "错误：",
+	releaseFailed: "释放失败：",
+	refreshFailed: "续期失败：",
+	overlap:       "重叠：",
+	newToken:      "（新令牌）",
+}
+
+// align writes rows as columns: each cell but the last of a row padded
+// with spaces to the widest of its column, plus two. It is what
+// text/tabwriter does with a padding of 2, except that a Chinese character
+// counts as the two columns a terminal gives it.
+func align(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, row := range rows {
+		for j, cell := range row[:max(len(row)-1, 0)] {
+			if j == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[j] = max(widths[j], width(cell))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		for j, cell := range row {
+			b.WriteString(cell)
+			if j < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[j]-width(cell)+2))
+			}
+		}
+		b.WriteByte('\n')
+		io.WriteString(w, b.String())
+	}
+}
+
+// width is how many columns s takes in a terminal.
+func width(s string) int {
+	n := 0
+	for _, c := range s {
+		n++
+		if wide(c) {
+			n++
+		}
+	}
+	return n
+}
+
+// wide reports whether c takes two columns: Chinese characters, and the
+// full-width punctuation that goes with them.
+func wide(c rune) bool {
+	return unicode.Is(unicode.Han, c) || (c >= 0x3000 && c <= 0x303f) || (c >= 0xff01 && c <= 0xff60)
+}

@@ -1,0 +1,206 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/locklab/locklab/locktest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAlign: align writes what text/tabwriter wrote before Chinese headers
+// needed it, byte for byte.
+func TestAlign(t *testing.T) {
+	for _, rows := range [][][]string{
+		{{"property", "setnxpx", "luatoken"}, {"exclusion", "holds", "holds"}, {"holder-overrun", "breaks", "holds!"}},
+		{{"property", "a", "b", "c"}, {"x", "", "n/a", ""}, {"stale-takeover-race", "error!", "", "holds"}},
+		{{"property", "only"}, {"exclusion", "holds"}},
+		{{"property"}, {"exclusion"}},
+	} {
+		var want, got bytes.Buffer
+		tw := tabwriter.NewWriter(&want, 0, 0, 2, ' ', 0)
+		for _, row := range rows {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		tw.Flush()
+		align(&got, rows)
+		assert.Equal(t, want.String(), got.String())
+	}
+	var b bytes.Buffer
+	align(&b, [][]string{{"性质", "setnxpx"}, {"exclusion", "holds"}})
+	assert.Equal(t, "性质       setnxpx\nexclusion  holds\n", b.String(), "a Chinese character is two columns wide")
+}
+
+func TestParseLang(t *testing.T) {
+	for s, want := range map[string]Lang{"": English, "en": English, "zh": Chinese} {
+		l, err := ParseLang(s)
+		require.NoError(t, err, s)
+		assert.Equal(t, want, l)
+	}
+	_, err := ParseLang("fr")
+	assert.EqualError(t, err, `unknown language "fr"; the languages are en, zh`)
+}
+
+// chineseSample is a report whose reasons and timeline are the suite's own
+// sentences.
+func chineseSample() *Report {
+	res := func(s string, p locktest.Property, got, want locktest.Verdict, reason string, tl []locktest.Event) Result {
+		r := Result{Strategy: s, Expected: want}
+		r.Property, r.Verdict, r.Reason, r.Timeline = p, got, reason, tl
+		return r
+	}
+	ev := func(client string, kind locktest.EventKind, text string) locktest.Event {
+		return locktest.Event{Client: client, Kind: kind, Text: text}
+	}
+	key := "lockcheck:d4qk1n9ksdu8h2v0a3pg:setnxpx:holder-overrun"
+	tl := []locktest.Event{
+		ev("", locktest.EvNote, "t0 = 1795306148871 (Unix ms); K = "+key),
+		{Client: "A", Kind: locktest.EvCommand, Command: []string{"SET", "K", "1", "NX", "PX", "60"}, Reply: "OK"},
+		{Client: "A", Kind: locktest.EvAcquired, Reply: "lock acquired"},
+		ev("A", locktest.EvEnter, "enters the critical section"),
+		ev("", locktest.EvNote, "A keeps working past its TTL (60ms); B waits up to 560ms"),
+		{Client: "B", Kind: locktest.EvCommand, Command: []string{"SET", "K", "1", "NX", "PX", "5000"}, Reply: "OK"},
+		{Client: "B", Kind: locktest.EvAcquired, Reply: "lock acquired"},
+		ev("B", locktest.EvEnter, "enters the critical section"),
+		ev("B", locktest.EvOverlap, "B entered while A was inside"),
+		ev("B", locktest.EvLeave, "leaves the critical section"),
+		{Client: "B", Kind: locktest.EvCommand, Command: []string{"DEL", "K"}, Reply: "1"},
+		{Client: "B", Kind: locktest.EvReleased, Reply: "released"},
+		ev("A", locktest.EvLeave, "leaves the critical section"),
+		{Client: "A", Kind: locktest.EvCommand, Command: []string{"DEL", "K"}, Reply: "0"},
+		{Client: "A", Kind: locktest.EvReleased, Err: `setnxpx: DEL "` + key + `": locklab: lock not held`},
+	}
+	return &Report{
+		RedisVersion: "7.0.15",
+		When:         time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+		Results: []Result{
+			res("setnxpx", locktest.ClockSkew, locktest.NotApplicable, locktest.NotApplicable, "the strategy never reads the client's clock", nil),
+			res("setnxpx", locktest.HolderOverrun, locktest.Breaks, locktest.Breaks, "A's TTL ran out while it worked and B acquired the lock: B entered while A was inside", tl),
+			res("luatoken", locktest.ClockSkew, locktest.NotApplicable, locktest.NotApplicable, "the strategy never reads the client's clock", nil),
+			res("luatoken", locktest.HolderOverrun, locktest.Holds, locktest.Breaks, "B did not acquire the lock while A overran its TTL", nil),
+		},
+	}
+}
+
+func TestTextChinese(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, Text(&b, chineseSample(), Options{Trace: true, Lang: Chinese}))
+	assert.Equal(t, `Redis 7.0.15 上的判定，2026-11-22T10:00:00Z
+
+性质            setnxpx  luatoken
+clock-skew      n/a      n/a
+holder-overrun  breaks   holds!
+
+4 项判定中有 1 项与声明的不一致（标有 !）：
+  luatoken / holder-overrun：holds，声明为 breaks：A 干活超过 TTL 期间，B 没有拿到锁
+
+setnxpx / holder-overrun：breaks：A 还在干活，TTL 就到期了，B 拿到了锁：B 进入时 A 还在临界区内
+sequenceDiagram
+    participant A
+    participant B
+    participant Redis
+    Note over A,Redis: t0 = 1795306148871（Unix 毫秒）；K = lockcheck:d4qk1n9ksdu8h2v0a3pg:setnxpx:holder-overrun
+    A->>Redis: SET K 1 NX PX 60
+    Redis-->>A: OK
+    Note over A: 拿到锁
+    Note over A: 进入临界区
+    activate A
+    Note over A,Redis: A 干活超过了 TTL（60ms）；B 最多等待 560ms
+    B->>Redis: SET K 1 NX PX 5000
+    Redis-->>B: OK
+    Note over B: 拿到锁
+    Note over B: 进入临界区
+    activate B
+    Note over A,B: 重叠：B 进入时 A 还在临界区内
+    deactivate B
+    Note over B: 离开临界区
+    B->>Redis: DEL K
+    Redis-->>B: 1
+    Note over B: 已释放
+    deactivate A
+    Note over A: 离开临界区
+    A->>Redis: DEL K
+    Redis-->>A: 0
+    Note over A: 释放失败：setnxpx: DEL K: locklab: lock not held
+`, b.String())
+	assert.Empty(t, Untranslated(chineseSample(), Chinese))
+}
+
+func TestMarkdownChinese(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, Markdown(&b, chineseSample(), Options{Trace: true, Lang: Chinese}))
+	assert.True(t, strings.HasPrefix(b.String(), "Redis 7.0.15 上的判定，2026-11-22T10:00:00Z：\n\n| 性质 | setnxpx | luatoken |\n|---|---|---|\n"), b.String())
+	assert.Contains(t, b.String(), "- luatoken / holder-overrun：holds，声明为 breaks：A 干活超过 TTL 期间，B 没有拿到锁\n")
+	assert.Contains(t, b.String(), "### setnxpx：holder-overrun\n\nA 还在干活，TTL 就到期了，B 拿到了锁：B 进入时 A 还在临界区内。\n\n```mermaid\nsequenceDiagram\n")
+
+	b.Reset()
+	Chinese.Verdicts(&b, chineseSample(), "luatoken")
+	assert.Equal(t, `| 性质 | 判定 | 测试套件看到了什么 |
+|---|---|---|
+| clock-skew | n/a | 这个策略从来不读客户端的时钟 |
+| holder-overrun | holds! | A 干活超过 TTL 期间，B 没有拿到锁 |
+`, b.String())
+}
+
+// TestJSONChinese: in Chinese, only the reasons and the diagrams change.
+func TestJSONChinese(t *testing.T) {
+	rep := chineseSample()
+	rep.Results[0].Err = errors.New("watchdog: boom")
+	en, zh := ToJSON(rep, Options{Trace: true}), ToJSON(rep, Options{Trace: true, Lang: Chinese})
+	require.Len(t, zh.Results, len(en.Results))
+	assert.Equal(t, "A 还在干活，TTL 就到期了，B 拿到了锁：B 进入时 A 还在临界区内", zh.Results[1].Reason)
+	assert.Contains(t, zh.Results[1].Mermaid, "Note over A,B: 重叠：B 进入时 A 还在临界区内\n")
+	assert.Equal(t, "watchdog: boom", zh.Results[0].Error, "errors stay as they are")
+	for i := range en.Results {
+		e, z := en.Results[i], zh.Results[i]
+		e.Reason, e.Mermaid, z.Reason, z.Mermaid = "", "", "", ""
+		assert.Equal(t, e, z, "only reason and mermaid differ")
+	}
+	// The field names are the same.
+	a, err := json.Marshal(en)
+	require.NoError(t, err)
+	b, err := json.Marshal(zh)
+	require.NoError(t, err)
+	var wa, wb struct{ Results []map[string]any }
+	require.NoError(t, json.Unmarshal(a, &wa))
+	require.NoError(t, json.Unmarshal(b, &wb))
+	for i := range wa.Results {
+		for k := range wa.Results[i] {
+			assert.Contains(t, wb.Results[i], k)
+		}
+		assert.Len(t, wb.Results[i], len(wa.Results[i]))
+	}
+}
+
+// TestEnglishUnchanged: the English output is the same with Lang "" and
+// English, and nothing is untranslated in English.
+func TestEnglishUnchanged(t *testing.T) {
+	var a, b bytes.Buffer
+	require.NoError(t, Text(&a, chineseSample(), Options{Trace: true}))
+	require.NoError(t, Text(&b, chineseSample(), Options{Trace: true, Lang: English}))
+	assert.Equal(t, a.String(), b.String())
+	assert.Contains(t, a.String(), "Note over A,B: overlap: B entered while A was inside\n")
+	assert.Empty(t, Untranslated(chineseSample(), English))
+	assert.Equal(t, Mermaid(chineseSample().Results[1].Timeline), English.Mermaid(chineseSample().Results[1].Timeline))
+}
+
+// TestUntranslatedListed: a sentence without a translation is printed in
+// English and listed, once.
+func TestUntranslatedListed(t *testing.T) {
+	rep := chineseSample()
+	rep.Results[1].Reason = "a reason nobody has translated"
+	rep.Results[1].Timeline = append(rep.Results[1].Timeline, locktest.Event{Kind: locktest.EvNote, Text: "a note nobody has translated"})
+	rep.Results[3].Reason = "a reason nobody has translated"
+	var b bytes.Buffer
+	require.NoError(t, Text(&b, rep, Options{Trace: true, Lang: Chinese}))
+	assert.Contains(t, b.String(), "setnxpx / holder-overrun：breaks：a reason nobody has translated\n")
+	assert.Contains(t, b.String(), "Note over A,Redis: a note nobody has translated\n")
+	assert.Equal(t, []string{"a note nobody has translated", "a reason nobody has translated"}, Untranslated(rep, Chinese))
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/locklab/locklab/strategy/fixedpassword"
 	"github.com/locklab/locklab/strategy/getset"
 	"github.com/locklab/locklab/strategy/getsetcompare"
+	"github.com/locklab/locklab/strategy/getsetexpire"
 	"github.com/locklab/locklab/strategy/luatoken"
 	"github.com/locklab/locklab/strategy/multiget"
 	"github.com/locklab/locklab/strategy/setnxdel"
@@ -51,10 +52,10 @@ const (
 
 type props = []locktest.Property
 
-// Strategies returns the eleven strategies, from the most naive to the one
-// to use, getsetcompare twice (as document 004 writes it, then as document
-// 003 does), and last luatoken with the two fixes for an overrunning
-// holder: auto-renewal and fencing tokens.
+// Strategies returns the fifteen strategies, from the most naive to the
+// one to use, getsetcompare twice (as document 004 writes it, then as
+// document 003 does), and last luatoken with the two fixes for an
+// overrunning holder: auto-renewal and fencing tokens.
 func Strategies() []Entry {
 	return []Entry{
 		{
@@ -99,6 +100,17 @@ func Strategies() []Entry {
 			Expect: locktest.Expect{
 				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
 				NotApplicable: props{safeRefresh},
+			},
+		},
+		{
+			Name:    "getsetexpire",
+			Sources: "000 【代码实现】",
+			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
+				return getsetexpire.New(p, getsetexpire.WithClock(c))
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
+				NotApplicable: props{stale, safeRefresh},
 			},
 		},
 		{

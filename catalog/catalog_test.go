@@ -32,7 +32,7 @@ func TestStrategies(t *testing.T) {
 		assert.True(t, ok)
 		assert.Equal(t, e.Name, got.Name)
 	}
-	assert.Len(t, seen, 14)
+	assert.Len(t, seen, 15)
 	_, ok := catalog.Lookup("redlock")
 	assert.False(t, ok)
 }

@@ -8,6 +8,7 @@
 //	strategy/setnxexpire    SETNX then EXPIRE, release DEL
 //	strategy/multiget       SETNX uuid then EXPIRE, release GET inside WATCH/MULTI: never deletes
 //	strategy/getset         SETNX of a timestamp, stale lock taken over with GETSET if the old time has passed
+//	strategy/getsetexpire   as getset, then EXPIRE once won; release PTTL, then DEL unless it answered 0
 //	strategy/getsetcompare  SETNX of a timestamp, stale lock taken over with GETSET if the old time is the one GET read
 //	strategy/delsetnx       SETNX of a timestamp, stale lock taken over with DEL + SETNX
 //	strategy/delsetnxcheck  the same, giving up when the DEL deletes nothing; release DEL

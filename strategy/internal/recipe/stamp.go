@@ -18,7 +18,8 @@ import (
 // documents agree on the outline (SETNX the time; if taken, GET it; if it
 // has passed, take the lock over) and differ in the details, which a
 // StampRecipe fills in: getset, getsetcompare, delsetnx and delsetnxcheck
-// are each one StampRecipe.
+// are each one StampRecipe, and so is getsetexpire, whose package sends
+// document 000's EXPIRE once the attempt has won.
 type Stamped struct {
 	Base
 	StampRecipe

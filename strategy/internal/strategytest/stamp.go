@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
@@ -36,7 +37,8 @@ func (c *ManualClock) Clock() strategy.Clock { return strategy.ClockFunc(c.Now) 
 var T0 = time.Date(2026, 3, 4, 5, 6, 7, 891_000_000, time.UTC)
 
 // NewStampedFunc makes a timestamp strategy (getset, getsetcompare,
-// delsetnx, delsetnxcheck) on a pool, reading time from clock.
+// delsetnx, delsetnxcheck, getsetexpire) on a pool, reading time from
+// clock.
 type NewStampedFunc func(p strategy.Pool, clock strategy.Clock) (strategy.Strategy, error)
 
 // Stamp formats a Unix millisecond time as the timestamp strategies store it.
@@ -56,6 +58,10 @@ const (
 	// ReleaseInTime: DEL while the holder has held the lock for less than
 	// its TTL by its clock; ErrNotHeld otherwise (document 003).
 	ReleaseInTime
+	// ReleaseIfTTL: PTTL, and DEL unless it answered 0, whoever holds the
+	// key and whatever the clock says; ErrNotHeld when the DEL deleted
+	// nothing (document 000's code).
+	ReleaseIfTTL
 )
 
 // StampedSpec says what a timestamp strategy does where the documents
@@ -72,7 +78,10 @@ type StampedSpec struct {
 	// GoneAcquires whether it then holds the lock.
 	Gone         []string
 	GoneAcquires bool
-	Release      StampRelease
+	// Expire: once won, the lock also has Redis expire the key after the
+	// TTL (document 000's code); otherwise the key has no Redis expiry.
+	Expire  bool
+	Release StampRelease
 }
 
 // RunStamped runs the tests of the timestamp value that the timestamp
@@ -105,7 +114,8 @@ func (s *stamped) expiry(now time.Time, ttl time.Duration) int64 {
 }
 
 // value: the key holds the client's time plus the TTL (and the acquire
-// buffer), in Unix milliseconds, and Redis does not expire it.
+// buffer), in Unix milliseconds, and Redis expires it only where the
+// recipe says so.
 func (s *stamped) value(t *testing.T) {
 	t.Parallel()
 	p := redistest.Pool(t)
@@ -116,6 +126,17 @@ func (s *stamped) value(t *testing.T) {
 	v, ok := Get(t, p, key)
 	require.True(t, ok)
 	assert.Equal(t, Stamp(s.expiry(T0, TTL)), v)
+	s.requireExpiry(t, p, key)
+}
+
+// requireExpiry checks the Redis expiry of a lock just won: the TTL where
+// the recipe sets one, none otherwise.
+func (s *stamped) requireExpiry(t *testing.T, p *redis.Pool, key string) {
+	t.Helper()
+	if s.Expire {
+		RequireTTLNear(t, p, key, TTL)
+		return
+	}
 	assert.Equal(t, int64(-1), PTTL(t, p, key))
 }
 
@@ -136,6 +157,7 @@ func (s *stamped) stale(t *testing.T) {
 		require.NotNil(t, lock)
 		v, _ := Get(t, p, key)
 		assert.Equal(t, Stamp(s.expiry(T0, TTL)), v, "stored time %d", held)
+		s.requireExpiry(t, p, key)
 	}
 }
 
@@ -259,6 +281,7 @@ func (s *stamped) release(t *testing.T) {
 		name    string
 		at      time.Time // the clock when releasing
 		gone    bool      // the key is deleted first
+		persist bool      // the key's Redis expiry is removed first
 		deleted bool
 		err     error
 	}
@@ -286,6 +309,13 @@ func (s *stamped) release(t *testing.T) {
 			{name: "Late", at: T0.Add(time.Hour), err: strategy.ErrNotHeld},
 			{name: "Gone", at: T0, gone: true, err: strategy.ErrNotHeld},
 		}
+	case ReleaseIfTTL:
+		cases = []releaseCase{
+			{name: "Held", at: T0, deleted: true},
+			{name: "Expired", at: expiry.Add(time.Hour), deleted: true},  // the release reads no clock
+			{name: "NoExpiry", at: T0, persist: true, deleted: true},     // PTTL -1
+			{name: "Gone", at: T0, gone: true, err: strategy.ErrNotHeld}, // PTTL -2, then a DEL that deletes nothing
+		}
 	default:
 		t.Fatalf("unknown StampRelease %d", s.Release)
 	}
@@ -300,6 +330,9 @@ func (s *stamped) release(t *testing.T) {
 			require.NoError(t, err)
 			if tc.gone {
 				Do(t, p, "DEL", key)
+			}
+			if tc.persist {
+				Do(t, p, "PERSIST", key)
 			}
 			clock.Set(tc.at)
 			err = lock.Release(ctx)

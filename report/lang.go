@@ -119,10 +119,11 @@ func (t tr) reason(r Result) string {
 	return t.text(r.Reason)
 }
 
-// sentence ends s with a full stop.
+// sentence ends s with a full stop: a Chinese one after Chinese, an
+// English one after a sentence left in English.
 func (t tr) sentence(s string) string {
 	stop := "."
-	if t.lang == Chinese {
+	if t.lang == Chinese && strings.IndexFunc(s, func(c rune) bool { return unicode.Is(unicode.Han, c) }) >= 0 {
 		stop = "。"
 	}
 	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "。") {

@@ -40,11 +40,12 @@ LOCAL_REDIS := LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLA
 check: setup
 	$(LOCAL_REDIS) go run ./cmd/lockcheck $(LOCKCHECK_FLAGS)
 
-# Regenerate the generated blocks of README.md and docs/*.md (the matrix,
-# each strategy's verdicts, the traces of its breaks, the quoted code) from
-# one real run; the prose around them is left as it is.
+# Regenerate the generated blocks of README.md, docs/*.md and the Chinese
+# edition docs/zh/*.md, in Chinese (the matrix, each strategy's verdicts,
+# the traces of its breaks, the quoted code) from one real run; the prose
+# around them is left as it is.
 docs: setup
-	$(LOCAL_REDIS) go run ./cmd/lockcheck -docs README.md docs
+	$(LOCAL_REDIS) go run ./cmd/lockcheck -docs README.md docs docs/zh
 
 # The whole matrix ten times in a row: every verdict must be the declared
 # one, every time.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,10 +24,11 @@ import (
 const root = "../.."
 
 // committedDocs returns the Markdown files that make docs rewrites, by
-// path relative to root, with their contents.
+// path relative to root, with their contents: README.md, docs/ and the
+// Chinese edition in docs/zh.
 func committedDocs(t *testing.T) map[string]string {
 	t.Helper()
-	files, err := docFiles([]string{filepath.Join(root, "README.md"), filepath.Join(root, "docs")})
+	files, err := docFiles([]string{filepath.Join(root, "README.md"), filepath.Join(root, "docs"), filepath.Join(root, "docs", "zh")})
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, f := range files {
@@ -44,6 +46,40 @@ func TestMask(t *testing.T) {
 	b := "loop ×9 (0.3ms–61.0ms)\n  Note over A: now = t0+0ms\n  Note over B: now = t0+1ms\nSETNX K t0+5001ms\nt0 = 1795306268999; K = lockcheck:dc13659ksduabd0ahm2g:x"
 	assert.Equal(t, canonical(a), canonical(b))
 	assert.NotEqual(t, canonical("A->>Redis: DEL K"), canonical("B->>Redis: DEL K"))
+
+	// The same in Chinese, with the date line of the matrix.
+	a = "loop ×12 (0.1ms–58.9ms)\n  Note over B: 时钟读数 = t0+5ms\n  Note over A: 时钟读数 = t0+4ms\nt0 = 1795306268757（Unix 毫秒）；K = lockcheck:dc13659ksduabd0ahm1g:x\n" +
+		"_由 `make docs` 生成：lockcheck 在 Redis 7.0.15 上运行于 2026-11-23。_"
+	b = "loop ×9 (0.3ms–61.0ms)\n  Note over A: 时钟读数 = t0+0ms\n  Note over B: 时钟读数 = t0+1ms\nt0 = 1795306268999（Unix 毫秒）；K = lockcheck:dc13659ksduabd0ahm2g:x\n" +
+		"_由 `make docs` 生成：lockcheck 在 Redis 8.0.1 上运行于 2027-01-02。_"
+	assert.Equal(t, canonical(a), canonical(b))
+}
+
+// matrixOnce is one run of the whole matrix, shared by the tests that need
+// one: it takes half a minute.
+var matrixOnce struct {
+	sync.Mutex
+	rep *report.Report
+}
+
+// wholeMatrix runs the whole matrix on the shared server, once for all the
+// tests of the package, and returns a copy of its report.
+func wholeMatrix(t *testing.T) *report.Report {
+	t.Helper()
+	matrixOnce.Lock()
+	defer matrixOnce.Unlock()
+	if matrixOnce.rep == nil {
+		srv := redistest.Shared(t)
+		m := matrix{pool: redistest.Pool(t), prefix: "lockcheck:" + xid.New().String()}
+		defer cleanupRun(srv, []string{m.prefix}, false, os.Stderr)
+		rep, err := m.run(context.Background(), srv.Version, catalog.Strategies(), locktest.Properties(), 1)
+		require.NoError(t, err)
+		require.True(t, rep.OK(), "the verdicts are not the declared ones")
+		matrixOnce.rep = rep
+	}
+	rep := *matrixOnce.rep
+	rep.Results = slices.Clone(rep.Results)
+	return &rep
 }
 
 // TestDocsCoverEveryBreak: every strategy has a page that traces each of
@@ -89,33 +125,31 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 	}
 }
 
-// TestDocsUpToDate regenerates the generated blocks of README.md and docs/
-// from a real run and compares them with the committed ones, masked: the
-// same commands, replies, clients and order, whatever the times. A trace
-// that differs is run again a few times before the test gives up, since a
-// waiter's retries can meet an expiring key at different points. When it
-// fails, run make docs.
+// TestDocsUpToDate regenerates the generated blocks of README.md, docs/
+// and docs/zh (in Chinese) from a real run and compares them with the
+// committed ones, masked: the same commands, replies, clients and order,
+// whatever the times. A trace that differs is run again a few times before
+// the test gives up, since a waiter's retries can meet an expiring key at
+// different points. When it fails, run make docs.
 func TestDocsUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole matrix")
 	}
 	docs := committedDocs(t)
 	srv := redistest.Shared(t)
-	pool := redistest.Pool(t)
-	m := matrix{pool: pool, prefix: "lockcheck:" + xid.New().String()}
-	prefixes := []string{m.prefix}
+	m := matrix{pool: redistest.Pool(t)}
+	var prefixes []string
 	defer func() { cleanupRun(srv, prefixes, false, os.Stderr) }()
 	ctx := context.Background()
-	rep, err := m.run(ctx, srv.Version, catalog.Strategies(), locktest.Properties(), 1)
-	require.NoError(t, err)
-	require.True(t, rep.OK(), "the verdicts are not the declared ones; the docs cannot be checked")
+	rep := wholeMatrix(t)
 
 	for _, file := range slices.Sorted(maps.Keys(docs)) {
 		src := docs[file]
+		lang := langOf(file)
 		blocks, err := parseBlocks(src)
 		require.NoError(t, err, file)
 		for _, b := range blocks {
-			text, err := generate(b, rep, root)
+			text, err := generate(b, rep, root, lang)
 			if !assert.NoError(t, err, "%s: %s", file, b.name()) {
 				continue
 			}
@@ -133,7 +167,7 @@ func TestDocsUpToDate(t *testing.T) {
 					r := m.check(ctx, e, p, prefix+":"+e.Name)
 					again := *rep
 					again.Results = []report.Result{r}
-					if text, err = generate(b, &again, root); err == nil && canonical(text) == want {
+					if text, err = generate(b, &again, root, lang); err == nil && canonical(text) == want {
 						break
 					}
 				}
@@ -158,7 +192,7 @@ func TestRewrite(t *testing.T) {
 
 	src := "# Title\n\nProse.\n\n<!-- lockcheck:matrix -->\nold\n<!-- /lockcheck:matrix -->\n\nMore prose.\n\n" +
 		"<!-- lockcheck:trace strategy=setnxpx property=double-release -->\n<!-- /lockcheck:trace -->\nEnd.\n"
-	got, err := rewrite(src, rep, root)
+	got, err := rewrite(src, rep, root, report.English)
 	require.NoError(t, err)
 	assert.Equal(t, "# Title\n\nProse.\n\n<!-- lockcheck:matrix -->\n"+
 		"| property | setnxpx |\n|---|---|\n| double-release | breaks |\n\n"+
@@ -169,26 +203,40 @@ func TestRewrite(t *testing.T) {
 		"```mermaid\nsequenceDiagram\n    participant A\n    participant Redis\n    A->>Redis: DEL K\n    Redis-->>A: 1\n```\n"+
 		"<!-- /lockcheck:trace -->\nEnd.\n", got)
 	quoted := "Write `<!-- lockcheck:matrix -->` on a line of its own.\n"
-	same, err := rewrite(quoted, rep, root)
+	same, err := rewrite(quoted, rep, root, report.English)
 	require.NoError(t, err)
 	assert.Equal(t, quoted, same, "a marker inside a line is text")
 
-	again, err := rewrite(got, rep, root)
+	again, err := rewrite(got, rep, root, report.English)
 	require.NoError(t, err)
 	assert.Equal(t, got, again, "rewriting is idempotent")
 
 	// A block that differs only in what changes between runs is kept.
 	later := *rep
 	later.When = time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC)
-	again, err = rewrite(got, &later, root)
+	again, err = rewrite(got, &later, root, report.English)
 	require.NoError(t, err)
 	assert.Equal(t, got, again, "only the date changed")
 	later.RedisVersion = "8.0.0"
 	later.Results = []report.Result{r, r}
 	later.Results[1].Strategy = "luatoken"
-	again, err = rewrite(got, &later, root)
+	again, err = rewrite(got, &later, root, report.English)
 	require.NoError(t, err)
 	assert.Contains(t, again, "| property | setnxpx | luatoken |", "the matrix changed")
+
+	// In Chinese, the same blocks, with the words and reasons in Chinese.
+	zh, err := rewrite(src, rep, root, report.Chinese)
+	require.NoError(t, err)
+	assert.Contains(t, zh, "| 性质 | setnxpx |\n|---|---|\n| double-release | breaks |\n\n"+
+		"_由 `make docs` 生成：lockcheck 在 Redis 7.0.15 上运行于 0001-01-01。_\n")
+	assert.Contains(t, zh, "> **setnxpx 的 double-release 判定为 breaks**：A's second release freed B's lock.\n\n",
+		"a sentence without Chinese stays as it is")
+	r.Reason = "after A's second release, that release deleted K, B's lock: C acquired it while B still held it"
+	rep.Results = []report.Result{r}
+	zh, err = rewrite(src, rep, root, report.Chinese)
+	require.NoError(t, err)
+	assert.Contains(t, zh, "> **setnxpx 的 double-release 判定为 breaks**：A 第二次释放之后，这次释放删除了 K，也就是 B 的锁：B 还持有锁，C 就拿到了。\n\n")
+	assert.Contains(t, zh, "    A->>Redis: DEL K\n    Redis-->>A: 1\n```\n")
 
 	for _, bad := range []string{
 		"<!-- lockcheck:trace strategy=luatoken property=double-release -->\n<!-- /lockcheck:trace -->\n",
@@ -201,7 +249,7 @@ func TestRewrite(t *testing.T) {
 		"<!-- lockcheck:source file=strategy/getset/getset.go func=nope -->\n<!-- /lockcheck:source -->\n",
 		"<!-- lockcheck:matrix -->\ntext <!-- /lockcheck:matrix -->\n",
 	} {
-		_, err := rewrite(bad, rep, root)
+		_, err := rewrite(bad, rep, root, report.English)
 		assert.Error(t, err, bad)
 	}
 }

@@ -19,6 +19,10 @@
 //	-trace
 //		also print the counterexample of every break as a Mermaid
 //		sequence diagram.
+//	-lang en|zh
+//		the language of the output: English by default; zh prints the
+//		headers, the summaries, the suite's reasons and the diagrams'
+//		texts in Chinese (see below).
 //	-runs N
 //		run the matrix N times and report every verdict that was not the
 //		same each time.
@@ -71,6 +75,9 @@
 //	  ]
 //	}
 //
+// With -lang zh, only "reason" and "mermaid" are in Chinese; the field
+// names, the verdicts, the errors and the timelines stay as they are.
+//
 // The results come strategy by strategy in the catalog's order, properties
 // in the suite's order. A timeline is a list of locktest.Event as it
 // marshals: {"at_ns", "client", "kind", "command", "reply", "error",
@@ -86,11 +93,21 @@
 // critical section and the scenario's notes are notes; a waiter's retries
 // are drawn once, in a loop labelled with how many times they ran.
 //
+// # Languages
+//
+// The suite writes its reasons and notes in English. With -lang zh,
+// lockcheck prints them in Chinese, with the headers and summaries of the
+// output and the texts of the diagrams: identifiers, commands, keys,
+// property names, the verdicts (holds, breaks, n/a) and the errors that
+// strategies return stay as they are. The progress lines on standard
+// error stay in English. A sentence that has no Chinese yet is printed in
+// English; a test runs the whole matrix and fails on any.
+//
 // # Docs
 //
 // lockcheck -docs rewrites the generated blocks of Markdown files (by
-// default README.md and the files of docs/) from one run of the whole
-// matrix; everything outside the blocks is left as it is. A block sits
+// default README.md and the files of docs/ and docs/zh/) from one run of
+// the whole matrix; everything outside the blocks is left as it is. A block sits
 // between two HTML comments:
 //
 //	<!-- lockcheck:matrix --> ... <!-- /lockcheck:matrix -->
@@ -104,7 +121,8 @@
 //		(func=Type.Method) of it, so that quoted code stays current.
 //
 // File paths are relative to the working directory, which for make docs is
-// the repository's root.
+// the repository's root. The blocks of a file in a directory named zh
+// (docs/zh) are written in Chinese, as -lang zh writes them.
 //
 // A block whose structure is unchanged (only times, keys, tokens, retry
 // counts, the Redis version or the date differ) is kept as it is. When a
@@ -186,6 +204,7 @@ type env struct {
 // options are the parsed flags.
 type options struct {
 	format     string
+	lang       report.Lang
 	strategies []catalog.Entry
 	properties []locktest.Property
 	trace      bool
@@ -335,7 +354,7 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 		}
 		return code
 	}
-	ropts := report.Options{Trace: opts.trace}
+	ropts := report.Options{Trace: opts.trace, Lang: opts.lang}
 	switch opts.format {
 	case "markdown":
 		err = report.Markdown(e.stdout, rep, ropts)
@@ -362,10 +381,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	strategies := fs.String("strategy", "", "check only these `strategies` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
+	lang := fs.String("lang", "en", "the `language` of the output: en or zh")
 	runs := fs.Int("runs", 1, "run the matrix `N` times and report verdicts that changed")
 	addr := fs.String("redis", "", "use the Redis at `ADDR` (host:port) instead of finding one")
 	timeout := fs.Duration("timeout", 30*time.Second, "the most one property may take")
-	docs := fs.Bool("docs", false, "regenerate the lockcheck blocks of the Markdown files given (default README.md and docs)")
+	docs := fs.Bool("docs", false, "regenerate the lockcheck blocks of the Markdown files given (default README.md, docs and docs/zh)")
 	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n       lockcheck -cleanup [-redis host:port]\n\n"+
@@ -397,13 +417,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	default:
 		return opts, usageError{fmt.Sprintf("-format %q: want text, markdown or json", opts.format)}
 	}
+	var err error
+	if opts.lang, err = report.ParseLang(*lang); err != nil || *lang == "" {
+		return opts, usageError{fmt.Sprintf("-lang %q: want %s", *lang, langList())}
+	}
 	if opts.runs < 1 {
 		return opts, usageError{fmt.Sprintf("-runs %d: want 1 or more", opts.runs)}
 	}
 	if opts.timeout <= 0 {
 		return opts, usageError{fmt.Sprintf("-timeout %v: want a positive duration", opts.timeout)}
 	}
-	var err error
 	if opts.strategies, err = parseStrategies(*strategies); err != nil {
 		return opts, err
 	}
@@ -415,13 +438,25 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if *strategies != "" || *properties != "" || opts.runs != 1 {
 			return opts, usageError{"-docs needs the whole matrix, once: drop -strategy, -property and -runs"}
 		}
+		if opts.lang != report.English {
+			return opts, usageError{"-docs writes each file in its own language (the files of docs/zh in Chinese): drop -lang"}
+		}
 		if len(opts.paths) == 0 {
-			opts.paths = []string{"README.md", "docs"}
+			opts.paths = []string{"README.md", "docs", "docs/zh"}
 		}
 	} else if len(opts.paths) > 0 {
 		return opts, usageError{fmt.Sprintf("unexpected arguments %q (file arguments go with -docs)", opts.paths)}
 	}
 	return opts, nil
+}
+
+// langList names the languages of -lang: "en or zh".
+func langList() string {
+	var names []string
+	for _, l := range report.Langs() {
+		names = append(names, string(l))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // names splits a comma-separated list, dropping empty entries and repeats.

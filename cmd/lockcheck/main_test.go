@@ -271,6 +271,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},
 		{[]string{"matrix"}, `unexpected arguments ["matrix"]`},
 		{[]string{"-docs", "-strategy", "getset"}, "-docs needs the whole matrix"},
+		{[]string{"-lang", "fr"}, `-lang "fr": want en or zh`},
+		{[]string{"-lang", ""}, `-lang "": want en or zh`},
+		{[]string{"-docs", "-lang", "zh"}, "-docs writes each file in its own language"},
 		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag"},
 		{[]string{"-redis", "localhost"}, `-redis "localhost" is not host:port`},
 	}

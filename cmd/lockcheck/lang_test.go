@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLangText(t *testing.T) {
+	code, out, errOut := run(t, append([]string{"-lang", "zh"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `^Redis \S+ 上的判定，\S+\n\n`, out)
+	assert.Regexp(t, `(?m)^性质 +setnxpx +luatoken$`, out)
+	assert.Regexp(t, `(?m)^safe-release +breaks +holds$`, out)
+	assert.Contains(t, out, "全部 4 项判定都与声明的一致。")
+	assert.Regexp(t, `(?m)^setnxpx +safe-release +breaks +as declared +[0-9.]+ms$`, errOut, "the progress stays in English")
+}
+
+func TestLangMarkdownTrace(t *testing.T) {
+	code, out, _ := run(t, "-lang", "zh", "-format", "markdown", "-trace", "-strategy", "setnxpx", "-property", "double-release")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "| 性质 | setnxpx |\n|---|---|\n| double-release | breaks |\n")
+	assert.Contains(t, out, "### setnxpx：double-release\n\nA 第二次释放之后，这次释放删除了 K，也就是 B 的锁：B 还持有锁，C 就拿到了。\n\n```mermaid\n")
+	assert.Contains(t, out, "    A->>Redis: DEL K\n    Redis-->>A: 1\n    Note over A: 已释放\n")
+	assert.Contains(t, out, "    Note over C: 拿到锁\n")
+}
+
+// TestLangJSON: in Chinese the reasons and diagrams are translated; the
+// field names, verdicts and timelines are not.
+func TestLangJSON(t *testing.T) {
+	code, out, _ := run(t, append([]string{"-lang", "zh", "-format", "json", "-trace"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	var got report.JSONReport
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	require.Len(t, got.Results, 4)
+	for _, r := range got.Results {
+		id := r.Strategy + "/" + string(r.Property)
+		assert.Regexp(t, `\p{Han}`, r.Reason, id)
+		if r.Verdict == locktest.Breaks {
+			assert.Contains(t, r.Mermaid, "Note over A: 拿到锁\n", id)
+			assert.Equal(t, "lock acquired", r.Timeline[2].Reply, "%s: the timeline is the suite's own", id)
+		}
+	}
+	var raw struct {
+		Results []map[string]any `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &raw))
+	for _, f := range []string{"strategy", "property", "verdict", "expected", "match", "reason", "elapsed_ms", "timeline", "mermaid"} {
+		assert.Contains(t, raw.Results[0], f)
+	}
+}
+
+// TestEverythingTranslated: every reason, note and diagram text of a run
+// of the whole matrix, every strategy and property, has its Chinese. The
+// run is the one TestDocsUpToDate checks the docs with. When it fails, add
+// the sentences it lists to the table of report/internal/zh.
+func TestEverythingTranslated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole matrix")
+	}
+	rep := wholeMatrix(t)
+	breaks := len(rep.Breaks())
+	require.NotZero(t, breaks)
+	if missing := report.Untranslated(rep, report.Chinese); len(missing) > 0 {
+		t.Errorf("%d texts of the run have no Chinese translation:\n  %s", len(missing), strings.Join(missing, "\n  "))
+	}
+	t.Logf("%d results, %d of them breaks with their diagrams: every text translated", len(rep.Results), breaks)
+}
+
+func TestLangOf(t *testing.T) {
+	assert.Equal(t, report.Chinese, langOf("docs/zh/getset.md"))
+	assert.Equal(t, report.Chinese, langOf("../../docs/zh/README.md"))
+	assert.Equal(t, report.English, langOf("docs/getset.md"))
+	assert.Equal(t, report.English, langOf("README.md"))
+}

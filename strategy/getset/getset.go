@@ -7,10 +7,9 @@
 // getPidLock and releasePidLock of 伪代码示例), and the algorithm that
 // document 000 describes in prose after its DEL walk-through (the P4/P5
 // steps, and the check before DEL). Document 000's own PHP code, which adds
-// a Redis EXPIRE and guards its release with TTL, is not this package: see
-// docs/getset.md. Documents 003 (方案2) and 004 (改进方式四) win the takeover
-// on another test, the old value equal to the one GET read: package
-// getsetcompare.
+// a Redis EXPIRE and guards its release with TTL, is package getsetexpire.
+// Documents 003 (方案2) and 004 (改进方式四) win the takeover on another
+// test, the old value equal to the one GET read: package getsetcompare.
 //
 // Algorithm, in Unix milliseconds as in document 001:
 //  1. SETNX key <now+ttl+1ms>: 1 means the lock is ours. (1 ms is document

@@ -227,14 +227,15 @@ func handover(newRun func(string) *run) (*Result, int) {
 		if la == nil {
 			r.fail("A could not acquire a free lock")
 		}
+		// A leaves the critical section before the schedule starts, so
+		// that its note never races with B's first clock read.
 		r.det.enter("A")
+		r.det.leave("A")
 		clients := []*client{a, b}
-		won := []bool{true, false}
+		won := []bool{false, false}
 		trace := r.schedule(clients, func(i int) {
 			c := clients[i]
 			if c == a {
-				r.det.leave("A")
-				won[0] = false
 				c.releaseErr(la)
 			}
 			if l := c.tryAcquire(r.tm.Long); l != nil {

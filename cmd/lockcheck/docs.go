@@ -312,6 +312,10 @@ var masks = []struct {
 	{regexp.MustCompile(`t0±Δ…t0±Δ`), "t0±Δ"},
 	{regexp.MustCompile(`×\d+ \([0-9.]+ms–[0-9.]+ms\)`), "×N"},
 	{regexp.MustCompile(`EVALSHA [0-9a-f]{7}…`), "EVALSHA SHA"},
+	// The time a key has left, when it has some, counts down as the run
+	// goes: a millisecond more or less is the same run. (-1 and -2 stay.)
+	{regexp.MustCompile(`(->>Redis: P?TTL K\n +Redis-->>[A-Z]: )[1-9][0-9]*`), "${1}LEFT"},
+	{regexp.MustCompile(`(reads PTTL K: |读取 PTTL K：)[1-9][0-9]*`), "${1}LEFT"},
 	{regexp.MustCompile(`on Redis [^ ,]+, \d{4}-\d\d-\d\d\.`), "on Redis VERSION, DATE."},
 	{regexp.MustCompile(`在 Redis [^ ,]+ 上运行于 \d{4}-\d\d-\d\d。`), "在 Redis VERSION 上运行于 DATE。"},
 }

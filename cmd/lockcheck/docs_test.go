@@ -53,6 +53,13 @@ func TestMask(t *testing.T) {
 	b = "loop ×9 (0.3ms–61.0ms)\n  Note over A: 时钟读数 = t0+0ms\n  Note over B: 时钟读数 = t0+1ms\nt0 = 1795306268999（Unix 毫秒）；K = lockcheck:dc13659ksduabd0ahm2g:x\n" +
 		"_由 `make docs` 生成：lockcheck 在 Redis 8.0.1 上运行于 2027-01-02。_"
 	assert.Equal(t, canonical(a), canonical(b))
+
+	// The time a key has left, but not whether it has any.
+	a = "    A->>Redis: PTTL K\n    Redis-->>A: 5000\nthe suite reads PTTL K: 59\n测试套件读取 PTTL K：59"
+	b = "    A->>Redis: PTTL K\n    Redis-->>A: 4999\nthe suite reads PTTL K: 60\n测试套件读取 PTTL K：60"
+	assert.Equal(t, canonical(a), canonical(b))
+	assert.NotEqual(t, canonical("    A->>Redis: PTTL K\n    Redis-->>A: 5000"), canonical("    A->>Redis: PTTL K\n    Redis-->>A: -2"))
+	assert.NotEqual(t, canonical("the suite reads PTTL K: -1"), canonical("the suite reads PTTL K: 59"))
 }
 
 // matrixOnce is one run of the whole matrix, shared by the tests that need

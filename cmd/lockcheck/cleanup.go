@@ -151,6 +151,9 @@ func scan(ctx context.Context, c redis.Conn, patterns []string) ([]string, error
 // ended. It reports what it removed when verbose, and always what it could
 // not remove.
 func cleanupRun(srv *redistest.Server, prefixes []string, verbose bool, stderr io.Writer) {
+	if len(prefixes) == 0 {
+		return
+	}
 	var patterns []string
 	for _, p := range prefixes {
 		patterns = append(patterns, runPatterns(p)...)

@@ -135,7 +135,7 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 // TestDocsUpToDate regenerates the generated blocks of README.md, docs/
 // and docs/zh (in Chinese) from a real run and compares them with the
 // committed ones, masked: the same commands, replies, clients and order,
-// whatever the times. A trace that differs is run again a few times before
+// whatever the times. A trace that differs is run again up to eight times before
 // the test gives up, since a waiter's retries can meet an expiring key at
 // different points. When it fails, run make docs.
 func TestDocsUpToDate(t *testing.T) {
@@ -168,7 +168,7 @@ func TestDocsUpToDate(t *testing.T) {
 				e, _ := catalog.Lookup(b.attrs["strategy"])
 				p := locktest.Property(b.attrs["property"])
 				t.Logf("%s: %s: this run drew another shape than the committed one; running it again", file, b.name())
-				for range 4 {
+				for range 8 {
 					prefix := "lockcheck:" + xid.New().String()
 					prefixes = append(prefixes, prefix)
 					r := m.check(ctx, e, p, prefix+":"+e.Name)

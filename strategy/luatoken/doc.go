@@ -72,7 +72,9 @@
 // The lease deadline is the time the last successful renewal (or the
 // acquire) was sent, plus its TTL, less a margin (2ms + 1% of the TTL, or
 // WithLeaseMargin): Redis starts the TTL when it runs the command, never
-// before it was sent, so the key cannot expire before the deadline. A timer
+// before it was sent, so the key cannot expire before the deadline (while
+// the server's clock runs true: a clock that jumps ahead expires keys
+// early, as it does for every TTL lock). A timer
 // ends the lease at the deadline whatever the renewals are doing, so a
 // holder whose renewals are stuck (a network stall, an exhausted pool) sees
 // its context cancelled before the key can expire and another holder's
@@ -92,7 +94,10 @@
 // ttl and, only when that took the lock, INCR of a counter key, in one
 // script. The lock implements strategy.Fenced: FencingToken returns the
 // number drawn, which increases strictly with every acquisition of the key
-// by any client using WithFencing. A resource that remembers the highest
+// by any client using WithFencing, as long as the counter survives (a
+// failover to a replica behind the primary, or a restart without
+// persistence, can lose its last increments and hand a number out again).
+// A resource that remembers the highest
 // token it accepted refuses the writes of a holder whose lock has passed
 // on:
 //

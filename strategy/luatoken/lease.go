@@ -79,7 +79,8 @@ func (e *LeaseError) Unwrap() []error {
 // The lease deadline is the send time of the last command known to have set
 // the key's TTL (the acquire, a renewal, a Refresh) plus that TTL, less the
 // margin: Redis starts counting a TTL when it runs the command, never
-// before it was sent, so the key cannot expire before that moment. A timer
+// before it was sent, so the key cannot expire before that moment (while
+// the server's clock runs true). A timer
 // ends the lease at the deadline whatever the renewals are doing, so a
 // holder whose renewals are stuck (a network stall, a blocked pool) sees its
 // context end before the key can expire and the lock pass to someone else.

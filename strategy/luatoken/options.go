@@ -90,8 +90,9 @@ func WithLeaseMargin(d time.Duration) Option {
 // WithFencing makes each TryAcquire draw a fencing token in the same script
 // as its SET NX PX: an INCR of a counter key beside the lock key (see
 // FenceKey), run only when the lock was taken. The token increases strictly
-// with every acquisition of the key, by any client using WithFencing; locks
-// implement strategy.Fenced. The counter key is never deleted.
+// with every acquisition of the key, by any client using WithFencing, as
+// long as the counter survives (see strategy.Fenced); locks implement
+// strategy.Fenced. The counter key is never deleted.
 func WithFencing() Option {
 	return func(c *config) { c.fencing = true }
 }

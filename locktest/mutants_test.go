@@ -135,17 +135,21 @@ func checkEach(t *testing.T, newLock locktest.Factory, props []locktest.Property
 // (no-expiry) is said to never expire; one whose waiters keep pushing its
 // expiry back (multi-setnx-pexpire, whose failed attempts PEXPIRE the
 // holder's key) still expires, and is not said to never expire.
+// (holder-overrun goes on to poll slowly, and breaks multi-setnx-pexpire:
+// TestWaiterRenewsHolder.)
 func TestUnexpiredReasons(t *testing.T) {
-	props := []locktest.Property{locktest.SafeRelease, locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun}
 	for _, tt := range []struct {
 		mutant string
+		props  []locktest.Property
 		want   string
 	}{
-		{"no-expiry", "K has no expiry, so the lock never expires"},
-		{"multi-setnx-pexpire", "its expiry was set longer than asked, or pushed back since"},
+		{"no-expiry", []locktest.Property{locktest.SafeRelease, locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
+			"K has no expiry, so the lock never expires"},
+		{"multi-setnx-pexpire", []locktest.Property{locktest.SafeRelease, locktest.FencedOverrun, locktest.RenewedOverrun},
+			"its expiry was set longer than asked, or pushed back since"},
 	} {
 		t.Run(tt.mutant, func(t *testing.T) {
-			checkEach(t, mutant(t, tt.mutant).New, props, func(p locktest.Property, res locktest.Result) {
+			checkEach(t, mutant(t, tt.mutant).New, tt.props, func(p locktest.Property, res locktest.Result) {
 				require.NoError(t, res.Err, "%s", p)
 				assert.Equal(t, locktest.NotApplicable, res.Verdict, "%s: %s", p, res.Reason)
 				assert.Contains(t, res.Reason, tt.want, "%s", p)
@@ -153,4 +157,17 @@ func TestUnexpiredReasons(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestWaiterRenewsHolder: a lock whose failed attempts renew the holder's
+// key (multi-setnx-pexpire) keeps out a waiter that polls often, and
+// holder-overrun then polls with the holder's TTL, less often than it:
+// the key expires while A still works and B gets in.
+func TestWaiterRenewsHolder(t *testing.T) {
+	checkEach(t, mutant(t, "multi-setnx-pexpire").New, []locktest.Property{locktest.HolderOverrun}, func(p locktest.Property, res locktest.Result) {
+		require.NoError(t, res.Err)
+		assert.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
+		assert.Contains(t, res.Reason, "B's own failed attempts had kept A's key alive")
+		assert.NotEmpty(t, res.Timeline)
+	})
 }

@@ -168,10 +168,15 @@ func (c *client) tryAcquire(ttl time.Duration) strategy.Lock {
 
 // acquire waits up to wait for the lock, retrying every Timing.Poll.
 func (c *client) acquire(ttl, wait time.Duration) strategy.Lock {
+	return c.acquireEvery(ttl, wait, c.r.tm.Poll)
+}
+
+// acquireEvery is acquire with attempts poll apart.
+func (c *client) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "Acquire", func() {
-		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), c.r.tm.Poll})
+		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), poll})
 	})
 	if err != nil && c.r.ctx.Err() != nil {
 		c.r.fail("watchdog: %v", c.r.ctx.Err())

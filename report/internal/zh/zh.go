@@ -107,8 +107,8 @@ var rules = []rule{
 	r(`A released its lock and at once acquired it again while B made one attempt, and both got it`,
 		"A 释放锁后马上又去加锁，同时 B 加锁一次，结果两者都拿到了锁"),
 	r(`two clients in the critical section without any fault: (.+)`, "没有任何故障，却有两个客户端同时在临界区内：{1*}"),
-	r(`the clients could not take turns: `+client+` waited `+dur+` for a lock released by its holder and never got it \(release-frees shows why\)`,
-		"客户端无法轮流持锁：持有者已经释放了锁，{1} 却等了 {2} 也没拿到（原因见 release-frees）"),
+	r(`the clients could not take turns: after a release, nobody got the lock for `+dur+`, and `+client+` gave up waiting \(release-frees shows why\)`,
+		"客户端无法轮流持锁：锁被释放之后，{1} 内谁也没拿到锁，{2} 不再等待（原因见 release-frees）"),
 	r(`no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in; in each of the (\d+) interleavings of a holder's release and new attempt with another client's attempt, at most one got the lock; and (\d+) clients, (\d+) critical sections each, were never two inside`,
 		"没有故障，这是其他性质的基线：空闲键上两次加锁的每一种交错都只放进了一个客户端；持有者释放后再次加锁、另一个客户端同时加锁，这两者的 {1} 种交错中，每一种至多一方拿到锁；{2} 个客户端各进入临界区 {3} 次，从来没有两个同时在里面"),
 	r(`in each of the (\d+) interleavings of two clients' attempts (on a free key|on a stale lock), at most one won`,
@@ -153,6 +153,9 @@ var rules = []rule{
 	r(`B's clock ran `+dur+` ahead and it still could not take A's lock`, "B 的时钟快了 {1}，仍然拿不走 A 的锁"),
 
 	// holder-overrun, fenced-overrun, renewed-overrun.
+	r(`A's TTL ran out while it worked: B, polling every `+dur+`, could not acquire the lock, yet trying every `+dur+` with A's TTL it did: B's own failed attempts had kept A's key alive: (.+)`,
+		"A 还在干活，TTL 就到期了：B 每 {1} 试一次时拿不到锁，改用 A 的 TTL 每 {2} 试一次却拿到了：是 B 自己失败的加锁一直在给 A 的键续期：{3*}"),
+	r(`B tries again with A's TTL \(`+dur+`\), every `+dur+`, for up to `+dur, "B 改用 A 的 TTL（{1}）再试，每 {2} 一次，最多试 {3}"),
 	r(`A's TTL ran out while it worked and B acquired the lock: (.+)`, "A 还在干活，TTL 就到期了，B 拿到了锁：{1*}"),
 	r(`nobody else acquired the lock while A overran, nor after A died: (.+)`, "A 超时干活期间没人拿到锁，A 死后也没有：{1*}"),
 	r(`B did not acquire the lock while A overran its TTL`, "A 干活超过 TTL 期间，B 没有拿到锁"),

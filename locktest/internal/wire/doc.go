@@ -1,0 +1,108 @@
+// Package wire is a loopback proxy for the Redis protocol, through which
+// locktest can watch and steer one simulated client whatever its library
+// or language: it sees every command the client sends and every reply it
+// gets, on the wire, where today locktest sees only what goes through a
+// wrapped redigo connection.
+//
+// # What it does
+//
+// [Listen] starts a proxy on 127.0.0.1 on a free port. For each connection
+// it accepts, it dials Redis ([Config.Addr], or [Config.Dial]) and relays
+// both directions: commands from the client to Redis, replies from Redis
+// to the client, the bytes unchanged and in order. Each connection has
+// three goroutines: one reads the client's commands, one runs them through
+// [Hooks.Before] and forwards them, one relays Redis's replies and runs
+// [Hooks.After] and [Hooks.Push]. The reader never waits for the hooks,
+// so a client writing a long pipeline before it reads is never stalled by
+// the proxy.
+//
+// Commands are read with the reader of github.com/tidwall/redcon, which
+// takes RESP arrays and inline commands alike. Replies are read by this
+// package's own reader (reply.go): redcon's reply parser (ReadNextRESP)
+// knows only RESP2's five types and gives up on a RESP3 map, null, double,
+// push or attribute, and redigo's reader has the same limit; the Go
+// clients that read RESP3 (go-redis, rueidis) keep their readers internal.
+// The reader frames and decodes every RESP2 and RESP3 type except
+// streamed strings and aggregates, which Redis does not send.
+//
+// # What passes through
+//
+//   - Pipelines: the client may send many commands before reading a reply;
+//     each is forwarded once Before returns, in order, and each reply is
+//     paired with its command in order.
+//   - MULTI/EXEC: commands between MULTI and EXEC or DISCARD are marked
+//     [Command.InMulti] (Redis answers QUEUED and runs them at EXEC).
+//   - Scripts: EVAL, EVALSHA and its NOSCRIPT error are commands like any.
+//   - Pub/sub: the replies of SUBSCRIBE and its family (one per channel, or
+//     per subscription an UNSUBSCRIBE without arguments ends) are paired
+//     with their command; published messages, which answer no command, go
+//     to [Hooks.Push]. In RESP2 a message is told from a reply by its
+//     first element ("message", "pmessage", "smessage") while the
+//     connection has subscriptions.
+//   - Handshakes and RESP3: HELLO, AUTH, CLIENT SETNAME... pass as they
+//     are; after HELLO 3, maps, sets, nulls, doubles, booleans, big
+//     numbers, verbatim strings and attributes are relayed and decoded,
+//     and RESP3 pushes (messages, client-side caching invalidations) go to
+//     Push.
+//
+// Not handled: MONITOR and CLIENT REPLY OFF/SKIP, after which Redis's
+// replies no longer match the commands one for one (the pairing would
+// drift); the proxy relays their bytes but the hooks would pair wrongly.
+// A malformed command (or an empty one, "*0") closes the connection.
+//
+// # The hook contract
+//
+// Per connection, hooks are called in the order things happen, and never
+// two at once, except Before, which may block while replies to earlier
+// commands are relayed and their After run:
+//
+//   - Before(ctx, cmd) is called for each command, in order, before it is
+//     forwarded. It may block (a pause; the explorer's turn) and must
+//     return once ctx is done, which is when the connection closes. If it
+//     returns an error, the command is not sent and the client is answered,
+//     in its turn among the replies, with an error reply: the error's text,
+//     after "ERR " unless it starts with a code of its own (a first word in
+//     capitals).
+//   - After(cmd, reply, err) is called once for every command that went
+//     through Before, once its reply has been written to the client, with
+//     the reply as Redis sent it ([Value.Raw] has its bytes); for a
+//     subscribe-family command answered by several replies, reply is an
+//     array of them. err is [ErrClosed] when the reply did not reach the
+//     client because the connection closed first; [Command.Sent] says
+//     whether Redis got the command at all. A command the client sends
+//     after it got a reply passes Before only once that reply's After has
+//     returned, so a crash decided in After ([Conn.Close], [Proxy.Crash])
+//     comes before the client's next command: that command is never sent.
+//   - Push(conn, v) is called after a reply that answers no command was
+//     written to the client.
+//
+// Conn.Close and Proxy.Crash close both sides of the connections (the
+// client's and Redis's) and may be called from a hook; Crash also refuses
+// every later connection, as a dead process makes none. [Proxy.Close]
+// closes everything and waits for every goroutine; it must not be called
+// from a hook.
+//
+// # For locktest
+//
+// locktest's client.before and client.after map onto the hooks: the
+// command's name and arguments are [Command.Args], the reply or error is
+// the reply Value (an error reply is [Value.IsError]) or After's err, the
+// MULTI state is [Command.InMulti], a crash is Proxy.Crash from After, a
+// pause or the scheduler's gate blocks in Before, and an injected failure
+// is an error from Before. What is left for the integration:
+//
+//   - run one proxy per simulated client and hand its address to the
+//     client's factory, with a redigo Pool dialing it, in place of
+//     faultPool and faultConn (locktest/fault.go);
+//   - express client.before/after, the scheduler's gate (explore.go) and
+//     the boundaries' pauses (boundary.go) as hooks, and record the
+//     timeline from After and Push, formatted as formatReply does now
+//     (a status reply as it is; Value.String for the rest);
+//   - count commands per client across its connections (Command.Seq is
+//     per connection);
+//   - decide what a pipelined command (redigo's Send), which the wrapper
+//     records as "(sent)" and never steers, becomes now that every command
+//     is steered;
+//   - keep or drop the redigo wrapper on the figure of
+//     BenchmarkProxyRoundTrip.
+package wire

@@ -24,13 +24,15 @@ func TestAutoRenewKeepsLock(t *testing.T) {
 	key := redistest.Key(t)
 	s := newLuatoken(t, p, luatoken.WithAutoRenew(0))
 
-	const ttl = 100 * time.Millisecond
+	// Long enough that a renewal delayed by a loaded machine (the test
+	// runs with -race, beside others) still lands in time.
+	const ttl = 300 * time.Millisecond
 	l, lock := tryAcquire(t, s, key, ttl)
 	lease := leaseOf(t, l)
 	_, fenced := l.(strategy.Fenced)
 	assert.False(t, fenced, "a lock without WithFencing implements strategy.Fenced")
 
-	for range 5 { // 500ms: five TTLs
+	for range 5 { // 1.5s: five TTLs
 		time.Sleep(ttl)
 		v, ok := strategytest.Get(t, p, key)
 		require.True(t, ok, "the renewing lock expired")

@@ -84,6 +84,11 @@ func (t Timing) keptTolerance() time.Duration { return max(t.kept()/10, t.Short/
 // called stale: timestamps count whole milliseconds and clocks tick apart.
 func (t Timing) staleAfter() time.Duration { return t.Short / 3 }
 
+// outlast is an interval between a waiter's attempts just longer than ttl:
+// a key that each attempt sets to ttl (an acquire that writes even when it
+// fails) can expire between two of them.
+func (t Timing) outlast(ttl time.Duration) time.Duration { return ttl + 2*t.Poll }
+
 // Check runs one property and returns its verdict. It never hangs: a
 // strategy that does not return within the watchdog's timeout, panics, or
 // fails in a way the scenario did not expect yields a Result with Err set.

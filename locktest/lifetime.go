@@ -97,7 +97,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 		}
 		for !over && time.Now().Before(until) {
 			over = probe(c, short)
-			time.Sleep(short + 2*r.tm.Poll)
+			time.Sleep(r.tm.outlast(short))
 		}
 		switch {
 		case !over:
@@ -124,13 +124,8 @@ func safeRefresh(newRun func(string) *run) Result {
 	n := ops.refresh
 	var last *run
 	for k := range max(n, 1) {
-		r := newRun(fmt.Sprintf("/boundary-%d", k))
+		r, a, b, c, la := lateHolder(newRun, k)
 		last = r
-		a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
-		la := a.tryAcquire(r.tm.Short)
-		if la == nil {
-			r.fail("A could not acquire a free lock")
-		}
 		rf, ok := la.(strategy.Refresher)
 		if !ok {
 			r.fail("A's lock does not implement strategy.Refresher, although an earlier one did")

@@ -84,13 +84,8 @@ func safeRelease(newRun func(string) *run) Result {
 	n := countOps(newRun).release
 	var last *run
 	for k := range max(n, 1) {
-		r := newRun(fmt.Sprintf("/boundary-%d", k))
+		r, a, b, c, la := lateHolder(newRun, k)
 		last = r
-		a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
-		la := a.tryAcquire(r.tm.Short)
-		if la == nil {
-			r.fail("A could not acquire a free lock")
-		}
 		reached, wait := a.pausedAt(k, n, "release", func() { a.release(la) })
 		if !reached {
 			r.shutdown()
@@ -166,6 +161,18 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// lateHolder starts the run of boundary k of a scenario in which A, late,
+// finishes an operation on a lock that has passed to B: A holds the lock
+// with the short TTL, and B and C are ready to wait for it.
+func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *client, la strategy.Lock) {
+	r = newRun(fmt.Sprintf("/boundary-%d", k))
+	a, b, c = r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
+	if la = a.tryAcquire(r.tm.Short); la == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	return r, a, b, c, la
 }
 
 // takeoverWhilePaused goes on once A is paused inside an operation with

@@ -218,13 +218,12 @@ func holderOverrun(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
 	la, lb, done, _ := overrunTakeover(r, a, b, true, false)
-	slowly := false
+	slowly, slow := false, r.tm.outlast(r.tm.Short)
 	if lb == nil {
 		// An acquire that writes even when it fails (a PEXPIRE queued
 		// beside a losing SETNX) keeps the holder's key alive for as long
 		// as a waiter keeps trying. Does the key outlive A's TTL once the
 		// waiter, asking for the holder's TTL, tries less often than it?
-		slow := r.tm.Short + 2*r.tm.Poll
 		r.note("B tries again with A's TTL (%v), every %v, for up to %v", r.tm.Short, slow, r.tm.Short+r.tm.Slack)
 		lb = b.acquireEvery(r.tm.Short, r.tm.Short+r.tm.Slack, slow)
 		slowly = lb != nil
@@ -240,7 +239,7 @@ func holderOverrun(newRun func(string) *run) Result {
 	if o, ok := r.det.firstOverlap(); ok {
 		a.release(la)
 		if slowly {
-			return r.breaks("A's TTL ran out while it worked: B, polling every %v, could not acquire the lock, yet trying every %v with A's TTL it did: B's own failed attempts had kept A's key alive: %s", r.tm.Poll, r.tm.Short+2*r.tm.Poll, o)
+			return r.breaks("A's TTL ran out while it worked: B, polling every %v, could not acquire the lock, yet trying every %v with A's TTL it did: B's own failed attempts had kept A's key alive: %s", r.tm.Poll, slow, o)
 		}
 		return r.breaks("A's TTL ran out while it worked and B acquired the lock: %s", o)
 	}

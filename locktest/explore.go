@@ -156,7 +156,9 @@ func staleTakeoverRace(newRun func(string) *run) Result {
 	}
 	if probe(newRun, stale)[1].commands == 0 {
 		r := newRun("/none")
-		return r.notApplicable("the lock never goes stale: %v after its holder crashed, nobody can take it over", r.tm.Short+r.tm.staleAfter())
+		r.restore(stale)
+		after := r.tm.Short + r.tm.staleAfter()
+		return r.notApplicable("no stale lock to take over: %v after its holder crashed, nobody could take it over: %s", after, r.unexpired(r.tm.Short, after))
 	}
 	return race(newRun, &stale, "both waiters found the same stale lock and both took it over", "on a stale lock")
 }

@@ -117,8 +117,8 @@ var rules = []rule{
 	r(`on a stale lock`, "在过期的旧锁上"),
 	r(`Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key \(exclusion races two acquires on one\)`,
 		"TTL 一过，Redis 自己就删掉了崩溃持有者的键：没有可以抢占的旧锁，只有一个空闲的键（空闲键上两次加锁的竞争由 exclusion 检查）"),
-	r(`the lock never goes stale: `+dur+` after its holder crashed, nobody can take it over`,
-		"这把锁永远不会变成可以抢占的旧锁：持有者崩溃 {1} 之后，仍然没人能抢过来"),
+	r(`no stale lock to take over: `+dur+` after its holder crashed, nobody could take it over: (.+)`,
+		"没有可以抢占的旧锁：持有者崩溃 {1} 之后，仍然没人能抢过来：{2*}"),
 
 	// crash-recovery, crash-mid-acquire, crash-mid-release.
 	r(`(.+), and B still could not acquire it `+dur+` later: (.+)`, "{1*}，{2} 之后 B 仍然拿不到锁：{3*}"),

@@ -25,11 +25,15 @@
 // which redsync offers to hand a lock over) and extends that.
 //
 // Errors: a lock attempt that fails with redsync.ErrFailed or
-// *redsync.ErrTaken becomes strategy.ErrNotAcquired; an Unlock that finds
-// the key gone (redsync.ErrLockAlreadyExpired) or someone else's
-// (*redsync.ErrTaken), and an Extend that fails the same way or with
-// redsync.ErrExtendFailed, become strategy.ErrNotHeld. The original error
-// stays in the chain. A network error is returned as it is.
+// *redsync.ErrTaken becomes strategy.ErrNotAcquired, the original error
+// in the chain. So does one that fails on its node (a network error, or
+// the attempt's own deadline), as redsync's own retry loop counts it, with
+// the node's error as text only: the attempt's deadline is not the
+// caller's, whose context strategy.Acquire looks for in the chain. An
+// Unlock that finds the key gone (redsync.ErrLockAlreadyExpired) or
+// someone else's (*redsync.ErrTaken), and an Extend that fails the same
+// way or with redsync.ErrExtendFailed, become strategy.ErrNotHeld; other
+// errors of Unlock and Extend are returned as they are.
 package redsync
 
 import (
@@ -46,16 +50,18 @@ import (
 
 // Locks makes redsync mutexes on one Redis.
 type Locks struct {
-	rs *redsync.Redsync
+	rs   *redsync.Redsync
+	opts []redsync.Option
 }
 
 // New returns the locks of the Redis that client reaches: redsync with
-// one pool, client's.
-func New(client goredislib.UniversalClient) (*Locks, error) {
+// one pool, client's. Every mutex is made with opts, after the expiry
+// and the tries that TryAcquire sets.
+func New(client goredislib.UniversalClient, opts ...redsync.Option) (*Locks, error) {
 	if client == nil {
 		return nil, errors.New("redsync: nil client")
 	}
-	return &Locks{rs: redsync.New(goredis.NewPool(client))}, nil
+	return &Locks{rs: redsync.New(goredis.NewPool(client)), opts: opts}, nil
 }
 
 // TryAcquire makes a mutex for key with ttl as its expiry and calls its
@@ -64,15 +70,22 @@ func (s *Locks) TryAcquire(ctx context.Context, key string, ttl time.Duration) (
 	if err := strategy.Validate(key, ttl); err != nil {
 		return nil, err
 	}
-	m := s.rs.NewMutex(key, redsync.WithExpiry(ttl), redsync.WithTries(1))
+	m := s.rs.NewMutex(key, append([]redsync.Option{redsync.WithExpiry(ttl), redsync.WithTries(1)}, s.opts...)...)
 	err := m.TryLockContext(ctx)
-	if err != nil {
-		if errors.Is(err, redsync.ErrFailed) || isTaken(err) {
-			return nil, fmt.Errorf("%w: %w", strategy.ErrNotAcquired, err)
-		}
+	switch {
+	case err == nil:
+	case errors.Is(err, redsync.ErrFailed) || isTaken(err):
+		return nil, fmt.Errorf("%w: %w", strategy.ErrNotAcquired, err)
+	case ctx.Err() != nil:
 		return nil, err
+	default:
+		// The attempt failed on its node (a network error, or the
+		// attempt's own deadline): redsync has sent the release for its
+		// value, and its own retry loop would try again. The cause is
+		// kept as text only: the attempt's deadline is not the caller's.
+		return nil, fmt.Errorf("%w: redsync: the attempt failed: %v", strategy.ErrNotAcquired, err)
 	}
-	return &Lock{rs: s.rs, mutex: m}, nil
+	return &Lock{rs: s.rs, mutex: m, opts: s.opts}, nil
 }
 
 // isTaken reports whether err says the key held another value.
@@ -85,6 +98,7 @@ func isTaken(err error) bool {
 type Lock struct {
 	rs    *redsync.Redsync
 	mutex *redsync.Mutex
+	opts  []redsync.Option
 }
 
 var _ strategy.Refresher = (*Lock)(nil)
@@ -112,7 +126,7 @@ func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 	if err := strategy.Validate(l.Key(), ttl); err != nil {
 		return err
 	}
-	m := l.rs.NewMutex(l.Key(), redsync.WithExpiry(ttl), redsync.WithValue(l.mutex.Value()))
+	m := l.rs.NewMutex(l.Key(), append([]redsync.Option{redsync.WithExpiry(ttl), redsync.WithValue(l.mutex.Value())}, l.opts...)...)
 	ok, err := m.ExtendContext(ctx)
 	switch {
 	case ok:

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	upstream "github.com/go-redsync/redsync/v4"
 	"github.com/locklab/locklab/peers/internal/peertest"
 	"github.com/locklab/locklab/peers/redsync"
 	"github.com/locklab/locklab/redistest"
@@ -111,4 +112,20 @@ func (h slowSet) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (h slowSet) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
+}
+
+// TestOptions: the options given to New apply to every mutex, Refresh's
+// included.
+func TestOptions(t *testing.T) {
+	ctx := context.Background()
+	rdb, _ := peertest.Client(t)
+	s, err := redsync.New(rdb, upstream.WithGenValueFunc(func() (string, error) { return "fixed-value", nil }))
+	require.NoError(t, err)
+	key := redistest.Key(t)
+	l, err := s.TryAcquire(ctx, key, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, "fixed-value", rdb.Get(ctx, key).Val())
+	require.NoError(t, l.(strategy.Refresher).Refresh(ctx, 2*time.Second))
+	assert.Greater(t, rdb.PTTL(ctx, key).Val(), time.Second)
+	require.NoError(t, l.Release(ctx))
 }

@@ -237,6 +237,10 @@ var masks = []struct {
 	// goes: a millisecond more or less is the same run. (-1 and -2 stay.)
 	{regexp.MustCompile(`(->>Redis: P?TTL K\n +Redis-->>[A-Z]: )[1-9][0-9]*`), "${1}LEFT"},
 	{regexp.MustCompile(`(reads PTTL K: |读取 PTTL K：)[1-9][0-9]*`), "${1}LEFT"},
+	// A client library's HELLO is answered with the server's version and
+	// the connection's id.
+	{regexp.MustCompile(`(\{server: [^}]*\bversion: )[^,}]+`), "${1}VERSION"},
+	{regexp.MustCompile(`(\{server: [^}]*\bid: )\d+`), "${1}ID"},
 	{regexp.MustCompile(`on Redis [^ ,]+, \d{4}-\d\d-\d\d\.`), "on Redis VERSION, DATE."},
 	{regexp.MustCompile(`在 Redis [^ ,]+ 上运行于 \d{4}-\d\d-\d\d。`), "在 Redis VERSION 上运行于 DATE。"},
 }

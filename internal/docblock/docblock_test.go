@@ -1,6 +1,7 @@
 package docblock_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/internal/docblock"
@@ -51,4 +52,11 @@ func TestCanonicalRunKeys(t *testing.T) {
 	assert.NotEqual(t,
 		docblock.Canonical("K = peercheck:dc13659ksduabd0ahm1g:redsync:3"),
 		docblock.Canonical("K = lockcheck:dc13659ksduabd0ahm1g:redsync:3"))
+}
+
+func TestCanonicalHello(t *testing.T) {
+	a := "    Redis-->>A: {server: redis, version: 7.0.15, proto: 3, id: 78, mode: standalone, role: master, modules: []}"
+	b := "    Redis-->>A: {server: redis, version: 7.2.4, proto: 3, id: 1203, mode: standalone, role: master, modules: []}"
+	assert.Equal(t, docblock.Canonical(a), docblock.Canonical(b))
+	assert.NotEqual(t, docblock.Canonical(a), docblock.Canonical(strings.Replace(a, "proto: 3", "proto: 2", 1)))
 }

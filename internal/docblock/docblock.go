@@ -229,6 +229,8 @@ var masks = []struct {
 }{
 	{regexp.MustCompile(`t0 = \d+`), "t0 = T"},
 	{regexp.MustCompile(`([a-z]+):[0-9a-v]{20}`), "${1}:XID"}, // the run's xid, after the tool's name
+	// A check the server disturbed runs again on keys of its own.
+	{regexp.MustCompile(`/rerun-\d+`), ""},
 	{regexp.MustCompile(`t0[+-]\d+ms`), "t0±Δ"},
 	{regexp.MustCompile(`t0±Δ…t0±Δ`), "t0±Δ"},
 	{regexp.MustCompile(`×\d+ \([0-9.]+ms–[0-9.]+ms\)`), "×N"},

@@ -49,6 +49,10 @@ func TestCanonicalRunKeys(t *testing.T) {
 	assert.Equal(t,
 		docblock.Canonical("K = peercheck:dc13659ksduabd0ahm1g:redsync:3"),
 		docblock.Canonical("K = peercheck:dc1365aaaaaaaaaaaaaa:redsync:3"))
+	assert.Equal(t,
+		docblock.Canonical("K = peercheck:dc13659ksduabd0ahm1g:redsync:renewed-overrun/long"),
+		docblock.Canonical("K = peercheck:dc1365aaaaaaaaaaaaaa:redsync:renewed-overrun/rerun-2/long"),
+		"a check run again after a disturbance")
 	assert.NotEqual(t,
 		docblock.Canonical("K = peercheck:dc13659ksduabd0ahm1g:redsync:3"),
 		docblock.Canonical("K = lockcheck:dc13659ksduabd0ahm1g:redsync:3"))

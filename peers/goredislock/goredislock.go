@@ -18,6 +18,7 @@ package goredislock
 import (
 	"context"
 	"crypto/rand"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
@@ -40,13 +41,11 @@ func New(rdb redis.UniversalClient) (*Locks, error) {
 	return &Locks{rdb: rdb}, nil
 }
 
-// unlock deletes KEYS[1] only while it holds ARGV[1], the holder's token.
-var unlock = redis.NewScript(`
-if redis.call("GET", KEYS[1]) == ARGV[1] then
-	return redis.call("DEL", KEYS[1])
-end
-return 0
-`)
+//go:embed unlock.lua
+var unlockSrc string
+
+// unlock deletes the key only while it holds the holder's token.
+var unlock = redis.NewScript(unlockSrc)
 
 // TryAcquire makes one attempt to lock key for ttl.
 func (s *Locks) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {

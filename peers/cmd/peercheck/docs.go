@@ -23,8 +23,8 @@ var style = docblock.Style{
 // writeDocs regenerates the blocks of files from rep, with the traces
 // settled by runs of again (see docblock.Settle). It writes nothing unless
 // every verdict is the declared one and every block can be generated.
-// Source blocks quote files relative to the working directory.
-func writeDocs(rep *report.Report, files []string, again func(report.Result) report.Result, stderr io.Writer) int {
+// Source blocks quote files relative to root.
+func writeDocs(rep *report.Report, files []string, root string, again func(report.Result) report.Result, stderr io.Writer) int {
 	if !rep.OK() {
 		report.Text(stderr, rep, report.Options{})
 		fmt.Fprintln(stderr, "peercheck: the docs were left as they are: some verdicts are not the declared ones")
@@ -53,7 +53,7 @@ func writeDocs(rep *report.Report, files []string, again func(report.Result) rep
 		return exitMismatch
 	}
 	for i, u := range updates {
-		text, err := style.Rewrite(u.old, rep, ".", report.English)
+		text, err := style.Rewrite(u.old, rep, root, report.English)
 		if err != nil {
 			fmt.Fprintf(stderr, "peercheck: -docs: %s: %v\n", u.file, err)
 			return exitMismatch

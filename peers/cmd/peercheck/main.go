@@ -7,11 +7,11 @@
 //
 // Usage:
 //
-//	peercheck [-format text|markdown|json] [-trace] [-redis ADDR] [-timeout D]
-//	peercheck -docs [file ...]
+//	peercheck [-format text|markdown|json] [-trace] [-strategy NAMES] [-property NAMES] [-redis ADDR] [-timeout D]
+//	peercheck -docs [-root DIR] [file ...]
 //
-// -format, -trace, -redis and -timeout are lockcheck's (see its
-// documentation). Without -redis, peercheck finds a Redis as lockcheck
+// The flags are lockcheck's (see its documentation); -strategy names
+// columns: redsync, redislock, goredislock, luatoken. Without -redis, peercheck finds a Redis as lockcheck
 // does: REDIS_ADDR or REDIS_URL, else a Docker container, else a
 // redis-server from PATH (package redistest). Its keys are made under
 // "peercheck:<xid>:" and deleted at the end; progress goes to standard
@@ -26,9 +26,10 @@
 //	<!-- peercheck:trace strategy=redsync property=holder-overrun --> ... <!-- /peercheck:trace -->
 //	<!-- peercheck:source file=peers/goredislock/goredislock.go func=Lock.Release --> ... <!-- /peercheck:source -->
 //
-// File paths in source blocks are relative to the working directory, which
-// for make peers-docs is the repository's root. Nothing is written unless
-// every verdict is the declared one.
+// File paths in source blocks are relative to the directory given by
+// -root, the working directory by default (make peers-docs gives the
+// repository's root). Nothing is written unless every verdict is the
+// declared one.
 //
 // Exit status: 0 when every verdict is the declared one; 1 when one is
 // not, or a check reached no verdict; 2 for bad flags or when no Redis can
@@ -44,6 +45,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -76,12 +79,15 @@ func main() {
 
 // options are the parsed flags.
 type options struct {
-	format  string
-	trace   bool
-	addr    string
-	timeout time.Duration
-	docs    bool
-	paths   []string
+	format     string
+	trace      bool
+	columns    []catalog.Entry
+	properties []locktest.Property
+	addr       string
+	timeout    time.Duration
+	docs       bool
+	root       string
+	paths      []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -90,9 +96,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, markdown or json")
 	fs.BoolVar(&o.trace, "trace", false, "print every break's counterexample as a Mermaid sequence diagram")
+	columns := fs.String("strategy", "", "check only these `columns` (comma-separated; all by default)")
+	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
 	fs.StringVar(&o.addr, "redis", "", "use the Redis at `ADDR` (host:port) instead of finding one")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "the most one property may take")
 	fs.BoolVar(&o.docs, "docs", false, "regenerate the peercheck blocks of the Markdown files given (default docs/peers.md)")
+	fs.StringVar(&o.root, "root", ".", "with -docs, the `directory` that the file paths of source blocks are relative to")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -docs [file ...]\n\n"+
 			"peercheck runs locklab's conformance suite on redsync, redislock and a plain go-redis lock,\n"+
@@ -110,8 +119,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.timeout <= 0 {
 		return o, fmt.Errorf("-timeout %v: want a positive duration", o.timeout)
 	}
+	var err error
+	if o.columns, err = parseColumns(*columns); err != nil {
+		return o, err
+	}
+	if o.properties, err = parseProperties(*properties); err != nil {
+		return o, err
+	}
 	o.paths = fs.Args()
 	switch {
+	case o.docs && (*columns != "" || *properties != ""):
+		return o, errors.New("-docs needs every column and property: drop -strategy and -property")
 	case o.docs && len(o.paths) == 0:
 		o.paths = []string{"docs/peers.md"}
 	case !o.docs && len(o.paths) > 0:
@@ -140,13 +158,13 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 	r := &runner{addr: srv.Addr, timeout: o.timeout, progress: stderr}
 	defer r.cleanup(srv, stderr)
-	rep := r.run(ctx, srv.Version, peers.Columns())
+	rep := r.run(ctx, srv.Version, o.columns, o.properties)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "peercheck: interrupted")
 		return exitInterrupt
 	}
 	if o.docs {
-		return writeDocs(rep, o.paths, func(res report.Result) report.Result {
+		return writeDocs(rep, o.paths, o.root, func(res report.Result) report.Result {
 			e, _ := peers.Lookup(res.Strategy)
 			again := r.check(ctx, e, res.Property, r.newPrefix())
 			if ctx.Err() != nil && again.Err == nil {
@@ -185,6 +203,64 @@ func connect(ctx context.Context, addr string) (*redistest.Server, error) {
 	return redistest.Connect(ctx, addr)
 }
 
+// names splits a comma-separated list, dropping empty entries.
+func names(list string) []string {
+	var out []string
+	for n := range strings.SplitSeq(list, ",") {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// parseColumns returns the columns named in list, in their order; an
+// empty list means all of them.
+func parseColumns(list string) ([]catalog.Entry, error) {
+	all := peers.Columns()
+	want := names(list)
+	if len(want) == 0 {
+		return all, nil
+	}
+	var valid []string
+	for _, e := range all {
+		valid = append(valid, e.Name)
+	}
+	for _, n := range want {
+		if !slices.Contains(valid, n) {
+			return nil, fmt.Errorf("-strategy: unknown column %q; the columns are %s", n, strings.Join(valid, ", "))
+		}
+	}
+	var cols []catalog.Entry
+	for _, e := range all {
+		if slices.Contains(want, e.Name) {
+			cols = append(cols, e)
+		}
+	}
+	return cols, nil
+}
+
+// parseProperties returns the properties named in list, in the suite's
+// order; an empty list means all of them.
+func parseProperties(list string) ([]locktest.Property, error) {
+	want := names(list)
+	if len(want) == 0 {
+		return locktest.Properties(), nil
+	}
+	for _, n := range want {
+		if _, err := locktest.ParseProperty(n); err != nil {
+			return nil, fmt.Errorf("-property: %w", err)
+		}
+	}
+	var out []locktest.Property
+	for _, p := range locktest.Properties() {
+		if slices.Contains(want, string(p)) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // runner checks properties on columns, one at a time.
 type runner struct {
 	addr     string
@@ -218,13 +294,14 @@ func (r *runner) check(ctx context.Context, e catalog.Entry, p locktest.Property
 	return res
 }
 
-// run checks every property on every column, until ctx ends.
-func (r *runner) run(ctx context.Context, version string, columns []catalog.Entry) *report.Report {
+// run checks props on columns, until ctx ends.
+func (r *runner) run(ctx context.Context, version string, columns []catalog.Entry, props []locktest.Property) *report.Report {
 	start := time.Now()
 	rep := &report.Report{RedisVersion: version, When: start, Runs: 1}
 	prefix := r.newPrefix()
 	for _, e := range columns {
-		for _, p := range locktest.Properties() {
+		r.warmUp(ctx, e, prefix)
+		for _, p := range props {
 			if ctx.Err() != nil {
 				return rep
 			}
@@ -233,6 +310,21 @@ func (r *runner) run(ctx context.Context, version string, columns []catalog.Entr
 	}
 	fmt.Fprintf(r.progress, "peercheck: %d checks in %.2fs\n", len(rep.Results), time.Since(start).Seconds())
 	return rep
+}
+
+// warmUp takes and releases a lock of e once, as locktest.Run does first
+// (locktest.Detect), and reports what e offers. A lock loads its scripts
+// into Redis on first use (EVALSHA, NOSCRIPT, EVAL); loaded beforehand,
+// they take no turn in the interleavings exclusion counts, whatever ran
+// on the server before.
+func (r *runner) warmUp(ctx context.Context, e catalog.Entry, prefix string) {
+	cfg := locktest.Config{Addr: r.addr, New: e.New, Key: prefix + ":" + e.Name, Timeout: r.timeout}
+	caps, err := locktest.Detect(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(r.progress, "%-11s  capabilities: %v\n", e.Name, err)
+		return
+	}
+	fmt.Fprintf(r.progress, "%-11s  capabilities: %s\n", e.Name, caps)
 }
 
 // cleanup deletes the run's keys: the locks, and luatoken's fencing

@@ -29,6 +29,13 @@
 // locktest/internal/mylock), and docs/your-own-lock.md in the repository
 // goes through a first run, a break, its counterexample and the fix.
 //
+// Run takes Redis from package redistest; RunConfig runs the same on the
+// Redis a Config names (Config.Addr), for a suite on a server of your
+// choosing. Either one's first subtest, contract, checks what every lock
+// must do whatever its algorithm (Contract): refuse a TTL of zero, fail
+// and not report a held lock when Redis is out of reach, leave no lock
+// after a cancelled attempt, and not overwrite a key of another type.
+//
 // Every property runs as a subtest named after it. A declared break that
 // the suite cannot reproduce fails ("expected to break, but ..."), and an
 // undeclared break fails with its counterexample. A property declared, or

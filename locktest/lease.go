@@ -13,30 +13,6 @@ import (
 // by the resource, and renewal, which tells the holder when its lease is
 // lost. Each is a property of its own, run on every strategy like the rest.
 
-// Properties of the fixes.
-const (
-	// FencedOverrun: the holder is paused past its TTL, another client
-	// acquires and writes to a protected resource; the first one's late
-	// write, when it wakes up, must be refused. The resource refuses a write whose fencing token is below
-	// the highest it has seen; a lock without tokens cannot be protected.
-	FencedOverrun Property = "fenced-overrun"
-	// RenewedOverrun: a holder whose connection stalls for a third of its
-	// TTL keeps its lock; one stalled for three TTLs must learn that its
-	// lease is lost (its Lease context is cancelled) before another
-	// holder's work begins. Only the holder's commands are held: its
-	// process and lease timer run on, so this is a stalled connection, not
-	// a GC or VM pause that would freeze the timer too.
-	// The detector sees the holder stop when a goroutine wakes on its Lease
-	// context, so the lease must end some milliseconds before the key can
-	// expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
-	RenewedOverrun Property = "renewed-overrun"
-)
-
-func init() {
-	scenarios[FencedOverrun] = fencedOverrun
-	scenarios[RenewedOverrun] = renewedOverrun
-}
-
 // resource stands for the storage a lock protects. It remembers the highest
 // fencing token it has accepted and refuses writes with a lower one.
 type resource struct {

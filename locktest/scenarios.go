@@ -10,21 +10,6 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-func init() {
-	scenarios[Exclusion] = exclusion
-	scenarios[CrashRecovery] = crashRecovery
-	scenarios[CrashMidAcquire] = crashMidAcquire
-	scenarios[StaleTakeoverRace] = staleTakeoverRace
-	scenarios[ClockSkew] = clockSkew
-	scenarios[SafeRelease] = safeRelease
-	scenarios[DoubleRelease] = doubleRelease
-	scenarios[HolderOverrun] = holderOverrun
-	scenarios[ReleaseFrees] = releaseFrees
-	scenarios[LeaseKept] = leaseKept
-	scenarios[CrashMidRelease] = crashMidRelease
-	scenarios[SafeRefresh] = safeRefresh
-}
-
 // names of the simulated clients.
 var names = []string{"A", "B", "C", "D", "E", "F", "G", "H"}
 

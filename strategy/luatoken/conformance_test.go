@@ -16,8 +16,8 @@ import (
 // by step. Package catalog declares every verdict of luatoken, and its
 // test checks them.
 func TestHolderOverrun(t *testing.T) {
-	locktest.RunProperties(t, func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-		return luatoken.New(p)
+	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+		return luatoken.New(c.Pool)
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun}}, locktest.HolderOverrun)
 }
 
@@ -26,9 +26,9 @@ func TestHolderOverrun(t *testing.T) {
 // the lock can pass on, and the resource refuses the writes of a holder
 // whose lock has passed on.
 func TestOverrunAnswered(t *testing.T) {
-	locktest.RunProperties(t, func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
 		// A lease margin that leaves the suite's detector time to see the
 		// holder stop before the key can expire.
-		return luatoken.New(p, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())
+		return luatoken.New(c.Pool, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())
 	}, locktest.Expect{}, locktest.HolderOverrun, locktest.RenewedOverrun, locktest.FencedOverrun)
 }

@@ -27,13 +27,12 @@ type resource struct {
 func (res *resource) write(who string, lock strategy.Lock) bool {
 	res.mu.Lock()
 	defer res.mu.Unlock()
-	f, fenced := lock.(strategy.Fenced)
+	token, fenced := strategy.FencingToken(lock)
 	if !fenced {
 		res.writes = append(res.writes, who)
 		res.r.note("resource accepts %s's write: its lock has no fencing token to check", who)
 		return true
 	}
-	token := f.FencingToken()
 	if token < res.highest {
 		res.r.note("resource refuses %s's write: fencing token %d < %d", who, token, res.highest)
 		return false
@@ -63,10 +62,8 @@ func fencedOverrun(newRun func(string) *run) Result {
 
 // lease returns the lock's lease context, or nil when it has none.
 func lease(l strategy.Lock) context.Context {
-	if ll, ok := l.(strategy.Leased); ok {
-		return ll.Lease()
-	}
-	return nil
+	ctx, _ := strategy.Lease(l)
+	return ctx
 }
 
 // renewedOverrun: first A is paused briefly and must keep its lock; then A

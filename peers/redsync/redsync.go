@@ -26,10 +26,10 @@
 //
 // Errors: a lock attempt that fails with redsync.ErrFailed or
 // *redsync.ErrTaken becomes strategy.ErrNotAcquired, the original error
-// in the chain. So does one that fails on its node (a network error, or
-// the attempt's own deadline), as redsync's own retry loop counts it, with
-// the node's error as text only: the attempt's deadline is not the
-// caller's, whose context strategy.Acquire looks for in the chain. An
+// in the chain. One that fails on its node (a network error, or the
+// attempt's own deadline) is an error of its own, with the node's error
+// as text only: the attempt's deadline is not the caller's, whose context
+// strategy.Acquire looks for in the chain. An
 // Unlock that finds the key gone (redsync.ErrLockAlreadyExpired) or
 // someone else's (*redsync.ErrTaken), and an Extend that fails the same
 // way or with redsync.ErrExtendFailed, become strategy.ErrNotHeld; other
@@ -80,10 +80,11 @@ func (s *Locks) TryAcquire(ctx context.Context, key string, ttl time.Duration) (
 		return nil, err
 	default:
 		// The attempt failed on its node (a network error, or the
-		// attempt's own deadline): redsync has sent the release for its
-		// value, and its own retry loop would try again. The cause is
-		// kept as text only: the attempt's deadline is not the caller's.
-		return nil, fmt.Errorf("%w: redsync: the attempt failed: %v", strategy.ErrNotAcquired, err)
+		// attempt's own deadline). That is not someone else holding the
+		// lock; and the cause is kept as text only, since the attempt's
+		// deadline is not the caller's, whose context strategy.Acquire
+		// looks for in the chain.
+		return nil, fmt.Errorf("redsync: the attempt failed: %v", err)
 	}
 	return &Lock{rs: s.rs, mutex: m, opts: s.opts}, nil
 }

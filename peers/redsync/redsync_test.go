@@ -12,14 +12,14 @@ import (
 	"github.com/locklab/locklab/peers/redsync"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
 
-func newLocks(rdb redis.UniversalClient) (strategy.Strategy, error) { return redsync.New(rdb) }
+func newLocks(rdb goredis.UniversalClient) (strategy.Strategy, error) { return redsync.New(rdb) }
 
 func TestBasics(t *testing.T) { peertest.Basics(t, newLocks) }
 
@@ -28,6 +28,21 @@ func TestRefresh(t *testing.T) { peertest.Refresh(t, newLocks) }
 func TestNilClient(t *testing.T) {
 	_, err := redsync.New(nil)
 	assert.Error(t, err)
+}
+
+// TestUnreachable: an attempt that cannot reach Redis fails with an error
+// that is neither ErrNotAcquired nor, although redsync's attempt has a
+// deadline of its own, the caller's context's.
+func TestUnreachable(t *testing.T) {
+	rdb := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	defer rdb.Close()
+	s, err := redsync.New(rdb)
+	require.NoError(t, err)
+	_, err = s.TryAcquire(context.Background(), redistest.Key(t), 100*time.Millisecond)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, strategy.ErrNotAcquired)
+	assert.NotErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "redsync: the attempt failed: node #0: ")
 }
 
 // TestCommands checks what the package documentation says redsync sends:
@@ -80,15 +95,18 @@ func TestSlowAttemptFails(t *testing.T) {
 	rdb, rec := peertest.Client(t)
 	key := redistest.Key(t)
 	rec.SetKey(key)
-	rdb.AddHook(slowSet{key: key, by: 30 * time.Millisecond})
+	rdb.AddHook(slowSet{key: key, by: 210 * time.Millisecond})
 	s, err := redsync.New(rdb)
 	require.NoError(t, err)
-	_, err = s.TryAcquire(ctx, key, 20*time.Millisecond)
+	require.NoError(t, rdb.Ping(ctx).Err()) // the connection is open before the attempt
+	rec.Reset()
+	_, err = s.TryAcquire(ctx, key, 200*time.Millisecond)
 	require.ErrorIs(t, err, strategy.ErrNotAcquired)
+	require.ErrorIs(t, err, upstream.ErrFailed)
 	cmds := rec.Commands()
 	require.Len(t, cmds, 2, "%q", cmds)
 	set := strings.Fields(cmds[0])
-	assert.Equal(t, []string{"SET", "K", "px", "20", "nx"}, append(set[:2:2], set[3:]...))
+	assert.Equal(t, []string{"SET", "K", "px", "200", "nx"}, append(set[:2:2], set[3:]...))
 	assert.Regexp(t, `^EVAL(SHA)? .* 1 K `+regexp.QuoteMeta(set[2])+`$`, cmds[1])
 }
 
@@ -98,10 +116,10 @@ type slowSet struct {
 	by  time.Duration
 }
 
-func (h slowSet) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h slowSet) DialHook(next goredis.DialHook) goredis.DialHook { return next }
 
-func (h slowSet) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
+func (h slowSet) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
 		err := next(ctx, cmd)
 		if args := cmd.Args(); cmd.Name() == "set" && len(args) > 1 && args[1] == h.key {
 			time.Sleep(h.by)
@@ -110,7 +128,7 @@ func (h slowSet) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
-func (h slowSet) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (h slowSet) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
 	return next
 }
 

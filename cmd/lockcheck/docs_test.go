@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -81,7 +82,13 @@ func wholeMatrix(t *testing.T) *report.Report {
 		defer cleanupRun(srv, []string{m.prefix}, false, os.Stderr)
 		rep, err := m.run(context.Background(), srv.Version, catalog.Strategies(), locktest.Properties(), 1)
 		require.NoError(t, err)
-		require.True(t, rep.OK(), "the verdicts are not the declared ones")
+		if !rep.OK() {
+			var b strings.Builder
+			for _, r := range rep.Mismatches() {
+				fmt.Fprintf(&b, "\n%s %s: %s, declared %s: %s %v", r.Strategy, r.Property, r.Verdict, r.Expected, r.Reason, r.Err)
+			}
+			t.Fatalf("the verdicts are not the declared ones:%s", b.String())
+		}
 		matrixOnce.rep = rep
 	}
 	rep := *matrixOnce.rep

@@ -16,7 +16,8 @@
 //  1. Read the clock (WithClock; the system clock by default) and draw a
 //     fresh github.com/rs/xid token.
 //  2. Send SET key <token> NX PX ttl to every master at once, each bounded
-//     by the node timeout (WithNodeTimeout; a tenth of the TTL by default).
+//     by the node timeout (WithNodeTimeout; a tenth of the TTL, at least
+//     50ms, by default).
 //  3. Read the clock again. Validity = ttl - elapsed - drift, where drift
 //     is ttl times the drift factor (WithDriftFactor; 0.01 by default)
 //     plus 2ms.
@@ -26,7 +27,8 @@
 //     strategy.ErrNotAcquired.
 //  5. Release: a Lua compare-and-delete (the release of luatoken) on every
 //     master at once. Refresh: a Lua compare-and-PEXPIRE on every master,
-//     held again only with a majority and a positive new validity.
+//     held again only with a majority and a positive new validity. Both
+//     wait for every master until their context ends.
 //
 // Strategy.Acquire retries after a random delay in [d, 2d) (WithRetryDelay;
 // d is 50ms by default), so that clients that split the masters between
@@ -75,5 +77,7 @@
 // clients; a lock still taken with two of five masters down and refused
 // with three down; masters holding another client's token count against
 // the quorum and are left alone; and the validity shrinks by the time the
-// attempt took.
+// attempt took. Over a single master, where the suite's one-Redis
+// scenarios apply, it keeps every property luatoken keeps and breaks the
+// same three overruns (TestOneMaster).
 package redlock

@@ -71,10 +71,13 @@ func WithClock(clock strategy.Clock) Option {
 	}
 }
 
-// WithNodeTimeout bounds how long one node may take to answer one command
-// (a SET, a release, a refresh), connecting included, so that a node that
-// is down or hangs costs the attempt little of its validity. The default
-// is a tenth of the TTL of the lock. d must be positive.
+// WithNodeTimeout bounds how long one master may take to answer the SET
+// of an acquire attempt, connecting included, so that a master that is
+// down or hangs costs the attempt little of its validity. The default is a
+// tenth of the TTL, but at least 50ms, and no more than the TTL less the
+// drift allowance (past that, the attempt could not succeed anyway).
+// Release and Refresh are bounded by their context only. d must be
+// positive.
 func WithNodeTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d <= 0 {
@@ -114,13 +117,17 @@ func (c *config) drift(ttl time.Duration) time.Duration {
 	return time.Duration(c.driftFactor*float64(ttl)) + fixedDrift
 }
 
-// timeout is how long one node may take for one command on a lock of
-// this TTL.
+// minNodeTimeout is the least default node timeout: a tenth of a short
+// TTL leaves no time to open a connection on a loaded machine.
+const minNodeTimeout = 50 * time.Millisecond
+
+// timeout is how long one master may take to answer the SET of an attempt
+// on a lock of this TTL.
 func (c *config) timeout(ttl time.Duration) time.Duration {
 	if c.nodeTimeout > 0 {
 		return c.nodeTimeout
 	}
-	return max(ttl/10, time.Millisecond)
+	return min(max(ttl/10, minNodeTimeout), ttl-c.drift(ttl))
 }
 
 // jitter is the Retry of Strategy.Acquire: a random wait in [d, 2d) after

@@ -119,7 +119,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	until := start.Add(ttl - drift)
 	t := count(replies)
 	if t.done >= s.quorum && end.Before(until) {
-		return &Lock{s: s, key: key, token: token, ttl: ttl, until: until}, nil
+		return &Lock{s: s, key: key, token: token, until: until}, nil
 	}
 	s.undo(ctx, key, token, ttl, replies)
 	if t.answered == 0 {
@@ -172,8 +172,7 @@ type Lock struct {
 	token string
 
 	mu    sync.Mutex
-	ttl   time.Duration // of the acquire or the last refresh
-	until time.Time     // by the strategy's clock: the end of the validity
+	until time.Time // by the strategy's clock: the end of the validity
 }
 
 var (
@@ -204,12 +203,11 @@ func (l *Lock) Validity() time.Duration {
 // nil when at least one node deleted it; an error matching
 // strategy.ErrNotHeld when every node answered and none held it (it had
 // expired, or was released already); otherwise the nodes' errors. A node
-// that could not be reached keeps the key until its TTL ends.
+// that could not be reached keeps the key until its TTL ends. Release
+// waits for every node until ctx ends: give it a deadline, so that a
+// master that hangs does not hold it up.
 func (l *Lock) Release(ctx context.Context) error {
-	l.mu.Lock()
-	ttl := l.ttl
-	l.mu.Unlock()
-	replies := l.s.onNodes(ctx, l.s.cfg.timeout(ttl), func(ctx context.Context, c redis.Conn) (bool, error) {
+	replies := l.s.onNodes(ctx, 0, func(ctx context.Context, c redis.Conn) (bool, error) {
 		n, err := redis.Int(recipe.Eval(ctx, c, releaseScript, l.key, l.token))
 		return n == 1, err
 	})
@@ -233,7 +231,9 @@ func (l *Lock) Release(ctx context.Context) error {
 // too few nodes still held the token. When no node could be reached it
 // returns their errors. ttl must exceed the drift allowance, or the error
 // matches strategy.ErrInvalidTTL. A failed Refresh leaves extended the
-// nodes it extended; Release deletes them.
+// nodes it extended; Release deletes them. Like Release, Refresh waits for
+// every node until ctx ends; a slow master costs it validity, and a
+// refresh slower than its new validity fails.
 func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 	if ttl < time.Millisecond {
 		return fmt.Errorf("%s: refresh %q: %w: %v is below 1ms, the smallest TTL Redis can express",
@@ -253,7 +253,7 @@ func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 	if !start.Before(until) {
 		return opError("refresh", l.key, fmt.Errorf("%w: its validity ended %v ago", strategy.ErrNotHeld, start.Sub(until)))
 	}
-	replies := s.onNodes(ctx, s.cfg.timeout(ttl), func(ctx context.Context, c redis.Conn) (bool, error) {
+	replies := s.onNodes(ctx, 0, func(ctx context.Context, c redis.Conn) (bool, error) {
 		n, err := redis.Int(recipe.Eval(ctx, c, refreshScript, l.key, l.token, ttl.Milliseconds()))
 		return n == 1, err
 	})
@@ -262,7 +262,7 @@ func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 	t := count(replies)
 	if t.done >= s.quorum && end.Before(newUntil) {
 		l.mu.Lock()
-		l.ttl, l.until = ttl, newUntil
+		l.until = newUntil
 		l.mu.Unlock()
 		return nil
 	}
@@ -287,15 +287,19 @@ type reply struct {
 }
 
 // onNodes runs op on every node at once, each on a connection of its own
-// and bounded by timeout, and returns their replies in the order of the
-// nodes once all have returned.
+// and bounded by timeout unless it is 0, and returns their replies in the
+// order of the nodes once all have returned.
 func (s *Strategy) onNodes(ctx context.Context, timeout time.Duration, op func(context.Context, redis.Conn) (bool, error)) []reply {
 	replies := make([]reply, len(s.nodes))
 	var wg sync.WaitGroup
 	for i, p := range s.nodes {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
+			ctx := ctx
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
 			c, err := p.GetContext(ctx)
 			if err != nil {
 				replies[i].err = fmt.Errorf("node %d: connect: %w", i, err)

@@ -282,7 +282,12 @@ func TestValidity(t *testing.T) {
 		l, err := s.TryAcquire(ctx, redistest.Key(t), ttl)
 		elapsed := time.Since(start)
 		require.NoError(t, err, "four of five masters answer")
-		defer l.Release(ctx)
+		defer func() {
+			// Release waits for the silent master until its context ends.
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			require.NoError(t, l.Release(ctx))
+		}()
 		assert.GreaterOrEqual(t, elapsed, timeout)
 		assert.Less(t, elapsed, timeout+time.Second)
 		assert.LessOrEqual(t, l.(*redlock.Lock).Validity(), ttl-drift(ttl)-timeout)
@@ -396,4 +401,41 @@ func TestAcquireWaits(t *testing.T) {
 	l, err := waiter.Acquire(long, key, ttl)
 	require.NoError(t, err, "the holder's lock did not expire")
 	require.NoError(t, l.Release(ctx))
+}
+
+// Release and Refresh wait for a master that does not answer until their
+// context ends; the masters that answer are released, or extended, at once.
+func TestSilentNodeAfterAcquire(t *testing.T) {
+	m := sharedMasters(t)
+	key := redistest.Key(t)
+	up := m.Nodes[4].NewPool()
+	t.Cleanup(func() { up.Close() })
+	sp := &strategytest.SwitchPool{Up: up, Dead: strategytest.PoolTo(t, strategytest.SilentServer(t))}
+	s, err := redlock.New(append(pools(t, m.Nodes[:4]), sp))
+	require.NoError(t, err)
+	l, err := s.TryAcquire(context.Background(), key, ttl)
+	require.NoError(t, err)
+	sp.Down.Store(true)
+
+	const timeout = 300 * time.Millisecond
+	for _, op := range []struct {
+		name string
+		do   func(context.Context) error
+		want []string
+	}{
+		{"Refresh", func(ctx context.Context) error { return l.(*redlock.Lock).Refresh(ctx, 2*ttl) }, repeat(l.(*redlock.Lock).Token(), 5)},
+		{"Release", l.Release, repeat("", 5)},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		start := time.Now()
+		err := op.do(ctx)
+		elapsed := time.Since(start)
+		cancel()
+		require.NoError(t, err, "%s with four of five masters answering", op.name)
+		assert.GreaterOrEqual(t, elapsed, timeout, "%s did not wait for the silent master", op.name)
+		assert.Less(t, elapsed, timeout+time.Second, "%s outlived its context", op.name)
+		assert.Equal(t, op.want[:4], values(t, m.Nodes[:4], key), op.name)
+	}
+	// The master that could not be reached keeps the key until its TTL.
+	assert.Equal(t, l.(*redlock.Lock).Token(), values(t, m.Nodes, key)[4])
 }

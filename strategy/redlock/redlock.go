@@ -88,14 +88,14 @@ func (s *Strategy) Acquire(ctx context.Context, key string, ttl time.Duration) (
 //
 // The deletions of step 4 are waited for on the nodes that answered OK; on
 // those whose answer did not come (the SET may have got through), they run
-// in the background, bounded by the node timeout. An attempt that reached
-// some nodes but not a quorum fails with an error matching
-// strategy.ErrNotAcquired, whose message says how many nodes it locked and
-// why the others failed; one that reached no node at all fails with the
-// nodes' errors (a refused connection, a timeout) and not with
-// strategy.ErrNotAcquired, as every strategy does when Redis cannot be
-// reached. ttl counts whole milliseconds and must exceed the drift
-// allowance, or the error matches strategy.ErrInvalidTTL.
+// in the background, bounded by the node timeout. An attempt that fails
+// with some nodes answering, or only too late for the node timeout, fails
+// with an error matching strategy.ErrNotAcquired, whose message says how
+// many nodes it locked and why the others failed. One that reached no node
+// at all (every connection refused, or ctx ended) fails with the nodes'
+// errors and not with strategy.ErrNotAcquired, as every strategy does when
+// Redis cannot be reached. ttl counts whole milliseconds and must exceed
+// the drift allowance, or the error matches strategy.ErrInvalidTTL.
 func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
 	if err := strategy.Validate(key, ttl); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -122,7 +122,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		return &Lock{s: s, key: key, token: token, until: until}, nil
 	}
 	s.undo(ctx, key, token, ttl, replies)
-	if t.answered == 0 {
+	if t.answered == 0 && t.late == 0 {
 		return nil, opError("SET", key, t.err())
 	}
 	var why error
@@ -284,6 +284,7 @@ func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 type reply struct {
 	done bool  // it locked, deleted or extended
 	err  error // nil when it answered
+	late bool  // err is the node timeout's, while the caller's ctx lives
 }
 
 // onNodes runs op on every node at once, each on a connection of its own
@@ -294,21 +295,29 @@ func (s *Strategy) onNodes(ctx context.Context, timeout time.Duration, op func(c
 	var wg sync.WaitGroup
 	for i, p := range s.nodes {
 		wg.Go(func() {
-			ctx := ctx
+			nctx, own := ctx, false
+			var deadline time.Time
 			if timeout > 0 {
+				deadline = time.Now().Add(timeout)
+				dl, ok := ctx.Deadline()
+				own = !ok || dl.After(deadline) // the node timeout comes first
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, timeout)
+				nctx, cancel = context.WithDeadline(ctx, deadline)
 				defer cancel()
 			}
-			c, err := p.GetContext(ctx)
+			// A failure at or after the node timeout, the caller's ctx
+			// still alive. redigo's read deadline may fire a moment before
+			// the context's timer: compare the times, not ctx.Err.
+			late := func() bool { return own && !time.Now().Before(deadline) && ctx.Err() == nil }
+			c, err := p.GetContext(nctx)
 			if err != nil {
-				replies[i].err = fmt.Errorf("node %d: connect: %w", i, err)
+				replies[i] = reply{err: fmt.Errorf("node %d: connect: %w", i, err), late: late()}
 				return
 			}
 			defer c.Close()
-			done, err := op(ctx, c)
+			done, err := op(nctx, c)
 			if err != nil {
-				replies[i].err = fmt.Errorf("node %d: %w", i, err)
+				replies[i] = reply{err: fmt.Errorf("node %d: %w", i, err), late: late()}
 				return
 			}
 			replies[i].done = done
@@ -321,6 +330,7 @@ func (s *Strategy) onNodes(ctx context.Context, timeout time.Duration, op func(c
 // tally counts the replies of the nodes.
 type tally struct {
 	done, answered int
+	late           int // failed for the node timeout alone
 	errs           []error
 }
 
@@ -329,6 +339,9 @@ func count(replies []reply) tally {
 	for _, r := range replies {
 		if r.err != nil {
 			t.errs = append(t.errs, r.err)
+			if r.late {
+				t.late++
+			}
 			continue
 		}
 		t.answered++

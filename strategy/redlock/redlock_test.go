@@ -439,3 +439,29 @@ func TestSilentNodeAfterAcquire(t *testing.T) {
 	// The master that could not be reached keeps the key until its TTL.
 	assert.Equal(t, l.(*redlock.Lock).Token(), values(t, m.Nodes, key)[4])
 }
+
+// Masters that answer too late for the node timeout count as masters not
+// locked: the attempt fails with ErrNotAcquired, so that Acquire tries
+// again. When the caller's context ends first, no master was reached, and
+// the error is the context's.
+func TestNodeTimeout(t *testing.T) {
+	ctx := context.Background()
+	silent := make([]strategy.Pool, 3)
+	for i := range silent {
+		silent[i] = strategytest.PoolTo(t, strategytest.SilentServer(t))
+	}
+	s, err := redlock.New(silent, redlock.WithNodeTimeout(100*time.Millisecond))
+	require.NoError(t, err)
+
+	_, err = s.TryAcquire(ctx, redistest.Key(t), ttl)
+	require.ErrorIs(t, err, strategy.ErrNotAcquired)
+	assert.Contains(t, err.Error(), "locked 0 of 3 nodes, quorum 2")
+	assert.True(t, strategytest.IsTimeout(err), "not a timeout: %v", err)
+
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = s.TryAcquire(short, redistest.Key(t), ttl)
+	require.Error(t, err)
+	assert.True(t, strategytest.IsTimeout(err), "not a timeout: %v", err)
+	assert.NotErrorIs(t, err, strategy.ErrNotAcquired)
+}

@@ -17,7 +17,8 @@
 //     fresh github.com/rs/xid token.
 //  2. Send SET key <token> NX PX ttl to every master at once, each bounded
 //     by the node timeout (WithNodeTimeout; a tenth of the TTL, at least
-//     50ms, by default).
+//     50ms, by default); a master that has not answered by then counts as
+//     not locked.
 //  3. Read the clock again. Validity = ttl - elapsed - drift, where drift
 //     is ttl times the drift factor (WithDriftFactor; 0.01 by default)
 //     plus 2ms.

@@ -75,7 +75,8 @@ func WithClock(clock strategy.Clock) Option {
 // of an acquire attempt, connecting included, so that a master that is
 // down or hangs costs the attempt little of its validity. The default is a
 // tenth of the TTL, but at least 50ms, and no more than the TTL less the
-// drift allowance (past that, the attempt could not succeed anyway).
+// drift allowance (past that, the attempt could not succeed anyway). A
+// master that has not answered by then counts as a master not locked.
 // Release and Refresh are bounded by their context only. d must be
 // positive.
 func WithNodeTimeout(d time.Duration) Option {

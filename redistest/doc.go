@@ -44,4 +44,34 @@
 //		key := redistest.Key(t)
 //		// ...
 //	}
+//
+// # Topologies
+//
+// Some lock algorithms only show what they are worth with more than one
+// server. Three functions start small topologies of private redis-server
+// processes on loopback ports, always from PATH (never Docker or an
+// external server, whatever LOCKLAB_REDIS says), without persistence, each
+// in a second or three:
+//
+//   - [StartReplicated]: a primary and a replica that follows it through
+//     a relay in the test process, so that the replication stream can be
+//     held ([Replicated.HoldReplication]) and the replica promoted
+//     ([Replicated.Promote]), as a failover does;
+//   - [StartMasters]: n independent masters, as Redlock uses them;
+//   - [StartCluster]: a Redis Cluster of masters sharing the hash slots.
+//
+// Each server is a [Node], which can be killed ([Node.Kill], a crash) and
+// started again on the same address ([Node.Start], [Node.Restart]): it
+// comes back empty, as a server without persistence does. Close kills
+// every process of a topology and removes its directories; on Linux the
+// processes are also killed when the program that started them dies. When
+// redis-server is not on PATH, the error matches [ErrNoRedisServer] and
+// says how to install it.
+//
+//	m, err := redistest.StartMasters(ctx, 5)
+//	if err != nil {
+//		return err
+//	}
+//	defer m.Close()
+//	pools := m.NewPools()
 package redistest

@@ -50,9 +50,47 @@ func startProcessOnce(ctx context.Context, bin string, extra []string) (*Server,
 	if err != nil {
 		return nil, fmt.Errorf("process: %w", err)
 	}
-	logFile := filepath.Join(dir, "redis.log")
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	p, err := launch(ctx, bin, port, dir, extra)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("process: %s on %s: %w", bin, addr, err)
+	}
 
+	s := &Server{Addr: addr, Kind: KindProcess}
+	s.stop = func() error {
+		err := p.stop()
+		if rmErr := os.RemoveAll(dir); err == nil && rmErr != nil {
+			err = fmt.Errorf("redistest: removing %s: %w", dir, rmErr)
+		}
+		return err
+	}
+	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	s.Version, err = s.version(vctx)
+	cancel()
+	if err != nil {
+		err = p.fail(err)
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("process: %s on %s: %w", bin, addr, err)
+	}
+	return s, nil
+}
+
+// proc is a running redis-server process.
+type proc struct {
+	cmd     *exec.Cmd
+	log     string        // its log file
+	exited  chan struct{} // closed once it has exited and been waited for
+	waitErr error         // what Wait returned; set before exited is closed
+}
+
+// launch starts bin on a loopback port, with dir as its working directory
+// (its log, and whatever it writes, go there), no persistence and the
+// extra arguments, and waits until it answers PING. When it does not, the
+// process is stopped and the error says what its log says; dir is left to
+// the caller.
+func launch(ctx context.Context, bin string, port int, dir string, extra []string) (*proc, error) {
+	logFile := filepath.Join(dir, "redis.log")
 	cmd := exec.Command(bin, append([]string{
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
@@ -65,48 +103,59 @@ func startProcessOnce(ctx context.Context, bin string, extra []string) (*Server,
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("process: starting %s: %w", bin, err)
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
-	exited := make(chan struct{})
-	var waitErr error
+	p := &proc{cmd: cmd, log: logFile, exited: make(chan struct{})}
 	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
+		p.waitErr = cmd.Wait()
+		close(p.exited)
 	}()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	if err := waitProcess(ctx, addr, p.exited); err != nil {
+		return nil, p.fail(err)
+	}
+	return p, nil
+}
 
-	s := &Server{Addr: addr, Kind: KindProcess}
-	s.stop = func() error {
-		err := stopProcess(cmd.Process, exited)
-		if rmErr := os.RemoveAll(dir); err == nil && rmErr != nil {
-			err = fmt.Errorf("redistest: removing %s: %w", dir, rmErr)
-		}
-		return err
+// fail stops the process and returns err with the reason it exited, if it
+// did, and the end of its log.
+func (p *proc) fail(err error) error {
+	select {
+	case <-p.exited:
+		err = fmt.Errorf("redis-server exited: %v", p.waitErr)
+	default:
 	}
+	log := tail(p.log, 20)
+	_ = p.stop()
+	if strings.Contains(log, "Address already in use") {
+		err = fmt.Errorf("%w: %v", errPortTaken, err)
+	}
+	if log != "" {
+		err = fmt.Errorf("%w\nredis-server log:\n%s", err, log)
+	}
+	return err
+}
 
-	err = waitProcess(ctx, addr, exited)
-	if err == nil {
-		vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		s.Version, err = s.version(vctx)
-		cancel()
+// stop asks the process to stop, then kills it (see stopProcess).
+func (p *proc) stop() error { return stopProcess(p.cmd.Process, p.exited) }
+
+// kill kills the process at once, as a crash would, and waits until it
+// has exited.
+func (p *proc) kill() error {
+	select {
+	case <-p.exited:
+		return nil
+	default:
 	}
-	if err != nil {
-		select {
-		case <-exited:
-			err = fmt.Errorf("redis-server exited: %v", waitErr)
-		default:
-		}
-		log := tail(logFile, 20)
-		_ = s.Close()
-		if strings.Contains(log, "Address already in use") {
-			err = fmt.Errorf("%w: %v", errPortTaken, err)
-		}
-		if log != "" {
-			err = fmt.Errorf("%w\nredis-server log:\n%s", err, log)
-		}
-		return nil, fmt.Errorf("process: %s on %s: %w", bin, addr, err)
+	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("redistest: killing redis-server (pid %d): %w", p.cmd.Process.Pid, err)
 	}
-	return s, nil
+	select {
+	case <-p.exited:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("redistest: redis-server (pid %d) did not exit when killed", p.cmd.Process.Pid)
+	}
 }
 
 // waitProcess waits until addr answers PING, the process exits, or time is

@@ -116,7 +116,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		return fencedLock{l}, nil
 	}
 	// The key lives the whole milliseconds that PX was given.
-	l.lease = startLease(ctx, l, &s.cfg, sent, ttl.Truncate(time.Millisecond))
+	startLease(ctx, l, &s.cfg, sent, ttl.Truncate(time.Millisecond))
 	if s.cfg.fencing {
 		return fencedLeasedLock{l}, nil
 	}

@@ -83,10 +83,10 @@ type PubSub interface {
 }
 
 var (
-	errClosed        = errors.New("redigoconn: connection closed")
-	errSubscribed    = errors.New("redigoconn: Do on a subscribed connection; use Send and Receive")
-	errMixed         = errors.New("redigoconn: Pub/Sub commands on a connection with pipelined commands pending")
-	errNoReply       = errors.New("redigoconn: Receive with no reply pending")
+	errClosed     = errors.New("redigoconn: connection closed")
+	errSubscribed = errors.New("redigoconn: Do on a subscribed connection; use Send and Receive")
+	errMixed      = errors.New("redigoconn: Pub/Sub commands on a connection with pipelined commands pending")
+	errNoReply    = errors.New("redigoconn: Receive with no reply pending")
 )
 
 // Conn is a redis.Conn (with redis.ConnWithContext and

@@ -164,7 +164,7 @@ func renew(t *testing.T, p strategy.Pool) {
 	s := newLuatoken(t, p, luatoken.WithAutoRenew(0))
 	ctx := context.Background()
 	key := redistest.Key(t)
-	const short = 300 * time.Millisecond
+	const short = 600 * time.Millisecond
 	l, err := s.TryAcquire(ctx, key, short)
 	if err != nil {
 		t.Fatal(err)

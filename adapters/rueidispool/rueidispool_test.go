@@ -1,0 +1,42 @@
+package rueidispool_test
+
+import (
+	"testing"
+
+	"github.com/locklab/locklab/adapters/rueidispool"
+	"github.com/locklab/locklab/internal/redigoconn/conntest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/redis/rueidis"
+)
+
+func TestMain(m *testing.M) { conntest.Main(m) }
+
+// pool returns a pool on a new client with opt, closed when the test ends.
+func pool(opt func() rueidis.ClientOption) func(t *testing.T) strategy.Pool {
+	return func(t *testing.T) strategy.Pool {
+		c, err := rueidis.NewClient(opt())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return rueidispool.New(c)
+	}
+}
+
+func TestClient(t *testing.T) {
+	conntest.Run(t, pool(func() rueidis.ClientOption {
+		return rueidis.ClientOption{InitAddress: []string{conntest.Addr()}}
+	}), conntest.Features{})
+}
+
+func TestClientRESP2(t *testing.T) {
+	conntest.Run(t, pool(func() rueidis.ClientOption {
+		return rueidis.ClientOption{InitAddress: []string{conntest.Addr()}, AlwaysRESP2: true, DisableCache: true}
+	}), conntest.Features{})
+}
+
+func TestClientWithoutAutoPipelining(t *testing.T) {
+	conntest.Run(t, pool(func() rueidis.ClientOption {
+		return rueidis.ClientOption{InitAddress: []string{conntest.Addr()}, DisableAutoPipelining: true}
+	}), conntest.Features{})
+}

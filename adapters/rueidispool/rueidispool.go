@@ -60,7 +60,11 @@ var _ strategy.Pool = (*Pool)(nil)
 
 // New returns a Pool on c, which must not be nil.
 func New(c rueidis.Client) *Pool {
-	return &Pool{b: backend{c: c}}
+	p := &Pool{b: backend{c: c}}
+	if c != nil {
+		p.b.cluster = c.Mode() == rueidis.ClientModeCluster
+	}
+	return p
 }
 
 var errNilClient = errors.New("rueidispool: nil client")
@@ -87,20 +91,21 @@ func (p *Pool) Get() redigo.Conn {
 func (p *Pool) Client() rueidis.Client { return p.b.c }
 
 type backend struct {
-	c rueidis.Client
+	c       rueidis.Client
+	cluster bool // mark keys, which route commands
 }
 
 func (b *backend) Do(ctx context.Context, cmd *redigoconn.Cmd) (any, error) {
-	return reply(b.c.Do(ctx, build(b.c.B(), cmd)), cmd)
+	return reply(b.c.Do(ctx, build(b.c.B(), cmd, b.cluster)), cmd)
 }
 
 func (b *backend) DoMulti(ctx context.Context, cmds []*redigoconn.Cmd) []redigoconn.Result {
-	return doMulti(ctx, b.c, cmds)
+	return doMulti(ctx, b.c, cmds, b.cluster)
 }
 
 func (b *backend) Pin(context.Context, string) (redigoconn.Pinned, error) {
 	dc, cancel := b.c.Dedicate()
-	return pinned{dc, cancel}, nil
+	return pinned{dc, cancel, b.cluster}, nil
 }
 
 func (b *backend) PubSub(ctx context.Context, first *redigoconn.Cmd) (redigoconn.PubSub, error) {
@@ -126,16 +131,17 @@ func (b *backend) PubSub(ctx context.Context, first *redigoconn.Cmd) (redigoconn
 
 // pinned is a dedicated connection.
 type pinned struct {
-	dc     rueidis.DedicatedClient
-	cancel func()
+	dc      rueidis.DedicatedClient
+	cancel  func()
+	cluster bool
 }
 
 func (p pinned) Do(ctx context.Context, cmd *redigoconn.Cmd) (any, error) {
-	return reply(p.dc.Do(ctx, build(p.dc.B(), cmd)), cmd)
+	return reply(p.dc.Do(ctx, build(p.dc.B(), cmd, p.cluster)), cmd)
 }
 
 func (p pinned) DoMulti(ctx context.Context, cmds []*redigoconn.Cmd) []redigoconn.Result {
-	return doMulti(ctx, p.dc, cmds)
+	return doMulti(ctx, p.dc, cmds, p.cluster)
 }
 
 func (p pinned) Close() error {
@@ -143,10 +149,10 @@ func (p pinned) Close() error {
 	return nil
 }
 
-func doMulti(ctx context.Context, c rueidis.CommandClient, cmds []*redigoconn.Cmd) []redigoconn.Result {
+func doMulti(ctx context.Context, c rueidis.CommandClient, cmds []*redigoconn.Cmd, cluster bool) []redigoconn.Result {
 	cs := make(rueidis.Commands, len(cmds))
 	for i, cmd := range cmds {
-		cs[i] = build(c.B(), cmd)
+		cs[i] = build(c.B(), cmd, cluster)
 	}
 	res := c.DoMulti(ctx, cs...)
 	rs := make([]redigoconn.Result, len(cmds))
@@ -156,9 +162,12 @@ func doMulti(ctx context.Context, c rueidis.CommandClient, cmds []*redigoconn.Cm
 	return rs
 }
 
-// build makes cmd a rueidis command, with its key marked for the routing
-// of a cluster client.
-func build(b rueidis.Builder, cmd *redigoconn.Cmd) rueidis.Completed {
+// build makes cmd a rueidis command. On a cluster its key is marked, to
+// route it. Elsewhere it is not: a keyed command goes to a connection drawn
+// at random among the client's pipelined ones (PipelineMultiplex), a
+// command without a key always to the first, so all the pool's commands
+// share one connection and its round trips.
+func build(b rueidis.Builder, cmd *redigoconn.Cmd, cluster bool) rueidis.Completed {
 	var buf [8]string
 	args := buf[:0]
 	for _, a := range cmd.Args[1:] {
@@ -167,7 +176,7 @@ func build(b rueidis.Builder, cmd *redigoconn.Cmd) rueidis.Completed {
 	name := cmd.Name()
 	upper := strings.ToUpper(name)
 	a := b.Arbitrary(name)
-	if k := keyAt(upper, args); k >= 0 {
+	if k := keyAt(upper, args); cluster && k >= 0 {
 		a = a.Args(args[:k]...).Keys(args[k]).Args(args[k+1:]...)
 	} else {
 		a = a.Args(args...)

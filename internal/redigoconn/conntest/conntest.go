@@ -23,7 +23,8 @@ var server *redistest.Server
 
 // Main starts a Redis server with redistest.Start, runs the tests and
 // closes it. Call it from TestMain; Addr and Server give the server to
-// tests and examples.
+// tests and examples, and redistest.Shared (which locktest.Run uses) gives
+// the same one: it is named to it as an external server.
 func Main(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	srv, err := redistest.Start(ctx)
@@ -33,6 +34,10 @@ func Main(m *testing.M) {
 		os.Exit(1)
 	}
 	server = srv
+	if srv.Kind != redistest.KindExternal {
+		os.Setenv(redistest.EnvAddr, srv.Addr)
+		os.Setenv(redistest.EnvMode, redistest.KindExternal)
+	}
 	code := m.Run()
 	if err := srv.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -16,7 +16,8 @@
 //     a redis.Error);
 //   - commands sent with Send and Flush run in one client pipeline;
 //   - WATCH and MULTI take a connection of their own (Client.Conn, or on a
-//     cluster the Conn of the key's master) for the commands that follow,
+//     cluster the Conn of the master of the key they name, so that a
+//     transaction there begins with WATCH) for the commands that follow,
 //     given back on Close after DISCARD or UNWATCH when needed; other
 //     UniversalClient implementations (a Ring) do not support them;
 //   - SUBSCRIBE and the other Pub/Sub commands, sent with Send, open a
@@ -96,13 +97,19 @@ func (b *backend) DoMulti(ctx context.Context, cmds []*redigoconn.Cmd) []redigoc
 	return pipeline(ctx, b.c.Pipeline(), cmds)
 }
 
-var errNoPin = errors.New("goredispool: WATCH and MULTI need a *redis.Client or a *redis.ClusterClient")
+var (
+	errNoPin = errors.New("goredispool: WATCH and MULTI need a *redis.Client or a *redis.ClusterClient")
+	errNoKey = errors.New("goredispool: on a cluster, a transaction starts with a command that names a key (WATCH), which chooses its node")
+)
 
 func (b *backend) Pin(ctx context.Context, key string) (redigoconn.Pinned, error) {
 	switch c := b.c.(type) {
 	case *redis.Client:
 		return pinned{c.Conn()}, nil
 	case *redis.ClusterClient:
+		if key == "" {
+			return nil, errNoKey
+		}
 		master, err := c.MasterForKey(ctx, key)
 		if err != nil {
 			return nil, err

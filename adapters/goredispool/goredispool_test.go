@@ -58,3 +58,31 @@ func TestRing(t *testing.T) {
 		return redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"one": conntest.Addr()}, ContextTimeoutEnabled: true})
 	}), conntest.Features{NoPin: true})
 }
+
+// A failover client finds the master through Sentinel.
+func TestFailoverClient(t *testing.T) {
+	sentinel := conntest.Sentinel(t)
+	conntest.Run(t, pool(func() redis.UniversalClient {
+		return redis.NewFailoverClient(&redis.FailoverOptions{
+			MasterName: conntest.MasterName, SentinelAddrs: []string{sentinel}, ContextTimeoutEnabled: true,
+		})
+	}), conntest.Features{})
+}
+
+// A universal client with a master name is a failover client.
+func TestUniversalFailover(t *testing.T) {
+	sentinel := conntest.Sentinel(t)
+	conntest.Run(t, pool(func() redis.UniversalClient {
+		return redis.NewUniversalClient(&redis.UniversalOptions{
+			MasterName: conntest.MasterName, Addrs: []string{sentinel}, ContextTimeoutEnabled: true,
+		})
+	}), conntest.Features{})
+}
+
+// A cluster client on a cluster of one node in cluster mode.
+func TestClusterClientOnCluster(t *testing.T) {
+	addr := conntest.Cluster(t)
+	conntest.Run(t, pool(func() redis.UniversalClient {
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}, ContextTimeoutEnabled: true})
+	}), conntest.Features{Server: addr})
+}

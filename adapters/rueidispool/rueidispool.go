@@ -22,7 +22,8 @@
 //   - commands sent with Send and Flush run with one DoMulti;
 //   - WATCH and MULTI take a dedicated connection (Client.Dedicate) for the
 //     commands that follow, given back on Close after DISCARD or UNWATCH
-//     when needed;
+//     when needed; on a cluster the first command's key chooses its node,
+//     so a transaction there begins with WATCH;
 //   - SUBSCRIBE and the other Pub/Sub commands, sent with Send, open a
 //     dedicated connection with Pub/Sub hooks, whose confirmations,
 //     messages and PONGs Receive returns as redigo would (luatoken's
@@ -40,6 +41,7 @@ package rueidispool
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,7 +105,12 @@ func (b *backend) DoMulti(ctx context.Context, cmds []*redigoconn.Cmd) []redigoc
 	return doMulti(ctx, b.c, cmds, b.cluster)
 }
 
-func (b *backend) Pin(context.Context, string) (redigoconn.Pinned, error) {
+var errNoKey = errors.New("rueidispool: on a cluster, a transaction starts with a command that names a key (WATCH), which chooses its node")
+
+func (b *backend) Pin(_ context.Context, key string) (redigoconn.Pinned, error) {
+	if b.cluster && key == "" {
+		return nil, errNoKey
+	}
 	dc, cancel := b.c.Dedicate()
 	return pinned{dc, cancel, b.cluster}, nil
 }
@@ -136,12 +143,30 @@ type pinned struct {
 	cluster bool
 }
 
-func (p pinned) Do(ctx context.Context, cmd *redigoconn.Cmd) (any, error) {
+func (p pinned) Do(ctx context.Context, cmd *redigoconn.Cmd) (v any, err error) {
+	defer recovered(&err)
 	return reply(p.dc.Do(ctx, build(p.dc.B(), cmd, p.cluster)), cmd)
 }
 
-func (p pinned) DoMulti(ctx context.Context, cmds []*redigoconn.Cmd) []redigoconn.Result {
+func (p pinned) DoMulti(ctx context.Context, cmds []*redigoconn.Cmd) (rs []redigoconn.Result) {
+	var err error
+	defer func() {
+		if recovered(&err); err != nil {
+			rs = make([]redigoconn.Result, len(cmds))
+			for i := range rs {
+				rs[i].Err = err
+			}
+		}
+	}()
 	return doMulti(ctx, p.dc, cmds, p.cluster)
+}
+
+// recovered turns a panic of a dedicated cluster client (a command for
+// another slot than the first one's) into an error.
+func recovered(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("rueidispool: %v", r)
+	}
 }
 
 func (p pinned) Close() error {

@@ -40,3 +40,19 @@ func TestClientWithoutAutoPipelining(t *testing.T) {
 		return rueidis.ClientOption{InitAddress: []string{conntest.Addr()}, DisableAutoPipelining: true}
 	}), conntest.Features{})
 }
+
+// A client of the master that Sentinel names.
+func TestSentinel(t *testing.T) {
+	sentinel := conntest.Sentinel(t)
+	conntest.Run(t, pool(func() rueidis.ClientOption {
+		return rueidis.ClientOption{InitAddress: []string{sentinel}, Sentinel: rueidis.SentinelOption{MasterSet: conntest.MasterName}}
+	}), conntest.Features{})
+}
+
+// A client of a cluster of one node in cluster mode.
+func TestCluster(t *testing.T) {
+	addr := conntest.Cluster(t)
+	conntest.Run(t, pool(func() rueidis.ClientOption {
+		return rueidis.ClientOption{InitAddress: []string{addr}}
+	}), conntest.Features{Server: addr})
+}

@@ -59,10 +59,19 @@ func Server() *redistest.Server {
 // Addr returns the address of the server Main started.
 func Addr() string { return Server().Addr }
 
-// Redigo returns a redigo pool to the server, closed when the test ends: an
+// env is where the checks run: the address of the server the clients
+// under test reach.
+type env struct{ addr string }
+
+// redigo returns a redigo pool to the server, closed when the test ends: an
 // independent view of what the pool under test did.
-func Redigo(tb testing.TB) *redis.Pool {
-	p := Server().NewPool()
+func (e env) redigo(tb testing.TB) *redis.Pool {
+	p := &redis.Pool{
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialContext(ctx, "tcp", e.addr, redis.DialReadTimeout(redistest.ReadTimeout))
+		},
+		MaxIdle: 4,
+	}
 	tb.Cleanup(func() { p.Close() })
 	return p
 }
@@ -72,22 +81,29 @@ type Features struct {
 	// NoPin: the client cannot give a connection of its own, so WATCH and
 	// MULTI fail (go-redis's Ring).
 	NoPin bool
+	// Server is the address of the server the clients reach, when it is
+	// not Addr: a cluster, where a transaction must begin with WATCH.
+	Server string
 }
 
 // Run runs every check on pools from newPool, which makes a pool on a new
 // client to the server (and closes the client when the test ends).
 func Run(t *testing.T, newPool func(t *testing.T) strategy.Pool, f Features) {
-	t.Run("replies", func(t *testing.T) { replies(t, newPool(t)) })
-	t.Run("pipeline", func(t *testing.T) { pipeline(t, newPool(t)) })
-	t.Run("script", func(t *testing.T) { script(t, newPool(t)) })
-	t.Run("pubsub", func(t *testing.T) { pubSub(t, newPool(t)) })
-	t.Run("context", func(t *testing.T) { contexts(t, newPool(t)) })
-	if f.NoPin {
-		t.Run("no-pin", func(t *testing.T) { noPin(t, newPool(t)) })
-	} else {
-		t.Run("transaction", func(t *testing.T) { transaction(t, newPool(t)) })
+	e := env{addr: f.Server}
+	if e.addr == "" {
+		e.addr = Addr()
 	}
-	t.Run("strategies", func(t *testing.T) { strategies(t, newPool, f) })
+	t.Run("replies", func(t *testing.T) { replies(e, t, newPool(t)) })
+	t.Run("pipeline", func(t *testing.T) { pipeline(e, t, newPool(t)) })
+	t.Run("script", func(t *testing.T) { script(e, t, newPool(t)) })
+	t.Run("pubsub", func(t *testing.T) { pubSub(e, t, newPool(t)) })
+	t.Run("context", func(t *testing.T) { contexts(e, t, newPool(t)) })
+	if f.NoPin {
+		t.Run("no-pin", func(t *testing.T) { noPin(e, t, newPool(t)) })
+	} else {
+		t.Run("transaction", func(t *testing.T) { transaction(e, t, newPool(t), f) })
+	}
+	t.Run("strategies", func(t *testing.T) { strategies(e, t, newPool, f) })
 }
 
 func conn(t *testing.T, p strategy.Pool) redis.Conn {
@@ -127,7 +143,7 @@ func typed(t *testing.T, what string, v, want any) {
 	}
 }
 
-func replies(t *testing.T, p strategy.Pool) {
+func replies(e env, t *testing.T, p strategy.Pool) {
 	c := conn(t, p)
 	key := redistest.Key(t)
 	typed(t, "SET", ok(t)(c.Do("SET", key, "v1", "PX", 10000)), "OK")
@@ -186,7 +202,7 @@ func replies(t *testing.T, p strategy.Pool) {
 	}
 }
 
-func pipeline(t *testing.T, p strategy.Pool) {
+func pipeline(e env, t *testing.T, p strategy.Pool) {
 	c := conn(t, p)
 	key := redistest.Key(t)
 	for _, cmd := range [][]any{{"SET", key, "a"}, {"GET", key}, {"INCR", key}, {"DEL", key}} {
@@ -229,7 +245,7 @@ func pipeline(t *testing.T, p strategy.Pool) {
 	ok(t)(c.Do("DEL", key))
 }
 
-func script(t *testing.T, p strategy.Pool) {
+func script(e env, t *testing.T, p strategy.Pool) {
 	c := conn(t, p)
 	key := redistest.Key(t)
 	// A script of this test's own, so that no other test loads it.
@@ -237,17 +253,17 @@ func script(t *testing.T, p strategy.Pool) {
 return redis.call("INCRBY", KEYS[1], ARGV[1])`, key))
 	typed(t, "EVAL through Script", ok(t)(s.Do(c, key, 2)), int64(2))
 	typed(t, "EVALSHA through Script", ok(t)(s.Do(c, key, 3)), int64(5))
-	ok(t)(Redigo(t).Get().Do("SCRIPT", "FLUSH"))
+	ok(t)(e.redigo(t).Get().Do("SCRIPT", "FLUSH"))
 	typed(t, "after SCRIPT FLUSH", ok(t)(s.Do(c, key, 1)), int64(6))
 	cc := c.(redis.ConnWithContext)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ok(t)(Redigo(t).Get().Do("SCRIPT", "FLUSH"))
+	ok(t)(e.redigo(t).Get().Do("SCRIPT", "FLUSH"))
 	typed(t, "DoContext after SCRIPT FLUSH", ok(t)(s.DoContext(ctx, cc, key, 1)), int64(7))
 	ok(t)(c.Do("DEL", key))
 }
 
-func pubSub(t *testing.T, p strategy.Pool) {
+func pubSub(e env, t *testing.T, p strategy.Pool) {
 	c := conn(t, p)
 	ch := redistest.Key(t)
 	noErr(t, c.Send("SUBSCRIBE", ch))
@@ -264,7 +280,7 @@ func pubSub(t *testing.T, p strategy.Pool) {
 	if _, err := c.Do("GET", ch); err == nil {
 		t.Error("Do on a subscribed connection: no error")
 	}
-	pub := Redigo(t).Get()
+	pub := e.redigo(t).Get()
 	defer pub.Close()
 	typed(t, "PUBLISH", ok(t)(pub.Do("PUBLISH", ch, "hello")), int64(1))
 	receive("message", []any{[]byte("message"), []byte(ch), []byte("hello")})
@@ -318,7 +334,7 @@ func pubSub(t *testing.T, p strategy.Pool) {
 	}
 }
 
-func contexts(t *testing.T, p strategy.Pool) {
+func contexts(e env, t *testing.T, p strategy.Pool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := p.GetContext(ctx); !errors.Is(err, context.Canceled) {
@@ -344,8 +360,9 @@ func contexts(t *testing.T, p strategy.Pool) {
 	typed(t, "DoWithTimeout", ok(t)(redis.DoWithTimeout(conn(t, p), time.Second, "PING")), "PONG")
 }
 
-func transaction(t *testing.T, p strategy.Pool) {
-	key := redistest.Key(t)
+func transaction(e env, t *testing.T, p strategy.Pool, f Features) {
+	// One hash tag for the keys of a transaction, which a cluster needs.
+	key := "{" + redistest.Key(t) + "}"
 	c := conn(t, p)
 	typed(t, "WATCH", ok(t)(c.Do("WATCH", key)), "OK")
 	typed(t, "GET", ok(t)(c.Do("GET", key)), nil)
@@ -355,9 +372,16 @@ func transaction(t *testing.T, p strategy.Pool) {
 	typed(t, "INCR queued", ok(t)(c.Do("INCR", key+":n")), "QUEUED")
 	typed(t, "EXEC", ok(t)(c.Do("EXEC")), []any{"OK", []byte("x"), int64(1)})
 
+	if f.Server != "" {
+		c2 := conn(t, p)
+		if _, err := c2.Do("MULTI"); err == nil {
+			t.Error("MULTI first on a cluster: no error")
+		}
+	}
+
 	// A write by someone else after WATCH aborts the transaction.
 	ok(t)(c.Do("WATCH", key))
-	ok(t)(Redigo(t).Get().Do("SET", key, "other"))
+	ok(t)(e.redigo(t).Get().Do("SET", key, "other"))
 	ok(t)(c.Do("MULTI"))
 	ok(t)(c.Do("DEL", key))
 	typed(t, "EXEC after a concurrent write", ok(t)(c.Do("EXEC")), nil)
@@ -372,28 +396,43 @@ func transaction(t *testing.T, p strategy.Pool) {
 	noErr(t, c.Close())
 
 	// Close with a transaction open discards it, so that the connection
-	// goes back to the client clean: every later command on the client
-	// gets its own reply, not QUEUED.
+	// goes back to the client clean: every later command gets its own
+	// reply, not QUEUED, on the client's shared connections and on the
+	// connections pinned after it. (On a cluster a WATCH comes first, to
+	// choose the node.)
+	w := key + ":w"
 	c = conn(t, p)
+	ok(t)(c.Do("WATCH", w))
 	ok(t)(c.Do("MULTI"))
 	ok(t)(c.Do("SET", key, "discarded"))
 	noErr(t, c.Close())
+	for i := range 10 {
+		c = conn(t, p)
+		typed(t, fmt.Sprintf("GET %d after Close", i), ok(t)(c.Do("GET", key)), []byte("y"))
+		typed(t, fmt.Sprintf("WATCH %d after Close", i), ok(t)(c.Do("WATCH", w)), "OK")
+		typed(t, fmt.Sprintf("pinned GET %d after Close", i), ok(t)(c.Do("GET", key)), []byte("y"))
+		noErr(t, c.Close())
+	}
+	// Close with a WATCH open unwatches: a write to the key after it does
+	// not abort the next transaction on the connection.
 	c = conn(t, p)
 	ok(t)(c.Do("WATCH", key))
 	noErr(t, c.Close())
-	for i := range 20 {
+	ok(t)(e.redigo(t).Get().Do("SET", key, "z"))
+	for i := range 3 {
 		c = conn(t, p)
-		typed(t, fmt.Sprintf("GET %d after Close", i), ok(t)(c.Do("GET", key)), []byte("y"))
-		c.Close()
+		ok(t)(c.Do("WATCH", w))
+		ok(t)(c.Do("MULTI"))
+		ok(t)(c.Do("INCR", key+":n"))
+		if v := ok(t)(c.Do("EXEC")); v == nil {
+			t.Errorf("EXEC %d after a WATCH was closed aborted: the WATCH was left open", i)
+		}
+		noErr(t, c.Close())
 	}
-	// A WATCH left open by Close would abort this.
-	c = conn(t, p)
-	ok(t)(c.Do("MULTI"))
-	ok(t)(c.Do("DEL", key, key+":n"))
-	typed(t, "EXEC after a WATCH left open", ok(t)(c.Do("EXEC")), []any{int64(2)})
+	ok(t)(e.redigo(t).Get().Do("DEL", key, key+":n"))
 }
 
-func noPin(t *testing.T, p strategy.Pool) {
+func noPin(e env, t *testing.T, p strategy.Pool) {
 	c := conn(t, p)
 	if _, err := c.Do("WATCH", redistest.Key(t)); err == nil {
 		t.Error("WATCH on a client that cannot pin a connection: no error")

@@ -18,11 +18,11 @@ import (
 
 const ttl = 10 * time.Second
 
-func strategies(t *testing.T, newPool func(t *testing.T) strategy.Pool, f Features) {
-	t.Run("luatoken", func(t *testing.T) { plain(t, newPool(t)) })
-	t.Run("luatoken-fencing", func(t *testing.T) { fencing(t, newPool(t)) })
-	t.Run("luatoken-renew", func(t *testing.T) { renew(t, newPool(t)) })
-	t.Run("luatoken-notify", func(t *testing.T) { notify(t, newPool) })
+func strategies(e env, t *testing.T, newPool func(t *testing.T) strategy.Pool, f Features) {
+	t.Run("luatoken", func(t *testing.T) { plain(e, t, newPool(t)) })
+	t.Run("luatoken-fencing", func(t *testing.T) { fencing(e, t, newPool(t)) })
+	t.Run("luatoken-renew", func(t *testing.T) { renew(e, t, newPool(t)) })
+	t.Run("luatoken-notify", func(t *testing.T) { notify(e, t, newPool) })
 	others := map[string]func(strategy.Pool) (strategy.Strategy, error){
 		"getset":      func(p strategy.Pool) (strategy.Strategy, error) { return getset.New(p) },
 		"setnxexpire": func(p strategy.Pool) (strategy.Strategy, error) { return setnxexpire.New(p) },
@@ -37,14 +37,14 @@ func strategies(t *testing.T, newPool func(t *testing.T) strategy.Pool, f Featur
 			if err != nil {
 				t.Fatal(err)
 			}
-			cycle(t, s, name != "multiget")
+			cycle(e, t, s, name != "multiget")
 		})
 	}
 }
 
 // cycle takes a lock, checks that a second attempt fails, and releases it;
 // frees says whether the release deletes the key (multiget's never does).
-func cycle(t *testing.T, s strategy.Strategy, frees bool) {
+func cycle(e env, t *testing.T, s strategy.Strategy, frees bool) {
 	ctx := context.Background()
 	key := redistest.Key(t)
 	l, err := s.TryAcquire(ctx, key, ttl)
@@ -57,7 +57,7 @@ func cycle(t *testing.T, s strategy.Strategy, frees bool) {
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	exists, err := redis.Int(Redigo(t).Get().Do("EXISTS", key))
+	exists, err := redis.Int(e.redigo(t).Get().Do("EXISTS", key))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func cycle(t *testing.T, s strategy.Strategy, frees bool) {
 		t.Error("the key is still there after Release")
 	}
 	if !frees {
-		Redigo(t).Get().Do("DEL", key)
+		e.redigo(t).Get().Do("DEL", key)
 	}
 }
 
@@ -78,9 +78,9 @@ func newLuatoken(t *testing.T, p strategy.Pool, opts ...luatoken.Option) *luatok
 	return s
 }
 
-func plain(t *testing.T, p strategy.Pool) {
+func plain(e env, t *testing.T, p strategy.Pool) {
 	s := newLuatoken(t, p)
-	cycle(t, s, true)
+	cycle(e, t, s, true)
 
 	// The same with a context that can end, the path of DoContext.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -102,7 +102,7 @@ func plain(t *testing.T, p strategy.Pool) {
 		t.Errorf("TTL after Refresh(%v): %v", 2*ttl, left)
 	}
 	// The release script is reloaded with EVAL when the server lost it.
-	if _, err := Redigo(t).Get().Do("SCRIPT", "FLUSH"); err != nil {
+	if _, err := e.redigo(t).Get().Do("SCRIPT", "FLUSH"); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Release(ctx); err != nil {
@@ -120,7 +120,7 @@ func plain(t *testing.T, p strategy.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := Redigo(t).Get()
+	rp := e.redigo(t).Get()
 	defer rp.Close()
 	if _, err := rp.Do("DEL", key); err != nil {
 		t.Fatal(err)
@@ -135,11 +135,11 @@ func plain(t *testing.T, p strategy.Pool) {
 	}
 }
 
-func fencing(t *testing.T, p strategy.Pool) {
+func fencing(e env, t *testing.T, p strategy.Pool) {
 	s := newLuatoken(t, p, luatoken.WithFencing())
 	ctx := context.Background()
 	key := redistest.Key(t)
-	defer Redigo(t).Get().Do("DEL", luatoken.FenceKey(key))
+	defer e.redigo(t).Get().Do("DEL", luatoken.FenceKey(key))
 	var last int64
 	for i := range 3 {
 		l, err := s.TryAcquire(ctx, key, ttl)
@@ -160,7 +160,7 @@ func fencing(t *testing.T, p strategy.Pool) {
 	}
 }
 
-func renew(t *testing.T, p strategy.Pool) {
+func renew(e env, t *testing.T, p strategy.Pool) {
 	s := newLuatoken(t, p, luatoken.WithAutoRenew(0))
 	ctx := context.Background()
 	key := redistest.Key(t)
@@ -187,7 +187,7 @@ func renew(t *testing.T, p strategy.Pool) {
 
 // notify checks that a waiter on a pool of its own is woken by the release,
 // long before its retry would have come.
-func notify(t *testing.T, newPool func(t *testing.T) strategy.Pool) {
+func notify(e env, t *testing.T, newPool func(t *testing.T) strategy.Pool) {
 	holder := newLuatoken(t, newPool(t), luatoken.WithNotify())
 	waiters := newLuatoken(t, newPool(t), luatoken.WithNotify())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

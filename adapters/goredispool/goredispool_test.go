@@ -12,6 +12,9 @@ import (
 
 func TestMain(m *testing.M) { conntest.Main(m) }
 
+// The tests of the client kinds run in parallel, each on a client of its
+// own and keys of its own, after the conformance test, which runs alone.
+
 // pool returns a pool on the client made by mk, closed when the test ends.
 func pool(mk func() redis.UniversalClient) func(t *testing.T) strategy.Pool {
 	return func(t *testing.T) strategy.Pool {
@@ -22,12 +25,14 @@ func pool(mk func() redis.UniversalClient) func(t *testing.T) strategy.Pool {
 }
 
 func TestClient(t *testing.T) {
+	t.Parallel()
 	conntest.Run(t, pool(func() redis.UniversalClient {
 		return redis.NewClient(&redis.Options{Addr: conntest.Addr(), ContextTimeoutEnabled: true})
 	}), conntest.Features{})
 }
 
 func TestClientRESP2(t *testing.T) {
+	t.Parallel()
 	conntest.Run(t, pool(func() redis.UniversalClient {
 		return redis.NewClient(&redis.Options{Addr: conntest.Addr(), Protocol: 2, ContextTimeoutEnabled: true})
 	}), conntest.Features{})
@@ -36,6 +41,7 @@ func TestClientRESP2(t *testing.T) {
 // A cluster client on the one server, which owns every slot: go-redis's
 // ClusterSlots makes a cluster of servers that are not in cluster mode.
 func TestClusterClient(t *testing.T) {
+	t.Parallel()
 	conntest.Run(t, pool(func() redis.UniversalClient {
 		return redis.NewClusterClient(&redis.ClusterOptions{
 			ClusterSlots: func(context.Context) ([]redis.ClusterSlot, error) {
@@ -47,6 +53,7 @@ func TestClusterClient(t *testing.T) {
 }
 
 func TestUniversalClient(t *testing.T) {
+	t.Parallel()
 	conntest.Run(t, pool(func() redis.UniversalClient {
 		return redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{conntest.Addr()}, ContextTimeoutEnabled: true})
 	}), conntest.Features{})
@@ -54,6 +61,7 @@ func TestUniversalClient(t *testing.T) {
 
 // A ring cannot pin a connection: everything works but WATCH and MULTI.
 func TestRing(t *testing.T) {
+	t.Parallel()
 	conntest.Run(t, pool(func() redis.UniversalClient {
 		return redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"one": conntest.Addr()}, ContextTimeoutEnabled: true})
 	}), conntest.Features{NoPin: true})
@@ -61,6 +69,7 @@ func TestRing(t *testing.T) {
 
 // A failover client finds the master through Sentinel.
 func TestFailoverClient(t *testing.T) {
+	t.Parallel()
 	sentinel := conntest.Sentinel(t)
 	conntest.Run(t, pool(func() redis.UniversalClient {
 		return redis.NewFailoverClient(&redis.FailoverOptions{
@@ -71,6 +80,7 @@ func TestFailoverClient(t *testing.T) {
 
 // A universal client with a master name is a failover client.
 func TestUniversalFailover(t *testing.T) {
+	t.Parallel()
 	sentinel := conntest.Sentinel(t)
 	conntest.Run(t, pool(func() redis.UniversalClient {
 		return redis.NewUniversalClient(&redis.UniversalOptions{
@@ -81,6 +91,7 @@ func TestUniversalFailover(t *testing.T) {
 
 // A cluster client on a cluster of one node in cluster mode.
 func TestClusterClientOnCluster(t *testing.T) {
+	t.Parallel()
 	addr := conntest.Cluster(t)
 	conntest.Run(t, pool(func() redis.UniversalClient {
 		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}, ContextTimeoutEnabled: true})

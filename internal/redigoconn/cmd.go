@@ -110,6 +110,28 @@ var statusSub = map[string]bool{
 	"ACL SETUSER": true, "ACL LOAD": true, "ACL SAVE": true,
 }
 
+// boxed holds the names of common commands as interface values, made
+// once: a command name from a variable would be copied to the heap each
+// time it is put in Cmd.Args.
+var boxed = func() map[string]any {
+	m := map[string]any{}
+	for _, n := range []string{"SET", "GET", "DEL", "EVALSHA", "EVAL", "SETNX", "GETSET", "EXPIRE",
+		"PEXPIRE", "TTL", "PTTL", "EXISTS", "PING", "PUBLISH", "WATCH", "UNWATCH", "MULTI", "EXEC",
+		"DISCARD", "INCR", "SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE", "PUNSUBSCRIBE"} {
+		m[n] = n
+	}
+	return m
+}()
+
+// boxName returns name as an interface value, without copying it when it
+// is a common command's.
+func boxName(name string) any {
+	if v, ok := boxed[name]; ok {
+		return v
+	}
+	return name
+}
+
 // Stateful commands change the state of the connection they are sent on, so
 // the commands after them must go to the same connection.
 func stateful(name string) bool {

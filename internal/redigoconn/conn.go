@@ -245,7 +245,7 @@ func (c *Conn) doPending(ctx context.Context, name string, args []any) (any, err
 // fill makes cmd the command name with args, in buf, and returns the name
 // in upper case.
 func (c *Conn) fill(cmd *Cmd, buf []any, name string, args []any) string {
-	buf = append(buf, name)
+	buf = append(buf, boxName(name))
 	for _, a := range args {
 		buf = append(buf, Arg(a))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -92,6 +93,18 @@ func BenchmarkFloor(b *testing.B) {
 				}
 			}
 		})
+		if kind == ClientRedigo {
+			continue
+		}
+		// The same through the adapter's redigo connections.
+		p := adapterPool(kind, cl)
+		b.Run("SET+EVALSHA-via-adapter-"+kind, func(b *testing.B) {
+			for b.Loop() {
+				if err := setEvalRedigo(ctx, p, key); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -100,7 +113,7 @@ func BenchmarkFloor(b *testing.B) {
 func BenchmarkUncontended(b *testing.B) {
 	ctx := context.Background()
 	for _, s := range Subjects() {
-		b.Run(s.Name, func(b *testing.B) {
+		b.Run(benchName(s.Name), func(b *testing.B) {
 			lk, err := s.Open1(clients(b, 1), redistest.Key(b), "")
 			if err != nil {
 				b.Fatal(err)
@@ -151,7 +164,7 @@ func BenchmarkParallel(b *testing.B) {
 		}
 	}
 	for _, s := range Subjects() {
-		b.Run(s.Name, func(b *testing.B) {
+		b.Run(benchName(s.Name), func(b *testing.B) {
 			cl := clients(b, 2*goroutines)
 			key := redistest.Key(b)
 			keys := make([]string, goroutines)
@@ -166,3 +179,7 @@ func BenchmarkParallel(b *testing.B) {
 		})
 	}
 }
+
+// benchName is a subject's name as a benchmark's: a "/" would split it into
+// two levels of -bench patterns (luatoken/rueidis is "luatoken-rueidis").
+func benchName(name string) string { return strings.ReplaceAll(name, "/", "-") }

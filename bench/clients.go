@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/adapters/goredispool"
+	"github.com/locklab/locklab/adapters/rueidispool"
 	"github.com/locklab/locklab/redistest"
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/rueidis"
@@ -122,4 +124,16 @@ func (r *Runner) clientOf(kind string, idle int) (*Clients, func(), error) {
 	}
 	p := r.redigoPool(idle)
 	return &Clients{Redigo: p}, func() { p.Close() }, nil
+}
+
+// adapterPool returns the strategy.Pool that locklab's adapter for the
+// client kind makes of c's client, or c's redigo pool for redigo itself.
+func adapterPool(kind string, c *Clients) RedigoPool {
+	switch kind {
+	case ClientGoRedis:
+		return goredispool.New(c.GoRedis)
+	case ClientRueidis:
+		return rueidispool.New(c.Rueidis)
+	}
+	return c.Redigo
 }

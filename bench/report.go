@@ -60,6 +60,12 @@ type Floor struct {
 	SetEvalP99us       *float64 `json:"set_evalsha_p99_us,omitempty"`
 	ServerSetEvalUs    *float64 `json:"server_set_evalsha_us,omitempty"`
 	SetEvalAllocsPerOp *float64 `json:"set_evalsha_allocs_per_op,omitempty"`
+	// The same commands sent by hand through locklab's adapter for the
+	// client (its redigo connections, redigo's Script), timed the same
+	// way: what the adapter adds to the client, without a lock (go-redis
+	// and rueidis only).
+	AdapterSetEvalP50us *float64 `json:"adapter_set_evalsha_p50_us,omitempty"`
+	AdapterSetEvalP99us *float64 `json:"adapter_set_evalsha_p99_us,omitempty"`
 	// SET NX PX then DEL on distinct keys, from as many goroutines as the
 	// parallel figure uses: the floor of its lock + unlock pairs.
 	ParallelOpsPerS float64 `json:"parallel_ops_per_s"`

@@ -9,8 +9,6 @@ import (
 	"github.com/bsm/redislock"
 	"github.com/go-redsync/redsync/v4"
 	redsyncredigo "github.com/go-redsync/redsync/v4/redis/redigo"
-	"github.com/locklab/locklab/adapters/goredispool"
-	"github.com/locklab/locklab/adapters/rueidispool"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
 	"github.com/locklab/locklab/strategy/getset"
@@ -146,11 +144,11 @@ func Subjects() []*Subject {
 		// plain on a free lock, woken on release when it waits.
 		{
 			Name: AdapterGoRedis, Client: ClientGoRedis, Group: GroupLocklab, Cycle: "SET NX PX · EVALSHA",
-			Waits: []string{WaitNotify}, open: adapterOpener(func(c *Clients) strategy.Pool { return goredispool.New(c.GoRedis) }),
+			Waits: []string{WaitNotify}, open: adapterOpener(ClientGoRedis),
 		},
 		{
 			Name: AdapterRueidis, Client: ClientRueidis, Group: GroupLocklab, Cycle: "SET NX PX · EVALSHA",
-			Waits: []string{WaitNotify}, open: adapterOpener(func(c *Clients) strategy.Pool { return rueidispool.New(c.Rueidis) }),
+			Waits: []string{WaitNotify}, open: adapterOpener(ClientRueidis),
 		},
 	}
 }
@@ -192,15 +190,15 @@ func locklabOpener(mk func(strategy.Pool) (strategy.Strategy, error)) func(*Clie
 	}
 }
 
-// adapterOpener opens luatoken on the pool an adapter makes of a client:
-// plain, or woken on release for the contended figure.
-func adapterOpener(pool func(*Clients) strategy.Pool) func(*Clients, []string, string) ([]Locker, error) {
+// adapterOpener opens luatoken on the pool the adapter for the client kind
+// makes of its client: plain, or woken on release for the contended figure.
+func adapterOpener(kind string) func(*Clients, []string, string) ([]Locker, error) {
 	return func(c *Clients, keys []string, wait string) ([]Locker, error) {
 		var opts []luatoken.Option
 		if wait == WaitNotify {
 			opts = append(opts, luatoken.WithNotify())
 		}
-		s, err := luatoken.New(pool(c), opts...)
+		s, err := luatoken.New(adapterPool(kind, c), opts...)
 		if err != nil {
 			return nil, err
 		}

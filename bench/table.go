@@ -176,6 +176,12 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 				num(fl.SetEvalP50us, "%.1f"), num(fl.SetEvalP99us, "%.1f"),
 				ratio(*fl.SetEvalP50us, two), ratio(*fl.SetEvalP50us, fl.SetDelP50us), "1.00", rate(*fl.SetEvalP50us),
 				num(fl.SetEvalAllocsPerOp, "%.1f"), "–", par, parRatio)
+			if a := fl.AdapterSetEvalP50us; a != nil {
+				locks.add("by hand via adapter", fl.Client, "SET NX PX · EVALSHA (2)", "–",
+					fmt.Sprintf("%.1f", *a), num(fl.AdapterSetEvalP99us, "%.1f"),
+					ratio(*a, two), ratio(*a, fl.SetDelP50us), ratio(*a, *fl.SetEvalP50us), rate(*a),
+					"–", "–", "–", "–")
+			}
 		}
 	}
 

@@ -58,6 +58,15 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	}
 	pingCtx := &seqEntry{name: "PING redigo DoContext", run: func(ctx context.Context) error { return pingRedigoContext(ctx, cl.Redigo) }}
 	entries = append(entries, pingCtx)
+	// luatoken's commands sent by hand through each adapter's redigo
+	// connections: what the adapter adds to its client, without luatoken.
+	viaAdapter := map[string]*seqEntry{}
+	for _, kind := range ClientKinds[1:] {
+		p, key := adapterPool(kind, cl), r.key("uncontended", "adapter", kind)
+		e := &seqEntry{name: "SET+EVALSHA via adapter " + kind, run: func(ctx context.Context) error { return setEvalRedigo(ctx, p, key) }}
+		viaAdapter[kind] = e
+		entries = append(entries, e)
+	}
 	var cancellable *seqEntry
 	if lt := Find(r.subs, Locklab); lt != nil {
 		// luatoken once more, called with a context that can end: the
@@ -158,6 +167,12 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 			fl.kind, c.PingP50us, c.TwoPingP50us, c.SetDelP50us, c.SetDelP50us/(2*c.PingP50us), *c.SetEvalP50us)
 	}
 	rep.Floor(ClientRedigo).PingContextP50us = f(p50(pingCtx))
+	for kind, e := range viaAdapter {
+		c := rep.Floor(kind)
+		c.AdapterSetEvalP50us, c.AdapterSetEvalP99us = f(p50(e)), f(p99(e))
+		r.logf("uncontended: by hand through the %s adapter, SET NX PX · EVALSHA p50 %.1fµs (%.2f× by hand on the client)",
+			kind, *c.AdapterSetEvalP50us, *c.AdapterSetEvalP50us / *c.SetEvalP50us)
+	}
 	r.logf("uncontended: PING p50 through redis.DoContext %.1fµs", p50(pingCtx))
 	if cancellable != nil {
 		v := p50(cancellable)

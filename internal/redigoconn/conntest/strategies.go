@@ -90,7 +90,10 @@ func plain(e env, t *testing.T, p strategy.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lk, _ := luatoken.AsLock(l)
+	lk, ok := l.(*luatoken.Lock)
+	if !ok {
+		t.Fatalf("TryAcquire returned a %T, want a *luatoken.Lock", l)
+	}
 	left, err := lk.TTL(ctx)
 	if err != nil || left <= ttl-time.Second || left > ttl {
 		t.Errorf("TTL: %v, %v; want just under %v", left, err, ttl)
@@ -146,7 +149,10 @@ func fencing(e env, t *testing.T, p strategy.Pool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tok := l.(strategy.Fenced).FencingToken()
+		tok, ok := strategy.FencingToken(l)
+		if !ok {
+			t.Fatalf("acquisition %d: no fencing token", i)
+		}
 		if tok <= last {
 			t.Errorf("acquisition %d: fencing token %d after %d", i, tok, last)
 		}
@@ -169,7 +175,10 @@ func renew(e env, t *testing.T, p strategy.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lease := l.(strategy.Leased).Lease()
+	lease, ok := strategy.Lease(l)
+	if !ok {
+		t.Fatal("a lock with WithAutoRenew has no lease")
+	}
 	time.Sleep(3 * short)
 	if err := lease.Err(); err != nil {
 		t.Fatalf("lease ended after %v with renewals every %v: %v", 3*short, short/3, context.Cause(lease))

@@ -7,7 +7,11 @@
 //	locks, err := luatoken.New(goredispool.New(rdb))
 //
 // Every command a strategy sends goes through the client: its connection
-// pool, timeouts, retries and hooks apply. A connection from the pool is a
+// pool, timeouts, retries and hooks apply. go-redis bounds a command by its
+// context's deadline only with Options.ContextTimeoutEnabled; set it, so
+// that a deadline given to Acquire, Release or Refresh, and the lease
+// deadline that bounds luatoken's renewals, bound the commands too (without
+// it they wait up to the client's ReadTimeout). A connection from the pool is a
 // redigo redis.Conn that the strategies use as they use redigo's:
 //
 //   - one command runs on the client's pool, as client.Do would run it;

@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/redistest"
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 )
 
 // The benchmarks run the cycles of cmd/lockbench as Go benchmarks, so that
@@ -23,19 +24,25 @@ import (
 
 func TestMain(m *testing.M) { redistest.Main(m) }
 
-// clients returns a redigo pool and a go-redis client to the shared server,
-// each keeping up to idle connections, closed when b ends.
+// clients returns a redigo pool, a go-redis client and a rueidis client to
+// the shared server, the first two keeping up to idle connections, closed
+// when b ends.
 func clients(b *testing.B, idle int) *Clients {
 	b.Helper()
 	srv := redistest.Shared(b)
 	pool := srv.NewPool()
 	pool.MaxIdle = idle
 	rc := goredis.NewClient(&goredis.Options{Addr: srv.Addr, PoolSize: idle, MaxIdleConns: idle})
+	rq, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{srv.Addr}})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Cleanup(func() {
 		pool.Close()
 		rc.Close()
+		rq.Close()
 	})
-	return &Clients{Redigo: pool, GoRedis: rc}
+	return &Clients{Redigo: pool, GoRedis: rc, Rueidis: rq}
 }
 
 // BenchmarkPing is one round trip through each client kind, the way the
@@ -43,24 +50,19 @@ func clients(b *testing.B, idle int) *Clients {
 func BenchmarkPing(b *testing.B) {
 	ctx := context.Background()
 	cl := clients(b, 1)
-	pool := cl.Redigo.(*redis.Pool)
-	b.Run("redigo", func(b *testing.B) {
-		for b.Loop() {
-			if err := pingRedigo(ctx, pool); err != nil {
-				b.Fatal(err)
+	for _, kind := range ClientKinds {
+		h := handOf(kind, cl)
+		b.Run(kind, func(b *testing.B) {
+			for b.Loop() {
+				if err := h.ping(ctx); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 	b.Run("redigo-DoContext", func(b *testing.B) {
 		for b.Loop() {
-			if err := pingRedigoContext(ctx, pool); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("go-redis", func(b *testing.B) {
-		for b.Loop() {
-			if err := cl.GoRedis.Ping(ctx).Err(); err != nil {
+			if err := pingRedigoContext(ctx, cl.Redigo); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -68,34 +70,42 @@ func BenchmarkPing(b *testing.B) {
 }
 
 // BenchmarkFloor is SET NX PX then DEL, and SET NX PX then a
-// compare-and-delete script by EVALSHA, sent by hand through redigo as the
-// locks send their commands: the second floor of the uncontended figure,
-// and luatoken's commands without luatoken.
+// compare-and-delete script by EVALSHA, sent by hand through each client
+// as the locks send their commands: the second floor of the uncontended
+// figure, and luatoken's commands without luatoken.
 func BenchmarkFloor(b *testing.B) {
 	ctx := context.Background()
 	cl := clients(b, 1)
 	key := redistest.Key(b)
-	b.Run("SET+DEL-redigo", func(b *testing.B) {
-		for b.Loop() {
-			if err := setDelRedigo(ctx, cl.Redigo, key); err != nil {
-				b.Fatal(err)
+	for _, kind := range ClientKinds {
+		h := handOf(kind, cl)
+		b.Run("SET+DEL-"+kind, func(b *testing.B) {
+			for b.Loop() {
+				if err := h.setDel(ctx, key); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("SET+EVALSHA-redigo", func(b *testing.B) {
-		for b.Loop() {
-			if err := setEvalRedigo(ctx, cl.Redigo, key); err != nil {
-				b.Fatal(err)
+		})
+		b.Run("SET+EVALSHA-"+kind, func(b *testing.B) {
+			for b.Loop() {
+				if err := h.setEval(ctx, key); err != nil {
+					b.Fatal(err)
+				}
 			}
+		})
+		if kind == ClientRedigo {
+			continue
 		}
-	})
-	b.Run("SET+DEL-go-redis", func(b *testing.B) {
-		for b.Loop() {
-			if err := setDelGoRedis(ctx, cl.GoRedis, key); err != nil {
-				b.Fatal(err)
+		// The same through the adapter's redigo connections.
+		p := adapterPool(kind, cl)
+		b.Run("SET+EVALSHA-via-adapter-"+kind, func(b *testing.B) {
+			for b.Loop() {
+				if err := setEvalRedigo(ctx, p, key); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
 
 // BenchmarkUncontended is one acquire + release on a free key, sequential,
@@ -103,7 +113,7 @@ func BenchmarkFloor(b *testing.B) {
 func BenchmarkUncontended(b *testing.B) {
 	ctx := context.Background()
 	for _, s := range Subjects() {
-		b.Run(s.Name, func(b *testing.B) {
+		b.Run(benchName(s.Name), func(b *testing.B) {
 			lk, err := s.Open1(clients(b, 1), redistest.Key(b), "")
 			if err != nil {
 				b.Fatal(err)
@@ -136,22 +146,25 @@ func BenchmarkParallel(b *testing.B) {
 			}
 		})
 	}
-	b.Run("floor-SET+DEL-redigo", func(b *testing.B) {
-		cl := clients(b, 2*goroutines)
-		key := redistest.Key(b)
-		parallel(b, func(g int) error {
-			return setDelRedigo(ctx, cl.Redigo, fmt.Sprint(key, ":", g))
-		})
-	})
-	b.Run("floor-SET+DEL-go-redis", func(b *testing.B) {
-		cl := clients(b, 2*goroutines)
-		key := redistest.Key(b)
-		parallel(b, func(g int) error {
-			return setDelGoRedis(ctx, cl.GoRedis, fmt.Sprint(key, ":", g))
-		})
-	})
+	for _, kind := range ClientKinds {
+		for _, fl := range []struct {
+			name string
+			op   func(hand) func(context.Context, string) error
+		}{
+			{"SET+DEL", func(h hand) func(context.Context, string) error { return h.setDel }},
+			{"SET+EVALSHA", func(h hand) func(context.Context, string) error { return h.setEval }},
+		} {
+			name, op := fl.name, fl.op
+			b.Run("floor-"+name+"-"+kind, func(b *testing.B) {
+				cl := clients(b, 2*goroutines)
+				key := redistest.Key(b)
+				run := op(handOf(kind, cl))
+				parallel(b, func(g int) error { return run(ctx, fmt.Sprint(key, ":", g)) })
+			})
+		}
+	}
 	for _, s := range Subjects() {
-		b.Run(s.Name, func(b *testing.B) {
+		b.Run(benchName(s.Name), func(b *testing.B) {
 			cl := clients(b, 2*goroutines)
 			key := redistest.Key(b)
 			keys := make([]string, goroutines)
@@ -166,3 +179,7 @@ func BenchmarkParallel(b *testing.B) {
 		})
 	}
 }
+
+// benchName is a subject's name as a benchmark's: a "/" would split it into
+// two levels of -bench patterns (luatoken/rueidis is "luatoken-rueidis").
+func benchName(name string) string { return strings.ReplaceAll(name, "/", "-") }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 )
 
 // A probe is closed by the first reply to a command sent under a context
@@ -67,59 +68,69 @@ func (b *byName) take() map[string]int64 {
 	return n
 }
 
-// tapPool is a redigo pool whose connections count the commands sent
-// through them (in total when sent is set, by name when names is) and fire
-// the probe of the context they were taken under. None of this is used in
-// the uncontended or parallel figures.
-type tapPool struct {
-	p     RedigoPool
+// tap counts commands: into sent, into the counter cur points to, and by
+// name into names, each when set.
+type tap struct {
 	sent  *atomic.Int64
+	cur   *atomic.Pointer[atomic.Int64]
 	names *byName
 }
 
-func (p tapPool) Get() redis.Conn { return tapConn{Conn: p.p.Get(), sent: p.sent, names: p.names} }
+func (t tap) count(cmd string) {
+	if cmd == "" {
+		return
+	}
+	if t.sent != nil {
+		t.sent.Add(1)
+	}
+	if t.cur != nil {
+		if c := t.cur.Load(); c != nil {
+			c.Add(1)
+		}
+	}
+	t.names.add(cmd, 1)
+}
+
+// tapPool is a redigo pool whose connections count the commands sent
+// through them and fire the probe of the context they were taken under.
+// None of this is used in the uncontended or parallel figures.
+type tapPool struct {
+	p RedigoPool
+	t tap
+}
+
+func (p tapPool) Get() redis.Conn { return tapConn{Conn: p.p.Get(), t: p.t} }
 
 func (p tapPool) GetContext(ctx context.Context) (redis.Conn, error) {
 	c, err := p.p.GetContext(ctx)
 	if err != nil {
 		return c, err
 	}
-	return tapConn{Conn: c, sent: p.sent, names: p.names, probe: probeFrom(ctx)}, nil
+	return tapConn{Conn: c, t: p.t, probe: probeFrom(ctx)}, nil
 }
 
 // tapConn counts Do and Send, whatever their flavour: each is one command
 // written to the server.
 type tapConn struct {
 	redis.Conn
-	sent  *atomic.Int64
-	names *byName
+	t     tap
 	probe *probe
 }
 
-func (c tapConn) count(cmd string) {
-	if cmd == "" {
-		return
-	}
-	if c.sent != nil {
-		c.sent.Add(1)
-	}
-	c.names.add(cmd, 1)
-}
-
 func (c tapConn) Do(cmd string, args ...any) (any, error) {
-	c.count(cmd)
+	c.t.count(cmd)
 	v, err := c.Conn.Do(cmd, args...)
 	c.probe.fire()
 	return v, err
 }
 
 func (c tapConn) Send(cmd string, args ...any) error {
-	c.count(cmd)
+	c.t.count(cmd)
 	return c.Conn.Send(cmd, args...)
 }
 
 func (c tapConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
-	c.count(cmd)
+	c.t.count(cmd)
 	v, err := redis.DoContext(c.Conn, ctx, cmd, args...)
 	c.probe.fire()
 	probeFrom(ctx).fire()
@@ -127,7 +138,7 @@ func (c tapConn) DoContext(ctx context.Context, cmd string, args ...any) (any, e
 }
 
 func (c tapConn) DoWithTimeout(d time.Duration, cmd string, args ...any) (any, error) {
-	c.count(cmd)
+	c.t.count(cmd)
 	v, err := redis.DoWithTimeout(c.Conn, d, cmd, args...)
 	c.probe.fire()
 	return v, err
@@ -141,35 +152,14 @@ func (c tapConn) ReceiveWithTimeout(d time.Duration) (any, error) {
 	return redis.ReceiveWithTimeout(c.Conn, d)
 }
 
-// tapHook does for a go-redis client what tapPool does for redigo. It
-// counts into sent, into the counter cur points to, and by name into names,
-// each when set.
-type tapHook struct {
-	sent  *atomic.Int64
-	cur   *atomic.Pointer[atomic.Int64]
-	names *byName
-}
-
-func (h tapHook) count(cmds ...goredis.Cmder) {
-	n := int64(len(cmds))
-	if h.sent != nil {
-		h.sent.Add(n)
-	}
-	if h.cur != nil {
-		if c := h.cur.Load(); c != nil {
-			c.Add(n)
-		}
-	}
-	for _, c := range cmds {
-		h.names.add(c.Name(), 1)
-	}
-}
+// tapHook does for a go-redis client what tapPool does for redigo.
+type tapHook struct{ t tap }
 
 func (tapHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
 
 func (h tapHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 	return func(ctx context.Context, cmd goredis.Cmder) error {
-		h.count(cmd)
+		h.t.count(cmd.Name())
 		err := next(ctx, cmd)
 		probeFrom(ctx).fire()
 		return err
@@ -178,9 +168,60 @@ func (h tapHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 
 func (h tapHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		h.count(cmds...)
+		for _, cmd := range cmds {
+			h.t.count(cmd.Name())
+		}
 		err := next(ctx, cmds)
 		probeFrom(ctx).fire()
 		return err
 	}
+}
+
+// tapRueidis does for a rueidis client what tapPool does for redigo, on
+// the client and on the dedicated connections it hands out.
+type tapRueidis struct {
+	rueidis.Client
+	t tap
+}
+
+func (c tapRueidis) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	c.t.count(cmd.Commands()[0]) // before Do, which recycles cmd
+	r := c.Client.Do(ctx, cmd)
+	probeFrom(ctx).fire()
+	return r
+}
+
+func (c tapRueidis) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
+	for _, cmd := range multi {
+		c.t.count(cmd.Commands()[0])
+	}
+	rs := c.Client.DoMulti(ctx, multi...)
+	probeFrom(ctx).fire()
+	return rs
+}
+
+func (c tapRueidis) Dedicate() (rueidis.DedicatedClient, func()) {
+	dc, cancel := c.Client.Dedicate()
+	return tapDedicated{DedicatedClient: dc, t: c.t}, cancel
+}
+
+type tapDedicated struct {
+	rueidis.DedicatedClient
+	t tap
+}
+
+func (c tapDedicated) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	c.t.count(cmd.Commands()[0])
+	r := c.DedicatedClient.Do(ctx, cmd)
+	probeFrom(ctx).fire()
+	return r
+}
+
+func (c tapDedicated) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
+	for _, cmd := range multi {
+		c.t.count(cmd.Commands()[0])
+	}
+	rs := c.DedicatedClient.DoMulti(ctx, multi...)
+	probeFrom(ctx).fire()
+	return rs
 }

@@ -1,7 +1,8 @@
 // Package bench measures locklab's lock strategies against the floor that
 // any Redis lock must pay (one round trip to acquire, one to release) and
 // against two widely used Go locks, redsync and redislock, in one run
-// against one server.
+// against one server; luatoken is measured on a redigo pool and through the
+// go-redis and rueidis adapters (adapters/goredispool, adapters/rueidispool).
 //
 // It is a module of its own so that users of locklab never download the
 // peers. Two ways to run it:
@@ -14,10 +15,20 @@
 //
 // Every figure is measured through the client a user of that lock would
 // hold: a redigo pool (Get, Do, Close) for locklab and redsync, a go-redis
-// client for redislock. The floors are measured through the same clients in
-// the same run, so a ratio compares like with like. Beside the two-PING
-// floor the report gives SET NX PX + DEL sent by hand, a floor that makes
-// the server do a lock's work, and the time the server spent on each
-// command (INFO commandstats), which says how much of a lock's distance from
-// the floors is Redis's own work.
+// client for redislock and luatoken/go-redis, a rueidis client (which
+// pipelines the commands of concurrent goroutines) for luatoken/rueidis.
+// The floors are measured through the same clients in the same run, so a
+// ratio compares like with like. Beside the two-PING floor the report gives
+// SET NX PX + DEL sent by hand, a floor that makes the server do a lock's
+// work; luatoken's own commands sent by hand through each client (SET NX PX,
+// then the compare-and-delete by EVALSHA), which says what a lock library
+// adds to them; and the time the server spent on each command (INFO
+// commandstats), which says how much of a lock's distance from the floors
+// is Redis's own work.
+//
+// The files: subjects.go declares every lock measured, clients.go the
+// client kinds, hand.go the floors' commands sent by hand; each figure has
+// a file of its own (commands.go, uncontended.go, allocations.go,
+// parallel.go, contended.go), run.go runs them in turn, targets.go checks
+// the goals, and report.go, table.go and svg.go hold and draw the result.
 package bench

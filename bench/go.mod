@@ -4,12 +4,19 @@ go 1.26.0
 
 replace github.com/locklab/locklab => ../
 
+replace github.com/locklab/locklab/adapters/goredispool => ../adapters/goredispool
+
+replace github.com/locklab/locklab/adapters/rueidispool => ../adapters/rueidispool
+
 require (
 	github.com/bsm/redislock v0.9.4
 	github.com/go-redsync/redsync/v4 v4.18.1
 	github.com/gomodule/redigo v1.9.3
 	github.com/locklab/locklab v0.0.0-00010101000000-000000000000
+	github.com/locklab/locklab/adapters/goredispool v0.0.0-00010101000000-000000000000
+	github.com/locklab/locklab/adapters/rueidispool v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.79
 	github.com/rs/xid v1.6.0
 )
 

@@ -54,14 +54,23 @@ type Floor struct {
 	ServerTwoPingUs float64 `json:"server_two_ping_us"`
 	ServerSetDelUs  float64 `json:"server_set_del_us"`
 	// SET NX PX with a token, then a compare-and-delete script (GET, DEL)
-	// by EVALSHA, sent by hand the same way: luatoken's commands without
-	// luatoken (redigo only).
-	SetEvalP50us    *float64 `json:"set_evalsha_p50_us,omitempty"`
-	SetEvalP99us    *float64 `json:"set_evalsha_p99_us,omitempty"`
-	ServerSetEvalUs *float64 `json:"server_set_evalsha_us,omitempty"`
+	// by EVALSHA, sent by hand the same way, with the client's own script
+	// support: luatoken's commands without luatoken. Its allocations.
+	SetEvalP50us       *float64 `json:"set_evalsha_p50_us,omitempty"`
+	SetEvalP99us       *float64 `json:"set_evalsha_p99_us,omitempty"`
+	ServerSetEvalUs    *float64 `json:"server_set_evalsha_us,omitempty"`
+	SetEvalAllocsPerOp *float64 `json:"set_evalsha_allocs_per_op,omitempty"`
+	// The same commands sent by hand through locklab's adapter for the
+	// client (its redigo connections, redigo's Script), timed the same
+	// way: what the adapter adds to the client, without a lock (go-redis
+	// and rueidis only).
+	AdapterSetEvalP50us *float64 `json:"adapter_set_evalsha_p50_us,omitempty"`
+	AdapterSetEvalP99us *float64 `json:"adapter_set_evalsha_p99_us,omitempty"`
 	// SET NX PX then DEL on distinct keys, from as many goroutines as the
 	// parallel figure uses: the floor of its lock + unlock pairs.
 	ParallelOpsPerS float64 `json:"parallel_ops_per_s"`
+	// SET NX PX + EVALSHA by hand the same way.
+	ParallelSetEvalOpsPerS *float64 `json:"parallel_set_evalsha_ops_per_s,omitempty"`
 	// PING through redis.DoContext instead of Do (redigo only): what a
 	// command costs on the path the locklab strategies take.
 	PingContextP50us *float64 `json:"ping_context_p50_us,omitempty"`
@@ -108,7 +117,10 @@ type Row struct {
 	// Uncontended p50 over the p50 of two PINGs timed as one sample.
 	TwoPingRatio *float64 `json:"two_ping_ratio,omitempty"`
 	// Uncontended p50 over the p50 of SET NX PX + DEL timed the same way.
-	SetDelRatio        *float64 `json:"set_del_ratio,omitempty"`
+	SetDelRatio *float64 `json:"set_del_ratio,omitempty"`
+	// Uncontended p50 over the p50 of SET NX PX + EVALSHA sent by hand
+	// through the same client: what the lock adds to luatoken's commands.
+	HandRatio          *float64 `json:"hand_ratio,omitempty"`
 	AllocsPerOp        *float64 `json:"allocs_per_op,omitempty"`
 	BytesPerOp         *float64 `json:"bytes_per_op,omitempty"`
 	ParallelOpsPerS    *float64 `json:"parallel_ops_per_s,omitempty"`
@@ -133,7 +145,9 @@ type Row struct {
 // Target is one of the goals set for luatoken, and how this run did.
 type Target struct {
 	Name string `json:"name"`
-	Want string `json:"want"`
+	// Subject is the row a target about the best of several is about.
+	Subject string `json:"subject,omitempty"`
+	Want    string `json:"want"`
 	// The threshold in Want, as a number.
 	Limit float64 `json:"limit"`
 	Got   float64 `json:"got"`

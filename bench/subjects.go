@@ -9,7 +9,6 @@ import (
 	"github.com/bsm/redislock"
 	"github.com/go-redsync/redsync/v4"
 	redsyncredigo "github.com/go-redsync/redsync/v4/redis/redigo"
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
 	"github.com/locklab/locklab/strategy/getset"
@@ -17,13 +16,6 @@ import (
 	"github.com/locklab/locklab/strategy/setnxdel"
 	"github.com/locklab/locklab/strategy/setnxexpire"
 	"github.com/locklab/locklab/strategy/setnxpx"
-	goredis "github.com/redis/go-redis/v9"
-)
-
-// The client kinds a lock can be measured through. Each has its own floor.
-const (
-	ClientRedigo  = "redigo"
-	ClientGoRedis = "go-redis"
 )
 
 // TTL is the lock time-to-live every subject is given: redsync's default
@@ -46,20 +38,6 @@ var (
 	backoffRetry = strategy.Backoff(time.Millisecond, 50*time.Millisecond)
 )
 
-// RedigoPool is what locklab strategies (strategy.Pool) and redsync's redigo
-// adapter both take; *redis.Pool is one.
-type RedigoPool interface {
-	Get() redis.Conn
-	GetContext(ctx context.Context) (redis.Conn, error)
-}
-
-// Clients are the connections a scenario gives its lockers. Every subject
-// takes the one its Client names.
-type Clients struct {
-	Redigo  RedigoPool
-	GoRedis *goredis.Client
-}
-
 // A Locker is one goroutine's handle on one key. Lock waits as the locker's
 // waiting mode says (the first attempt wins when nobody else holds the key);
 // Unlock releases what Lock took. A Locker is not safe for concurrent use.
@@ -71,7 +49,8 @@ type Locker interface {
 // Subject is one lock implementation under test.
 type Subject struct {
 	Name   string // as printed and written to JSON
-	Client string // ClientRedigo or ClientGoRedis
+	Client string // one of ClientKinds
+	Group  string // GroupLocklab, GroupRecipe or GroupPeer
 	// Cycle names the commands of one uncontended acquire + release, each a
 	// round trip.
 	Cycle string
@@ -98,46 +77,80 @@ func (s *Subject) Open1(c *Clients, key, wait string) (Locker, error) {
 	return lks[0], nil
 }
 
-// Locklab is the name of the production lock: the subject the targets are
-// about.
-const Locklab = "luatoken"
-
-// NotifyName is the name of luatoken with release notification.
-const NotifyName = "luatoken+notify"
-
-// Peer names.
+// The subjects' groups, which the chart colours apart.
 const (
-	Redsync   = "redsync"
-	Redislock = "redislock"
+	GroupLocklab = "luatoken" // locklab's production lock, on any client
+	GroupRecipe  = "recipe"   // the other locklab recipes, unsafe
+	GroupPeer    = "peer"     // redsync, redislock
 )
 
+// Subject names the report's targets and tables refer to.
+const (
+	// Locklab is the production lock on a redigo pool.
+	Locklab = "luatoken"
+	// NotifyName is luatoken with release notification.
+	NotifyName = "luatoken+notify"
+	// The adapters: luatoken on a go-redis and on a rueidis client.
+	AdapterGoRedis = "luatoken/go-redis"
+	AdapterRueidis = "luatoken/rueidis"
+	Redsync        = "redsync"
+	Redislock      = "redislock"
+)
+
+// Adapters lists the adapter subjects.
+var Adapters = []string{AdapterGoRedis, AdapterRueidis}
+
 // Subjects returns every lock measured: the six locklab strategies, luatoken
-// woken on release, and the two peers.
+// woken on release, the two peers, and luatoken through the go-redis and
+// rueidis adapters.
 func Subjects() []*Subject {
 	plain := []string{WaitFixed, WaitBackoff}
-	ll := func(name, cycle string, mk func(strategy.Pool) (strategy.Strategy, error)) *Subject {
-		return &Subject{Name: name, Client: ClientRedigo, Cycle: cycle, Waits: plain, open: locklabOpener(mk)}
+	ll := func(name, group, cycle string, mk func(strategy.Pool) (strategy.Strategy, error)) *Subject {
+		return &Subject{Name: name, Client: ClientRedigo, Group: group, Cycle: cycle, Waits: plain, open: locklabOpener(mk)}
 	}
-	subs := []*Subject{
-		ll("setnxdel", "SETNX · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxdel.New(p) }),
-		ll("setnxexpire", "SETNX, PEXPIRE · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxexpire.New(p) }),
-		ll("getset", "SETNX · GET, DEL", func(p strategy.Pool) (strategy.Strategy, error) { return getset.New(p) }),
-		ll("delsetnx", "SETNX · GET, DEL", func(p strategy.Pool) (strategy.Strategy, error) { return delsetnx.New(p) }),
-		ll("setnxpx", "SET NX PX · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxpx.New(p) }),
-		ll(Locklab, "SET NX PX · EVALSHA", func(p strategy.Pool) (strategy.Strategy, error) { return luatoken.New(p) }),
+	recipe := func(name, cycle string, mk func(strategy.Pool) (strategy.Strategy, error)) *Subject {
+		return ll(name, GroupRecipe, cycle, mk)
+	}
+	return []*Subject{
+		recipe("setnxdel", "SETNX · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxdel.New(p) }),
+		recipe("setnxexpire", "SETNX, PEXPIRE · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxexpire.New(p) }),
+		recipe("getset", "SETNX · GET, DEL", func(p strategy.Pool) (strategy.Strategy, error) { return getset.New(p) }),
+		recipe("delsetnx", "SETNX · GET, DEL", func(p strategy.Pool) (strategy.Strategy, error) { return delsetnx.New(p) }),
+		recipe("setnxpx", "SET NX PX · DEL", func(p strategy.Pool) (strategy.Strategy, error) { return setnxpx.New(p) }),
+		ll(Locklab, GroupLocklab, "SET NX PX · EVALSHA", func(p strategy.Pool) (strategy.Strategy, error) { return luatoken.New(p) }),
 		{
-			Name: Redsync, Client: ClientRedigo, Cycle: "SET NX PX · EVALSHA",
+			Name: Redsync, Client: ClientRedigo, Group: GroupPeer, Cycle: "SET NX PX · EVALSHA",
 			Waits: []string{WaitRedsync}, open: openRedsync,
 		},
 		{
-			Name: Redislock, Client: ClientGoRedis, Cycle: "EVALSHA · EVALSHA",
+			Name: Redislock, Client: ClientGoRedis, Group: GroupPeer, Cycle: "EVALSHA · EVALSHA",
 			Waits: []string{WaitRedislock}, open: openRedislock,
 		},
+		// luatoken whose release publishes, so that a waiter in
+		// strategy.Acquire wakes at once instead of at its next retry.
+		// Acquire subscribes only once an attempt has found the lock taken,
+		// so on a free lock its cycle is luatoken's: SET NX PX, then the
+		// release script, which also PUBLISHes (to nobody, uncontended).
+		// The commands figure counts SUBSCRIBE and UNSUBSCRIBE to show that
+		// none is sent.
+		{
+			Name: NotifyName, Client: ClientRedigo, Group: GroupLocklab, Cycle: "SET NX PX · EVALSHA",
+			Waits: []string{WaitNotify},
+			open: locklabOpener(func(p strategy.Pool) (strategy.Strategy, error) {
+				return luatoken.New(p, luatoken.WithNotify())
+			}),
+		},
+		// luatoken on the client a go-redis or rueidis program holds:
+		// plain on a free lock, woken on release when it waits.
+		{
+			Name: AdapterGoRedis, Client: ClientGoRedis, Group: GroupLocklab, Cycle: "SET NX PX · EVALSHA",
+			Waits: []string{WaitNotify}, open: adapterOpener(ClientGoRedis),
+		},
+		{
+			Name: AdapterRueidis, Client: ClientRueidis, Group: GroupLocklab, Cycle: "SET NX PX · EVALSHA",
+			Waits: []string{WaitNotify}, open: adapterOpener(ClientRueidis),
+		},
 	}
-	if n := notifySubject(); n != nil {
-		subs = append(subs, n)
-	}
-	return subs
 }
 
 // Find returns the subject called name, or nil.
@@ -150,29 +163,68 @@ func Find(subs []*Subject, name string) *Subject {
 	return nil
 }
 
+// GroupOf returns the group of the subject called name, "" for none.
+func GroupOf(name string) string {
+	if s := Find(Subjects(), name); s != nil {
+		return s.Group
+	}
+	return ""
+}
+
+// Names lists the subjects' names.
+func Names(subs []*Subject) []string {
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		names[i] = s.Name
+	}
+	return names
+}
+
 func locklabOpener(mk func(strategy.Pool) (strategy.Strategy, error)) func(*Clients, []string, string) ([]Locker, error) {
 	return func(c *Clients, keys []string, wait string) ([]Locker, error) {
 		s, err := mk(c.Redigo)
 		if err != nil {
 			return nil, err
 		}
-		var r strategy.Retry
-		switch wait {
-		case WaitFixed:
-			r = fixedRetry
-		case "", WaitBackoff, WaitNotify:
-			// Woken on release keeps the backoff as its fallback, so that
-			// the two rows differ only by the notification.
-			r = backoffRetry
-		default:
-			return nil, fmt.Errorf("bench: no waiting mode %q for a locklab strategy", wait)
-		}
-		lks := make([]Locker, len(keys))
-		for i, key := range keys {
-			lks[i] = &locklabLocker{s: s, key: key, retry: r}
-		}
-		return lks, nil
+		return locklabLockers(s, keys, wait)
 	}
+}
+
+// adapterOpener opens luatoken on the pool the adapter for the client kind
+// makes of its client: plain, or woken on release for the contended figure.
+func adapterOpener(kind string) func(*Clients, []string, string) ([]Locker, error) {
+	return func(c *Clients, keys []string, wait string) ([]Locker, error) {
+		var opts []luatoken.Option
+		if wait == WaitNotify {
+			opts = append(opts, luatoken.WithNotify())
+		}
+		s, err := luatoken.New(adapterPool(kind, c), opts...)
+		if err != nil {
+			return nil, err
+		}
+		return locklabLockers(s, keys, wait)
+	}
+}
+
+// locklabLockers returns the lockers of a locklab strategy, each waiting as
+// wait says.
+func locklabLockers(s strategy.Strategy, keys []string, wait string) ([]Locker, error) {
+	var r strategy.Retry
+	switch wait {
+	case WaitFixed:
+		r = fixedRetry
+	case "", WaitBackoff, WaitNotify:
+		// Woken on release keeps the backoff as its fallback, so that
+		// the two rows differ only by the notification.
+		r = backoffRetry
+	default:
+		return nil, fmt.Errorf("bench: no waiting mode %q for a locklab strategy", wait)
+	}
+	lks := make([]Locker, len(keys))
+	for i, key := range keys {
+		lks[i] = &locklabLocker{s: s, key: key, retry: r}
+	}
+	return lks, nil
 }
 
 // locklabLocker waits with strategy.Acquire, the call users make.

@@ -50,10 +50,10 @@ type panel struct {
 }
 
 func colourOf(subject string) string {
-	switch subject {
-	case Locklab, NotifyName:
+	switch GroupOf(subject) {
+	case GroupLocklab:
 		return colourLocklab
-	case Redsync, Redislock:
+	case GroupPeer:
 		return colourPeer
 	}
 	return colourRecipe

@@ -17,7 +17,8 @@ func sampleReport() *Report {
 		CPUs: 2, PingP50us: 20,
 		Floors: []Floor{
 			{Client: ClientRedigo, PingP50us: 20, PingP99us: 60, TwoPingP50us: 44, AllocsPerOp: 2, BytesPerOp: 48, ParallelOpsPerS: 50000},
-			{Client: ClientGoRedis, PingP50us: 21, PingP99us: 61, TwoPingP50us: 45, AllocsPerOp: 12, BytesPerOp: 376, ParallelOpsPerS: 48000},
+			{Client: ClientGoRedis, PingP50us: 21, PingP99us: 61, TwoPingP50us: 45, AllocsPerOp: 12, BytesPerOp: 376, ParallelOpsPerS: 48000, SetEvalP50us: f(45)},
+			{Client: ClientRueidis, PingP50us: 20, PingP99us: 60, TwoPingP50us: 41, AllocsPerOp: 2, BytesPerOp: 20, ParallelOpsPerS: 90000, SetEvalP50us: f(40)},
 		},
 		Settings: Settings{Goroutines: 16, Contenders: 8, ContendedS: 4},
 	}
@@ -33,6 +34,12 @@ func sampleReport() *Report {
 	add(Redsync, ClientRedigo, 60, 36000, 28)
 	add(Redislock, ClientGoRedis, 58, 35000, 33)
 	add(NotifyName, ClientRedigo, 120, 20000, 60)
+	add(AdapterGoRedis, ClientGoRedis, 46, 30000, 30) // 1.02× by hand; more allocations than redsync
+	add(AdapterRueidis, ClientRueidis, 44, 60000, 15) // 1.10× by hand; 1.67× redsync, 1.71× redislock
+	for _, name := range Adapters {
+		r := rep.Row(name)
+		r.HandRatio = f(*r.UncontendedP50us / *rep.Floor(r.Client).SetEvalP50us)
+	}
 	for _, c := range []struct {
 		s, w string
 		p50  float64
@@ -65,9 +72,9 @@ func TestSVGIsWellFormed(t *testing.T) {
 			rects++
 		}
 	}
-	// Background, 4 + 4 + 4 bars, 3 legend swatches.
-	if rects != 1+12+3 {
-		t.Errorf("%d rects, want 16", rects)
+	// Background, 6 + 6 + 4 bars, 3 legend swatches.
+	if rects != 1+16+3 {
+		t.Errorf("%d rects, want 20", rects)
 	}
 	if os.Getenv("BENCH_WRITE_SAMPLE") != "" {
 		os.WriteFile(os.Getenv("BENCH_WRITE_SAMPLE"), []byte(b.String()), 0o644)
@@ -86,6 +93,12 @@ func TestTargets(t *testing.T) {
 		"redsync hand-off p50 / woken-on-release hand-off p50":   true,
 		"redislock hand-off p50 / woken-on-release hand-off p50": true,
 		TargetAllocs: true,
+		"luatoken/go-redis uncontended p50 / its commands by hand through go-redis": true,
+		"luatoken/rueidis uncontended p50 / its commands by hand through rueidis":   false,
+		"best adapter pairs/s with 16 goroutines vs redsync":                        true,
+		"best adapter pairs/s with 16 goroutines vs redislock":                      true,
+		"luatoken/go-redis allocations per acquire + release vs the peers":          false,
+		"luatoken/rueidis allocations per acquire + release vs the peers":           true,
 	}
 	if len(rep.Targets) != len(want) {
 		t.Fatalf("%d targets, want %d", len(rep.Targets), len(want))
@@ -93,6 +106,9 @@ func TestTargets(t *testing.T) {
 	for _, tg := range rep.Targets {
 		if m, ok := want[tg.Name]; !ok || m != tg.Met {
 			t.Errorf("%s: met %v (got %.2f, want %s)", tg.Name, tg.Met, tg.Got, tg.Want)
+		}
+		if strings.HasPrefix(tg.Name, "best adapter") && tg.Subject != AdapterRueidis {
+			t.Errorf("%s: about %q, want the faster adapter %q", tg.Name, tg.Subject, AdapterRueidis)
 		}
 	}
 	// Without the notify rows its three targets are missed, not measured.

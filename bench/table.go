@@ -94,20 +94,28 @@ func marked(cell string, ts ...*Target) string {
 // and the server's time per command.
 func (rep *Report) tables() (locks, contended, targets, server *table) {
 	locks = &table{
-		head:  []string{"lock", "client", "commands per cycle", "server µs", "p50 µs", "p99 µs", "p50 / 2×PING", "p50 / SET+DEL", "pairs/s", "allocs", "bytes", "16 goroutines pairs/s", "/ SET+DEL floor"},
-		right: []bool{false, false, false, true, true, true, true, true, true, true, true, true, true},
+		head:  []string{"lock", "client", "commands per cycle", "server µs", "p50 µs", "p99 µs", "p50 / 2×PING", "p50 / SET+DEL", "p50 / by hand", "pairs/s", "allocs", "bytes", "16 goroutines pairs/s", "/ SET+DEL floor"},
+		right: []bool{false, false, false, true, true, true, true, true, true, true, true, true, true, true},
 	}
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
 		if r.Wait != "" {
 			continue
 		}
-		var tf, tu, ta, tp []*Target
-		if r.Name == Locklab {
+		var tf, th, tu, ta, tp []*Target
+		switch {
+		case r.Name == Locklab:
 			tf = []*Target{rep.target(TargetFloor)}
 			tu = []*Target{rep.target(fmt.Sprintf(TargetUncontended, Redsync)), rep.target(fmt.Sprintf(TargetUncontended, Redislock))}
 			ta = []*Target{rep.target(TargetAllocs)}
 			tp = []*Target{rep.target(fmt.Sprintf(TargetParallel, Redsync)), rep.target(fmt.Sprintf(TargetParallel, Redislock))}
+		case slices.Contains(Adapters, r.Name):
+			th = []*Target{rep.target(fmt.Sprintf(TargetAdapterHand, r.Name, r.Client))}
+			ta = []*Target{rep.target(fmt.Sprintf(TargetAdapterAllocs, r.Name))}
+			peers := []*Target{rep.target(fmt.Sprintf(TargetAdapterPeers, rep.Settings.Goroutines, Redsync)), rep.target(fmt.Sprintf(TargetAdapterPeers, rep.Settings.Goroutines, Redislock))}
+			if peers[0] != nil && peers[0].Subject == r.Name {
+				tp = peers
+			}
 		}
 		cycle := r.Cycle
 		if r.CommandsPerOp != nil {
@@ -118,6 +126,7 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 			num(r.UncontendedP50us, "%.1f"), num(r.UncontendedP99us, "%.1f"),
 			marked(num(r.FloorRatio, "%.2f"), tf...),
 			num(r.SetDelRatio, "%.2f"),
+			marked(num(r.HandRatio, "%.2f"), th...),
 			marked(num(r.UncontendedOpsPerS, "%.0f"), tu...),
 			marked(num(r.AllocsPerOp, "%.1f"), ta...),
 			num(r.BytesPerOp, "%.0f"),
@@ -138,24 +147,41 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 	}
 	for _, fl := range rep.Floors {
 		two := 2 * fl.PingP50us
+		hand := "–"
+		if fl.SetEvalP50us != nil {
+			hand = ratio(two, *fl.SetEvalP50us)
+		}
 		locks.add("floor: 2×PING", fl.Client, "PING · PING (2)",
 			fmt.Sprintf("%.1f", fl.ServerTwoPingUs),
 			fmt.Sprintf("%.1f", two), fmt.Sprintf("%.1f", 2*fl.PingP99us),
-			"1.00", ratio(two, fl.SetDelP50us), rate(two),
+			"1.00", ratio(two, fl.SetDelP50us), hand, rate(two),
 			fmt.Sprintf("%.1f", fl.AllocsPerOp), fmt.Sprintf("%.0f", fl.BytesPerOp),
 			"–", "–")
+		if fl.SetEvalP50us != nil {
+			hand = ratio(fl.SetDelP50us, *fl.SetEvalP50us)
+		}
 		locks.add("floor: SET+DEL", fl.Client, "SET NX PX · DEL (2)",
 			fmt.Sprintf("%.1f", fl.ServerSetDelUs),
 			fmt.Sprintf("%.1f", fl.SetDelP50us), fmt.Sprintf("%.1f", fl.SetDelP99us),
-			ratio(fl.SetDelP50us, two), "1.00", rate(fl.SetDelP50us),
+			ratio(fl.SetDelP50us, two), "1.00", hand, rate(fl.SetDelP50us),
 			"–", "–",
 			fmt.Sprintf("%.0f", fl.ParallelOpsPerS), "1.00")
 		if fl.SetEvalP50us != nil {
+			par, parRatio := "–", "–"
+			if fl.ParallelSetEvalOpsPerS != nil {
+				par, parRatio = fmt.Sprintf("%.0f", *fl.ParallelSetEvalOpsPerS), ratio(*fl.ParallelSetEvalOpsPerS, fl.ParallelOpsPerS)
+			}
 			locks.add("by hand: SET+EVALSHA", fl.Client, "SET NX PX · EVALSHA (2)",
 				num(fl.ServerSetEvalUs, "%.1f"),
 				num(fl.SetEvalP50us, "%.1f"), num(fl.SetEvalP99us, "%.1f"),
-				ratio(*fl.SetEvalP50us, two), ratio(*fl.SetEvalP50us, fl.SetDelP50us), rate(*fl.SetEvalP50us),
-				"–", "–", "–", "–")
+				ratio(*fl.SetEvalP50us, two), ratio(*fl.SetEvalP50us, fl.SetDelP50us), "1.00", rate(*fl.SetEvalP50us),
+				num(fl.SetEvalAllocsPerOp, "%.1f"), "–", par, parRatio)
+			if a := fl.AdapterSetEvalP50us; a != nil {
+				locks.add("by hand via adapter", fl.Client, "SET NX PX · EVALSHA (2)", "–",
+					fmt.Sprintf("%.1f", *a), num(fl.AdapterSetEvalP99us, "%.1f"),
+					ratio(*a, two), ratio(*a, fl.SetDelP50us), ratio(*a, *fl.SetEvalP50us), rate(*a),
+					"–", "–", "–", "–")
+			}
 		}
 	}
 

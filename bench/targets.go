@@ -13,6 +13,11 @@ const (
 	MaxHandoffPings  = 4.0  // woken-on-release hand-off p50 in PINGs
 	MinHandoffGain   = 5.0  // woken-on-release hand-off p50 against each peer's
 	targetAllocsPeer = Redislock
+	// The adapters: uncontended p50 at most this many times their commands
+	// sent by hand through the same client; the best one's pairs per
+	// second with 16 goroutines against each peer.
+	MaxHandRatio      = 1.05
+	MinAdapterSpeedup = 1.5
 )
 
 // Target names, as in Report.Targets.
@@ -23,6 +28,9 @@ const (
 	TargetHandoff        = "woken-on-release hand-off p50 / PING p50"
 	TargetHandoffVsPeer  = "%s hand-off p50 / woken-on-release hand-off p50"
 	TargetAllocs         = "luatoken allocations per acquire + release vs redislock"
+	TargetAdapterHand    = "%s uncontended p50 / its commands by hand through %s"
+	TargetAdapterPeers   = "best adapter pairs/s with %d goroutines vs %s"
+	TargetAdapterAllocs  = "%s allocations per acquire + release vs the peers"
 	notMeasured          = "not measured in this run"
 	targetsNotifyMissing = "luatoken+notify is not in this build"
 )
@@ -104,6 +112,52 @@ func Targets(rep *Report) []Target {
 	add(TargetAllocs, fmt.Sprintf("≤ %.1f", ra), ra, la, okL && okR,
 		func(g float64) bool { return g <= ra },
 		fmt.Sprintf("%.1f vs %.1f allocations", la, ra))
+
+	// The adapters.
+	for _, name := range Adapters {
+		row := rep.Row(name)
+		client := Find(Subjects(), name).Client
+		hr, ok := get(row, func(r *Row) *float64 { return r.HandRatio })
+		note := ""
+		if p50, okP := get(row, func(r *Row) *float64 { return r.UncontendedP50us }); okP && ok {
+			if fl := rep.Floor(client); fl != nil && fl.SetEvalP50us != nil {
+				note = fmt.Sprintf("%.1fµs vs %.1fµs", p50, *fl.SetEvalP50us)
+			}
+		}
+		add(fmt.Sprintf(TargetAdapterHand, name, client), fmt.Sprintf("≤ %.2f", MaxHandRatio), MaxHandRatio, hr, ok,
+			func(g float64) bool { return g <= MaxHandRatio }, note)
+	}
+	best, bestOps := "", 0.0
+	for _, name := range Adapters {
+		if v, ok := get(rep.Row(name), func(r *Row) *float64 { return r.ParallelOpsPerS }); ok && v > bestOps {
+			best, bestOps = name, v
+		}
+	}
+	for _, peer := range []string{Redsync, Redislock} {
+		b, okB := get(rep.Row(peer), func(r *Row) *float64 { return r.ParallelOpsPerS })
+		ratio := 0.0
+		if okB && b > 0 {
+			ratio = bestOps / b
+		}
+		add(fmt.Sprintf(TargetAdapterPeers, rep.Settings.Goroutines, peer), fmt.Sprintf("≥ %.1f×", MinAdapterSpeedup), MinAdapterSpeedup, ratio,
+			best != "" && okB && b > 0, func(g float64) bool { return g >= MinAdapterSpeedup },
+			fmt.Sprintf("%s: %.0f vs %.0f pairs/s", best, bestOps, b))
+		ts[len(ts)-1].Subject = best
+	}
+	peerAllocs, okP := 0.0, true
+	for i, peer := range []string{Redsync, Redislock} {
+		v, ok := get(rep.Row(peer), func(r *Row) *float64 { return r.AllocsPerOp })
+		okP = okP && ok
+		if i == 0 || v < peerAllocs {
+			peerAllocs = v
+		}
+	}
+	for _, name := range Adapters {
+		a, ok := get(rep.Row(name), func(r *Row) *float64 { return r.AllocsPerOp })
+		add(fmt.Sprintf(TargetAdapterAllocs, name), fmt.Sprintf("≤ %.1f", peerAllocs), peerAllocs, a, ok && okP,
+			func(g float64) bool { return g <= peerAllocs },
+			fmt.Sprintf("%.1f vs the fewer of the peers' %.1f", a, peerAllocs))
+	}
 	return ts
 }
 

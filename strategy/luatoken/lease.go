@@ -105,10 +105,11 @@ type lease struct {
 	hold     *time.Timer // ends the lease at holdEnd
 }
 
-// startLease starts renewing l, taken with a command sent at sent. The
-// lease keeps the values of ctx but not its cancellation: it lasts until the
-// lock is lost or released, or the maximum hold time is reached.
-func startLease(ctx context.Context, l *Lock, cfg *config, sent time.Time, ttl time.Duration) *lease {
+// startLease sets l.lease and starts renewing l, taken with a command sent
+// at sent. The lease keeps the values of ctx but not its cancellation: it
+// lasts until the lock is lost or released, or the maximum hold time is
+// reached.
+func startLease(ctx context.Context, l *Lock, cfg *config, sent time.Time, ttl time.Duration) {
 	lctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	le := &lease{
 		l:       l,
@@ -127,8 +128,9 @@ func startLease(ctx context.Context, l *Lock, cfg *config, sent time.Time, ttl t
 		le.end(&LeaseError{Key: l.key, Err: ErrMaxHold})
 	})
 	le.mu.Unlock()
+	// Set before the renewal goroutine starts, which reads it.
+	l.lease = le
 	go le.renew()
-	return le
 }
 
 // end ends the lease with cause, unless it has ended already.

@@ -108,7 +108,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	}
 	if s.cfg.renew {
 		// The key lives the whole milliseconds that PX was given.
-		l.lease = startLease(ctx, l, &s.cfg, sent, ttl.Truncate(time.Millisecond))
+		startLease(ctx, l, &s.cfg, sent, ttl.Truncate(time.Millisecond))
 	}
 	return l, nil
 }

@@ -1,0 +1,32 @@
+package goredispool_test
+
+import (
+	"testing"
+
+	"github.com/locklab/locklab/adapters/goredispool"
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestConformance runs the conformance suite on luatoken, plain and with
+// auto-renewal and fencing, on a go-redis client of each simulated client's
+// own, dialing the suite's proxy: every verdict must be the one catalog
+// declares for luatoken on a redigo pool.
+func TestConformance(t *testing.T) {
+	for _, name := range []string{"luatoken", "luatoken-renew-fence"} {
+		e, ok := catalog.Lookup(name)
+		if !ok {
+			t.Fatalf("%s is missing from the catalog", name)
+		}
+		t.Run(name, func(t *testing.T) {
+			locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
+				rdb := redis.NewClient(&redis.Options{Addr: c.Addr, ContextTimeoutEnabled: true})
+				c.Cleanup(func() { rdb.Close() })
+				c.Pool = goredispool.New(rdb)
+				return e.New(c)
+			}, e.Expect)
+		})
+	}
+}

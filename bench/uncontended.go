@@ -1,0 +1,210 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+)
+
+// seqEntry is one thing timed in the uncontended rounds: a subject or a
+// floor.
+type seqEntry struct {
+	name    string
+	run     func(context.Context) error
+	samples Durations
+	total   time.Duration
+}
+
+// uncontended times acquire + release, one at a time, each subject on a
+// client of its own with one connection, and the floors through each client
+// kind the same way: PING, two PINGs, SET NX PX + DEL, and SET NX PX +
+// EVALSHA (luatoken's commands by hand). INFO
+// commandstats, read before and after the timed cycles, gives what each
+// command cost the server meanwhile.
+func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
+	cl, closeAll, err := r.clients(1)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+
+	// The floors: each client's PING, two PINGs, SET NX PX + DEL, and
+	// luatoken's commands by hand.
+	type floor struct {
+		kind                         string
+		ping, ping2, setDel, setEval *seqEntry
+	}
+	var (
+		floors  []floor
+		entries []*seqEntry
+	)
+	for _, kind := range ClientKinds {
+		h := handOf(kind, cl)
+		key := r.key("uncontended", "floor", kind)
+		fl := floor{
+			kind: kind,
+			ping: &seqEntry{name: "PING " + kind, run: h.ping},
+			ping2: &seqEntry{name: "PING+PING " + kind, run: func(ctx context.Context) error {
+				return twice(func() error { return h.ping(ctx) })
+			}},
+			setDel:  &seqEntry{name: "SET+DEL " + kind, run: func(ctx context.Context) error { return h.setDel(ctx, key) }},
+			setEval: &seqEntry{name: "SET+EVALSHA " + kind, run: func(ctx context.Context) error { return h.setEval(ctx, key) }},
+		}
+		floors = append(floors, fl)
+		entries = append(entries, fl.ping, fl.ping2, fl.setDel, fl.setEval)
+	}
+	pingCtx := &seqEntry{name: "PING redigo DoContext", run: func(ctx context.Context) error { return pingRedigoContext(ctx, cl.Redigo) }}
+	entries = append(entries, pingCtx)
+	// luatoken's commands sent by hand through each adapter's redigo
+	// connections: what the adapter adds to its client, without luatoken.
+	viaAdapter := map[string]*seqEntry{}
+	for _, kind := range ClientKinds[1:] {
+		p, key := adapterPool(kind, cl), r.key("uncontended", "adapter", kind)
+		e := &seqEntry{name: "SET+EVALSHA via adapter " + kind, run: func(ctx context.Context) error { return setEvalRedigo(ctx, p, key) }}
+		viaAdapter[kind] = e
+		entries = append(entries, e)
+	}
+	var cancellable *seqEntry
+	if lt := Find(r.subs, Locklab); lt != nil {
+		// luatoken once more, called with a context that can end: the
+		// path of a caller that passes a request's context.
+		sp := r.redigoPool(1)
+		defer sp.Close()
+		lk, err := lt.Open1(&Clients{Redigo: sp}, r.key("uncontended", "cancellable"), "")
+		if err != nil {
+			return err
+		}
+		cctx, cancel := context.WithCancel(bg)
+		defer cancel()
+		cancellable = &seqEntry{name: Locklab + " (ctx that can end)", run: func(context.Context) error { return cycle(cctx, lk) }}
+		entries = append(entries, cancellable)
+	}
+	skip := len(entries)
+	for _, s := range r.subs {
+		// Each lock on a client of its own, with one connection.
+		sc, closeSub, err := r.clientOf(s.Client, 1)
+		if err != nil {
+			return err
+		}
+		defer closeSub()
+		lk, err := s.Open1(sc, r.key("uncontended", s.Name), "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		entries = append(entries, &seqEntry{name: s.Name, run: func(ctx context.Context) error { return cycle(ctx, lk) }})
+	}
+	for _, e := range entries {
+		for range r.cfg.Warmup {
+			if err := e.run(bg); err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
+			}
+		}
+		e.samples = make(Durations, 0, r.cfg.Iterations)
+	}
+	r.logf("uncontended: warmed up with %d cycles of each of %d locks and floors", r.cfg.Warmup, len(entries))
+	st, err := r.startStats(ctx)
+	if err != nil {
+		return err
+	}
+
+	// Every entry runs one cycle in turn, in an order shuffled every
+	// hundred turns: a moment when the shared machine is slow then hits
+	// all of them alike, and the ratios between them hold.
+	order := slices.Clone(entries)
+	rng := rand.New(rand.NewPCG(1, 2))
+	report := max(r.cfg.Iterations/5, 1)
+	for i := range r.cfg.Iterations {
+		if i%100 == 0 {
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		for _, e := range order {
+			t0 := time.Now()
+			err := e.run(bg)
+			d := time.Since(t0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
+			}
+			e.samples = append(e.samples, d)
+			e.total += d
+		}
+		if (i+1)%report == 0 {
+			r.logf("uncontended: %d/%d cycles of each", i+1, r.cfg.Iterations)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+
+	total, err := st.next(ctx)
+	if err != nil {
+		return err
+	}
+	rep.ServerCalls, rep.ServerUsecPerCall = map[string]int64{}, map[string]float64{}
+	for _, cmd := range ServerCommands {
+		rep.ServerCalls[cmd] = 0
+	}
+	for cmd, d := range total {
+		if cmd == "info" {
+			continue
+		}
+		rep.ServerCalls[cmd] = d.Calls
+		rep.ServerUsecPerCall[cmd] = float64(d.Usec) / float64(d.Calls)
+	}
+	r.logf("uncontended: server time per call (µs): %s", rep.serverLine())
+
+	p50 := func(e *seqEntry) float64 { return us(e.samples.Quantile(0.50)) }
+	p99 := func(e *seqEntry) float64 { return us(e.samples.Quantile(0.99)) }
+	for _, fl := range floors {
+		c := rep.Floor(fl.kind)
+		c.PingP50us, c.PingP99us = p50(fl.ping), p99(fl.ping)
+		c.TwoPingP50us = p50(fl.ping2)
+		c.SetDelP50us, c.SetDelP99us = p50(fl.setDel), p99(fl.setDel)
+		c.SetEvalP50us, c.SetEvalP99us = f(p50(fl.setEval)), f(p99(fl.setEval))
+		r.logf("uncontended: floor %-8s PING p50 %.1fµs, PING+PING p50 %.1fµs, SET NX PX · DEL p50 %.1fµs (%.2f× 2×PING), by hand SET NX PX · EVALSHA p50 %.1fµs",
+			fl.kind, c.PingP50us, c.TwoPingP50us, c.SetDelP50us, c.SetDelP50us/(2*c.PingP50us), *c.SetEvalP50us)
+	}
+	rep.Floor(ClientRedigo).PingContextP50us = f(p50(pingCtx))
+	for kind, e := range viaAdapter {
+		c := rep.Floor(kind)
+		c.AdapterSetEvalP50us, c.AdapterSetEvalP99us = f(p50(e)), f(p99(e))
+		r.logf("uncontended: by hand through the %s adapter, SET NX PX · EVALSHA p50 %.1fµs (%.2f× by hand on the client)",
+			kind, *c.AdapterSetEvalP50us, *c.AdapterSetEvalP50us / *c.SetEvalP50us)
+	}
+	r.logf("uncontended: PING p50 through redis.DoContext %.1fµs", p50(pingCtx))
+	if cancellable != nil {
+		v := p50(cancellable)
+		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Name: DiagCancellable, Value: v, Unit: "µs"})
+		r.logf("uncontended: %-16s p50 %7.1fµs", cancellable.name, v)
+	}
+	for _, e := range entries[skip:] {
+		row := rep.Row(e.name)
+		v := p50(e)
+		row.UncontendedP50us = f(v)
+		row.UncontendedP99us = f(p99(e))
+		row.UncontendedOpsPerS = f(float64(len(e.samples)) / e.total.Seconds())
+		c := rep.Floor(row.Client)
+		row.FloorRatio = f(v / (2 * c.PingP50us))
+		row.TwoPingRatio = f(v / c.TwoPingP50us)
+		row.SetDelRatio = f(v / c.SetDelP50us)
+		row.HandRatio = f(v / *c.SetEvalP50us)
+		r.logf("uncontended: %-18s p50 %7.1fµs  p99 %7.1fµs  %.2f× 2×PING  %.2f× PING+PING  %.2f× SET NX PX · DEL  %.2f× by hand",
+			e.name, v, *row.UncontendedP99us, *row.FloorRatio, *row.TwoPingRatio, *row.SetDelRatio, *row.HandRatio)
+	}
+	return nil
+}
+
+// serverLine lists the server time per call of the uncontended figure.
+func (rep *Report) serverLine() string {
+	var parts []string
+	for _, cmd := range rep.serverCommands() {
+		if v, ok := rep.ServerUsecPerCall[cmd]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2f (%d calls)", cmd, v, rep.ServerCalls[cmd]))
+		} else {
+			parts = append(parts, cmd+" –")
+		}
+	}
+	return strings.Join(parts, ", ")
+}

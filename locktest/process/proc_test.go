@@ -468,4 +468,3 @@ func TestRedisPy(t *testing.T) {
 	assert.ErrorIs(t, err, strategy.ErrNotHeld, "the lock expired")
 	assert.Contains(t, err.Error(), "no longer owned")
 }
-

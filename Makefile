@@ -2,16 +2,21 @@
 # Go module proxy on first use.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: setup test lint
+.PHONY: setup setup-langs test lint
 
 # Make sure a real Redis can be had: redis-server on PATH and, where Docker
 # answers, the image locklab/redis:local.
 setup:
 	bash scripts/setup-redis.sh
 
+# What the locks in other languages run with (docs/exec.md): php-cli,
+# php-redis, python3-redis and faketime, from Debian's packages when missing.
+setup-langs:
+	bash scripts/setup-langs.sh
+
 # Tests run against a real Redis (see redistest): the locally built image
 # unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name another.
-test: setup
+test: setup setup-langs
 	LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLAB_REDIS_TAG=$${LOCKLAB_REDIS_TAG:-local} go test -race -count=1 ./...
 
 lint:

@@ -160,6 +160,33 @@ holder-overrun  breaks   holds!
 `, b.String())
 }
 
+// TestUndeclared: a report with no declared verdict (lockcheck -exec)
+// marks nothing but the checks that reached no verdict.
+func TestUndeclared(t *testing.T) {
+	rep := sample()
+	for i := range rep.Results {
+		rep.Results[i].Expected = ""
+	}
+	rep.Results[3].Err = errors.New("php x.php (client A): at start: no ready line within 10s")
+	var b bytes.Buffer
+	require.NoError(t, report.Text(&b, rep, report.Options{}))
+	assert.Equal(t, `Verdicts on Redis 7.0.15, 2026-11-22T10:00:00Z
+
+property        setnxpx  luatoken
+exclusion       holds    holds
+holder-overrun  breaks   error!
+
+Checks: 4, none with a declared verdict; without a verdict (error): 1.
+  luatoken / holder-overrun: no verdict: php x.php (client A): at start: no ready line within 10s
+`, b.String())
+	assert.False(t, rep.OK())
+	rep.Results = rep.Results[:3]
+	assert.True(t, rep.OK())
+	b.Reset()
+	require.NoError(t, report.Text(&b, rep, report.Options{Lang: report.Chinese}))
+	assert.Contains(t, b.String(), "检查：3 项，都没有声明的判定；没有得出判定（error）的：0 项。")
+}
+
 func TestMarkdown(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, report.Markdown(&b, sample(), report.Options{Trace: true}))

@@ -61,8 +61,8 @@ func Strategies() []Entry {
 		{
 			Name:    "setnxdel",
 			Sources: "004 方式一/二, 003 简易锁",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return setnxdel.New(p)
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return setnxdel.New(c.Pool)
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{locktest.CrashRecovery, doubleRel},
@@ -72,8 +72,8 @@ func Strategies() []Entry {
 		{
 			Name:    "setnxexpire",
 			Sources: "003 方案1, 002",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return setnxexpire.New(p)
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return setnxexpire.New(c.Pool)
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{crashMid, safeRel, doubleRel, overrun, fenced, renewed},
@@ -83,8 +83,8 @@ func Strategies() []Entry {
 		{
 			Name:    "multiget",
 			Sources: "002 (as published)",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return multiget.New(p)
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return multiget.New(c.Pool)
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{locktest.ReleaseFrees, crashMid, overrun, fenced, renewed},
@@ -94,8 +94,8 @@ func Strategies() []Entry {
 		{
 			Name:    "getset",
 			Sources: "001, 000 (its prose)",
-			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
-				return getset.New(p, getset.WithClock(c))
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return getset.New(c.Pool, getset.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
@@ -105,8 +105,8 @@ func Strategies() []Entry {
 		{
 			Name:    "getsetexpire",
 			Sources: "000 【代码实现】",
-			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
-				return getsetexpire.New(p, getsetexpire.WithClock(c))
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return getsetexpire.New(c.Pool, getsetexpire.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
@@ -116,8 +116,8 @@ func Strategies() []Entry {
 		{
 			Name:    "getsetcompare",
 			Sources: "004 改进方式四",
-			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
-				return getsetcompare.New(p, getsetcompare.WithClock(c))
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return getsetcompare.New(c.Pool, getsetcompare.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
@@ -127,8 +127,8 @@ func Strategies() []Entry {
 		{
 			Name:    "getsetcompare-003",
 			Sources: "003 方案2",
-			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
-				return getsetcompare.New(p, getsetcompare.WithClock(c), getsetcompare.Document003())
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return getsetcompare.New(c.Pool, getsetcompare.WithClock(c.Clock), getsetcompare.Document003())
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
@@ -138,8 +138,8 @@ func Strategies() []Entry {
 		{
 			Name:    "delsetnx",
 			Sources: "000 (its P1/P2/P3 walk-through)",
-			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
-				return delsetnx.New(p, delsetnx.WithClock(c))
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return delsetnx.New(c.Pool, delsetnx.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
@@ -149,8 +149,8 @@ func Strategies() []Entry {
 		{
 			Name:    "delsetnxcheck",
 			Sources: "004 方式三",
-			New: func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
-				return delsetnxcheck.New(p, delsetnxcheck.WithClock(c))
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return delsetnxcheck.New(c.Pool, delsetnxcheck.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{locktest.Exclusion, stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
@@ -160,8 +160,8 @@ func Strategies() []Entry {
 		{
 			Name:    "setnxpx",
 			Sources: "003, 004 方式五",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return setnxpx.New(p)
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return setnxpx.New(c.Pool)
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed},
@@ -171,8 +171,8 @@ func Strategies() []Entry {
 		{
 			Name:    "fixedpassword",
 			Sources: "004 方式六 (as its code writes it)",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return fixedpassword.New(p)
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return fixedpassword.New(c.Pool)
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed},
@@ -182,8 +182,8 @@ func Strategies() []Entry {
 		{
 			Name:    "tokengetdel",
 			Sources: "004 (the GET then DEL between 方式五 and 方式六)",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return tokengetdel.New(p)
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return tokengetdel.New(c.Pool)
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{safeRel, overrun, fenced, renewed},
@@ -193,8 +193,8 @@ func Strategies() []Entry {
 		{
 			Name:    "watchdel",
 			Sources: "002 (as meant)",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return watchdel.New(p)
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return watchdel.New(c.Pool)
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{crashMid, overrun, fenced, renewed},
@@ -204,8 +204,8 @@ func Strategies() []Entry {
 		{
 			Name:    "luatoken",
 			Sources: "004 方式六, 002",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-				return luatoken.New(p)
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return luatoken.New(c.Pool)
 			},
 			Expect: locktest.Expect{
 				Breaks:        props{overrun, fenced, renewed},
@@ -215,10 +215,10 @@ func Strategies() []Entry {
 		{
 			Name:    "luatoken-renew-fence",
 			Sources: "luatoken with WithAutoRenew and WithFencing",
-			New: func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
+			New: func(c locktest.Client) (strategy.Strategy, error) {
 				// A lease margin that leaves the suite's detector time to
 				// see the holder stop before the key can expire.
-				return luatoken.New(p, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())
+				return luatoken.New(c.Pool, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())
 			},
 			Expect: locktest.Expect{NotApplicable: props{crashMid, crashMidRel, stale, skew}},
 		},

@@ -50,13 +50,13 @@ func TestMatrixRepeatable(t *testing.T) {
 	if testing.Short() {
 		runs = 1
 	}
-	pool := redistest.Pool(t)
+	addr := redistest.Shared(t).Addr
 	var first string
 	for i := 1; i <= runs; i++ {
 		var b strings.Builder
 		for _, e := range catalog.Strategies() {
 			for _, p := range locktest.Properties() {
-				cfg := locktest.Config{Pool: pool, New: e.New, Key: fmt.Sprintf("%s:%d:%s", redistest.Key(t), i, e.Name)}
+				cfg := locktest.Config{Addr: addr, New: e.New, Key: fmt.Sprintf("%s:%d:%s", redistest.Key(t), i, e.Name)}
 				res := locktest.Check(context.Background(), cfg, p)
 				if msg := locktest.Mismatch(res, e.Expect.Verdict(p)); msg != "" {
 					t.Errorf("run %d: %s: %s", i, e.Name, msg)

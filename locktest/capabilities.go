@@ -107,8 +107,8 @@ func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	switch {
 	case cfg.New == nil:
 		return Capabilities{}, errors.New("locktest: Detect: nil Factory")
-	case cfg.Pool == nil:
-		return Capabilities{}, errors.New("locktest: Detect: nil Pool")
+	case cfg.Addr == "" && cfg.Dial == nil:
+		return Capabilities{}, errors.New("locktest: Detect: no Addr")
 	case cfg.Key == "":
 		return Capabilities{}, errors.New("locktest: Detect: empty Key")
 	}
@@ -140,15 +140,25 @@ func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	}
 }
 
-func detect(ctx context.Context, cfg Config) (Capabilities, error) {
-	s, err := cfg.New(cfg.Pool, strategy.SystemClock)
-	if err != nil {
-		return Capabilities{}, fmt.Errorf("locktest: Detect: factory: %w", err)
-	}
-	if s == nil {
-		return Capabilities{}, errors.New("locktest: Detect: the factory returned a nil Strategy and no error")
-	}
+func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
+	pool := cfg.pool()
+	defer pool.Close()
+	now := time.Now()
 	key := cfg.Key + ":capabilities"
+	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key,
+		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now}}
+	r.det = &detector{rec: r.rec}
+	defer r.shutdown()
+	defer func() {
+		if v := recover(); v != nil {
+			a, ok := v.(abort)
+			if !ok {
+				panic(v)
+			}
+			err = fmt.Errorf("locktest: Detect: %w", a.err)
+		}
+	}()
+	s := r.newClient("D", 0).s
 	l, err := s.TryAcquire(ctx, key, cfg.Timing.withDefaults().Long)
 	switch {
 	case err != nil:
@@ -156,7 +166,7 @@ func detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	case l == nil:
 		return Capabilities{}, errors.New("locktest: Detect: TryAcquire returned neither a lock nor an error")
 	}
-	caps := CapabilitiesOf(s, l)
+	caps = CapabilitiesOf(s, l)
 	var subErr error
 	if n, ok := s.(strategy.Notifier); ok {
 		wake, stop, err := n.Subscribe(ctx, key)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -12,18 +13,21 @@ import (
 )
 
 // Factory builds a strategy instance for one simulated client. The suite
-// calls it once per client, with a pool whose connections it watches and
-// steers and with the client's clock; a strategy that reads the time must
-// read it from clock.
-type Factory func(pool strategy.Pool, clock strategy.Clock) (strategy.Strategy, error)
+// calls it once per client. Every command of the client must go to c.Addr
+// (c.Pool is a redigo pool on it), where the suite watches and steers it;
+// a strategy that reads the time must read it from c.Clock. What the
+// factory starts that the client's connections do not end (a client of
+// another library, a process) it hands to c.Cleanup.
+type Factory func(c Client) (strategy.Strategy, error)
 
 // Config says where and how to check.
 type Config struct {
-	// Pool reaches the real Redis the scenarios run on. Its connections
-	// must implement redis.ConnWithContext, as redigo's do (a wrapper
-	// passes DoContext and ReceiveContext on); Check makes sure, and
-	// PINGs the server, before any scenario.
-	Pool strategy.Pool
+	// Addr is the host:port of the real Redis the scenarios run on. Check
+	// PINGs it before any scenario.
+	Addr string
+	// Dial, when set, opens the connections to Redis, the suite's own and
+	// those of the clients' proxies, in place of a TCP dial of Addr.
+	Dial func(ctx context.Context) (net.Conn, error)
 	// New builds the strategy under test.
 	New Factory
 	// Key is the lock key; the suite derives one key per scenario from it
@@ -111,12 +115,14 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	switch {
 	case cfg.New == nil:
 		return Result{Err: errors.New("nil Factory")}
-	case cfg.Pool == nil:
-		return Result{Err: errors.New("nil Pool")}
+	case cfg.Addr == "" && cfg.Dial == nil:
+		return Result{Err: errors.New("no Addr: the suite needs a Redis server to run on")}
 	case cfg.Key == "":
 		return Result{Err: errors.New("empty Key")}
 	}
-	if err := checkPool(ctx, cfg.Pool); err != nil {
+	pool := cfg.pool()
+	defer pool.Close()
+	if err := checkPool(ctx, pool); err != nil {
 		return Result{Err: err}
 	}
 	tm := cfg.Timing.withDefaults()
@@ -126,8 +132,8 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		if n > 1 {
 			suffix = fmt.Sprintf("/rerun-%d", n) // fresh keys: the last run may have left its own
 		}
-		m := watch(ctx, cfg.Pool, tm.Short)
-		res = checkOnce(ctx, cfg, p, scenario, suffix)
+		m := watch(ctx, pool, tm.Short)
+		res = checkOnce(ctx, cfg, pool, p, scenario, suffix)
 		why := m.stop()
 		if why == nil || errors.Is(res.Err, ErrInterrupted) {
 			return res
@@ -139,7 +145,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 }
 
 // checkOnce runs a property once, on keys under cfg.Key, p and suffix.
-func checkOnce(ctx context.Context, cfg Config, p Property, sc scenario, suffix string) Result {
+func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, p Property, sc scenario, suffix string) Result {
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -165,7 +171,8 @@ func checkOnce(ctx context.Context, cfg Config, p Property, sc scenario, suffix 
 		now := time.Now()
 		r = &run{
 			ctx:     ctx,
-			pool:    cfg.Pool,
+			pool:    pool,
+			dial:    cfg.dialer(),
 			factory: cfg.New,
 			key:     cfg.Key + ":" + string(p) + suffix + name,
 			tm:      cfg.Timing.withDefaults(),
@@ -215,9 +222,35 @@ func checkOnce(ctx context.Context, cfg Config, p Property, sc scenario, suffix 
 // nothing about the strategy.
 var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
 
-// checkPool makes sure the pool answers and that its connections can do
-// what the suite needs: each client's commands run through DoContext and
-// ReceiveContext, so that a scenario's watchdog can cut them short.
+// dialer returns how to open a connection to Redis.
+func (cfg Config) dialer() func(ctx context.Context) (net.Conn, error) {
+	if cfg.Dial != nil {
+		return cfg.Dial
+	}
+	addr := cfg.Addr
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+}
+
+// pool returns a pool of the suite's own connections to Redis, for what
+// it reads and writes outside every client (a stale lock's copy, a PTTL).
+func (cfg Config) pool() *redis.Pool {
+	dial := cfg.dialer()
+	return &redis.Pool{
+		MaxIdle: 4,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			nc, err := dial(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return redis.NewConn(nc, 10*time.Second, 10*time.Second), nil
+		},
+	}
+}
+
+// checkPool makes sure the server answers on a connection of p.
 func checkPool(ctx context.Context, p strategy.Pool) error {
 	// A pooled connection the server cut since its last use fails its
 	// first command; closed with an error, it leaves the pool, and the
@@ -243,14 +276,11 @@ func (e *connFailed) Unwrap() error { return e.err }
 func pingPool(ctx context.Context, p strategy.Pool) error {
 	c, err := p.GetContext(ctx)
 	if err != nil {
-		return fmt.Errorf("Config.Pool: no connection: %w", err)
+		return fmt.Errorf("no connection to Redis: %w", err)
 	}
 	defer c.Close()
-	if _, ok := c.(redis.ConnWithContext); !ok {
-		return fmt.Errorf("Config.Pool: its connections (%T) do not implement redis.ConnWithContext (DoContext and ReceiveContext), which the suite calls on them; redigo's own connections do: a wrapper must pass both on", c)
-	}
 	if _, err := redis.DoContext(c, ctx, "PING"); err != nil {
-		return fmt.Errorf("Config.Pool: PING: %w", &connFailed{err})
+		return fmt.Errorf("PING: %w", &connFailed{err})
 	}
 	return nil
 }

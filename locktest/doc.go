@@ -14,8 +14,8 @@
 //	func TestMain(m *testing.M) { redistest.Main(m) }
 //
 //	func TestConformance(t *testing.T) {
-//		newLock := func(pool strategy.Pool, clock strategy.Clock) (strategy.Strategy, error) {
-//			return mylock.New(pool) // read the time from clock, if your lock reads it
+//		newLock := func(c locktest.Client) (strategy.Strategy, error) {
+//			return mylock.New(c.Pool) // read the time from c.Clock, if your lock reads it
 //		}
 //		locktest.Run(t, newLock, locktest.Expect{
 //			Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
@@ -66,21 +66,32 @@
 //     receives after each release, which strategy.Acquire waits on instead
 //     of polling. A nil channel means notifications are off.
 //
-// The suite looks at the lock's dynamic type, so a lock whose options
-// change what it offers should return a different type for each, as
-// strategy/luatoken does.
+// The suite looks at the lock's dynamic type: a lock whose options change
+// what it offers must show it in the type it returns.
 //
 // # How faults are made deterministic
 //
 // The suite never reaches inside a strategy. It calls the Factory once per
-// simulated client (A, B, C, ...) with a pool whose connections it wraps,
-// and with the client's clock. Through them it can
-//   - crash a client right after a chosen command returns: it sends nothing
-//     more and its connections close;
-//   - hold a client's commands until an event, or run several clients one
-//     command at a time in an order it chooses, trying every interleaving of
-//     their attempts (stale-takeover-race);
-//   - move a client's clock ahead (clock-skew).
+// simulated client (A, B, C, ...) with a Client: the address of a loopback
+// proxy of the client's own between it and Redis, a redigo pool already
+// dialing it, and the client's clock. Every command the client sends
+// crosses the proxy, whatever library or language sends it (RESP2 or
+// RESP3, pipelined or not, in MULTI or a script), so the suite can
+//   - record every command and its reply, before the client reads it;
+//   - crash a client right after a chosen reply: every connection of it is
+//     cut, new ones are refused, and what the factory registered with
+//     Client.OnCrash runs (to kill a process);
+//   - hold a client's next command until an event, or run several clients
+//     one command at a time in an order it chooses, trying every
+//     interleaving of their attempts (stale-takeover-race, exclusion);
+//   - fail a client's next command, as a dropped connection would;
+//   - move a client's clock ahead (clock-skew), through Client.Clock, or
+//     Client.Skew for a clock the suite cannot hand over (another process).
+//
+// A factory for another client library dials Client.Addr; one that starts
+// something the connections do not end (a client, a process) registers
+// its end with Client.Cleanup. Where Redis is, is Config.Addr (or
+// Config.Dial); Run takes it from package redistest.
 //
 // Sleeps serve only real TTL expiry, with TTLs of tens of milliseconds. The
 // critical section is watched by an exact detector that records who was

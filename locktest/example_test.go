@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
@@ -24,14 +25,12 @@ func ExampleCheck() {
 		return
 	}
 	defer srv.Close()
-	pool := srv.NewPool()
-	defer pool.Close()
 
 	// The suite builds the strategy once per simulated client (A, B, C...).
-	newLock := func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-		return setnxpx.New(p)
+	newLock := func(c locktest.Client) (strategy.Strategy, error) {
+		return setnxpx.New(c.Pool)
 	}
-	cfg := locktest.Config{Pool: pool, New: newLock, Key: "example:" + xid.New().String()}
+	cfg := locktest.Config{Addr: srv.Addr, New: newLock, Key: "example:" + xid.New().String()}
 
 	for _, p := range []locktest.Property{locktest.CrashRecovery, locktest.DoubleRelease} {
 		res := locktest.Check(ctx, cfg, p)
@@ -52,6 +51,44 @@ func ExampleCheck() {
 	//   A: DEL K -> 1
 	//   C: SET K 1 NX PX 5000 -> OK
 }
+
+// A factory for a client that is not a redigo pool dials Client.Addr, the
+// client's own proxy to Redis, and hands what it opened to Client.Cleanup.
+// Here the lock is setnxpx over a single connection of its own; a factory
+// for go-redis, rueidis or a program in another language does the same
+// with its client (see the peers module and package locktest/process).
+func ExampleClient() {
+	ctx := context.Background()
+	srv, err := redistest.Start(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+
+	newLock := func(c locktest.Client) (strategy.Strategy, error) {
+		conn, err := redis.DialContext(ctx, "tcp", c.Addr)
+		if err != nil {
+			return nil, err
+		}
+		c.Cleanup(func() { conn.Close() })
+		return setnxpx.New(oneConn{conn})
+	}
+	cfg := locktest.Config{Addr: srv.Addr, New: newLock, Key: "example:" + xid.New().String()}
+	res := locktest.Check(ctx, cfg, locktest.CrashRecovery)
+	fmt.Println(res.Property, res.Verdict)
+	// Output: crash-recovery holds
+}
+
+// oneConn is a strategy.Pool that hands out one shared connection; Close
+// leaves it open.
+type oneConn struct{ c redis.Conn }
+
+func (p oneConn) GetContext(context.Context) (redis.Conn, error) { return noClose{p.c}, nil }
+
+type noClose struct{ redis.Conn }
+
+func (noClose) Close() error { return nil }
 
 // ExpectFrom turns the results of a run into the Expect that declares
 // them; its Literal, with a note per break, is what Run prints at the end

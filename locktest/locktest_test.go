@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 
 func check(t *testing.T, f locktest.Factory, p locktest.Property, timeout time.Duration) locktest.Result {
 	t.Helper()
-	cfg := locktest.Config{Pool: redistest.Pool(t), New: f, Key: redistest.Key(t), Timeout: timeout}
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: f, Key: redistest.Key(t), Timeout: timeout}
 	return locktest.Check(context.Background(), cfg, p)
 }
 
@@ -126,14 +127,14 @@ func TestBadStrategies(t *testing.T) {
 		want    string
 	}{
 		{"nil factory", nil, locktest.Exclusion, 0, "nil Factory"},
-		{"factory returns nil", func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return nil, nil }, locktest.Exclusion, 0, "nil Strategy"},
-		{"factory fails", func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.DoubleRelease, 0, "factory: no config"},
-		{"factory panics", func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { panic("boom in factory") }, locktest.DoubleRelease, 0, "boom in factory"},
-		{"TryAcquire panics", func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return panicky{}, nil }, locktest.Exclusion, 0, "panicked: boom in TryAcquire"},
-		{"Release panics", func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return panicky{inRelease: true}, nil }, locktest.DoubleRelease, 0, "Release panicked: boom in Release"},
-		{"TryAcquire returns nothing", func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return silent{}, nil }, locktest.CrashRecovery, 0, "neither a lock nor an error"},
-		{"TryAcquire hangs", func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return hanging{}, nil }, locktest.SafeRelease, time.Second, "watchdog"},
-		{"TryAcquire hangs in a stale-lock scenario", func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return hanging{}, nil }, locktest.StaleTakeoverRace, time.Second, "watchdog"},
+		{"factory returns nil", func(locktest.Client) (strategy.Strategy, error) { return nil, nil }, locktest.Exclusion, 0, "nil Strategy"},
+		{"factory fails", func(locktest.Client) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.DoubleRelease, 0, "factory: no config"},
+		{"factory panics", func(locktest.Client) (strategy.Strategy, error) { panic("boom in factory") }, locktest.DoubleRelease, 0, "boom in factory"},
+		{"TryAcquire panics", func(locktest.Client) (strategy.Strategy, error) { return panicky{}, nil }, locktest.Exclusion, 0, "panicked: boom in TryAcquire"},
+		{"Release panics", func(locktest.Client) (strategy.Strategy, error) { return panicky{inRelease: true}, nil }, locktest.DoubleRelease, 0, "Release panicked: boom in Release"},
+		{"TryAcquire returns nothing", func(locktest.Client) (strategy.Strategy, error) { return silent{}, nil }, locktest.CrashRecovery, 0, "neither a lock nor an error"},
+		{"TryAcquire hangs", func(locktest.Client) (strategy.Strategy, error) { return hanging{}, nil }, locktest.SafeRelease, time.Second, "watchdog"},
+		{"TryAcquire hangs in a stale-lock scenario", func(locktest.Client) (strategy.Strategy, error) { return hanging{}, nil }, locktest.StaleTakeoverRace, time.Second, "watchdog"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,7 +186,7 @@ func TestParseProperty(t *testing.T) {
 // TestResultJSON: a result keeps its error and elapsed time through JSON,
 // and a check without a verdict says so in its verdict.
 func TestResultJSON(t *testing.T) {
-	res := check(t, func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.Exclusion, 0)
+	res := check(t, func(locktest.Client) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.Exclusion, 0)
 	require.Error(t, res.Err)
 	assert.Equal(t, locktest.NoVerdict, res.Verdict)
 	assert.Positive(t, res.Elapsed)
@@ -202,24 +203,22 @@ func TestResultJSON(t *testing.T) {
 
 // plainConnPool hands out connections that hide DoContext, as a careless
 // wrapper would.
-type plainConnPool struct{ p strategy.Pool }
-
-type plainConn struct{ redis.Conn }
-
-func (p plainConnPool) GetContext(ctx context.Context) (redis.Conn, error) {
-	c, err := p.p.GetContext(ctx)
-	return plainConn{c}, err
-}
-
-// TestPoolChecked: a pool whose connections lack context methods is
-// refused up front with a message that says what is missing.
-func TestPoolChecked(t *testing.T) {
-	cfg := locktest.Config{Pool: plainConnPool{redistest.Pool(t)}, Key: redistest.Key(t),
-		New: func(strategy.Pool, strategy.Clock) (strategy.Strategy, error) { return silent{}, nil }}
-	res := locktest.Check(context.Background(), cfg, locktest.Exclusion)
+// TestUnreachable: an Addr where no Redis answers, or none at all, is
+// refused up front with a message that says so, and no verdict.
+func TestUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	newLock := func(locktest.Client) (strategy.Strategy, error) { return silent{}, nil }
+	res := locktest.Check(context.Background(), locktest.Config{Addr: addr, Key: redistest.Key(t), New: newLock}, locktest.Exclusion)
 	require.Error(t, res.Err)
-	assert.Contains(t, res.Err.Error(), "do not implement redis.ConnWithContext")
+	assert.Contains(t, res.Err.Error(), "no connection to Redis")
 	assert.Equal(t, locktest.NoVerdict, res.Verdict)
+
+	res = locktest.Check(context.Background(), locktest.Config{Key: redistest.Key(t), New: newLock}, locktest.Exclusion)
+	require.Error(t, res.Err)
+	assert.Contains(t, res.Err.Error(), "no Addr")
 }
 
 // secondsLock is a correct token lock that can only express whole seconds:
@@ -268,13 +267,13 @@ func (l *secondsHeld) Release(ctx context.Context) error {
 // does at the default scale, with the figures read from K, and gets true
 // verdicts at a scale of seconds.
 func TestTimeScale(t *testing.T) {
-	newLock := func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) { return secondsLock{p}, nil }
+	newLock := func(c locktest.Client) (strategy.Strategy, error) { return secondsLock{c.Pool}, nil }
 	res := check(t, newLock, locktest.CrashRecovery, 0)
 	require.NoError(t, res.Err)
 	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
 	assert.Regexp(t, `K still had [0-9.]+ms to live 560ms after a TTL of 60ms was asked: its expiry was set longer than asked`, res.Reason)
 
-	cfg := locktest.Config{Pool: redistest.Pool(t), New: newLock, Key: redistest.Key(t),
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: newLock, Key: redistest.Key(t),
 		Timing: locktest.Timing{Short: time.Second, Slack: 1500 * time.Millisecond}}
 	for p, want := range map[locktest.Property]locktest.Verdict{
 		locktest.CrashRecovery: locktest.Holds,
@@ -308,7 +307,7 @@ func TestSickServer(t *testing.T) {
 		_, err := c.Do("DEBUG", "SLEEP", secs)
 		assert.NoError(t, err, "DEBUG SLEEP")
 	}
-	cfg := locktest.Config{Pool: pool, New: e.New, Key: redistest.Key(t)}
+	cfg := locktest.Config{Addr: srv.Addr, New: e.New, Key: redistest.Key(t)}
 
 	stop := make(chan struct{})
 	stalled := make(chan struct{})

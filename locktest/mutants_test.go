@@ -124,7 +124,7 @@ func TestSurvivors(t *testing.T) {
 // t's, and hands each result to see.
 func checkEach(t *testing.T, newLock locktest.Factory, props []locktest.Property, see func(locktest.Property, locktest.Result)) {
 	t.Helper()
-	cfg := locktest.Config{Pool: redistest.Pool(t), New: newLock, Key: redistest.Key(t)}
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: newLock, Key: redistest.Key(t)}
 	for _, p := range props {
 		see(p, locktest.Check(context.Background(), cfg, p))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest/internal/wire"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -80,7 +83,8 @@ func (d *detector) firstOverlap() (string, bool) {
 // run is one execution of one scenario on one key.
 type run struct {
 	ctx        context.Context
-	pool       strategy.Pool
+	pool       strategy.Pool                           // the suite's own connections, outside every client
+	dial       func(context.Context) (net.Conn, error) // to Redis, for the clients' proxies
 	factory    Factory
 	key        string
 	tm         Timing
@@ -125,12 +129,28 @@ func (r *run) errText(err error) string {
 	return strings.ReplaceAll(err.Error(), strconv.Quote(r.key), "K")
 }
 
-// newClient builds a simulated client with its own strategy instance.
+// newClient builds a simulated client: a proxy of its own to Redis, a
+// redigo pool on it, and its own strategy instance from the factory.
 func (r *run) newClient(name string, skew time.Duration) *client {
 	c := &client{name: name, r: r, skew: skew}
+	proxy, err := wire.Listen(wire.Config{Dial: r.dial, Hooks: c.hooks(), Crashed: c.crashDone})
+	if err != nil {
+		r.fail("%s: the suite's proxy: %v", name, err)
+	}
+	c.proxy = proxy
+	addr := proxy.Addr()
+	c.pool = &redis.Pool{
+		MaxIdle: 4,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialContext(ctx, "tcp", addr)
+		},
+	}
+	r.mu.Lock()
+	r.clients = append(r.clients, c)
+	r.mu.Unlock()
 	var s strategy.Strategy
-	var err error
-	r.guard(name, "factory", func() { s, err = r.factory(faultPool{c}, faultClock{c}) })
+	cl := Client{Name: name, Addr: addr, Pool: c.pool, Clock: clientClock{c}, Skew: skew, c: c}
+	r.guard(name, "factory", func() { s, err = r.factory(cl) })
 	if err != nil {
 		r.fail("factory: %v", err)
 	}
@@ -138,9 +158,6 @@ func (r *run) newClient(name string, skew time.Duration) *client {
 		r.fail("factory returned a nil Strategy and no error")
 	}
 	c.s = s
-	r.mu.Lock()
-	r.clients = append(r.clients, c)
-	r.mu.Unlock()
 	return c
 }
 
@@ -193,7 +210,9 @@ func (c *client) acquired(l strategy.Lock, err error) strategy.Lock {
 		return l
 	case errors.Is(err, strategy.ErrNotAcquired):
 		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "not acquired"})
-	case errors.Is(err, errCrashed):
+	case c.isCrashed():
+		// Whatever a crashed client's commands return (a cut connection)
+		// is the crash, not the strategy's doing.
 	default:
 		c.r.fail("%s: acquire: unexpected error: %v", c.name, err)
 	}
@@ -203,7 +222,7 @@ func (c *client) acquired(l strategy.Lock, err error) strategy.Lock {
 // release gives l up. ErrNotHeld and crashes are recorded, not fatal.
 func (c *client) release(l strategy.Lock) {
 	err := c.releaseErr(l)
-	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !errors.Is(err, errCrashed) {
+	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
 		c.r.fail("%s: release: unexpected error: %v", c.name, err)
 	}
 }
@@ -233,15 +252,15 @@ func (c *client) outcome(kind EventKind, ok string, err error) Event {
 	return e
 }
 
-// shutdown crashes every client, so that nothing they started (renewals)
-// outlives the run.
+// shutdown stops every client, so that nothing they started (renewals)
+// outlives the run: their connections are cut, their proxies closed, and
+// what their factories registered with Client.Cleanup runs.
 func (r *run) shutdown() {
 	r.mu.Lock()
 	cs := append([]*client(nil), r.clients...)
 	r.mu.Unlock()
 	for _, c := range cs {
-		c.resume()
-		c.kill()
+		c.close()
 	}
 }
 

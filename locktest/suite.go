@@ -108,8 +108,8 @@ func sortProperties(ps []Property) {
 // Call it from a strategy's test file:
 //
 //	func TestConformance(t *testing.T) {
-//		locktest.Run(t, func(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-//			return mylock.New(p)
+//		locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
+//			return mylock.New(c.Pool)
 //		}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun}})
 //	}
 func Run(t *testing.T, newStrategy Factory, expect Expect) {
@@ -121,7 +121,7 @@ func Run(t *testing.T, newStrategy Factory, expect Expect) {
 // suggests keeps the declaration of the properties it did not run.
 func RunProperties(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
-	cfg := Config{Pool: redistest.Pool(t), New: newStrategy, Key: redistest.Key(t)}
+	cfg := Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}
 	var caps *Capabilities
 	// The subtests are helpers too: what they log is reported at the line
 	// of the test that called Run, the author's own test file.

@@ -77,7 +77,7 @@ func wholeMatrix(t *testing.T) *report.Report {
 	defer matrixOnce.Unlock()
 	if matrixOnce.rep == nil {
 		srv := redistest.Shared(t)
-		m := matrix{pool: redistest.Pool(t), prefix: "lockcheck:" + xid.New().String()}
+		m := matrix{addr: redistest.Shared(t).Addr, prefix: "lockcheck:" + xid.New().String()}
 		defer cleanupRun(srv, []string{m.prefix}, false, os.Stderr)
 		rep, err := m.run(context.Background(), srv.Version, catalog.Strategies(), locktest.Properties(), 1)
 		require.NoError(t, err)
@@ -144,7 +144,7 @@ func TestDocsUpToDate(t *testing.T) {
 	}
 	docs := committedDocs(t)
 	srv := redistest.Shared(t)
-	m := matrix{pool: redistest.Pool(t)}
+	m := matrix{addr: redistest.Shared(t).Addr}
 	var prefixes []string
 	defer func() { cleanupRun(srv, prefixes, false, os.Stderr) }()
 	ctx := context.Background()

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
 )
 
@@ -86,26 +86,47 @@ func unfinished(ctx context.Context, res locktest.Result) bool {
 	return errors.Is(res.Err, locktest.ErrInterrupted) || (res.Err != nil && ctx.Err() != nil)
 }
 
-// errShut is what the connections of a shut gate return: the command was
-// not sent.
+// errShut is what the connections of a shut gate return: nothing more is
+// written to the server.
 var errShut = errors.New("lockcheck: the run was interrupted: command not sent")
 
-// gate is the run's connection pool, which can be shut: from then on no
-// connection it gave out sends another command. The suite may leave a
-// goroutine of an interrupted check running for a while after Check has
-// returned (the scenario itself, or a command its context cut short); the
-// gate makes sure that none of them writes a key once the cleanup starts.
+// gate dials every connection of the checks to the server, the suite's own
+// and those of its clients' proxies, and can be shut: from then on no
+// connection it made writes another byte, and it makes no new one. The
+// suite may leave a goroutine of an interrupted check running for a while
+// after Check has returned (the scenario itself, or a command its context
+// cut short); the gate makes sure that none of them writes a key once the
+// cleanup starts.
 type gate struct {
-	pool *redis.Pool
+	addr string
 
-	mu   sync.Mutex
-	shut bool
-	busy sync.WaitGroup // commands under way
+	mu    sync.Mutex
+	shut  bool
+	conns map[*gatedConn]struct{}
+	busy  sync.WaitGroup // writes under way
 }
 
-func newGate(pool *redis.Pool) *gate { return &gate{pool: pool} }
+func newGate(addr string) *gate { return &gate{addr: addr, conns: map[*gatedConn]struct{}{}} }
 
-// enter admits a command, unless the gate is shut; leave ends it.
+// dial opens a connection to the server, unless the gate is shut.
+func (g *gate) dial(ctx context.Context) (net.Conn, error) {
+	if !g.enter() {
+		return nil, errShut
+	}
+	defer g.leave()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", g.addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &gatedConn{Conn: nc, g: g}
+	g.mu.Lock()
+	g.conns[c] = struct{}{}
+	g.mu.Unlock()
+	return c, nil
+}
+
+// enter admits a write, unless the gate is shut; leave ends it.
 func (g *gate) enter() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -118,23 +139,8 @@ func (g *gate) enter() bool {
 
 func (g *gate) leave() { g.busy.Done() }
 
-// GetContext implements strategy.Pool.
-func (g *gate) GetContext(ctx context.Context) (redis.Conn, error) {
-	g.mu.Lock()
-	shut := g.shut
-	g.mu.Unlock()
-	if shut {
-		return nil, errShut
-	}
-	c, err := g.pool.GetContext(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &gatedConn{g: g, c: c}, nil
-}
-
-// close shuts the gate and waits up to limit for the commands under way to
-// return; false when some had not by then.
+// close shuts the gate, waits up to limit for the writes under way to
+// return (false when some had not by then), and closes every connection.
 func (g *gate) close(limit time.Duration) bool {
 	g.mu.Lock()
 	g.shut = true
@@ -144,76 +150,39 @@ func (g *gate) close(limit time.Duration) bool {
 		g.busy.Wait()
 		close(idle)
 	}()
+	ok := true
 	select {
 	case <-idle:
-		return true
 	case <-time.After(limit):
-		return false
+		ok = false
 	}
+	g.mu.Lock()
+	conns := g.conns
+	g.conns = map[*gatedConn]struct{}{}
+	g.mu.Unlock()
+	for c := range conns {
+		c.Conn.Close()
+	}
+	return ok
 }
 
-// gatedConn is a connection of the gate. Everything that may send a
-// command goes through the gate; reading replies (Receive) does not, as it
-// writes nothing and may block for long on a subscription.
+// gatedConn is a connection of the gate: its writes pass the gate.
 type gatedConn struct {
+	net.Conn
 	g *gate
-	c redis.Conn
 }
 
-var (
-	_ redis.ConnWithContext = (*gatedConn)(nil)
-	_ redis.ConnWithTimeout = (*gatedConn)(nil)
-)
-
-func (c *gatedConn) Close() error { return c.c.Close() }
-func (c *gatedConn) Err() error   { return c.c.Err() }
-
-func (c *gatedConn) Do(cmd string, args ...any) (any, error) {
+func (c *gatedConn) Write(b []byte) (int, error) {
 	if !c.g.enter() {
-		return nil, errShut
+		return 0, errShut
 	}
 	defer c.g.leave()
-	return c.c.Do(cmd, args...)
+	return c.Conn.Write(b)
 }
 
-func (c *gatedConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
-	if !c.g.enter() {
-		return nil, errShut
-	}
-	defer c.g.leave()
-	return redis.DoContext(c.c, ctx, cmd, args...)
-}
-
-func (c *gatedConn) DoWithTimeout(timeout time.Duration, cmd string, args ...any) (any, error) {
-	if !c.g.enter() {
-		return nil, errShut
-	}
-	defer c.g.leave()
-	return redis.DoWithTimeout(c.c, timeout, cmd, args...)
-}
-
-func (c *gatedConn) Send(cmd string, args ...any) error {
-	if !c.g.enter() {
-		return errShut
-	}
-	defer c.g.leave()
-	return c.c.Send(cmd, args...)
-}
-
-func (c *gatedConn) Flush() error {
-	if !c.g.enter() {
-		return errShut
-	}
-	defer c.g.leave()
-	return c.c.Flush()
-}
-
-func (c *gatedConn) Receive() (any, error) { return c.c.Receive() }
-
-func (c *gatedConn) ReceiveContext(ctx context.Context) (any, error) {
-	return redis.ReceiveContext(c.c, ctx)
-}
-
-func (c *gatedConn) ReceiveWithTimeout(timeout time.Duration) (any, error) {
-	return redis.ReceiveWithTimeout(c.c, timeout)
+func (c *gatedConn) Close() error {
+	c.g.mu.Lock()
+	delete(c.g.conns, c)
+	c.g.mu.Unlock()
+	return c.Conn.Close()
 }

@@ -169,7 +169,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
@@ -249,17 +248,10 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
 
 	// Every run's keys start with a prefix of its own, removed at the end.
-	pool := srv.NewPool()
-	// On someone's real Redis a connection may be cut at any time (CLIENT
-	// KILL, a proxy's timeout): every connection is PINGed before it is
-	// handed out again, so that a dead one is replaced rather than turning
-	// the next check into an error. A PING is far below the scenarios'
-	// margins, and the suite does not see it.
-	pool.TestOnBorrowContext = func(ctx context.Context, c redis.Conn, _ time.Time) error {
-		_, err := redis.DoContext(c, ctx, "PING")
-		return err
-	}
-	r := &session{srv: srv, gate: newGate(pool), prefixes: []string{keyPrefix + xid.New().String()}}
+	// Each check dials its connections afresh, through the gate: a
+	// connection the server cut (CLIENT KILL, a proxy's timeout) never
+	// outlives the check that saw it cut.
+	r := &session{srv: srv, gate: newGate(srv.Addr), prefixes: []string{keyPrefix + xid.New().String()}}
 	code := r.run(ctx, opts, e)
 
 	interrupted := ctx.Err() != nil
@@ -277,7 +269,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		}
 	}
 	cleanupRun(srv, r.prefixes, interrupted, e.stderr)
-	r.gate.pool.Close()
+	r.gate.close(0)
 	if err := closeServer(); err != nil {
 		fmt.Fprintf(e.stderr, "lockcheck: stopping Redis: %v\n", err)
 	} else if interrupted && srv.Kind != redistest.KindExternal {
@@ -309,7 +301,7 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage
 	}
-	m := matrix{pool: s.gate, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check}
+	m := matrix{addr: s.srv.Addr, dial: s.gate.dial, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check}
 	rep, err := m.run(ctx, s.srv.Version, opts.strategies, opts.properties, opts.runs)
 	var lost *lostServer
 	if errors.As(err, &lost) {

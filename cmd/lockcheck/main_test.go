@@ -217,8 +217,8 @@ func TestError(t *testing.T) {
 		e, _ := catalog.Lookup("setnxpx")
 		e.Name = "hangs"
 		inner := e.New
-		e.New = func(p strategy.Pool, c strategy.Clock) (strategy.Strategy, error) {
-			s, err := inner(p, c)
+		e.New = func(c locktest.Client) (strategy.Strategy, error) {
+			s, err := inner(c)
 			return hanging{s}, err
 		}
 		return []catalog.Entry{e}

@@ -4,18 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
-	"github.com/locklab/locklab/strategy"
 )
 
 // matrix runs properties on strategies, one at a time: the scenarios time
 // TTLs in tens of milliseconds and are best left alone.
 type matrix struct {
-	pool strategy.Pool
+	// addr is the server's; dial, when set, opens the connections to it.
+	addr string
+	dial func(context.Context) (net.Conn, error)
 	// prefix starts every key; each check adds its strategy's name (and
 	// run number) to it.
 	prefix  string
@@ -31,7 +33,7 @@ type matrix struct {
 
 // check runs property p on strategy e.
 func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
-	cfg := locktest.Config{Pool: m.pool, New: e.New, Key: key, Timeout: m.timeout}
+	cfg := locktest.Config{Addr: m.addr, Dial: m.dial, New: e.New, Key: key, Timeout: m.timeout}
 	return report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, cfg, p)}
 }
 

@@ -15,8 +15,8 @@ func TestConformance(t *testing.T) {
 	if os.Getenv("LOCKLAB_EXERCISE") == "" {
 		t.Skip("an exercise, which fails until lock.go is fixed: run it with LOCKLAB_EXERCISE=1 go test ./docs/exercises/02-plain-del (see docs/exercises/README.md)")
 	}
-	newLock := func(pool strategy.Pool, clock strategy.Clock) (strategy.Strategy, error) {
-		return New(pool)
+	newLock := func(c locktest.Client) (strategy.Strategy, error) {
+		return New(c.Pool)
 	}
 	locktest.Run(t, newLock, locktest.Expect{
 		Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},

@@ -41,8 +41,8 @@ type Mutant struct {
 }
 
 // New builds the mutant for one simulated client; it is a locktest.Factory.
-func (m Mutant) New(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-	return build(m.Name, m.slip, p), nil
+func (m Mutant) New(c locktest.Client) (strategy.Strategy, error) {
+	return build(m.Name, m.slip, c.Pool), nil
 }
 
 // Lookup returns the mutant named name.

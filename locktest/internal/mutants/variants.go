@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -24,8 +25,8 @@ type Variant struct {
 
 // New builds the variant for one simulated client; it is a
 // locktest.Factory.
-func (v Variant) New(p strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-	return build(v.Name, v.steps, p), nil
+func (v Variant) New(c locktest.Client) (strategy.Strategy, error) {
+	return build(v.Name, v.steps, c.Pool), nil
 }
 
 // Variants returns the correct lock itself, then its correct variants.

@@ -15,8 +15,8 @@ func TestDraft(t *testing.T) {
 	if os.Getenv("MYLOCK_DRAFT") == "" {
 		t.Skip("fails on purpose; TestDraftOutput runs it")
 	}
-	newLock := func(pool strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-		return mylock.NewDraft(pool)
+	newLock := func(c locktest.Client) (strategy.Strategy, error) {
+		return mylock.NewDraft(c.Pool)
 	}
 	locktest.Run(t, newLock, locktest.Expect{
 		Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},

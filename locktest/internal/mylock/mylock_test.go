@@ -12,8 +12,8 @@ import (
 func TestMain(m *testing.M) { redistest.Main(m) }
 
 func TestConformance(t *testing.T) {
-	newLock := func(pool strategy.Pool, clock strategy.Clock) (strategy.Strategy, error) {
-		return mylock.New(pool) // read the time from clock, if your lock reads it
+	newLock := func(c locktest.Client) (strategy.Strategy, error) {
+		return mylock.New(c.Pool) // read the time from c.Clock, if your lock reads it
 	}
 	locktest.Run(t, newLock, locktest.Expect{
 		Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},

@@ -18,17 +18,17 @@ import (
 // refreshed, and safe-refresh, which refreshes them late, holds; the plain
 // locks of New offer nothing more than a Lock.
 func TestRefreshing(t *testing.T) {
-	cfg := locktest.Config{Pool: redistest.Pool(t), Key: redistest.Key(t)}
-	cfg.New = func(pool strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-		return mylock.New(pool)
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
+	cfg.New = func(c locktest.Client) (strategy.Strategy, error) {
+		return mylock.New(c.Pool)
 	}
 	plain, err := locktest.Detect(context.Background(), cfg)
 	require.NoError(t, err)
 	assert.Equal(t, locktest.Capabilities{}, plain)
 	assert.Equal(t, "no refresh, no lease, no fencing token, no release notification", plain.String())
 
-	cfg.New = func(pool strategy.Pool, _ strategy.Clock) (strategy.Strategy, error) {
-		return mylock.NewRefreshing(pool)
+	cfg.New = func(c locktest.Client) (strategy.Strategy, error) {
+		return mylock.NewRefreshing(c.Pool)
 	}
 	caps, err := locktest.Detect(context.Background(), cfg)
 	require.NoError(t, err)

@@ -21,14 +21,16 @@ type Hooks struct {
 	// answered with an error reply carrying the error's text.
 	Before func(ctx context.Context, cmd *Command) error
 	// After is called once for every command that went through Before,
-	// after its reply was relayed to the client. err is non-nil when the
-	// client got no reply: the connection closed first (cmd.Sent says
-	// whether Redis was sent the command; reply is then Redis's reply if
-	// one came). A crash from After (Conn.Close, Proxy.Crash) happens
-	// before the client's next command on that connection is forwarded.
+	// with its reply, just before the reply is written to the client:
+	// whatever After records comes before anything the client does on
+	// getting the reply. err is non-nil when there is no reply to give:
+	// the connection closed first (cmd.Sent says whether Redis was sent
+	// the command; reply is then Redis's reply if one came). A Proxy.Crash
+	// from After lets this reply reach the client, then cuts every
+	// connection: the client's next command is never forwarded.
 	After func(cmd *Command, reply Value, err error)
-	// Push is called after a reply that answers no command (a pub/sub
-	// message, a RESP3 push) was relayed to the client.
+	// Push is called for a reply that answers no command (a pub/sub
+	// message, a RESP3 push), just before it is written to the client.
 	Push func(c *Conn, push Value)
 }
 
@@ -68,6 +70,10 @@ type Config struct {
 	// over TCP.
 	Dial  func(ctx context.Context) (net.Conn, error)
 	Hooks Hooks
+	// Crashed, when set, is called once a Crash has cut every connection,
+	// the one whose reply After was handing over included (after that
+	// reply was written). It may be called from a hook's goroutine.
+	Crashed func()
 }
 
 // Proxy listens on a loopback port and relays each connection it accepts
@@ -84,6 +90,8 @@ type Proxy struct {
 	nextID  int
 	crashed bool
 	closed  bool
+
+	pendingCrash int // connections a Crash waits for, and the Crash itself
 }
 
 // Listen starts a proxy on 127.0.0.1 on a free port.
@@ -115,12 +123,48 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 // called from a hook.
 func (p *Proxy) Crash() {
 	p.mu.Lock()
+	if p.crashed {
+		p.mu.Unlock()
+		return
+	}
 	p.crashed = true
 	conns := p.connList()
+	p.pendingCrash = 1 // this call's own share
 	p.mu.Unlock()
 	for _, c := range conns {
-		c.Close()
+		if c.crashClose() {
+			p.mu.Lock()
+			p.pendingCrash++
+			p.mu.Unlock()
+		}
 	}
+	p.crashClosed()
+}
+
+// crashClosed counts one share of a Crash done; the last calls Crashed.
+func (p *Proxy) crashClosed() {
+	p.mu.Lock()
+	p.pendingCrash--
+	last := p.pendingCrash == 0
+	p.mu.Unlock()
+	if last && p.cfg.Crashed != nil {
+		p.cfg.Crashed()
+	}
+}
+
+// crashClose closes c, unless it is handing a reply to the client (Crash
+// was called from that reply's After): then it closes once the reply is
+// written, and crashClose reports that it deferred.
+func (c *Conn) crashClose() (deferred bool) {
+	c.mu.Lock()
+	if c.delivering {
+		c.closeAfter = true
+		c.mu.Unlock()
+		return true
+	}
+	c.mu.Unlock()
+	c.Close()
+	return false
 }
 
 // Close stops listening, closes every connection and waits until all the
@@ -207,6 +251,9 @@ type Conn struct {
 	closing bool     // Close was called
 	closed  bool     // replies are over; pending commands had their After
 	queue   []*entry // commands sent or failed, waiting for their reply
+
+	delivering bool // a reply's After has run and the reply is being written
+	closeAfter bool // a Crash came while delivering: close once it is written
 
 	// The processor's own state.
 	seq     int
@@ -408,15 +455,30 @@ func (c *Conn) afterClosed(cmd *Command) {
 	c.after(cmd, Value{}, ErrClosed)
 }
 
-// deliver writes a reply to the client and calls After; it is called with
-// c.out held. It reports whether the client got the reply.
+// deliver calls After and writes the reply to the client; it is called
+// with c.out held. It reports whether the client got the reply.
 func (c *Conn) deliver(cmd *Command, reply Value) bool {
-	if _, err := c.client.Write(reply.Raw); err != nil {
-		c.after(cmd, reply, ErrClosed)
-		return false
+	return c.write(reply.Raw, func() { c.after(cmd, reply, nil) })
+}
+
+// write runs hook, then writes raw to the client; a Crash called by hook
+// closes the connection only once raw is written. It is called with c.out
+// held, and reports whether the write succeeded.
+func (c *Conn) write(raw []byte, hook func()) bool {
+	c.mu.Lock()
+	c.delivering = true
+	c.mu.Unlock()
+	hook()
+	_, err := c.client.Write(raw)
+	c.mu.Lock()
+	c.delivering = false
+	closeAfter := c.closeAfter
+	c.mu.Unlock()
+	if closeAfter {
+		c.Close()
+		c.p.crashClosed()
 	}
-	c.after(cmd, reply, nil)
-	return true
+	return err == nil
 }
 
 func (c *Conn) after(cmd *Command, reply Value, err error) {
@@ -475,20 +537,15 @@ func (c *Conn) relayOne(v Value) bool {
 	switch {
 	case done != nil && len(done.frames) > 1:
 		// The last of several replies to one command (SUBSCRIBE a b).
-		if _, err := c.client.Write(v.Raw); err != nil {
-			c.after(done.cmd, joinFrames(done.frames), ErrClosed)
-			ok = false
-		} else {
-			c.after(done.cmd, joinFrames(done.frames), nil)
-		}
+		ok = c.write(v.Raw, func() { c.after(done.cmd, joinFrames(done.frames), nil) })
 	case done != nil:
 		ok = c.deliver(done.cmd, v)
 	default:
-		if _, err := c.client.Write(v.Raw); err != nil {
-			ok = false
-		} else if h := c.p.cfg.Hooks.Push; h != nil && !partial {
-			h(c, v)
-		}
+		ok = c.write(v.Raw, func() {
+			if h := c.p.cfg.Hooks.Push; h != nil && !partial {
+				h(c, v)
+			}
+		})
 	}
 	for _, e := range locals {
 		if ok {

@@ -55,8 +55,9 @@ func (l *log) get() []string {
 	return append([]string(nil), l.lines...)
 }
 
-// waitLines waits until n lines are logged: After runs just after the
-// client got its reply, so it may lag the client by a moment.
+// waitLines waits until n lines are logged: After runs just before the
+// client gets its reply, but a command failed on a closed connection may
+// be logged a moment after the client saw the failure.
 func (l *log) waitLines(t *testing.T, n int) []string {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
@@ -584,6 +585,69 @@ func TestCrashAfterReply(t *testing.T) {
 		t.Fatalf("the key is %d: a command after the crash reached Redis", got)
 	}
 	d.Do("DEL", key)
+}
+
+// TestCrashedCalledOnce: Config.Crashed is called once per Crash, after
+// the reply whose After crashed the client reached it; a second Crash
+// does nothing.
+func TestCrashedCalledOnce(t *testing.T) {
+	key := redistest.Key(t)
+	var p *wire.Proxy
+	var mu sync.Mutex
+	calls := 0
+	gotReply := make(chan struct{})
+	replied := false
+	crashed := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		select {
+		case <-gotReply:
+			replied = true
+		case <-time.After(5 * time.Second):
+		}
+	}
+	p, err := wire.Listen(wire.Config{Addr: redistest.Shared(t).Addr, Crashed: crashed, Hooks: wire.Hooks{
+		After: func(cmd *wire.Command, reply wire.Value, err error) {
+			if cmd.Name() == "INCR" {
+				p.Crash()
+			}
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c := dial(t, p)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if got := must(redis.Int(c.Do("INCR", key))); got != 1 {
+			t.Errorf("INCR = %d", got)
+		}
+		close(gotReply)
+	}()
+	<-done
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := calls
+		mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	p.Crash()
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 1 {
+		t.Fatalf("Crashed was called %d times, want 1", calls)
+	}
+	if !replied {
+		t.Fatal("Crashed was called before the client had its reply")
+	}
+	direct(t).Do("DEL", key)
 }
 
 func TestCloseLeaksNothing(t *testing.T) {

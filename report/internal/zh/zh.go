@@ -60,6 +60,8 @@ var rules = []rule{
 	r(`A is paused for `+dur+`, a third of its TTL \(`+dur+`\)`, "A 暂停 {1}，是 TTL（{2}）的三分之一"),
 	r(`A is paused for `+dur+`, three times its TTL, while B waits`, "A 暂停 {1}，是 TTL 的三倍，B 在此期间等待"),
 	r(`A resumes`, "A 恢复运行"),
+	r(`no reply: the connection closed first`, "没有回复：连接先断了"),
+	r(client+`: a Cleanup function panicked: (.+)`, "{1}：一个 Cleanup 函数 panic 了：{2}"),
 	r(`A's next command fails without being sent, as when its connection drops`, "A 的下一条命令还没发出就失败，就像连接断了一样"),
 	r(`K holds (.+), left by a holder that crashed: its TTL \(`+dur+`\) has passed`, "K 的值是 {1}，是一个崩溃的持有者留下的：它的 TTL（{2}）已经过了"),
 	r(`K is gone: its holder crashed and the key expired after `+dur, "K 已经不在了：持有者崩溃后，键在 {1} 后过期了"),

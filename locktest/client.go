@@ -1,0 +1,362 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest/internal/wire"
+	"github.com/locklab/locklab/strategy"
+)
+
+// errCrashed is what a crashed client's commands return: they are never sent.
+var errCrashed = errors.New("locktest: client crashed")
+
+// client is one simulated process: its own strategy instance, built by the
+// factory on a proxy of its own between it and Redis, and a clock that the
+// suite controls. Every command it sends, on any connection and from any
+// client library or language, crosses the proxy, where the suite records
+// it and steers it (see before and after).
+type client struct {
+	name  string
+	r     *run
+	s     strategy.Strategy
+	skew  time.Duration
+	proxy *wire.Proxy
+	pool  *redis.Pool // the redigo pool on the proxy that the factory is given
+
+	mu         sync.Mutex
+	crashAfter int // crash once this many commands have returned; 0: never
+	sent       int
+	crashed    bool
+	gate       func(ctx context.Context, cmd string) error // before each command; may block
+	paused     chan struct{}                               // while non-nil, commands wait for it to close
+
+	pauseAt  int           // pause once this many commands have returned; 0: never
+	pauseWhy string        // what the pause note says
+	reached  chan struct{} // becomes arrive when the pause at pauseAt begins
+	arrive   chan struct{} // closed when the paused client reaches its next command
+	failNext bool          // the next command fails without being sent
+	inMulti  bool          // between MULTI and EXEC/DISCARD: commands are only queued
+
+	onCrash []func() // what the factory asked to run when the client crashes
+	cleanup []func() // what the factory asked to run when the client is done
+	dying   bool     // crashed by a scenario, not stopped at the end of the run
+	closed  bool
+}
+
+// Client is what the suite gives a Factory for one simulated client. All
+// the client's commands must go to Addr, the client's own proxy to Redis,
+// on which the suite records them and injects its faults; Pool is a
+// redigo pool already dialing it.
+type Client struct {
+	// Name is the client's name in timelines: "A", "B", ...
+	Name string
+	// Addr is the host:port to dial: a loopback proxy to the real Redis,
+	// speaking RESP2 and RESP3 for any client library.
+	Addr string
+	// Pool is a redigo pool on Addr.
+	Pool strategy.Pool
+	// Clock is the client's clock; it runs Skew ahead of the real time. A
+	// strategy that reads the time must read it here (or, in another
+	// process, be run with its clock moved by Skew).
+	Clock strategy.Clock
+	// Skew is how far the client's clock runs ahead of the real time.
+	Skew time.Duration
+
+	c *client
+}
+
+// Cleanup registers f to run when the suite is done with the client, at
+// the end of its run, after its connections are cut: it releases what the
+// factory built (a client of another library, a process, a goroutine).
+// Functions run in the reverse order of their registration.
+func (c Client) Cleanup(f func()) {
+	c.c.mu.Lock()
+	defer c.c.mu.Unlock()
+	c.c.cleanup = append(c.c.cleanup, f)
+}
+
+// OnCrash registers f to run when the suite crashes the client, right
+// after the reply that ends it has been handed over. By then every
+// connection of the client is cut and new ones are refused; f is for what
+// the connections do not end, such as another process, to be killed.
+func (c Client) OnCrash(f func()) {
+	c.c.mu.Lock()
+	defer c.c.mu.Unlock()
+	c.c.onCrash = append(c.c.onCrash, f)
+}
+
+// clientClock is a client's clock: the real time plus the client's skew.
+// Every reading is recorded.
+type clientClock struct{ c *client }
+
+func (k clientClock) Now() time.Time {
+	now := time.Now().Add(k.c.skew)
+	r := k.c.r
+	r.clockReads.Add(1)
+	text := fmt.Sprintf("now = %s", r.stamp(now.UnixMilli()))
+	if k.c.skew != 0 {
+		text += fmt.Sprintf(" (clock %+v ahead)", k.c.skew)
+	}
+	r.rec.add(Event{Client: k.c.name, Kind: EvClock, Text: text})
+	return now
+}
+
+func (c *client) isCrashed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.crashed
+}
+
+// crash kills the client, once: it sends nothing more, and what the
+// factory registered with OnCrash runs.
+func (c *client) crash(why string) {
+	c.mu.Lock()
+	if c.crashed {
+		c.mu.Unlock()
+		return
+	}
+	c.dying = true
+	c.mu.Unlock()
+	c.r.rec.add(Event{Client: c.name, Kind: EvCrash, Text: why})
+	c.kill()
+}
+
+// kill marks the client crashed and says whether it was already: its
+// proxy cuts every connection, once the reply it may be handing over is
+// written, and refuses new ones, so that the client sends nothing more;
+// then what the factory registered with OnCrash runs.
+func (c *client) kill() (already bool) {
+	c.mu.Lock()
+	already, c.crashed = c.crashed, true
+	c.mu.Unlock()
+	if !already {
+		c.proxy.Crash()
+	}
+	return already
+}
+
+// crashDone runs what the factory registered with OnCrash when the client
+// crashed (not when it is merely stopped at the end of its run); the proxy
+// calls it once a Crash has cut every connection.
+func (c *client) crashDone() {
+	c.mu.Lock()
+	var fs []func()
+	if c.dying {
+		fs, c.onCrash = c.onCrash, nil
+	}
+	c.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// close ends the client for good: it is crashed if it was not, its pool
+// and proxy are closed, and what the factory registered with Cleanup runs.
+func (c *client) close() {
+	c.resume()
+	c.kill()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	fs := c.cleanup
+	c.mu.Unlock()
+	c.pool.Close()
+	c.proxy.Close()
+	for i := len(fs) - 1; i >= 0; i-- {
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					c.r.note("%s: a Cleanup function panicked: %v", c.name, v)
+				}
+			}()
+			fs[i]()
+		}()
+	}
+}
+
+// pause makes the client's commands wait until resume; pause models a
+// process whose connection stalls with its work unfinished. Only its
+// commands are held: its goroutines and timers (a lease deadline) keep
+// running, so this is a stalled connection, not a whole-process pause.
+func (c *client) pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused == nil {
+		c.paused = make(chan struct{})
+	}
+}
+
+func (c *client) resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused != nil {
+		close(c.paused)
+		c.paused = nil
+	}
+}
+
+// before runs ahead of every command: a crashed client sends nothing, a
+// paused one waits, and a scheduled one waits for its turn.
+func (c *client) before(ctx context.Context, cmd string) error {
+	c.mu.Lock()
+	crashed, paused, gate := c.crashed, c.paused, c.gate
+	arrive, why := c.arrive, c.pauseWhy
+	if paused != nil && !crashed {
+		c.arrive = nil
+	}
+	c.mu.Unlock()
+	if crashed {
+		return errCrashed
+	}
+	if paused != nil {
+		// A pause at a boundary begins here, at the next command, once
+		// whatever the client does between two commands (a clock read, a
+		// compare) is done: the timeline is the same on every run.
+		if arrive != nil {
+			c.r.rec.add(Event{Client: c.name, Kind: EvPause, Text: why})
+			close(arrive)
+		}
+		select {
+		case <-paused:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.r.ctx.Done():
+			return c.r.ctx.Err()
+		}
+	}
+	if gate != nil {
+		if err := gate(ctx, cmd); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.crashed {
+		return errCrashed
+	}
+	if c.failNext {
+		c.failNext = false
+		return errInjected
+	}
+	return nil
+}
+
+// errInjected is the error of a command the suite made fail: it was never
+// sent, as when a connection drops before a request leaves.
+var errInjected = errors.New("locktest: injected failure: the command was not sent")
+
+// hooks are what the client's proxy calls for each of its commands.
+func (c *client) hooks() wire.Hooks {
+	return wire.Hooks{
+		Before: func(ctx context.Context, cmd *wire.Command) error {
+			return c.before(ctx, cmd.Name())
+		},
+		After: c.after,
+	}
+}
+
+// after records a command and its reply, counts it, and crashes or pauses
+// the client when its count is reached. The proxy calls it just before
+// the reply is handed to the client, so the timeline has the command
+// before anything the client does on reading its reply, and a crash comes
+// before the client can send anything more.
+func (c *client) after(cmd *wire.Command, reply wire.Value, err error) {
+	if !cmd.Sent {
+		return // failed before it left (a crash, an injected failure): Redis never saw it
+	}
+	if err != nil && c.isCrashed() {
+		return // in flight when the suite cut the client: it never learned the outcome
+	}
+	e := Event{Client: c.name, Kind: EvCommand, Command: formatArgs(c.r, cmd.Args)}
+	switch {
+	case err != nil:
+		e.Err = "no reply: the connection closed first"
+	case reply.IsError():
+		e.Err = c.r.errText(errors.New(string(reply.Text)))
+	default:
+		e.Reply = formatReply(c.r, reply)
+	}
+	c.r.rec.add(e)
+	name := cmd.Name()
+	c.mu.Lock()
+	c.sent++
+	switch name {
+	case "MULTI":
+		c.inMulti = err == nil && !reply.IsError()
+	case "EXEC", "DISCARD":
+		c.inMulti = false
+	}
+	crash := c.crashAfter > 0 && c.sent >= c.crashAfter
+	sent := c.sent
+	if !crash && c.pauseAt > 0 && c.sent == c.pauseAt {
+		c.pauseAt = 0
+		if c.paused == nil {
+			c.paused = make(chan struct{})
+		}
+		if c.inMulti {
+			c.pauseWhy += " (inside MULTI: what it queued runs only at EXEC)"
+		}
+		c.arrive, c.reached = c.reached, nil
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	if crash {
+		c.crash(fmt.Sprintf("dies right after its command #%d (%s) returns", sent, name))
+	}
+}
+
+func formatArgs(r *run, args [][]byte) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if i == 0 {
+			out[i] = string(a) // the command's name, as the client wrote it
+			continue
+		}
+		out[i] = r.value(string(a))
+	}
+	return out
+}
+
+// formatReply renders a reply for the timeline: a status (OK) as it is,
+// strings and integers through run.value (the key as K, times from t0),
+// a null as (nil), an error inside an array as "error: ...".
+func formatReply(r *run, v wire.Value) string {
+	if v.Kind == wire.SimpleString {
+		return string(v.Text)
+	}
+	return formatValue(r, v)
+}
+
+func formatValue(r *run, v wire.Value) string {
+	switch {
+	case v.Nil:
+		return "(nil)"
+	case v.IsError():
+		return "error: " + string(v.Text)
+	}
+	switch v.Kind {
+	case wire.SimpleString, wire.BulkString, wire.Integer, wire.Verbatim, wire.Double, wire.BigNumber:
+		text := string(v.Text)
+		if v.Kind == wire.Verbatim && len(text) >= 4 {
+			text = text[4:]
+		}
+		return r.value(text)
+	case wire.Array, wire.Set, wire.Push:
+		parts := make([]string, len(v.Elems))
+		for i, x := range v.Elems {
+			parts[i] = formatValue(r, x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return v.String()
+}

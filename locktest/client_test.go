@@ -1,0 +1,144 @@
+package locktest_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/setnxpx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClientCleanupAndOnCrash: what a factory registers runs, Cleanup for
+// every client the suite built and OnCrash only for the one it crashed,
+// once that client's connections are cut.
+func TestClientCleanupAndOnCrash(t *testing.T) {
+	var mu sync.Mutex
+	built, cleaned := map[string]int{}, map[string]int{}
+	var crashed []string
+	var cutAtCrash bool
+	newLock := func(c locktest.Client) (strategy.Strategy, error) {
+		require.NotEmpty(t, c.Addr)
+		mu.Lock()
+		built[c.Name]++
+		mu.Unlock()
+		c.Cleanup(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			cleaned[c.Name]++
+		})
+		c.OnCrash(func() {
+			// By now the client's proxy refuses it: a command fails.
+			conn, err := redis.Dial("tcp", c.Addr)
+			if err == nil {
+				_, err = conn.Do("PING")
+				conn.Close()
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			crashed = append(crashed, c.Name)
+			cutAtCrash = err != nil
+		})
+		return setnxpx.New(c.Pool)
+	}
+	res := check(t, newLock, locktest.CrashRecovery, 0)
+	require.NoError(t, res.Err)
+	require.Equal(t, locktest.Holds, res.Verdict, res.Reason)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, built, cleaned, "every client built is cleaned up, once")
+	assert.Equal(t, []string{"A"}, crashed, "OnCrash runs for the crashed holder only")
+	assert.True(t, cutAtCrash, "when OnCrash runs, the client's proxy refuses it")
+}
+
+// pipelined is SET NX PX sent with redigo's Send/Flush/Receive, the
+// release DEL likewise: the suite sees and steers pipelined commands as
+// it does any other.
+type pipelined struct{ p strategy.Pool }
+
+type pipelinedLock struct {
+	p   strategy.Pool
+	key string
+}
+
+func (s pipelined) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	conn, err := s.p.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if err := conn.Send("SET", key, "1", "NX", "PX", ttl.Milliseconds()); err != nil {
+		return nil, err
+	}
+	if err := conn.Flush(); err != nil {
+		return nil, err
+	}
+	if _, err := redis.String(conn.Receive()); err != nil {
+		if errors.Is(err, redis.ErrNil) {
+			return nil, strategy.ErrNotAcquired
+		}
+		return nil, err
+	}
+	return pipelinedLock{s.p, key}, nil
+}
+
+func (l pipelinedLock) Key() string { return l.key }
+
+func (l pipelinedLock) Release(ctx context.Context) error {
+	conn, err := l.p.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := conn.Send("DEL", l.key); err != nil {
+		return err
+	}
+	if err := conn.Flush(); err != nil {
+		return err
+	}
+	_, err = conn.Receive()
+	return err
+}
+
+// TestPipelinedCommandsSteered: a lock that pipelines its commands gets
+// the same verdicts and the same timeline, replies included, as one that
+// does not.
+func TestPipelinedCommandsSteered(t *testing.T) {
+	newLock := func(c locktest.Client) (strategy.Strategy, error) { return pipelined{c.Pool}, nil }
+	for _, p := range []locktest.Property{locktest.CrashRecovery, locktest.DoubleRelease, locktest.SafeRelease} {
+		res := check(t, newLock, p, 0)
+		require.NoError(t, res.Err, p)
+		want := map[locktest.Property]locktest.Verdict{
+			locktest.CrashRecovery: locktest.Holds,
+			locktest.DoubleRelease: locktest.Breaks,
+			locktest.SafeRelease:   locktest.Breaks,
+		}[p]
+		assert.Equal(t, want, res.Verdict, "%s: %s", p, res.Reason)
+	}
+	res := check(t, newLock, locktest.DoubleRelease, 0)
+	assert.Equal(t, strings.Join([]string{
+		"A SET K 1 NX PX 5000 -> OK",
+		"A DEL K -> 1",
+		"B SET K 1 NX PX 5000 -> OK",
+		"A DEL K -> 1",
+		"C SET K 1 NX PX 5000 -> OK",
+	}, "\n"), replies(res.Timeline))
+}
+
+// replies returns the commands of a timeline with their replies.
+func replies(tl []locktest.Event) string {
+	var lines []string
+	for _, e := range tl {
+		if e.Kind == locktest.EvCommand {
+			lines = append(lines, e.Client+" "+strings.Join(e.Command, " ")+" -> "+e.Reply+e.Err)
+		}
+	}
+	return strings.Join(lines, "\n")
+}

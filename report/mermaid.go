@@ -25,7 +25,8 @@ import (
 //     events such as a waiter's retries, is drawn once inside a loop
 //     labelled ×N with the time it spanned; values that change from one
 //     repetition to the next read first…last;
-//   - the run's lock key reads K, and the random tokens of a token lock read
+//   - the run's lock key reads K, and the random tokens of a token lock (an
+//     xid, or 32 hexadecimal digits: a uuid's hex, 16 random bytes') read
 //     tokA, tokB, ... after the client that first sent them (tokA2 for A's
 //     second); a token that is new on every repetition reads (new token).
 //
@@ -60,9 +61,9 @@ const maxGroup = 6
 var (
 	openingNote = regexp.MustCompile(`^t0 = \d+ \(Unix ms\); K = (.+)$`)
 	stampRE     = regexp.MustCompile(`t0[+-]\d+ms`)
-	tokenRE     = regexp.MustCompile(`\b[0-9a-v]{20}\b`)
+	tokenRE     = regexp.MustCompile(`\b(?:[0-9a-v]{20}|[0-9a-f]{32})\b`)
 	shaRE       = regexp.MustCompile(`\b([0-9a-f]{7})[0-9a-f]{33}\b`)
-	newTokenRE  = regexp.MustCompile(`\b[0-9a-v]{20}…[0-9a-v]{20}\b`)
+	newTokenRE  = regexp.MustCompile(`\b(?:[0-9a-v]{20}|[0-9a-f]{32})…(?:[0-9a-v]{20}|[0-9a-f]{32})\b`)
 )
 
 type mermaid struct {

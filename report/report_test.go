@@ -112,6 +112,25 @@ func TestMermaidGroups(t *testing.T) {
 `)
 }
 
+// TestMermaidHexTokens: the 32-hex-digit tokens of other languages' locks
+// (a uuid's hex, as redis-py writes) are named like xids.
+func TestMermaidHexTokens(t *testing.T) {
+	tl := []locktest.Event{cmd(0, "A", "OK", "SET", "K", "6a025fcce74111f1b9e402fc00000001", "PX", "60", "NX")}
+	for i, tok := range []string{"6a03342ee74111f19a5e02fc00000001", "6a04a228e74111f19a5e02fc00000001", "6a0594bce74111f19a5e02fc00000001"} {
+		tl = append(tl, cmd(float64(5*i+1), "B", "(nil)", "SET", "K", tok, "PX", "5000", "NX"))
+	}
+	tl = append(tl, cmd(70, "A", "0", "EVALSHA", "c3f8721be2e1d6c6fca8e9a1d8a1e1c3b5f0a6d2", "1", "K", "6a025fcce74111f1b9e402fc00000001"))
+	got := report.Mermaid(tl)
+	assert.Contains(t, got, `    A->>Redis: SET K tokA PX 60 NX
+    Redis-->>A: OK
+    loop ×3 (1.0ms–11.0ms)
+        B->>Redis: SET K (new token) PX 5000 NX
+        Redis-->>B: (nil)
+    end
+    A->>Redis: EVALSHA c3f8721… 1 K tokA
+`)
+}
+
 func TestMermaidEscapes(t *testing.T) {
 	tl := []locktest.Event{
 		ev(0, "A", locktest.EvCrash, `dies right after its command #1 (SETNX) returns; "quoted" <b>`),

@@ -104,3 +104,40 @@ func TestTokenLock(t *testing.T) {
 	locktest.RunProperties(t, p.Factory(".."), p.Expect, locktest.ReleaseFrees, locktest.CrashRecovery,
 		locktest.SafeRelease, locktest.DoubleRelease, locktest.SafeRefresh, locktest.HolderOverrun)
 }
+
+// TestPage checks the PHP matrix of docs/php.md against what the PHP
+// columns are declared to give, cell by cell.
+func TestPage(t *testing.T) {
+	b, err := os.ReadFile("../docs/php.md")
+	require.NoError(t, err)
+	progs := recipes.PHP()
+	var header []string
+	rows := map[string][]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		switch {
+		case len(cells) > 1 && cells[0] == "property" && len(cells) == len(progs)+1:
+			header = cells[1:]
+		case header != nil && len(cells) == len(progs)+1 && cells[0] != "---":
+			if _, err := locktest.ParseProperty(cells[0]); err == nil {
+				rows[cells[0]] = cells[1:]
+			}
+		}
+	}
+	require.NotNil(t, header, "docs/php.md has the PHP matrix")
+	for i, p := range progs {
+		assert.Equal(t, p.Name, header[i], "column %d", i+1)
+	}
+	for _, prop := range locktest.Properties() {
+		row, ok := rows[string(prop)]
+		if !assert.True(t, ok, "the matrix has a row for %s", prop) {
+			continue
+		}
+		for i, p := range progs {
+			assert.Equal(t, string(p.Expect.Verdict(prop)), row[i], "%s / %s", p.Name, prop)
+		}
+	}
+}

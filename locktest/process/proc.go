@@ -185,7 +185,11 @@ func (p *proc) readLines(r *os.File) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), maxLine)
 	for sc.Scan() {
-		p.lines <- strings.TrimSuffix(sc.Text(), "\r")
+		select {
+		case p.lines <- strings.TrimSuffix(sc.Text(), "\r"):
+		case <-p.killed: // nobody reads any more
+			return
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -276,7 +280,10 @@ func (p *proc) call(ctx context.Context, request string) (answer, error) {
 				return answer{}, err
 			}
 		case <-p.killed:
-			return answer{}, p.unusable()
+			if err := p.unusable(); err != nil {
+				return answer{}, err
+			}
+			return answer{}, fmt.Errorf("%s (client %s): request %q: the program was stopped at the end of the run", p.cfg.name, p.client, request)
 		case <-timer.C:
 			return answer{}, p.fail(request, fmt.Sprintf("no answer within %v", p.cfg.timeout))
 		case <-ctx.Done():
@@ -423,6 +430,7 @@ func (p *proc) close() {
 		p.kill()
 		<-p.exited
 	}
+	p.kill() // what is left of it stops: the reader of its output
 }
 
 // tail keeps the last bytes written to it, cut to whole lines.

@@ -89,8 +89,8 @@ func (c Capabilities) explain() string {
 // strategy.Notifier; Detect also asks it for a channel.
 func CapabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
 	_, refresh := l.(strategy.Refresher)
-	_, lease := l.(strategy.Leased)
-	_, fencing := l.(strategy.Fenced)
+	_, lease := strategy.Lease(l)
+	_, fencing := strategy.FencingToken(l)
 	_, notify := s.(strategy.Notifier)
 	return Capabilities{Refresh: refresh, Lease: lease, Fencing: fencing, Notify: notify}
 }

@@ -108,7 +108,8 @@ func Check(ctx context.Context, cfg Config, p Property) Result {
 }
 
 func check(ctx context.Context, cfg Config, p Property) Result {
-	scenario, ok := scenarios[p]
+	row, ok := lookup(p)
+	scenario := row.scenario
 	if !ok {
 		return Result{Err: fmt.Errorf("unknown property %q", p)}
 	}
@@ -288,8 +289,6 @@ func pingPool(ctx context.Context, p strategy.Pool) error {
 // scenario runs a property; it calls newRun for each fresh run it needs
 // (a fresh key and timeline) and reports the verdict of the last one.
 type scenario func(newRun func(suffix string) *run) Result
-
-var scenarios = map[Property]scenario{}
 
 // holds, breaks and notApplicable build results from a run.
 func (r *run) holds(reason string, args ...any) Result {

@@ -29,6 +29,13 @@
 // locktest/internal/mylock), and docs/your-own-lock.md in the repository
 // goes through a first run, a break, its counterexample and the fix.
 //
+// Run takes Redis from package redistest; RunConfig runs the same on the
+// Redis a Config names (Config.Addr), for a suite on a server of your
+// choosing. Either one's first subtest, contract, checks what every lock
+// must do whatever its algorithm (Contract): refuse a TTL of zero, fail
+// and not report a held lock when Redis is out of reach, leave no lock
+// after a cancelled attempt, and not overwrite a key of another type.
+//
 // Every property runs as a subtest named after it. A declared break that
 // the suite cannot reproduce fails ("expected to break, but ..."), and an
 // undeclared break fails with its counterexample. A property declared, or
@@ -56,18 +63,21 @@
 //     safe-refresh then refreshes it late; without it, safe-refresh is n/a;
 //   - a lease by returning a lock that implements strategy.Leased: Lease()
 //     returns a context cancelled the moment the lock may be lost, while
-//     the lock renews itself. The suite's holders stop working when it
-//     ends, which is what renewed-overrun and holder-overrun need to hold;
+//     the lock renews itself, and ok true. The suite's holders stop working
+//     when it ends, which is what renewed-overrun and holder-overrun need
+//     to hold;
 //   - fencing tokens by returning a lock that implements strategy.Fenced:
-//     FencingToken() grows with every acquisition of the key, by anyone.
-//     fenced-overrun's resource refuses a write with an older token;
+//     FencingToken() returns a token that grows with every acquisition of
+//     the key, by anyone, and ok true. fenced-overrun's resource refuses a
+//     write with an older token;
 //   - release notification by making the strategy (not the lock) implement
 //     strategy.Notifier: Subscribe(ctx, key) returns a channel that
 //     receives after each release, which strategy.Acquire waits on instead
 //     of polling. A nil channel means notifications are off.
 //
-// The suite looks at the lock's dynamic type: a lock whose options change
-// what it offers must show it in the type it returns.
+// A lock whose options change what it offers keeps one type: its Lease
+// and FencingToken say whether the option is on (ok false when it is
+// off), as strategy/luatoken's do.
 //
 // # How faults are made deterministic
 //

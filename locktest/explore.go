@@ -198,8 +198,11 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 		}
 		clients := []*client{r.newClient("A", 0), r.newClient("B", 0)}
 		won := make([]bool, len(clients))
+		// A long TTL: the question is only how two attempts meet, and a
+		// winner's lock must not expire while a slow machine takes its
+		// time between the scheduled steps.
 		trace := r.schedule(clients, func(i int) {
-			if l := clients[i].tryAcquire(r.tm.Short); l != nil {
+			if l := clients[i].tryAcquire(r.tm.Long); l != nil {
 				won[i] = true
 				r.det.enter(clients[i].name)
 			}

@@ -13,30 +13,6 @@ import (
 // by the resource, and renewal, which tells the holder when its lease is
 // lost. Each is a property of its own, run on every strategy like the rest.
 
-// Properties of the fixes.
-const (
-	// FencedOverrun: the holder is paused past its TTL, another client
-	// acquires and writes to a protected resource; the first one's late
-	// write, when it wakes up, must be refused. The resource refuses a write whose fencing token is below
-	// the highest it has seen; a lock without tokens cannot be protected.
-	FencedOverrun Property = "fenced-overrun"
-	// RenewedOverrun: a holder whose connection stalls for a third of its
-	// TTL keeps its lock; one stalled for three TTLs must learn that its
-	// lease is lost (its Lease context is cancelled) before another
-	// holder's work begins. Only the holder's commands are held: its
-	// process and lease timer run on, so this is a stalled connection, not
-	// a GC or VM pause that would freeze the timer too.
-	// The detector sees the holder stop when a goroutine wakes on its Lease
-	// context, so the lease must end some milliseconds before the key can
-	// expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
-	RenewedOverrun Property = "renewed-overrun"
-)
-
-func init() {
-	scenarios[FencedOverrun] = fencedOverrun
-	scenarios[RenewedOverrun] = renewedOverrun
-}
-
 // resource stands for the storage a lock protects. It remembers the highest
 // fencing token it has accepted and refuses writes with a lower one.
 type resource struct {
@@ -51,13 +27,12 @@ type resource struct {
 func (res *resource) write(who string, lock strategy.Lock) bool {
 	res.mu.Lock()
 	defer res.mu.Unlock()
-	f, fenced := lock.(strategy.Fenced)
+	token, fenced := strategy.FencingToken(lock)
 	if !fenced {
 		res.writes = append(res.writes, who)
 		res.r.note("resource accepts %s's write: its lock has no fencing token to check", who)
 		return true
 	}
-	token := f.FencingToken()
 	if token < res.highest {
 		res.r.note("resource refuses %s's write: fencing token %d < %d", who, token, res.highest)
 		return false
@@ -87,10 +62,8 @@ func fencedOverrun(newRun func(string) *run) Result {
 
 // lease returns the lock's lease context, or nil when it has none.
 func lease(l strategy.Lock) context.Context {
-	if ll, ok := l.(strategy.Leased); ok {
-		return ll.Lease()
-	}
-	return nil
+	ctx, _ := strategy.Lease(l)
+	return ctx
 }
 
 // renewedOverrun: first A is paused briefly and must keep its lock; then A

@@ -7,29 +7,15 @@ import (
 	"strings"
 )
 
-// breakMeaning says in a line what it means that a lock breaks each
-// property; the doc comments of the constants say what the scenario does.
-var breakMeaning = map[Property]string{
-	Exclusion:         "two clients were inside the critical section at once, without any fault",
-	ReleaseFrees:      "a release did not free the lock for the next client's attempt",
-	LeaseKept:         "another client acquired the lock before the holder's TTL had passed",
-	CrashRecovery:     "a holder that crashed left a lock nobody could acquire once its TTL had passed",
-	CrashMidAcquire:   "a client that died between the commands of its acquire left a lock nobody could acquire",
-	CrashMidRelease:   "a holder that died between the commands of its release left a lock that did not free within its TTL",
-	StaleTakeoverRace: "two waiters both took over the same expired lock",
-	ClockSkew:         "a client whose clock ran ahead took a lock that was still held",
-	SafeRelease:       "a release sent after the holder's TTL ran out freed the next holder's lock",
-	DoubleRelease:     "a second release freed the lock someone else had acquired in between",
-	SafeRefresh:       "a late Refresh claimed, extended or freed the next holder's lock",
-	HolderOverrun:     "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it",
-	FencedOverrun:     "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it",
-	RenewedOverrun:    "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it",
-}
-
 // Describe says in one line what it means that a lock breaks p, for
 // example for SafeRelease "a release sent after the holder's TTL ran out
 // freed the next holder's lock". It returns "" for an unknown property.
-func Describe(p Property) string { return breakMeaning[p] }
+func Describe(p Property) string {
+	if d, ok := lookup(p); ok {
+		return d.breaks
+	}
+	return ""
+}
 
 // goName returns the Go expression that names p: locktest.CrashMidAcquire
 // for "crash-mid-acquire", the constant named by p's words; a property

@@ -8,69 +8,6 @@ import (
 	"time"
 )
 
-// Property names one scenario the suite runs against a strategy.
-type Property string
-
-// The properties, in the order the suite runs them.
-const (
-	// Exclusion, the fault-free baseline: two clients race for a free key
-	// in every interleaving of their attempts' commands, then many clients
-	// contend for it and work well inside the TTL; never two inside at once.
-	Exclusion Property = "exclusion"
-	// CrashRecovery: the holder crashes after acquiring and never releases;
-	// a waiter must get the lock within the TTL plus some slack.
-	CrashRecovery Property = "crash-recovery"
-	// CrashMidAcquire: a client dies between the commands of its acquire,
-	// after each command in turn; a waiter must still get the lock.
-	CrashMidAcquire Property = "crash-mid-acquire"
-	// StaleTakeoverRace: two waiters find the same expired lock at the same
-	// moment; every interleaving of their attempts is tried, and at most one
-	// may win. n/a where Redis itself deleted the expired key: then there is
-	// no stale lock, only a free key, and exclusion covers that race.
-	StaleTakeoverRace Property = "stale-takeover-race"
-	// ClockSkew: while the lock is held, a client whose clock runs ahead by
-	// more than the TTL tries to acquire it, and must fail.
-	ClockSkew Property = "clock-skew"
-	// SafeRelease: the holder is paused past its TTL, another client
-	// acquires, and the first one's late release must not free the second
-	// one's lock. The pause falls before the release and, in turn, at every
-	// boundary between its commands.
-	SafeRelease Property = "safe-release"
-	// DoubleRelease: a client releases twice; a lock acquired in between by
-	// someone else must survive.
-	DoubleRelease Property = "double-release"
-	// HolderOverrun: the holder's work outlasts its TTL while others wait;
-	// they must not enter while it is still inside.
-	HolderOverrun Property = "holder-overrun"
-	// ReleaseFrees (liveness): right after the holder releases, another
-	// client's single attempt succeeds, without waiting for the TTL; and a
-	// Release that reports success when its command failed has still freed
-	// the lock.
-	ReleaseFrees Property = "release-frees"
-	// LeaseKept: while the holder is alive and not paused, nobody else can
-	// acquire before the TTL it asked for has passed. Other clients poll
-	// with the holder's TTL and with a much shorter one until the TTL less
-	// a tolerance of a tenth of it (at least 20ms).
-	LeaseKept Property = "lease-kept"
-	// CrashMidRelease: a holder that dies between the commands of its
-	// release, at each boundary in turn, leaves a lock that still frees
-	// within its TTL.
-	CrashMidRelease Property = "crash-mid-release"
-	// SafeRefresh: for locks that implement strategy.Refresher, a refresh
-	// sent after the lock passed to someone else, paused before it and at
-	// each boundary between its commands in turn, must neither claim the
-	// lock (Refresh returns an error), nor extend the new holder's lock,
-	// nor free it.
-	SafeRefresh Property = "safe-refresh"
-)
-
-// Properties returns every property in the order the suite runs them.
-func Properties() []Property {
-	return []Property{Exclusion, ReleaseFrees, LeaseKept, CrashRecovery, CrashMidAcquire, CrashMidRelease,
-		StaleTakeoverRace, ClockSkew, SafeRelease, DoubleRelease, SafeRefresh,
-		HolderOverrun, FencedOverrun, RenewedOverrun}
-}
-
 // ParseProperty returns the property named s.
 func ParseProperty(s string) (Property, error) {
 	for _, p := range Properties() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,7 +122,37 @@ func Run(t *testing.T, newStrategy Factory, expect Expect) {
 // suggests keeps the declaration of the properties it did not run.
 func RunProperties(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
-	cfg := Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}
+	RunConfig(t, Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}, expect, props...)
+}
+
+// RunConfig is Run on the Redis that cfg names (Config.Addr or
+// Config.Dial), with cfg's key, timing and watchdog, for the given
+// properties, or all of them when none is given. A key left empty is
+// derived from the test's name. Its first subtest, contract, checks what
+// every lock must do whatever its algorithm (see Contract); then come
+// capabilities and the properties. What the factory builds it releases
+// with Client.Cleanup; the caller tears down the server, with t.Cleanup.
+func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
+	t.Helper()
+	if len(props) == 0 {
+		props = Properties()
+	}
+	if cfg.Key == "" {
+		cfg.Key = "locktest:" + t.Name() + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	t.Run("contract", func(t *testing.T) {
+		t.Helper()
+		for _, f := range Contract(context.Background(), cfg) {
+			t.Run(f.Name, func(t *testing.T) {
+				t.Helper()
+				if f.Err != nil {
+					t.Error(f.Err)
+				} else {
+					t.Log(f.What)
+				}
+			})
+		}
+	})
 	var caps *Capabilities
 	// The subtests are helpers too: what they log is reported at the line
 	// of the test that called Run, the author's own test file.

@@ -5,24 +5,31 @@ import (
 	"time"
 )
 
-// Fenced is implemented by locks that carry a fencing token: a number that
-// increases strictly with every acquisition of the key, by any client, as
-// long as the counter it is drawn from survives (a failover to a replica
+// Fenced is implemented by locks that can carry a fencing token: a number
+// that increases strictly with every acquisition of the key, by any client,
+// as long as the counter it is drawn from survives (a failover to a replica
 // behind the primary, or a restart without persistence, can lose its last
 // increments). A resource that remembers the highest token it has seen can
 // refuse the writes of a holder whose lock has since passed to someone else.
+//
+// FencingToken returns the lock's token, and ok false when this lock
+// carries none: a strategy whose fencing is an option returns one lock type
+// whether it is on or off.
 type Fenced interface {
 	Lock
-	FencingToken() int64
+	FencingToken() (token int64, ok bool)
 }
 
-// Leased is implemented by locks that renew themselves while held. Lease
-// returns a context that is cancelled the moment the lock may have been lost
-// (a renewal failed, found the lock gone, or could not finish before the TTL
-// ran out) or when the lock is released; context.Cause tells why.
+// Leased is implemented by locks that can renew themselves while held.
+// Lease returns a context that is cancelled the moment the lock may have
+// been lost (a renewal failed, found the lock gone, or could not finish
+// before the TTL ran out) or when the lock is released; context.Cause tells
+// why. It returns ok false, and a nil context, when this lock does not
+// renew itself: a strategy whose renewal is an option returns one lock type
+// whether it is on or off.
 type Leased interface {
 	Lock
-	Lease() context.Context
+	Lease() (lease context.Context, ok bool)
 }
 
 // Refresher is implemented by locks that can extend themselves while held.
@@ -33,4 +40,22 @@ type Leased interface {
 type Refresher interface {
 	Lock
 	Refresh(ctx context.Context, ttl time.Duration) error
+}
+
+// FencingToken returns l's fencing token, and false when l carries none
+// (it is not Fenced, or its FencingToken says so).
+func FencingToken(l Lock) (int64, bool) {
+	if f, ok := l.(Fenced); ok {
+		return f.FencingToken()
+	}
+	return 0, false
+}
+
+// Lease returns l's lease, and false when l has none (it is not Leased, or
+// its Lease says so).
+func Lease(l Lock) (context.Context, bool) {
+	if ll, ok := l.(Leased); ok {
+		return ll.Lease()
+	}
+	return nil, false
 }

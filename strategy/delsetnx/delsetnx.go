@@ -40,14 +40,17 @@ import (
 type Strategy struct{ st *recipe.Stamped }
 
 // Option configures the strategy.
-type Option = recipe.StampOption
+type Option func(*stamped)
+
+// stamped is the timestamp lock the strategy is made of.
+type stamped = recipe.Stamped
 
 // WithClock sets the clock timestamps are read from (default: the system's).
-func WithClock(c strategy.Clock) Option { return recipe.WithClock(c) }
+func WithClock(c strategy.Clock) Option { return Option(recipe.WithClock(c)) }
 
 // WithReleaseBuffer sets how far in the future the stored time must be for
 // Release to DEL the key (default 0.003 ms, as package getset).
-func WithReleaseBuffer(d time.Duration) Option { return recipe.WithReleaseBuffer(d) }
+func WithReleaseBuffer(d time.Duration) Option { return Option(recipe.WithReleaseBuffer(d)) }
 
 // New returns the strategy on pool p.
 func New(p strategy.Pool, opts ...Option) (*Strategy, error) {

@@ -59,10 +59,13 @@ import (
 type Strategy struct{ st *recipe.Stamped }
 
 // Option configures the strategy.
-type Option = recipe.StampOption
+type Option func(*stamped)
+
+// stamped is the timestamp lock the strategy is made of.
+type stamped = recipe.Stamped
 
 // WithClock sets the clock timestamps are read from (default: the system's).
-func WithClock(c strategy.Clock) Option { return recipe.WithClock(c) }
+func WithClock(c strategy.Clock) Option { return Option(recipe.WithClock(c)) }
 
 // New returns the strategy on pool p.
 func New(p strategy.Pool, opts ...Option) (*Strategy, error) {

@@ -46,14 +46,17 @@ import (
 type Strategy struct{ st *recipe.Stamped }
 
 // Option configures the strategy.
-type Option = recipe.StampOption
+type Option func(*stamped)
+
+// stamped is the timestamp lock the strategy is made of.
+type stamped = recipe.Stamped
 
 // WithClock sets the clock timestamps are read from (default: the system's).
-func WithClock(c strategy.Clock) Option { return recipe.WithClock(c) }
+func WithClock(c strategy.Clock) Option { return Option(recipe.WithClock(c)) }
 
 // WithAcquireBuffer sets the time added to every expiry time the lock
 // writes (default 1 ms, document 001's buffer_time = 0.001 s at acquire).
-func WithAcquireBuffer(d time.Duration) Option { return recipe.WithAcquireBuffer(d) }
+func WithAcquireBuffer(d time.Duration) Option { return Option(recipe.WithAcquireBuffer(d)) }
 
 // WithReleaseBuffer sets how far in the future the stored time must be for
 // Release to DEL the key. The default, 0.003 ms, is document 001's
@@ -61,7 +64,7 @@ func WithAcquireBuffer(d time.Duration) Option { return recipe.WithAcquireBuffer
 // milliseconds: at millisecond resolution, the release deletes a time at
 // least 1 ms ahead. Its comment gives the buffer in seconds: 3 ms, which
 // WithReleaseBuffer(3*time.Millisecond) restores.
-func WithReleaseBuffer(d time.Duration) Option { return recipe.WithReleaseBuffer(d) }
+func WithReleaseBuffer(d time.Duration) Option { return Option(recipe.WithReleaseBuffer(d)) }
 
 // New returns the strategy on pool p.
 func New(p strategy.Pool, opts ...Option) (*Strategy, error) {

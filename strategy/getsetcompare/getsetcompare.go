@@ -53,23 +53,26 @@ import (
 type Strategy struct{ st *recipe.Stamped }
 
 // Option configures the strategy.
-type Option = recipe.StampOption
+type Option func(*stamped)
+
+// stamped is the timestamp lock the strategy is made of.
+type stamped = recipe.Stamped
 
 // WithClock sets the clock timestamps are read from (default: the system's).
-func WithClock(c strategy.Clock) Option { return recipe.WithClock(c) }
+func WithClock(c strategy.Clock) Option { return Option(recipe.WithClock(c)) }
 
 // WithElapsedRelease makes Release document 003's (方案2, step 5): DEL only
 // while the lock has been held, by the holder's clock, for less than its
 // TTL; otherwise leave the key to be taken over, and return an error
 // matching strategy.ErrNotHeld. The default is document 004's plain DEL.
-func WithElapsedRelease() Option { return recipe.WithStampRelease(recipe.ReleaseInTime) }
+func WithElapsedRelease() Option { return Option(recipe.WithStampRelease(recipe.ReleaseInTime)) }
 
 // Document003 makes the lock document 003's (方案2) where it differs from
 // document 004's: a stored time is stale only once it is less than the
 // client's now (step 2, 小于当前系统时间), so a time equal to now is a held
 // lock; and Release is step 5's, as with WithElapsedRelease.
 func Document003() Option {
-	return func(s *recipe.Stamped) {
+	return func(s *stamped) {
 		s.Stale = recipe.StalePassed
 		s.Release = recipe.ReleaseInTime
 	}

@@ -3,16 +3,19 @@ package getsetexpire_test
 import (
 	"testing"
 
-	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/getsetexpire"
 )
 
-// TestConformance runs the conformance suite on getsetexpire and checks
-// every verdict against the declaration in package catalog.
-func TestConformance(t *testing.T) {
-	e, ok := catalog.Lookup("getsetexpire")
-	if !ok {
-		t.Fatal("getsetexpire is missing from the catalog")
-	}
-	locktest.Run(t, e.New, e.Expect)
+// TestSafeRelease shows getsetexpire's own flaw with the conformance suite
+// on a real Redis: the release asks whether the key has time left, not whose
+// it is, so a holder whose TTL ran out deletes the next holder's lock. go
+// test -v logs the timeline of commands that breaks it. Example_lateRelease
+// shows it step by step. Package catalog declares every verdict of
+// getsetexpire, and its test checks them.
+func TestSafeRelease(t *testing.T) {
+	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+		return getsetexpire.New(c.Pool, getsetexpire.WithClock(c.Clock))
+	}, locktest.Expect{Breaks: []locktest.Property{locktest.SafeRelease}}, locktest.SafeRelease)
 }

@@ -26,15 +26,16 @@
 // cost:
 //
 //	s, err := luatoken.New(pool,
-//		luatoken.WithAutoRenew(0),            // renew about every TTL/3; locks are strategy.Leased
-//		luatoken.WithMaxHold(10*time.Minute), // stop renewing after this
-//		luatoken.WithFencing(),               // locks are strategy.Fenced
-//		luatoken.WithNotify(),                // Acquire wakes on release
+//		luatoken.WithAutoRenew(0),       // renew about every TTL/3; Lock.Lease reports true
+//		luatoken.WithMaxHold(time.Hour), // stop renewing after this (default 10 minutes)
+//		luatoken.WithFencing(),          // Lock.FencingToken reports true
+//		luatoken.WithNotify(),           // Acquire wakes on release
 //	)
 //
-// TryAcquire returns a *Lock, or with WithFencing or WithAutoRenew a value
-// that embeds one and adds FencingToken or Lease; AsLock finds the *Lock in
-// any of them.
+// TryAcquire (and so strategy.Acquire) returns a *Lock whatever the
+// options: its FencingToken and Lease report whether WithFencing and
+// WithAutoRenew are on, with an ok result, and it implements
+// strategy.Fenced and strategy.Leased in every case.
 //
 // # Refresh and TTL
 //
@@ -44,7 +45,7 @@
 // compare-and-PTTL. Both fail with an error matching strategy.ErrNotHeld
 // when the lock expired or passed to someone else:
 //
-//	lock, _ := luatoken.AsLock(l)
+//	lock := l.(*luatoken.Lock)
 //	if err := lock.Refresh(ctx, 30*time.Second); errors.Is(err, strategy.ErrNotHeld) {
 //		return err // too late: stop working
 //	}
@@ -54,18 +55,20 @@
 //
 // With WithAutoRenew, each lock starts a goroutine that renews it (the same
 // compare-and-PEXPIRE, to the TTL given to TryAcquire) every interval, by
-// default a third of the TTL less the lease margin, until Release. The lock implements
-// strategy.Leased: Lease returns a context that is cancelled the moment the
-// lock may be lost, with a *LeaseError as its context.Cause:
+// default a third of the TTL less the lease margin, until Release or the
+// maximum hold time (DefaultMaxHold, 10 minutes, unless WithMaxHold sets
+// another), so that a lock whose Release was forgotten is not renewed for
+// ever. Lock.Lease returns a context that is cancelled the moment the lock
+// may be lost, with a *LeaseError as its context.Cause:
 //
-//	lease := l.(strategy.Leased).Lease()
+//	lease, _ := lock.Lease()
 //	err := work(lease) // must stop when lease is done
 //	if errors.Is(context.Cause(lease), luatoken.ErrLeaseLost) { ... }
 //
 // The lease ends when a renewal finds the lock gone or someone else's, or
 // the server refuses a renewal (ErrLeaseLost, strategy.ErrNotHeld); when no
 // renewal got through before the lease deadline (ErrLeaseExpired, which is
-// also ErrLeaseLost); at the cap set by WithMaxHold (ErrMaxHold); and at
+// also ErrLeaseLost); at the maximum hold time (ErrMaxHold); and at
 // Release (ErrReleased). Renewals that fail in a way that may pass (a
 // network error, a timeout) are retried until the deadline.
 //
@@ -84,7 +87,8 @@
 // script never shortens a TTL, each success can only move it later.
 //
 // The lease keeps the values of the context given to TryAcquire, not its
-// cancellation. A renewal interval that leaves no room before the deadline
+// cancellation: that context bounds the wait for the lock, not the work
+// under it. A renewal interval that leaves no room before the deadline
 // (not shorter than the TTL less the margin) makes TryAcquire fail with an
 // error matching strategy.ErrInvalidTTL.
 //
@@ -92,16 +96,15 @@
 //
 // With WithFencing, TryAcquire runs acquire_fenced.lua: SET key token NX PX
 // ttl and, only when that took the lock, INCR of a counter key, in one
-// script. The lock implements strategy.Fenced: FencingToken returns the
-// number drawn, which increases strictly with every acquisition of the key
-// by any client using WithFencing, as long as the counter survives (a
-// failover to a replica behind the primary, or a restart without
-// persistence, can lose its last increments and hand a number out again).
-// A resource that remembers the highest
-// token it accepted refuses the writes of a holder whose lock has passed
-// on:
+// script. Lock.FencingToken returns the number drawn, which increases
+// strictly with every acquisition of the key by any client using
+// WithFencing, as long as the counter survives (a failover to a replica
+// behind the primary, or a restart without persistence, can lose its last
+// increments and hand a number out again). A resource that remembers the
+// highest token it accepted refuses the writes of a holder whose lock has
+// passed on:
 //
-//	token := l.(strategy.Fenced).FencingToken()
+//	token, _ := lock.FencingToken()
 //	db.Exec("UPDATE orders SET ..., fence = $1 WHERE id = 42 AND fence <= $1", token)
 //
 // The counter key is never deleted, by Release or otherwise, and has no

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/luatoken"
 )
@@ -26,10 +27,10 @@ func Example() {
 	defer pool.Close()
 
 	locks, err := luatoken.New(pool,
-		luatoken.WithAutoRenew(0),            // renew about every TTL/3 while held
-		luatoken.WithMaxHold(10*time.Minute), // but never hold longer than this
-		luatoken.WithFencing(),               // number every acquisition
-		luatoken.WithNotify(),                // wake waiters on release
+		luatoken.WithAutoRenew(0),       // renew about every TTL/3 while held
+		luatoken.WithMaxHold(time.Hour), // but not longer than this (default 10 minutes)
+		luatoken.WithFencing(),          // number every acquisition
+		luatoken.WithNotify(),           // wake waiters on release
 	)
 	if err != nil {
 		log.Fatal(err)
@@ -37,7 +38,7 @@ func Example() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	lock, err := strategy.Acquire(ctx, locks, "orders:42", 10*time.Second,
+	l, err := strategy.Acquire(ctx, locks, "orders:42", 10*time.Second,
 		strategy.Backoff(10*time.Millisecond, time.Second))
 	if errors.Is(err, strategy.ErrNotAcquired) {
 		log.Print("someone else kept the lock for 30s")
@@ -46,12 +47,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	lock := l.(*luatoken.Lock) // whatever the options
 	defer lock.Release(context.Background())
 
 	// Work under the lease: it ends the moment the lock may be lost, before
 	// anyone else can take it.
-	lease := lock.(strategy.Leased).Lease()
-	token := lock.(strategy.Fenced).FencingToken()
+	lease, _ := lock.Lease()        // true: WithAutoRenew is on
+	token, _ := lock.FencingToken() // true: WithFencing is on
 	if err := writeOrder(lease, 42, token); err != nil {
 		if cause := context.Cause(lease); errors.Is(cause, luatoken.ErrLeaseLost) {
 			log.Printf("lock lost while working: %v", cause)
@@ -85,7 +87,7 @@ func ExampleLock_Refresh() {
 	if err != nil {
 		log.Fatal(err) // errors.Is(err, strategy.ErrNotAcquired): someone else has it
 	}
-	lock, _ := luatoken.AsLock(l)
+	lock := l.(*luatoken.Lock)
 	defer lock.Release(ctx)
 
 	// ... a first part of the work ...
@@ -97,6 +99,41 @@ func ExampleLock_Refresh() {
 		log.Fatal(err)
 	}
 	fmt.Println("time left:", left.Round(time.Second))
+}
+
+// The flaw of every TTL lock: a holder whose work outlasts its TTL loses
+// the lock while it still works, and the next holder works beside it
+// (holder-overrun). WithAutoRenew keeps the lock while the holder lives and
+// ends its Lease before the lock can pass on; WithFencing lets the
+// protected resource refuse the late holder's writes.
+func Example_holderOverrun() {
+	pool, key, done := redistest.ForExample()
+	defer done()
+	ctx := context.Background()
+	locks, err := luatoken.New(pool)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	a, err := locks.TryAcquire(ctx, key, 100*time.Millisecond)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("A locked for 100ms")
+	time.Sleep(150 * time.Millisecond) // A's work outlasts the TTL
+	b, err := locks.TryAcquire(ctx, key, 10*time.Second)
+	fmt.Println("B locked while A still works:", err == nil)
+	fmt.Println("A's release finds the lock not held:", errors.Is(a.Release(ctx), strategy.ErrNotHeld))
+	if b != nil {
+		fmt.Println("B's lock survives A's release:", b.Release(ctx) == nil)
+	}
+	// Output:
+	// A locked for 100ms
+	// B locked while A still works: true
+	// A's release finds the lock not held: true
+	// B's lock survives A's release: true
 }
 
 // The fencing counter sits in the lock key's Redis Cluster hash slot.

@@ -1,5 +1,10 @@
 package luatoken
 
+import (
+	"testing"
+	"time"
+)
+
 // HubState returns how many channels the notification hub of s tracks and
 // whether its goroutine runs (0 and false without WithNotify).
 func HubState(s *Strategy) (channels int, running bool) {
@@ -9,4 +14,13 @@ func HubState(s *Strategy) (channels int, running bool) {
 	s.hub.mu.Lock()
 	defer s.hub.mu.Unlock()
 	return len(s.hub.chans), s.hub.running
+}
+
+// SetDefaultMaxHold makes the strategies New builds during t cap their
+// renewing locks at d when WithMaxHold does not say, instead of
+// DefaultMaxHold. t must not be parallel.
+func SetDefaultMaxHold(t *testing.T, d time.Duration) {
+	old := defaultMaxHold
+	defaultMaxHold = d
+	t.Cleanup(func() { defaultMaxHold = old })
 }

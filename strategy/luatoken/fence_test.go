@@ -45,13 +45,13 @@ func TestFencingTokensIncrease(t *testing.T) {
 				if !assert.NoError(t, err) {
 					return
 				}
-				f, ok := l.(strategy.Fenced)
-				if !assert.True(t, ok, "%T is not strategy.Fenced", l) {
+				token, ok := strategy.FencingToken(l)
+				if !assert.True(t, ok, "%T has no fencing token", l) {
 					return
 				}
 				mu.Lock()
 				if len(tokens) < total {
-					tokens = append(tokens, f.FencingToken())
+					tokens = append(tokens, token)
 				}
 				mu.Unlock()
 				assert.NoError(t, l.Release(context.Background()))
@@ -83,7 +83,7 @@ func TestFencingCounterKey(t *testing.T) {
 	assert.Equal(t, "{"+key+"}:fence", counter)
 
 	l, _ := tryAcquire(t, s, key, strategytest.TTL)
-	assert.Equal(t, int64(1), l.(strategy.Fenced).FencingToken())
+	assert.Equal(t, int64(1), fenceOf(t, l))
 	_, err := s.TryAcquire(ctx, key, strategytest.TTL)
 	require.ErrorIs(t, err, strategy.ErrNotAcquired)
 	v, _ := strategytest.Get(t, p, counter)
@@ -93,10 +93,10 @@ func TestFencingCounterKey(t *testing.T) {
 	assert.Equal(t, int64(-1), strategytest.PTTL(t, p, counter), "the counter expires")
 
 	l, _ = tryAcquire(t, s, key, 30*time.Millisecond)
-	assert.Equal(t, int64(2), l.(strategy.Fenced).FencingToken())
+	assert.Equal(t, int64(2), fenceOf(t, l))
 	strategytest.WaitGone(t, p, key)
 	l, _ = tryAcquire(t, s, key, strategytest.TTL)
-	assert.Equal(t, int64(3), l.(strategy.Fenced).FencingToken())
+	assert.Equal(t, int64(3), fenceOf(t, l))
 	require.NoError(t, l.Release(ctx))
 
 	// Clients without WithFencing do not draw tokens; fenced ones still
@@ -104,7 +104,7 @@ func TestFencingCounterKey(t *testing.T) {
 	_, plain := tryAcquire(t, newLuatoken(t, p), key, strategytest.TTL)
 	require.NoError(t, plain.Release(ctx))
 	l, _ = tryAcquire(t, s, key, strategytest.TTL)
-	assert.Equal(t, int64(4), l.(strategy.Fenced).FencingToken())
+	assert.Equal(t, int64(4), fenceOf(t, l))
 	require.NoError(t, l.Release(ctx))
 }
 
@@ -147,7 +147,7 @@ func TestFencingOddKeys(t *testing.T) {
 	for _, key := range []string{base + "{tag}", base + "}", base + "{"} {
 		for want := int64(1); want <= 2; want++ {
 			l, _ := tryAcquire(t, s, key, strategytest.TTL)
-			assert.Equal(t, want, l.(strategy.Fenced).FencingToken(), key)
+			assert.Equal(t, want, fenceOf(t, l), key)
 			require.NoError(t, l.Release(ctx))
 		}
 		v, _ := strategytest.Get(t, p, luatoken.FenceKey(key))
@@ -155,9 +155,8 @@ func TestFencingOddKeys(t *testing.T) {
 	}
 }
 
-// What each combination of options returns: strategy.Fenced and
-// strategy.Leased only when the lock carries a token or renews itself, and
-// AsLock finds the *Lock in all of them.
+// Every combination of options returns a *Lock, whose FencingToken and
+// Lease say whether WithFencing and WithAutoRenew are on.
 func TestLockTypes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -172,23 +171,22 @@ func TestLockTypes(t *testing.T) {
 		{[]luatoken.Option{luatoken.WithFencing(), luatoken.WithAutoRenew(0)}, true, true},
 	} {
 		key := redistest.Key(t)
-		l, err := newLuatoken(t, p, c.opts...).TryAcquire(ctx, key, strategytest.TTL)
-		require.NoError(t, err)
-		_, fenced := l.(strategy.Fenced)
-		_, leased := l.(strategy.Leased)
-		assert.Equal(t, c.fenced, fenced, "%T fenced", l)
-		assert.Equal(t, c.leased, leased, "%T leased", l)
-		ll, ok := luatoken.AsLock(l)
-		require.True(t, ok)
-		assert.Equal(t, key, ll.Key())
+		l, lock := tryAcquire(t, newLuatoken(t, p, c.opts...), key, strategytest.TTL)
+		token, fenced := lock.FencingToken()
+		lease, leased := lock.Lease()
+		assert.Equal(t, c.fenced, fenced, "%v: fenced", c.opts)
+		assert.Equal(t, c.fenced, token > 0, "%v: token %d", c.opts, token)
+		assert.Equal(t, c.leased, leased, "%v: leased", c.opts)
+		assert.Equal(t, c.leased, lease != nil, "%v: lease %v", c.opts, lease)
+		_, fenced = strategy.FencingToken(l)
+		_, leased = strategy.Lease(l)
+		assert.Equal(t, c.fenced, fenced, "%v: strategy.FencingToken", c.opts)
+		assert.Equal(t, c.leased, leased, "%v: strategy.Lease", c.opts)
+		assert.Equal(t, key, lock.Key())
 		v, _ := strategytest.Get(t, p, key)
-		assert.Equal(t, ll.Token(), v)
+		assert.Equal(t, lock.Token(), v)
 		require.NoError(t, l.Release(ctx))
 	}
-	_, ok := luatoken.AsLock(nil)
-	assert.False(t, ok)
-	_, ok = luatoken.AsLock((*luatoken.Lock)(nil))
-	assert.False(t, ok)
 }
 
 // A counter key that holds something else makes the acquire fail with the

@@ -27,17 +27,25 @@ func tryAcquire(t testing.TB, s *luatoken.Strategy, key string, ttl time.Duratio
 	t.Helper()
 	l, err := s.TryAcquire(context.Background(), key, ttl)
 	require.NoError(t, err)
-	ll, ok := luatoken.AsLock(l)
-	require.True(t, ok, "AsLock(%T)", l)
+	ll, ok := l.(*luatoken.Lock)
+	require.True(t, ok, "TryAcquire returned a %T", l)
 	return l, ll
 }
 
 // leaseOf returns the lease of a lock that must have one.
 func leaseOf(t testing.TB, l strategy.Lock) context.Context {
 	t.Helper()
-	ll, ok := l.(strategy.Leased)
-	require.True(t, ok, "%T is not strategy.Leased", l)
-	return ll.Lease()
+	lease, ok := strategy.Lease(l)
+	require.True(t, ok, "%T has no lease", l)
+	return lease
+}
+
+// fenceOf returns the fencing token of a lock that must have one.
+func fenceOf(t testing.TB, l strategy.Lock) int64 {
+	t.Helper()
+	token, ok := strategy.FencingToken(l)
+	require.True(t, ok, "%T has no fencing token", l)
+	return token
 }
 
 // waitDone waits up to d for ctx to end and reports when it did.

@@ -23,7 +23,8 @@ var (
 	// still be there, but nothing says so any more.
 	ErrLeaseExpired = errors.New("luatoken: lease expired before a renewal got through")
 
-	// ErrMaxHold: the lock was held as long as WithMaxHold allows.
+	// ErrMaxHold: the lock was held for its maximum hold time (WithMaxHold,
+	// or DefaultMaxHold).
 	ErrMaxHold = errors.New("luatoken: maximum hold time reached")
 
 	// ErrReleased: Release was called.
@@ -32,7 +33,7 @@ var (
 
 // LeaseError is the cause of the end of a lease. It matches ErrLeaseLost
 // and strategy.ErrNotHeld unless the lease ended by Release (ErrReleased) or
-// WithMaxHold (ErrMaxHold), and it unwraps to Err and Last.
+// at the maximum hold time (ErrMaxHold), and it unwraps to Err and Last.
 type LeaseError struct {
 	Key string
 	// Err is ErrReleased, ErrMaxHold, ErrLeaseExpired, or the error of the
@@ -93,7 +94,7 @@ type lease struct {
 	cancel  context.CancelCauseFunc
 	ttl     time.Duration // the TTL every renewal sets
 	every   time.Duration
-	holdEnd time.Time     // zero without WithMaxHold
+	holdEnd time.Time     // when the maximum hold time is reached
 	done    chan struct{} // closed when the renewal goroutine returns
 
 	mu       sync.Mutex
@@ -106,29 +107,25 @@ type lease struct {
 
 // startLease starts renewing l, taken with a command sent at sent. The
 // lease keeps the values of ctx but not its cancellation: it lasts until the
-// lock is lost or released.
+// lock is lost or released, or the maximum hold time is reached.
 func startLease(ctx context.Context, l *Lock, cfg *config, sent time.Time, ttl time.Duration) *lease {
 	lctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	le := &lease{
-		l:      l,
-		cfg:    cfg,
-		ctx:    lctx,
-		cancel: cancel,
-		ttl:    ttl,
-		every:  cfg.interval(ttl),
-		done:   make(chan struct{}),
-	}
-	if cfg.maxHold > 0 {
-		le.holdEnd = sent.Add(cfg.maxHold)
+		l:       l,
+		cfg:     cfg,
+		ctx:     lctx,
+		cancel:  cancel,
+		ttl:     ttl,
+		every:   cfg.interval(ttl),
+		holdEnd: sent.Add(cfg.maxHold),
+		done:    make(chan struct{}),
 	}
 	le.mu.Lock() // the timers' functions wait for the lease to be complete
 	le.deadline = sent.Add(ttl - cfg.leaseMargin(ttl))
 	le.expiry = time.AfterFunc(time.Until(le.deadline), le.expire)
-	if cfg.maxHold > 0 {
-		le.hold = time.AfterFunc(time.Until(le.holdEnd), func() {
-			le.end(&LeaseError{Key: l.key, Err: ErrMaxHold})
-		})
-	}
+	le.hold = time.AfterFunc(time.Until(le.holdEnd), func() {
+		le.end(&LeaseError{Key: l.key, Err: ErrMaxHold})
+	})
 	le.mu.Unlock()
 	go le.renew()
 	return le
@@ -141,9 +138,7 @@ func (le *lease) end(cause error) {
 	if !le.ended {
 		le.ended = true
 		le.expiry.Stop()
-		if le.hold != nil {
-			le.hold.Stop()
-		}
+		le.hold.Stop()
 	}
 	le.mu.Unlock()
 }
@@ -153,7 +148,7 @@ func (le *lease) end(cause error) {
 func (le *lease) expire() {
 	le.mu.Lock()
 	cause := &LeaseError{Key: le.l.key, Err: ErrLeaseExpired, Last: le.lastErr}
-	if !le.holdEnd.IsZero() && !time.Now().Before(le.holdEnd) {
+	if !time.Now().Before(le.holdEnd) {
 		cause = &LeaseError{Key: le.l.key, Err: ErrMaxHold}
 	}
 	le.mu.Unlock()
@@ -189,16 +184,13 @@ func (le *lease) renew() {
 			return
 		case <-t.C:
 		}
-		ttl := le.ttl
-		if !le.holdEnd.IsZero() {
-			// Make the key outlive the maximum hold time by the margin only,
-			// so that the lease deadline falls at the hold end, not before.
-			left := time.Until(le.holdEnd)
-			ttl = min(ttl, left+le.cfg.leaseMargin(le.ttl))
-			if left <= 0 || ttl < time.Millisecond {
-				<-le.ctx.Done() // the hold timer ends the lease
-				return
-			}
+		// Make the key outlive the maximum hold time by the margin only,
+		// so that the lease deadline falls at the hold end, not before.
+		left := time.Until(le.holdEnd)
+		ttl := min(le.ttl, left+le.cfg.leaseMargin(le.ttl))
+		if left <= 0 || ttl < time.Millisecond {
+			<-le.ctx.Done() // the hold timer ends the lease
+			return
 		}
 		start := time.Now()
 		err := le.renewOnce(ttl)

@@ -71,11 +71,11 @@ func New(p strategy.Pool, opts ...Option) (*Strategy, error) {
 // or with WithFencing one EVALSHA that also draws the fencing token. ttl
 // counts whole milliseconds; what is below a millisecond is dropped.
 //
-// The lock returned is a *Lock, or, with WithFencing or WithAutoRenew, a
-// value that embeds one and also implements strategy.Fenced or
-// strategy.Leased (or both); AsLock gets the *Lock back. With
-// WithAutoRenew, ttl must leave room for a renewal before the lease ends
-// (see WithAutoRenew); otherwise the error matches strategy.ErrInvalidTTL.
+// The lock returned is always a *Lock, whatever the options; its
+// FencingToken and Lease report whether WithFencing and WithAutoRenew are
+// on. With WithAutoRenew, ttl must leave room for a renewal before the
+// lease ends (see WithAutoRenew); otherwise the error matches
+// strategy.ErrInvalidTTL.
 func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
 	if err := strategy.Validate(key, ttl); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -90,37 +90,27 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		return nil, opError("connect", key, err)
 	}
 	defer conn.Close()
-	token := xid.New().String()
-	if !s.cfg.fencing && !s.cfg.renew {
-		// The plain path: one round trip, nothing else.
-		if err := set(ctx, conn, key, token, ttl); err != nil {
-			return nil, err
-		}
-		return &Lock{s: s, key: key, token: token}, nil
+	l := &Lock{s: s, key: key, token: xid.New().String()}
+	var sent time.Time // when the command that sets the TTL was sent
+	if s.cfg.renew {
+		sent = time.Now()
 	}
-
-	l := &Lock{s: s, key: key, token: token}
-	sent := time.Now()
 	if s.cfg.fencing {
-		l.fence, err = redis.Int64(recipe.Eval(ctx, conn, acquireFencedScript, key, FenceKey(key), token, ttl.Milliseconds()))
+		l.fence, err = redis.Int64(recipe.Eval(ctx, conn, acquireFencedScript, key, FenceKey(key), l.token, ttl.Milliseconds()))
 		if err != nil {
 			return nil, opError("acquire", key, err)
 		}
 		if l.fence == 0 {
 			return nil, notAcquired(key)
 		}
-	} else if err := set(ctx, conn, key, token, ttl); err != nil {
+	} else if err := set(ctx, conn, key, l.token, ttl); err != nil {
 		return nil, err
 	}
-	if !s.cfg.renew {
-		return fencedLock{l}, nil
+	if s.cfg.renew {
+		// The key lives the whole milliseconds that PX was given.
+		l.lease = startLease(ctx, l, &s.cfg, sent, ttl.Truncate(time.Millisecond))
 	}
-	// The key lives the whole milliseconds that PX was given.
-	l.lease = startLease(ctx, l, &s.cfg, sent, ttl.Truncate(time.Millisecond))
-	if s.cfg.fencing {
-		return fencedLeasedLock{l}, nil
-	}
-	return leasedLock{l}, nil
+	return l, nil
 }
 
 // set sends SET key token NX PX ttl.
@@ -135,7 +125,8 @@ func set(ctx context.Context, conn redis.Conn, key, token string, ttl time.Durat
 	return nil
 }
 
-// Lock is a held token lock. Its methods are safe for concurrent use.
+// Lock is a held token lock: the one type TryAcquire returns, whatever the
+// options. Its methods are safe for concurrent use.
 type Lock struct {
 	s     *Strategy
 	key   string
@@ -144,50 +135,24 @@ type Lock struct {
 	lease *lease // nil without WithAutoRenew
 }
 
-// The lock types TryAcquire returns with options: they add FencingToken and
-// Lease to *Lock's methods, so that a lock implements strategy.Fenced or
-// strategy.Leased only when it carries a token or renews itself.
-type (
-	fencedLock       struct{ *Lock }
-	leasedLock       struct{ *Lock }
-	fencedLeasedLock struct{ *Lock }
-)
-
 var (
 	_ strategy.Lock      = (*Lock)(nil)
 	_ strategy.Refresher = (*Lock)(nil)
-	_ strategy.Fenced    = fencedLock{}
-	_ strategy.Leased    = leasedLock{}
-	_ strategy.Fenced    = fencedLeasedLock{}
-	_ strategy.Leased    = fencedLeasedLock{}
+	_ strategy.Fenced    = (*Lock)(nil)
+	_ strategy.Leased    = (*Lock)(nil)
 )
 
-// FencingToken returns the token drawn when the lock was taken.
-func (l fencedLock) FencingToken() int64 { return l.fence }
+// FencingToken returns the fencing token drawn when the lock was taken, and
+// false without WithFencing.
+func (l *Lock) FencingToken() (int64, bool) { return l.fence, l.fence != 0 }
 
-// Lease returns the context that ends when the lock may have been lost.
-func (l leasedLock) Lease() context.Context { return l.lease.ctx }
-
-// FencingToken returns the token drawn when the lock was taken.
-func (l fencedLeasedLock) FencingToken() int64 { return l.fence }
-
-// Lease returns the context that ends when the lock may have been lost.
-func (l fencedLeasedLock) Lease() context.Context { return l.lease.ctx }
-
-// AsLock returns the *Lock behind a lock returned by a luatoken Strategy,
-// whatever options it was made with, and false for any other lock.
-func AsLock(l strategy.Lock) (*Lock, bool) {
-	switch l := l.(type) {
-	case *Lock:
-		return l, l != nil
-	case fencedLock:
-		return l.Lock, l.Lock != nil
-	case leasedLock:
-		return l.Lock, l.Lock != nil
-	case fencedLeasedLock:
-		return l.Lock, l.Lock != nil
+// Lease returns the context that ends when the lock may have been lost, and
+// false (and a nil context) without WithAutoRenew.
+func (l *Lock) Lease() (context.Context, bool) {
+	if l.lease == nil {
+		return nil, false
 	}
-	return nil, false
+	return l.lease.ctx, true
 }
 
 // Key returns the locked key.
@@ -214,7 +179,7 @@ func (l *Lock) Release(ctx context.Context) error {
 	defer conn.Close()
 	var reply any
 	if l.s.hub != nil {
-		reply, err = recipe.Eval(ctx, conn, releaseScript, l.key, l.token, channelName(l.key))
+		reply, err = recipe.Eval(ctx, conn, releaseScript, l.key, l.token, ChannelName(l.key))
 	} else {
 		reply, err = recipe.Eval(ctx, conn, releaseScript, l.key, l.token)
 	}

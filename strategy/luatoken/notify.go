@@ -19,8 +19,6 @@ const ChannelPrefix = "luatoken:released:"
 // channel, which costs a waiter an early attempt, nothing else.)
 func ChannelName(key string) string { return ChannelPrefix + key }
 
-func channelName(key string) string { return ChannelPrefix + key }
-
 // Keep-alive of the shared subscription: a PING every pingEvery, and a
 // connection that stays silent for liveness is taken as dead (where the
 // connection supports read timeouts).
@@ -28,6 +26,15 @@ const (
 	pingEvery = time.Second
 	liveness  = 3 * pingEvery
 )
+
+// errNoReceiveTimeout is the error redigo returns, before any I/O, from
+// ReceiveWithTimeout on a connection that does not support read timeouts
+// (a pooled connection passes on the one of the connection it wraps).
+// redigo does not export it; asking with no connection at all returns it.
+var errNoReceiveTimeout = func() error {
+	_, err := redis.ReceiveWithTimeout(nil, 0)
+	return err
+}()
 
 // Reconnection delays of the shared subscription.
 const (
@@ -102,9 +109,9 @@ func newHub(p strategy.Pool) *hub {
 }
 
 func (h *hub) subscribe(ctx context.Context, key string) (<-chan struct{}, func(), error) {
-	ch, w, failures := h.add(channelName(key))
+	ch, w, failures := h.add(ChannelName(key))
 	var once sync.Once
-	stop := func() { once.Do(func() { h.remove(channelName(key), w) }) }
+	stop := func() { once.Do(func() { h.remove(ChannelName(key), w) }) }
 	for {
 		h.mu.Lock()
 		if ch.ready {
@@ -332,7 +339,7 @@ func (h *hub) read(conn redis.Conn) (done bool) {
 		var err error
 		if timeouts {
 			reply, err = redis.ReceiveWithTimeout(conn, liveness)
-			if err != nil && err.Error() == "redis: connection does not support ConnWithTimeout" {
+			if err != nil && err == errNoReceiveTimeout {
 				timeouts = false
 				continue
 			}

@@ -18,7 +18,7 @@ type Option func(*config)
 type config struct {
 	renew     bool
 	every     time.Duration // 0: (ttl - margin)/3
-	maxHold   time.Duration // 0: no cap
+	maxHold   time.Duration // 0: defaultMaxHold
 	margin    time.Duration
 	marginSet bool
 	fencing   bool
@@ -33,14 +33,20 @@ func (c *config) fail(format string, args ...any) {
 }
 
 // WithAutoRenew makes every lock renew itself while held: a goroutine per
-// lock extends it to its full TTL every interval, and the lock implements
-// strategy.Leased. An interval of 0 means a third of the TTL given to
-// TryAcquire less the lease margin (see WithLeaseMargin): the time from a
-// renewal to the lease deadline holds three intervals. Its
-// Lease context ends the moment the lock may have been lost: a renewal found
-// it gone or someone else's, or no renewal got through before the lease
-// deadline (see WithLeaseMargin). Failed renewals that may pass (a network
-// error, a timeout) are retried until then. Release stops the renewal.
+// lock extends it to its full TTL every interval, and its Lease reports
+// true. An interval of 0 means a third of the TTL given to TryAcquire less
+// the lease margin (see WithLeaseMargin): the time from a renewal to the
+// lease deadline holds three intervals. Its Lease context ends the moment
+// the lock may have been lost: a renewal found it gone or someone else's,
+// or no renewal got through before the lease deadline (see
+// WithLeaseMargin). Failed renewals that may pass (a network error, a
+// timeout) are retried until then. Release stops the renewal.
+//
+// Renewal stops at the maximum hold time, DefaultMaxHold after the lock was
+// taken unless WithMaxHold sets another, even if Release is never called: a
+// forgotten lock is not renewed for ever. The context given to TryAcquire
+// does not end the lease (it usually bounds the wait for the lock, not the
+// work under it).
 //
 // TryAcquire fails with an error matching strategy.ErrInvalidTTL when the
 // interval is not shorter than the TTL less the lease margin: the lease
@@ -55,11 +61,20 @@ func WithAutoRenew(every time.Duration) Option {
 	}
 }
 
-// WithMaxHold caps how long a renewing lock is held: d after it was taken,
-// renewal stops and the Lease context ends with ErrMaxHold as its cause.
-// Renewals stop extending the key there (they leave it the lease margin
-// beyond, so that the lease deadline falls at the hold end), so a holder
-// that does not release it leaves it to expire soon after. It requires WithAutoRenew; d must be
+// DefaultMaxHold is how long a renewing lock is held at most when
+// WithMaxHold does not say: after it, renewal stops and the lease ends with
+// ErrMaxHold, as with WithMaxHold.
+const DefaultMaxHold = 10 * time.Minute
+
+// defaultMaxHold is DefaultMaxHold; tests shorten it.
+var defaultMaxHold = DefaultMaxHold
+
+// WithMaxHold caps how long a renewing lock is held (default
+// DefaultMaxHold): d after it was taken, renewal stops and the Lease
+// context ends with ErrMaxHold as its cause. Renewals stop extending the
+// key there (they leave it the lease margin beyond, so that the lease
+// deadline falls at the hold end), so a holder that does not release it
+// leaves it to expire soon after. It requires WithAutoRenew; d must be
 // positive.
 func WithMaxHold(d time.Duration) Option {
 	return func(c *config) {
@@ -91,8 +106,8 @@ func WithLeaseMargin(d time.Duration) Option {
 // as its SET NX PX: an INCR of a counter key beside the lock key (see
 // FenceKey), run only when the lock was taken. The token increases strictly
 // with every acquisition of the key, by any client using WithFencing, as
-// long as the counter survives (see strategy.Fenced); locks implement
-// strategy.Fenced. The counter key is never deleted.
+// long as the counter survives (see strategy.Fenced); a lock's
+// FencingToken returns it. The counter key is never deleted.
 func WithFencing() Option {
 	return func(c *config) { c.fencing = true }
 }
@@ -114,6 +129,9 @@ func (c *config) check() error {
 	}
 	if c.maxHold > 0 && !c.renew {
 		return fmt.Errorf("%w: WithMaxHold needs WithAutoRenew", ErrInvalidOption)
+	}
+	if c.renew && c.maxHold == 0 {
+		c.maxHold = defaultMaxHold
 	}
 	return nil
 }

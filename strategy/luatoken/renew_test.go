@@ -29,8 +29,8 @@ func TestAutoRenewKeepsLock(t *testing.T) {
 	const ttl = 300 * time.Millisecond
 	l, lock := tryAcquire(t, s, key, ttl)
 	lease := leaseOf(t, l)
-	_, fenced := l.(strategy.Fenced)
-	assert.False(t, fenced, "a lock without WithFencing implements strategy.Fenced")
+	_, fenced := lock.FencingToken()
+	assert.False(t, fenced, "a lock without WithFencing has a fencing token")
 
 	for range 5 { // 1.5s: five TTLs
 		time.Sleep(ttl)
@@ -280,6 +280,31 @@ func TestReleaseStopsRenewal(t *testing.T) {
 	rp.Reset()
 	time.Sleep(3 * every)
 	assert.Empty(t, rp.Names(), "commands sent after Release")
+}
+
+// Without WithMaxHold, a renewing lock whose Release is never called is
+// not renewed for ever: its lease ends at the default maximum hold time
+// (shortened here from DefaultMaxHold), and the key expires soon after.
+// Not parallel: it changes the default.
+func TestLeaseDefaultMaxHold(t *testing.T) {
+	const ttl, maxHold = 300 * time.Millisecond, 700 * time.Millisecond
+	luatoken.SetDefaultMaxHold(t, maxHold)
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	s := newLuatoken(t, p, luatoken.WithAutoRenew(0))
+
+	start := time.Now()
+	l, _ := tryAcquire(t, s, key, ttl)
+	ended := waitDone(t, leaseOf(t, l), maxHold+strategytest.Margin, "lease at the default max hold")
+	held := ended.Sub(start)
+	assert.GreaterOrEqual(t, held, maxHold-5*time.Millisecond, "the lease ended before the maximum hold time")
+	assert.Less(t, held, maxHold+strategytest.Margin/2)
+	assert.ErrorIs(t, context.Cause(leaseOf(t, l)), luatoken.ErrMaxHold)
+	// Nobody releases it: renewals stopped extending the key at the cap,
+	// and what is left of it is a small part of the TTL (or nothing).
+	if left := strategytest.PTTL(t, p, key); left > 0 {
+		assert.Less(t, time.Duration(left)*time.Millisecond, ttl/2, "the key outlives the maximum hold time")
+	}
 }
 
 // A lease that ends by itself leaves no goroutine behind either. Not

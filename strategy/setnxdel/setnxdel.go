@@ -53,5 +53,5 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	if !won {
 		return nil, sess.NotAcquired()
 	}
-	return &recipe.DelLock{B: &s.b, K: key}, nil
+	return s.b.DelLock(key), nil
 }

@@ -3,16 +3,18 @@ package setnxexpire_test
 import (
 	"testing"
 
-	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/setnxexpire"
 )
 
-// TestConformance runs the conformance suite on setnxexpire and checks every
-// verdict against the declaration in package catalog.
-func TestConformance(t *testing.T) {
-	e, ok := catalog.Lookup("setnxexpire")
-	if !ok {
-		t.Fatal("setnxexpire is missing from the catalog")
-	}
-	locktest.Run(t, e.New, e.Expect)
+// TestCrashMidAcquire shows setnxexpire's own flaw with the conformance
+// suite on a real Redis: a client that dies between SETNX and EXPIRE leaves
+// a lock that never expires. go test -v logs the timeline of commands that
+// breaks it. Example_crashMidAcquire shows it step by step. Package catalog
+// declares every verdict of setnxexpire, and its test checks them.
+func TestCrashMidAcquire(t *testing.T) {
+	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+		return setnxexpire.New(c.Pool)
+	}, locktest.Expect{Breaks: []locktest.Property{locktest.CrashMidAcquire}}, locktest.CrashMidAcquire)
 }

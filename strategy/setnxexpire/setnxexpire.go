@@ -46,5 +46,5 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	if err := s.b.SetnxExpire(ctx, key, 1, ttl); err != nil {
 		return nil, err
 	}
-	return &recipe.DelLock{B: &s.b, K: key}, nil
+	return s.b.DelLock(key), nil
 }

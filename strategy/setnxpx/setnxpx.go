@@ -46,7 +46,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	defer sess.Close()
 	_, err = redis.String(sess.Do("SET", 1, "NX", "PX", ttl.Milliseconds()))
 	if err == nil {
-		return &recipe.DelLock{B: &s.b, K: key}, nil
+		return s.b.DelLock(key), nil
 	}
 	if errors.Is(err, redis.ErrNil) {
 		return nil, sess.NotAcquired()

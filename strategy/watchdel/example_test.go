@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/watchdel"
@@ -61,4 +62,34 @@ func Example_lateRelease() {
 	// Output:
 	// B locks: true
 	// A's late release: not held: true
+}
+
+// The flaw: the acquire is two commands. A client that dies between its
+// SETNX and its EXPIRE leaves a key without expiry, and the repair copied
+// from document 002, which looks for a TTL of -2 ("no such key") where -1
+// ("no expiry") was meant, never fires (crash-mid-acquire).
+func Example_crashMidAcquire() {
+	pool, key, done := redistest.ForExample()
+	defer done()
+	ctx := context.Background()
+	c := pool.Get()
+	defer c.Close()
+
+	// A sends SETNX with its uuid and dies before its EXPIRE.
+	if _, err := c.Do("SETNX", key, "uuid-of-A"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, _ := watchdel.New(pool)
+	for range 2 {
+		_, err := b.TryAcquire(ctx, key, 50*time.Millisecond)
+		fmt.Println("B not acquired:", errors.Is(err, strategy.ErrNotAcquired))
+		time.Sleep(100 * time.Millisecond) // twice the TTL B asks for
+	}
+	ttl, _ := redis.Int(c.Do("TTL", key))
+	fmt.Println("TTL of the key:", ttl)
+	// Output:
+	// B not acquired: true
+	// B not acquired: true
+	// TTL of the key: -1
 }

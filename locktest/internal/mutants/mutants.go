@@ -91,7 +91,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "ttl-seconds-truncated",
 			Slip:    "the TTL is cut to whole seconds for the PEXPIRE after SET NX: below 1s that is PEXPIRE 0, which deletes the key at once",
-			Killers: props{exclusion, leaseKept, crashMidAcq},
+			Killers: props{leaseKept, crashMidAcq},
 			slip:    recipe{acquire: setNXThenPexpire(wholeSeconds)},
 		},
 		{

@@ -82,17 +82,20 @@ func (s *Session) Close() { s.conn.Close() }
 // DelLock is a lock released by a plain DEL, whoever holds the key by then:
 // the release of setnxdel, setnxexpire and setnxpx.
 type DelLock struct {
-	B *Base
-	K string
+	b   *Base
+	key string
 }
 
+// DelLock returns the lock on key that a strategy on b has taken.
+func (b *Base) DelLock(key string) *DelLock { return &DelLock{b: b, key: key} }
+
 // Key returns the locked key.
-func (l *DelLock) Key() string { return l.K }
+func (l *DelLock) Key() string { return l.key }
 
 // Release deletes the key, whoever holds it: it cannot tell whose lock it
 // deletes. It returns ErrNotHeld when there was no key to delete.
 func (l *DelLock) Release(ctx context.Context) error {
-	s, err := l.B.Open(ctx, l.K)
+	s, err := l.b.Open(ctx, l.key)
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,10 @@ func StaleReached(held, now int64) bool { return held <= now }
 // says is in seconds. 0.003 ms is what the code does; 3 ms was meant.
 const DocumentReleaseBuffer = 3 * time.Microsecond
 
-// StampOption configures a Stamped strategy.
+// StampOption configures a Stamped strategy. Each timestamp strategy's
+// package declares its own Option type on it (type Option func(*stamped),
+// with stamped an alias of Stamped), so that its documentation does not
+// send readers here, and converts the StampOptions it offers.
 type StampOption func(*Stamped)
 
 // WithClock sets the clock the strategy reads its timestamps from.
@@ -96,8 +99,9 @@ func WithStampRelease(r StampRelease) StampOption {
 	return func(s *Stamped) { s.Release = r }
 }
 
-// NewStamped builds a Stamped strategy from its recipe.
-func NewStamped(name string, p strategy.Pool, r StampRecipe, opts []StampOption) (*Stamped, error) {
+// NewStamped builds a Stamped strategy from its recipe and a package's
+// options.
+func NewStamped[O ~func(*Stamped)](name string, p strategy.Pool, r StampRecipe, opts []O) (*Stamped, error) {
 	b, err := NewBase(name, p)
 	if err != nil {
 		return nil, err

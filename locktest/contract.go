@@ -1,0 +1,211 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/strategy"
+)
+
+// ContractCheck is one check of Contract: what was asked of the lock, and
+// Err when the lock did not do it.
+type ContractCheck struct {
+	Name string // empty-key, bad-ttl, cancelled, unreachable, wrong-type
+	What string // what the lock did, when it passed
+	Err  error  // what went wrong, when it did not
+}
+
+// Contract checks what every lock must do whatever its algorithm, each on
+// a client of its own built by cfg.New, under a watchdog (cfg.Timeout,
+// 30s when 0):
+//   - empty-key: TryAcquire with an empty key fails and writes nothing,
+//     or locks "" as any other key, whose Release frees it;
+//   - bad-ttl: TryAcquire with a TTL of zero, or a negative one, fails,
+//     and writes nothing;
+//   - cancelled: TryAcquire with a context already cancelled fails, and
+//     leaves no lock behind;
+//   - unreachable: with Redis out of reach (the client's connections cut
+//     and refused), TryAcquire fails, and not with ErrNotAcquired, which
+//     would tell the caller someone else holds the lock;
+//   - wrong-type: on a key that holds a hash, TryAcquire returns no lock,
+//     and the hash is left as it was.
+//
+// None may panic or hang. Run and RunConfig run the contract first.
+func Contract(ctx context.Context, cfg Config) []ContractCheck {
+	checks := []struct {
+		name string
+		f    func(r *run, c *client) string
+	}{
+		{"empty-key", contractEmptyKey},
+		{"bad-ttl", contractBadTTL},
+		{"cancelled", contractCancelled},
+		{"unreachable", contractUnreachable},
+		{"wrong-type", contractWrongType},
+	}
+	var out []ContractCheck
+	for _, ch := range checks {
+		what, err := contractRun(ctx, cfg, ch.name, ch.f)
+		out = append(out, ContractCheck{Name: ch.name, What: what, Err: err})
+	}
+	return out
+}
+
+// contractRun runs one check on a fresh run and client, turning a failure,
+// a panic or a hang into an error.
+func contractRun(ctx context.Context, cfg Config, name string, f func(r *run, c *client) string) (string, error) {
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pool := cfg.pool()
+	defer pool.Close()
+	if err := checkPool(ctx, pool); err != nil {
+		return "", err
+	}
+	now := time.Now()
+	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: cfg.Key + ":contract:" + name,
+		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now}}
+	r.det = &detector{rec: r.rec}
+	type outcome struct {
+		what string
+		err  error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				if a, ok := v.(abort); ok {
+					done <- outcome{err: a.err}
+					return
+				}
+				done <- outcome{err: fmt.Errorf("panicked: %v\n%s", v, debug.Stack())}
+			}
+		}()
+		defer r.shutdown()
+		what := f(r, r.newClient("A", 0))
+		done <- outcome{what: what}
+	}()
+	select {
+	case o := <-done:
+		r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
+		return o.what, o.err
+	case <-ctx.Done():
+		return "", fmt.Errorf("watchdog: the lock did not return within %v", timeout)
+	}
+}
+
+// attempt makes one attempt with ctx and returns what TryAcquire returned.
+func (c *client) attempt(ctx context.Context, key string, ttl time.Duration) (l strategy.Lock, err error) {
+	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(ctx, key, ttl) })
+	return l, err
+}
+
+// refused fails the run unless the attempt failed without a lock.
+func (r *run) refused(what string, l strategy.Lock, err error) {
+	if l != nil {
+		r.fail("%s gave a lock; it must fail", what)
+	}
+	if err == nil {
+		r.fail("%s returned neither a lock nor an error", what)
+	}
+}
+
+func contractEmptyKey(r *run, c *client) string {
+	l, err := c.attempt(r.ctx, "", r.tm.Long)
+	switch {
+	case l == nil && err == nil:
+		r.fail(`TryAcquire with the key "" returned neither a lock nor an error`)
+	case l == nil:
+		if r.exists("") {
+			r.fail(`TryAcquire with the key "" failed (%v) but wrote the key ""`, err)
+		}
+		return fmt.Sprintf("refused: %v", err)
+	}
+	// Redis takes "" as a key like any other: a lock on it is no fault, as
+	// long as it is one, and its release frees it.
+	if err := l.Release(r.ctx); err != nil {
+		r.fail(`TryAcquire with the key "" gave a lock whose Release failed: %v`, err)
+	}
+	if r.exists("") {
+		r.fail(`TryAcquire with the key "" gave a lock, and its Release left the key "" behind`)
+	}
+	return `took "" as a key like any other; its release freed it`
+}
+
+func contractBadTTL(r *run, c *client) string {
+	var errs []error
+	for _, ttl := range []time.Duration{0, -time.Second} {
+		l, err := c.attempt(r.ctx, r.key, ttl)
+		r.refused(fmt.Sprintf("TryAcquire with a TTL of %v", ttl), l, err)
+		if r.exists(r.key) {
+			r.fail("TryAcquire with a TTL of %v failed (%v) but wrote the key", ttl, err)
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Sprintf("refused: %v; %v", errs[0], errs[1])
+}
+
+func contractCancelled(r *run, c *client) string {
+	ctx, cancel := context.WithCancel(r.ctx)
+	cancel()
+	l, err := c.attempt(ctx, r.key, r.tm.Long)
+	r.refused("TryAcquire with a cancelled context", l, err)
+	if r.exists(r.key) {
+		r.fail("TryAcquire with a cancelled context failed (%v) but left the key held", err)
+	}
+	return fmt.Sprintf("refused: %v", err)
+}
+
+func contractUnreachable(r *run, c *client) string {
+	c.kill() // its connections cut and refused, as a server out of reach
+	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
+	r.refused("TryAcquire with Redis out of reach", l, err)
+	if errors.Is(err, strategy.ErrNotAcquired) {
+		r.fail("with Redis out of reach, TryAcquire says someone else holds the lock (%v): a caller that retries on ErrNotAcquired waits on a dead server", err)
+	}
+	return fmt.Sprintf("refused: %v", err)
+}
+
+func contractWrongType(r *run, c *client) string {
+	r.redis(func(conn redis.Conn) error { _, err := conn.Do("HSET", r.key, "owner", "someone else"); return err })
+	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
+	if l != nil {
+		r.fail("TryAcquire on a key that holds a hash gave a lock")
+	}
+	if err == nil {
+		r.fail("TryAcquire on a key that holds a hash returned neither a lock nor an error")
+	}
+	var typ, owner string
+	r.redis(func(conn redis.Conn) error {
+		var err error
+		if typ, err = redis.String(conn.Do("TYPE", r.key)); err != nil {
+			return err
+		}
+		owner, err = redis.String(conn.Do("HGET", r.key, "owner"))
+		if errors.Is(err, redis.ErrNil) {
+			err = nil
+		}
+		return err
+	})
+	if typ != "hash" || owner != "someone else" {
+		r.fail("TryAcquire on a key that holds a hash failed (%v) but changed the key: now a %s, owner %q", err, typ, owner)
+	}
+	return fmt.Sprintf("no lock, the hash untouched: %v", err)
+}
+
+// exists says whether key exists, read on the suite's own connection.
+func (r *run) exists(key string) bool {
+	var n int
+	r.redis(func(conn redis.Conn) error {
+		var err error
+		n, err = redis.Int(conn.Do("EXISTS", key))
+		return err
+	})
+	return n > 0
+}

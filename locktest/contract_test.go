@@ -1,0 +1,70 @@
+package locktest_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/setnxpx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// careless is SET key 1 PX ttl, without NX and without checking its
+// arguments; with busy, every error reads as a held lock.
+type careless struct {
+	p    strategy.Pool
+	busy bool
+}
+
+func (s careless) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	conn, err := s.p.GetContext(ctx)
+	if err == nil {
+		defer conn.Close()
+		_, err = redis.DoContext(conn, ctx, "SET", key, "1", "PX", ttl.Milliseconds())
+	}
+	if err != nil {
+		if s.busy {
+			return nil, fmt.Errorf("%w: %v", strategy.ErrNotAcquired, err)
+		}
+		return nil, err
+	}
+	return pipelinedLock{s.p, key}, nil
+}
+
+// contract runs Contract and returns the names of the checks that failed.
+func contract(t *testing.T, f locktest.Factory) []string {
+	t.Helper()
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: f, Key: redistest.Key(t), Timeout: 5 * time.Second}
+	var failed []string
+	for _, c := range locktest.Contract(context.Background(), cfg) {
+		if c.Err != nil {
+			t.Logf("%s: %v", c.Name, c.Err)
+			failed = append(failed, c.Name)
+		}
+	}
+	return failed
+}
+
+// TestContract: a lock that overwrites whatever the key holds fails the
+// check of keys of another type; one that reads every error as a held
+// lock fails the unreachable check; a plain correct lock passes, and one
+// that hangs is stopped by the watchdog.
+func TestContract(t *testing.T) {
+	assert.Empty(t, contract(t, func(c locktest.Client) (strategy.Strategy, error) { return setnxpx.New(c.Pool) }))
+	assert.Equal(t, []string{"wrong-type"},
+		contract(t, func(c locktest.Client) (strategy.Strategy, error) { return careless{p: c.Pool}, nil }))
+	assert.Equal(t, []string{"unreachable", "wrong-type"},
+		contract(t, func(c locktest.Client) (strategy.Strategy, error) { return careless{p: c.Pool, busy: true}, nil }))
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, Key: redistest.Key(t), Timeout: 300 * time.Millisecond,
+		New: func(locktest.Client) (strategy.Strategy, error) { return hanging{}, nil }}
+	for _, c := range locktest.Contract(context.Background(), cfg) {
+		require.Error(t, c.Err, c.Name)
+		assert.Contains(t, c.Err.Error(), "watchdog", c.Name)
+	}
+}

@@ -1,0 +1,126 @@
+package locktest
+
+// Property names one scenario the suite runs against a strategy.
+type Property string
+
+// The properties, in the order the suite runs them.
+const (
+	// Exclusion, the fault-free baseline: two clients race for a free key
+	// in every interleaving of their attempts' commands, then many clients
+	// contend for it and work well inside the TTL; never two inside at once.
+	Exclusion Property = "exclusion"
+	// CrashRecovery: the holder crashes after acquiring and never releases;
+	// a waiter must get the lock within the TTL plus some slack.
+	CrashRecovery Property = "crash-recovery"
+	// CrashMidAcquire: a client dies between the commands of its acquire,
+	// after each command in turn; a waiter must still get the lock.
+	CrashMidAcquire Property = "crash-mid-acquire"
+	// StaleTakeoverRace: two waiters find the same expired lock at the same
+	// moment; every interleaving of their attempts is tried, and at most one
+	// may win. n/a where Redis itself deleted the expired key: then there is
+	// no stale lock, only a free key, and exclusion covers that race.
+	StaleTakeoverRace Property = "stale-takeover-race"
+	// ClockSkew: while the lock is held, a client whose clock runs ahead by
+	// more than the TTL tries to acquire it, and must fail.
+	ClockSkew Property = "clock-skew"
+	// SafeRelease: the holder is paused past its TTL, another client
+	// acquires, and the first one's late release must not free the second
+	// one's lock. The pause falls before the release and, in turn, at every
+	// boundary between its commands.
+	SafeRelease Property = "safe-release"
+	// DoubleRelease: a client releases twice; a lock acquired in between by
+	// someone else must survive.
+	DoubleRelease Property = "double-release"
+	// HolderOverrun: the holder's work outlasts its TTL while others wait;
+	// they must not enter while it is still inside.
+	HolderOverrun Property = "holder-overrun"
+	// ReleaseFrees (liveness): right after the holder releases, another
+	// client's single attempt succeeds, without waiting for the TTL; and a
+	// Release that reports success when its command failed has still freed
+	// the lock.
+	ReleaseFrees Property = "release-frees"
+	// LeaseKept: while the holder is alive and not paused, nobody else can
+	// acquire before the TTL it asked for has passed. Other clients poll
+	// with the holder's TTL and with a much shorter one until the TTL less
+	// a tolerance of a tenth of it (at least 20ms).
+	LeaseKept Property = "lease-kept"
+	// CrashMidRelease: a holder that dies between the commands of its
+	// release, at each boundary in turn, leaves a lock that still frees
+	// within its TTL.
+	CrashMidRelease Property = "crash-mid-release"
+	// SafeRefresh: for locks that implement strategy.Refresher, a refresh
+	// sent after the lock passed to someone else, paused before it and at
+	// each boundary between its commands in turn, must neither claim the
+	// lock (Refresh returns an error), nor extend the new holder's lock,
+	// nor free it.
+	SafeRefresh Property = "safe-refresh"
+
+	// The fixes for the holder that overruns its lease: fencing tokens,
+	// checked by the resource, and renewal, which tells the holder when
+	// its lease is lost. Each is a property of its own, run on every
+	// strategy like the rest.
+
+	// FencedOverrun: the holder is paused past its TTL, another client
+	// acquires and writes to a protected resource; the first one's late
+	// write, when it wakes up, must be refused. The resource refuses a write whose fencing token is below
+	// the highest it has seen; a lock without tokens cannot be protected.
+	FencedOverrun Property = "fenced-overrun"
+	// RenewedOverrun: a holder whose connection stalls for a third of its
+	// TTL keeps its lock; one stalled for three TTLs must learn that its
+	// lease is lost (its Lease context is cancelled) before another
+	// holder's work begins. Only the holder's commands are held: its
+	// process and lease timer run on, so this is a stalled connection, not
+	// a GC or VM pause that would freeze the timer too.
+	// The detector sees the holder stop when a goroutine wakes on its Lease
+	// context, so the lease must end some milliseconds before the key can
+	// expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
+	RenewedOverrun Property = "renewed-overrun"
+)
+
+// property is one row of the table of properties.
+type property struct {
+	p        Property
+	scenario scenario
+	// breaks says in a line what it means that a lock breaks p; the doc
+	// comment of the constant says what the scenario does.
+	breaks string
+}
+
+// table is the one list of the properties, in the order the suite runs
+// them, that lockcheck's matrix follows and the docs list: Properties,
+// Check's scenarios and Describe all read it.
+var table = []property{
+	{Exclusion, exclusion, "two clients were inside the critical section at once, without any fault"},
+	{ReleaseFrees, releaseFrees, "a release did not free the lock for the next client's attempt"},
+	{LeaseKept, leaseKept, "another client acquired the lock before the holder's TTL had passed"},
+	{CrashRecovery, crashRecovery, "a holder that crashed left a lock nobody could acquire once its TTL had passed"},
+	{CrashMidAcquire, crashMidAcquire, "a client that died between the commands of its acquire left a lock nobody could acquire"},
+	{CrashMidRelease, crashMidRelease, "a holder that died between the commands of its release left a lock that did not free within its TTL"},
+	{StaleTakeoverRace, staleTakeoverRace, "two waiters both took over the same expired lock"},
+	{ClockSkew, clockSkew, "a client whose clock ran ahead took a lock that was still held"},
+	{SafeRelease, safeRelease, "a release sent after the holder's TTL ran out freed the next holder's lock"},
+	{DoubleRelease, doubleRelease, "a second release freed the lock someone else had acquired in between"},
+	{SafeRefresh, safeRefresh, "a late Refresh claimed, extended or freed the next holder's lock"},
+	{HolderOverrun, holderOverrun, "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it"},
+	{FencedOverrun, fencedOverrun, "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it"},
+	{RenewedOverrun, renewedOverrun, "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it"},
+}
+
+// Properties returns every property in the order the suite runs them.
+func Properties() []Property {
+	ps := make([]Property, len(table))
+	for i, d := range table {
+		ps[i] = d.p
+	}
+	return ps
+}
+
+// lookup returns the row of p.
+func lookup(p Property) (property, bool) {
+	for _, d := range table {
+		if d.p == p {
+			return d, true
+		}
+	}
+	return property{}, false
+}

@@ -35,7 +35,7 @@ LUA;
     // 脚本错误返回字符串
     $res = $redis->eval($delScript, [$key, $password], 1);
     if (false === $res) {
-        // var_dump('lua 脚本有问题'); serve() answers the error it reads from getLastError()
+        // var_dump('lua 脚本有问题'); StrictRedis (protocol.php) has thrown before this
         return false;
     } elseif (-1 === $res) {
         return '任务完成，释放锁失败，锁超时，被其他进程获得，无需释放';

@@ -18,11 +18,9 @@
  *
  * Each call is one request of the suite: one attempt, never a wait loop (the
  * suite retries). What goes wrong is answered "error <message>": an
- * exception (a lost connection throws RedisException), and any command that
- * Redis answered with an error. phpredis answers an error reply with false,
- * which the documents' code would read as a failed setnx or a del that
- * deleted something; serve() asks getLastError() after every request, as the
- * Go packages return the error of a failed command.
+ * exception, which a lost connection throws, and so does a command that
+ * Redis refuses (StrictRedis below), as the Go packages stop at the first
+ * failed command and return its error.
  */
 
 // A notice or warning on standard output would break the protocol.
@@ -30,11 +28,48 @@ ini_set('display_errors', 'stderr');
 error_reporting(E_ALL);
 
 /**
+ * phpredis's client, made to throw a RedisException when Redis answers a
+ * command with an error. phpredis itself returns false and keeps the error
+ * for getLastError(), which the documents' code never asks: it would take a
+ * refused del for a release, and go on after a refused get as if the key
+ * were missing (docs/php.md). These are the commands the recipes send.
+ */
+class StrictRedis extends Redis
+{
+    private function checked(callable $command)
+    {
+        $this->clearLastError();
+        $reply = $command();
+        $error = $this->getLastError();
+        if ($error !== null) {
+            $this->clearLastError();
+            throw new RedisException($error);
+        }
+        return $reply;
+    }
+
+    public function get(...$a) { return $this->checked(fn () => parent::get(...$a)); }
+    public function set(...$a) { return $this->checked(fn () => parent::set(...$a)); }
+    public function setnx(...$a) { return $this->checked(fn () => parent::setnx(...$a)); }
+    public function getSet(...$a) { return $this->checked(fn () => parent::getSet(...$a)); }
+    public function del(...$a) { return $this->checked(fn () => parent::del(...$a)); }
+    public function expire(...$a) { return $this->checked(fn () => parent::expire(...$a)); }
+    public function pexpire(...$a) { return $this->checked(fn () => parent::pexpire(...$a)); }
+    public function ttl(...$a) { return $this->checked(fn () => parent::ttl(...$a)); }
+    public function pttl(...$a) { return $this->checked(fn () => parent::pttl(...$a)); }
+    public function watch(...$a) { return $this->checked(fn () => parent::watch(...$a)); }
+    public function unwatch(...$a) { return $this->checked(fn () => parent::unwatch(...$a)); }
+    public function multi(...$a) { return $this->checked(fn () => parent::multi(...$a)); }
+    public function exec(...$a) { return $this->checked(fn () => parent::exec(...$a)); }
+    public function eval(...$a) { return $this->checked(fn () => parent::eval(...$a)); }
+}
+
+/**
  * The connection, made on first use to the address the suite gives in
  * LOCKLAB_REDIS_ADDR: the client's own proxy to Redis. With $connect false,
  * null until then.
  */
-function getRedis(bool $connect = true): ?Redis
+function getRedis(bool $connect = true): ?StrictRedis
 {
     static $redis = null;
     if ($redis === null && $connect) {
@@ -43,7 +78,7 @@ function getRedis(bool $connect = true): ?Redis
         if ($colon === false) {
             throw new RuntimeException("LOCKLAB_REDIS_ADDR is not host:port: '$addr'");
         }
-        $r = new Redis();
+        $r = new StrictRedis();
         if (!$r->connect(trim(substr($addr, 0, $colon), '[]'), (int) substr($addr, $colon + 1), 5.0)) {
             throw new RuntimeException("cannot connect to Redis at $addr");
         }
@@ -142,6 +177,13 @@ function serve(callable $lock, callable $unlock, ?callable $refresh = null): voi
             }
         } catch (Throwable $e) {
             answer('error ' . get_class($e) . ': ' . oneLine($e->getMessage()));
+            // A transaction cut short is not left open for the next request.
+            try {
+                if (getRedis(false)?->getMode() === Redis::MULTI) {
+                    getRedis(false)->discard();
+                }
+            } catch (Throwable $ignored) {
+            }
         }
     }
 }

@@ -69,3 +69,15 @@ repeat: setup
 # (three times unless LOCKLAB_REPEAT says otherwise).
 stress: setup
 	$(LOCAL_REDIS) bash scripts/stress.sh
+
+.PHONY: peers peers-docs
+
+# redsync, redislock and a plain go-redis lock through the suite, their
+# columns beside luatoken's (module peers; docs/peers.md). Flags go in
+# PEERCHECK_FLAGS, e.g. make peers PEERCHECK_FLAGS="-format markdown -trace".
+peers: setup
+	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck $(PEERCHECK_FLAGS)
+
+# Regenerate the generated blocks of docs/peers.md from one real run.
+peers-docs: setup
+	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -docs -root .. ../docs/peers.md

@@ -11,6 +11,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/setnxexpire"
 	"github.com/locklab/locklab/strategy/setnxpx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -141,4 +142,34 @@ func replies(tl []locktest.Event) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestFactoryCommandsNotCounted: what a factory sends before it returns (a
+// client library's connection handshake, a PING) is not a command of the
+// acquire: a one-command acquire has no boundary to die at, and the
+// boundary of a two-command acquire is after its first command.
+func TestFactoryCommandsNotCounted(t *testing.T) {
+	pinging := func(newLock func(strategy.Pool) (strategy.Strategy, error)) locktest.Factory {
+		return func(c locktest.Client) (strategy.Strategy, error) {
+			conn, err := c.Pool.GetContext(context.Background())
+			if err != nil {
+				return nil, err
+			}
+			defer conn.Close()
+			if _, err := conn.Do("PING"); err != nil {
+				return nil, err
+			}
+			return newLock(c.Pool)
+		}
+	}
+	res := check(t, pinging(func(p strategy.Pool) (strategy.Strategy, error) { return setnxpx.New(p) }), locktest.CrashMidAcquire, 0)
+	require.NoError(t, res.Err)
+	assert.Equal(t, locktest.NotApplicable, res.Verdict, res.Reason)
+
+	res = check(t, pinging(func(p strategy.Pool) (strategy.Strategy, error) { return setnxexpire.New(p) }), locktest.CrashMidAcquire, 0)
+	require.NoError(t, res.Err)
+	assert.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
+	assert.Contains(t, res.Reason, "A died after command 1 of 2 of its acquire")
+	assert.True(t, strings.HasPrefix(replies(res.Timeline), "A PING -> PONG\nB PING -> PONG\nA SETNX K 1 -> 1\nB SETNX K 1 -> 0\n"),
+		"A dies after its SETNX, before its EXPIRE: %s", replies(res.Timeline))
 }

@@ -96,8 +96,11 @@ func probe(newRun func(string) *run, stale staleLock) []acquirePath {
 			r.restore(stale)
 		}
 		p := r.newClient("P", 0)
+		// What the factory sent (a client library's handshake) is not
+		// part of the acquire.
+		before := p.commandsSent()
 		if p.tryAcquire(r.tm.Short) != nil {
-			paths[i].commands = p.sent
+			paths[i].commands = p.commandsSent() - before
 		}
 		r.shutdown()
 	}
@@ -119,7 +122,9 @@ func crashMidAcquire(newRun func(string) *run) Result {
 				r.restore(stale)
 			}
 			a, b := r.newClient("A", 0), r.newClient("B", 0)
-			a.crashAfter = k
+			a.mu.Lock()
+			a.crashAfter = a.sent + k
+			a.mu.Unlock()
 			if l := a.tryAcquire(r.tm.Short); l != nil {
 				a.crash("crashes holding the lock")
 			}

@@ -25,10 +25,13 @@ import (
 //     events such as a waiter's retries, is drawn once inside a loop
 //     labelled ×N with the time it spanned; values that change from one
 //     repetition to the next read first…last;
-//   - the run's lock key reads K, and the random tokens of a token lock (an
-//     xid, or 32 hexadecimal digits: a uuid's hex, 16 random bytes') read
+//   - the run's lock key reads K, and the random tokens of a token lock read
 //     tokA, tokB, ... after the client that first sent them (tokA2 for A's
 //     second); a token that is new on every repetition reads (new token).
+//     A token is an xid (locklab's locks), or a word of 16 random bytes in
+//     base64, unpadded base64url or hexadecimal, or of crypto/rand.Text's
+//     26 base32 characters (the values of redsync, redislock, redis-py,
+//     the PHP recipes and hand-written locks).
 //
 // Characters that Mermaid would misread (; # " < >) are written as
 // entity codes. Lang.Mermaid draws the same diagram with its texts in
@@ -61,10 +64,51 @@ const maxGroup = 6
 var (
 	openingNote = regexp.MustCompile(`^t0 = \d+ \(Unix ms\); K = (.+)$`)
 	stampRE     = regexp.MustCompile(`t0[+-]\d+ms`)
-	tokenRE     = regexp.MustCompile(`\b(?:[0-9a-v]{20}|[0-9a-f]{32})\b`)
 	shaRE       = regexp.MustCompile(`\b([0-9a-f]{7})[0-9a-f]{33}\b`)
-	newTokenRE  = regexp.MustCompile(`\b(?:[0-9a-v]{20}|[0-9a-f]{32})…(?:[0-9a-v]{20}|[0-9a-f]{32})\b`)
+	// xidRE is a token of locklab's locks: an xid.
+	xidRE = regexp.MustCompile(`\b[0-9a-v]{20}\b`)
+	// wordRE is a run of the characters that other locks' tokens are
+	// written with (base64, base64url, base32, hexadecimal), and
+	// otherTokenRE such a run that is one: 16 random bytes in base64
+	// (redsync), in unpadded base64url (redislock) or in hexadecimal (a
+	// uuid's hex: redis-py, the PHP recipes), or the text of
+	// crypto/rand.Text.
+	wordRE       = regexp.MustCompile(`[A-Za-z0-9+/=_-]+`)
+	otherTokenRE = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{22}==|[A-Za-z0-9_-]{22}|[A-Z2-7]{26}|[0-9a-f]{32})$`)
+	// newTokenRE is two words joined by merge: a token that was new on
+	// every repetition when both are tokens.
+	newTokenRE = regexp.MustCompile(`[A-Za-z0-9+/=_-]+…[A-Za-z0-9+/=_-]+`)
 )
+
+// replaceTokens returns s with every random token replaced by what f
+// returns for it: an xid wherever it stands, another token as a whole
+// word.
+func replaceTokens(s string, f func(tok string) string) string {
+	s = xidRE.ReplaceAllStringFunc(s, f)
+	return wordRE.ReplaceAllStringFunc(s, func(w string) string {
+		if otherTokenRE.MatchString(w) {
+			return f(w)
+		}
+		return w
+	})
+}
+
+// isToken reports whether the word w is a random token.
+func isToken(w string) bool {
+	return otherTokenRE.MatchString(w) || len(w) == 20 && xidRE.MatchString(w)
+}
+
+// newTokens replaces, in a statement merged from the first and last
+// repetitions, each token that differed between them by with.
+func newTokens(s, with string) string {
+	return newTokenRE.ReplaceAllStringFunc(s, func(m string) string {
+		a, b, _ := strings.Cut(m, "…")
+		if isToken(a) && isToken(b) {
+			return with
+		}
+		return m
+	})
+}
 
 type mermaid struct {
 	tr           tr
@@ -122,7 +166,7 @@ type group struct {
 // everything but the time, the timestamps and the random tokens.
 func signature(e locktest.Event) string {
 	mask := func(s string) string {
-		return tokenRE.ReplaceAllString(stampRE.ReplaceAllString(s, "t0~"), "tok~")
+		return replaceTokens(stampRE.ReplaceAllString(s, "t0~"), func(string) string { return "tok~" })
 	}
 	return strings.Join([]string{string(e.Kind), e.Client, mask(strings.Join(e.Command, " ")),
 		mask(e.Reply), mask(e.Err), mask(e.Text)}, "\x00")
@@ -188,7 +232,7 @@ func (m *mermaid) body(groups []group) []line {
 			}
 			for k := range a {
 				a[k].text = merge(a[k].text, b[k].text)
-				a[k].text = newTokenRE.ReplaceAllString(a[k].text, m.tr.msg().newToken)
+				a[k].text = newTokens(a[k].text, m.tr.msg().newToken)
 			}
 			out = append(out, a...)
 		}
@@ -323,7 +367,7 @@ func nameTokens(lines []line, key string) {
 			parts = []string{lines[i].text}
 		}
 		for j := range parts {
-			parts[j] = tokenRE.ReplaceAllStringFunc(parts[j], func(tok string) string {
+			parts[j] = replaceTokens(parts[j], func(tok string) string {
 				if n, ok := names[tok]; ok {
 					return n
 				}

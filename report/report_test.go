@@ -266,3 +266,46 @@ func TestVerdicts(t *testing.T) {
 | holder-overrun | holds! | because |
 `, b.String())
 }
+
+// TestMermaidOtherTokens: the random values other locks write (16 bytes
+// in base64 or unpadded base64url, crypto/rand.Text) are tokens too, read
+// as a whole word: named after their client, and a waiter's attempts,
+// each with a new one, collapse into one loop.
+func TestMermaidOtherTokens(t *testing.T) {
+	for _, toks := range [][]string{
+		{"/ihKpkJSek+PXSDZqbl5/w==", "kdHUvJpRNQ020b4qPpk2fw==", "G24//RoIPz1sMIgsOAFncQ==", "JGfrdeTlCkYZF8R8dvD38A=="},
+		{"74nPwwXPv6H3tSut8yca6g", "Ab-_cdEFghIJklMNopQRst", "0123456789abcdefABCDEF", "zz_zz-zz_zz-zz_zz-zz_z"},
+		{"ZQL4XHY7HYTVBMFNGZBHAVWJ3K", "AAAAAAAAAAAAAAAAAAAAAAAAA2", "QRSTUVWXYZ234567QRSTUVWXYZ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+	} {
+		tl := []locktest.Event{
+			ev(0, "", locktest.EvNote, "t0 = 1795306148871 (Unix ms); K = "+key),
+			cmd(0.1, "A", "OK", "set", "K", toks[0], "px", "60", "nx"),
+		}
+		for i, tok := range toks[1:] {
+			tl = append(tl,
+				cmd(0.2+5*float64(i), "B", "(nil)", "set", "K", tok, "ex", "5", "nx"),
+				cmd(0.3+5*float64(i), "B", "0", "evalsha", "e950836ed1e694540c503ef9972b8de518044d3b", "1", "K", tok))
+		}
+		tl = append(tl, cmd(20, "A", "1", "evalsha", "e950836ed1e694540c503ef9972b8de518044d3b", "1", "K", toks[0]))
+		assert.Equal(t, `sequenceDiagram
+    participant A
+    participant B
+    participant Redis
+    Note over A,Redis: t0 = 1795306148871 (Unix ms)#59; K = `+key+`
+    A->>Redis: set K tokA px 60 nx
+    Redis-->>A: OK
+    loop ×3 (0.2ms–10.3ms)
+        B->>Redis: set K (new token) ex 5 nx
+        Redis-->>B: (nil)
+        B->>Redis: evalsha e950836… 1 K (new token)
+        Redis-->>B: 0
+    end
+    A->>Redis: evalsha e950836… 1 K tokA
+    Redis-->>A: 1
+`, report.Mermaid(tl), toks[0])
+	}
+
+	// Words of other lengths or alphabets are not tokens.
+	tl := []locktest.Event{cmd(0, "A", "OK", "set", "K", "stale-takeover-race/none", "px", "60", "abcdefghijklmnopqrstuvwxyz")}
+	assert.Contains(t, report.Mermaid(tl), "A->>Redis: set K stale-takeover-race/none px 60 abcdefghijklmnopqrstuvwxyz\n")
+}

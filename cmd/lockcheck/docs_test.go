@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -81,7 +82,13 @@ func wholeMatrix(t *testing.T) *report.Report {
 		defer cleanupRun(srv, []string{m.prefix}, false, os.Stderr)
 		rep, err := m.run(context.Background(), srv.Version, catalog.Strategies(), locktest.Properties(), 1)
 		require.NoError(t, err)
-		require.True(t, rep.OK(), "the verdicts are not the declared ones")
+		if !rep.OK() {
+			var b strings.Builder
+			for _, r := range rep.Mismatches() {
+				fmt.Fprintf(&b, "\n%s %s: %s, declared %s: %s %v", r.Strategy, r.Property, r.Verdict, r.Expected, r.Reason, r.Err)
+			}
+			t.Fatalf("the verdicts are not the declared ones:%s", b.String())
+		}
 		matrixOnce.rep = rep
 	}
 	rep := *matrixOnce.rep
@@ -101,12 +108,12 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 	}
 	has := func(file, kind string, attrs map[string]string) bool {
 		for _, b := range kinds[file] {
-			if b.kind != kind {
+			if b.Kind != kind {
 				continue
 			}
 			match := true
 			for k, v := range attrs {
-				match = match && b.attrs[k] == v
+				match = match && b.Attrs[k] == v
 			}
 			if match {
 				return true
@@ -157,17 +164,17 @@ func TestDocsUpToDate(t *testing.T) {
 		require.NoError(t, err, file)
 		for _, b := range blocks {
 			text, err := generate(b, rep, root, lang)
-			if !assert.NoError(t, err, "%s: %s", file, b.name()) {
+			if !assert.NoError(t, err, "%s: %s", file, b.Name()) {
 				continue
 			}
-			want := canonical(b.body)
+			want := canonical(b.Body)
 			if canonical(text) == want {
 				continue
 			}
-			if b.kind == "trace" {
-				e, _ := catalog.Lookup(b.attrs["strategy"])
-				p := locktest.Property(b.attrs["property"])
-				t.Logf("%s: %s: this run drew another shape than the committed one; running it again", file, b.name())
+			if b.Kind == "trace" {
+				e, _ := catalog.Lookup(b.Attrs["strategy"])
+				p := locktest.Property(b.Attrs["property"])
+				t.Logf("%s: %s: this run drew another shape than the committed one; running it again", file, b.Name())
 				for range 8 {
 					prefix := "lockcheck:" + xid.New().String()
 					prefixes = append(prefixes, prefix)
@@ -183,7 +190,7 @@ func TestDocsUpToDate(t *testing.T) {
 				}
 			}
 			t.Errorf("%s: %s is out of date: run make docs.\n--- committed (masked)\n%s\n--- generated (masked)\n%s",
-				file, b.name(), want, canonical(text))
+				file, b.Name(), want, canonical(text))
 		}
 	}
 }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/internal/docblock"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/peers"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// root is the repository's root, seen from this package's directory.
+const root = "../../.."
+
+// page is the page peercheck -docs writes, from root.
+const page = "docs/peers.md"
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = peercheck(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-format", "yaml"},
+		{"-strategy", "redlock"},
+		{"-property", "liveness"},
+		{"-timeout", "0s"},
+		{"docs/peers.md"},
+		{"-docs", "-strategy", "redsync"},
+		{"-redis", "not-an-address"},
+	} {
+		code, _, stderr := run(t, args...)
+		assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
+		assert.Contains(t, stderr, "peercheck: ", args)
+	}
+	code, _, _ := run(t, "-h")
+	assert.Equal(t, exitOK, code)
+}
+
+// TestColumns runs two properties on two columns and reads the JSON: the
+// columns in their order, each verdict the declared one, and the run's
+// keys gone afterwards.
+func TestColumns(t *testing.T) {
+	srv := redistest.Shared(t)
+	code, stdout, stderr := run(t, "-redis", srv.Addr, "-format", "json", "-trace",
+		"-strategy", "luatoken,goredislock", "-property", "safe-refresh,holder-overrun")
+	require.Equal(t, exitOK, code, stderr)
+	var rep report.JSONReport
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Strategy+" "+string(r.Property)+" "+string(r.Verdict))
+		assert.True(t, r.Match, "%s %s", r.Strategy, r.Property)
+		if r.Verdict == locktest.Breaks {
+			assert.Contains(t, r.Mermaid, "sequenceDiagram", "-trace draws every break")
+		}
+	}
+	assert.Equal(t, []string{
+		"goredislock safe-refresh n/a",
+		"goredislock holder-overrun breaks",
+		"luatoken safe-refresh holds",
+		"luatoken holder-overrun breaks",
+	}, got)
+	assert.Contains(t, stderr, "goredislock  holder-overrun       breaks  as declared")
+
+	conn, err := srv.Dial(context.Background())
+	require.NoError(t, err)
+	defer conn.Close()
+	for _, pattern := range []string{keyPrefix + "*", "{" + keyPrefix + "*"} {
+		keys, err := conn.Do("KEYS", pattern)
+		require.NoError(t, err)
+		assert.Empty(t, keys, "peercheck removes the keys of its run (%s)", pattern)
+	}
+}
+
+func committedPage(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, page))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestDocsCoverEveryBreak: the page shows the matrix, lists every
+// column's verdicts and draws every break declared for a peer.
+func TestDocsCoverEveryBreak(t *testing.T) {
+	blocks, err := style.Parse(committedPage(t))
+	require.NoError(t, err)
+	has := func(kind string, attrs map[string]string) bool {
+		for _, b := range blocks {
+			match := b.Kind == kind
+			for k, v := range attrs {
+				match = match && b.Attrs[k] == v
+			}
+			if match {
+				return true
+			}
+		}
+		return false
+	}
+	assert.True(t, has("matrix", nil), "%s shows the matrix", page)
+	for _, e := range peers.Columns() {
+		assert.True(t, has("verdicts", map[string]string{"strategy": e.Name}), "%s lists the verdicts of %s", page, e.Name)
+	}
+	for _, e := range peers.Peers() {
+		for _, p := range e.Expect.Breaks {
+			assert.True(t, has("trace", map[string]string{"strategy": e.Name, "property": string(p)}),
+				"%s draws %s's break of %s", page, e.Name, p)
+		}
+	}
+}
+
+// TestDocsUpToDate regenerates the blocks of the page from a real run and
+// compares them with the committed ones, masked (docblock.Canonical): the
+// same commands, replies, clients and order, whatever the times, tokens
+// and keys. A trace that differs is run again up to eight times, since a
+// waiter's retries can meet an expiring key at different points. When it
+// fails, run make peers-docs.
+func TestDocsUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every column")
+	}
+	srv := redistest.Shared(t)
+	var progress bytes.Buffer
+	r := &runner{addr: srv.Addr, timeout: 30 * time.Second, progress: &progress}
+	defer r.cleanup(srv, os.Stderr)
+	ctx := context.Background()
+	rep := r.run(ctx, srv.Version, peers.Columns(), locktest.Properties())
+	require.True(t, rep.OK(), "the verdicts are not the declared ones:\n%s", progress.String())
+
+	blocks, err := style.Parse(committedPage(t))
+	require.NoError(t, err)
+	for _, b := range blocks {
+		text, err := style.Generate(b, rep, root, report.English)
+		if !assert.NoError(t, err, b.Name()) {
+			continue
+		}
+		want := canonical(b.Body)
+		if canonical(text) == want {
+			continue
+		}
+		if b.Kind == "trace" {
+			e, _ := peers.Lookup(b.Attrs["strategy"])
+			p := locktest.Property(b.Attrs["property"])
+			t.Logf("%s: this run drew another shape than the committed one; running it again", b.Name())
+			for range 8 {
+				again := *rep
+				again.Results = []report.Result{r.check(ctx, e, p, r.newPrefix())}
+				if text, err = style.Generate(b, &again, root, report.English); err == nil && canonical(text) == want {
+					break
+				}
+			}
+			if canonical(text) == want {
+				continue
+			}
+		}
+		t.Errorf("%s: %s is out of date: run make peers-docs.\n--- committed (masked)\n%s\n--- generated (masked)\n%s",
+			page, b.Name(), want, canonical(text))
+	}
+}
+
+func canonical(s string) string { return docblock.Canonical(s) }

@@ -1,0 +1,167 @@
+// Package peers runs Go Redis locks that locklab did not write through
+// locklab's conformance suite, as they are, beside luatoken: redsync v4
+// with a single pool, bsm/redislock, and the plain lock on go-redis that
+// code often writes by hand (SET NX PX, a Lua compare-and-delete). Each
+// lives in a package of its own, an adapter to the strategy interfaces.
+//
+// It is a module of its own, so that the locklab module never depends on
+// go-redis, redsync or redislock. Peers lists them with the verdicts
+// declared for each, read from the libraries' code; the test runs the
+// suite on each and requires exactly those verdicts, and the command
+// peercheck prints their columns beside luatoken's. docs/peers.md in the
+// repository explains each verdict.
+package peers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/peers/goredislock"
+	"github.com/locklab/locklab/peers/redislock"
+	"github.com/locklab/locklab/peers/redsync"
+	"github.com/locklab/locklab/strategy"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+)
+
+// The modules the peers are built on, at the versions go.mod requires (a
+// test checks them against the build).
+const (
+	RedsyncModule   = "github.com/go-redsync/redsync/v4 v4.18.1"
+	RedislockModule = "github.com/bsm/redislock v0.9.4"
+	GoRedisModule   = "github.com/redis/go-redis/v9 v9.23.0"
+)
+
+// Shorthands for the declarations below.
+const (
+	crashMid    = locktest.CrashMidAcquire
+	crashMidRel = locktest.CrashMidRelease
+	stale       = locktest.StaleTakeoverRace
+	skew        = locktest.ClockSkew
+	safeRefresh = locktest.SafeRefresh
+	overrun     = locktest.HolderOverrun
+	fenced      = locktest.FencedOverrun
+	renewed     = locktest.RenewedOverrun
+)
+
+type props = []locktest.Property
+
+// Peers returns the peers, each as a catalog entry: its name, the module
+// it comes from (Sources), a factory that builds it on a go-redis client
+// of its own to the suite's proxy for the client, and its declared
+// verdicts, strict.
+//
+// Why each verdict, from the code (docs/peers.md shows the runs):
+//
+//   - all three lock with one SET NX PX (redislock's inside a script) and
+//     release with one script that deletes the key only while it holds the
+//     holder's random value: a crash can only fall before or after one
+//     command of an acquire or a release (n/a), Redis expires the key
+//     itself (no stale lock to take over: n/a), no client clock is read
+//     for the lock (n/a), and a late or second release finds another value
+//     and deletes nothing (holds);
+//   - redsync's Extend and redislock's Refresh set the expiry in a script
+//     only while the key holds the holder's value: a late refresh fails and
+//     leaves the next holder's lock alone (holds); the hand-written lock
+//     has no refresh (n/a);
+//   - none renews itself, hands out fencing tokens, or tells the holder
+//     its lease ran out: a holder that outlasts its TTL works beside the
+//     next one (the three overrun properties break), as on every TTL lock
+//     that does not renew (docs/no-ttl-lock-is-safe.md).
+func Peers() []catalog.Entry {
+	notApplicable := props{crashMid, crashMidRel, stale, skew}
+	return []catalog.Entry{
+		{
+			Name:    "redsync",
+			Sources: RedsyncModule + ", one pool, go-redis v9 driver",
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				rdb, err := newClient(c)
+				if err != nil {
+					return nil, err
+				}
+				return redsync.New(rdb)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{overrun, fenced, renewed},
+				NotApplicable: notApplicable,
+				Strict:        true,
+			},
+		},
+		{
+			Name:    "redislock",
+			Sources: RedislockModule,
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				rdb, err := newClient(c)
+				if err != nil {
+					return nil, err
+				}
+				return redislock.New(rdb)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{overrun, fenced, renewed},
+				NotApplicable: notApplicable,
+				Strict:        true,
+			},
+		},
+		{
+			Name:    "goredislock",
+			Sources: GoRedisModule + ", SET NX PX and a Lua compare-and-delete written here",
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				rdb, err := newClient(c)
+				if err != nil {
+					return nil, err
+				}
+				return goredislock.New(rdb)
+			},
+			Expect: locktest.Expect{
+				Breaks:        props{overrun, fenced, renewed},
+				NotApplicable: append(notApplicable, safeRefresh),
+				Strict:        true,
+			},
+		},
+	}
+}
+
+// Columns returns the peers, then luatoken as package catalog declares it:
+// the columns that peercheck prints.
+func Columns() []catalog.Entry {
+	lt, ok := catalog.Lookup("luatoken")
+	if !ok {
+		panic("peers: the catalog has no luatoken")
+	}
+	return append(Peers(), lt)
+}
+
+// Lookup returns the column named name.
+func Lookup(name string) (catalog.Entry, bool) {
+	for _, e := range Columns() {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return catalog.Entry{}, false
+}
+
+// newClient returns a go-redis client to the suite's proxy for c, closed
+// when the suite is done with c, its first connection already made, as in
+// a program that has been running for a while. It has go-redis's defaults
+// but two: it sends neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS
+// when it connects (DisableIdentity, maintenance notifications off), which
+// have nothing to do with locks, and which Redis 7.0 rejects anyway.
+func newClient(c locktest.Client) (*redis.Client, error) {
+	rdb := redis.NewClient(&redis.Options{
+		Addr:                     c.Addr,
+		DisableIdentity:          true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	})
+	c.Cleanup(func() { rdb.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return nil, fmt.Errorf("go-redis client for %s: %w", c.Name, err)
+	}
+	return rdb, nil
+}

@@ -2,16 +2,22 @@
 # Go module proxy on first use.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: setup test lint
+.PHONY: setup setup-langs test lint
 
 # Make sure a real Redis can be had: redis-server on PATH and, where Docker
-# answers, the image locklab/redis:local.
-setup:
+# answers, the image locklab/redis:local; and what the locks in other
+# languages run with (setup-langs).
+setup: setup-langs
 	bash scripts/setup-redis.sh
+
+# What the locks in other languages run with (docs/exec.md): php-cli,
+# php-redis, python3-redis and faketime, from Debian's packages when missing.
+setup-langs:
+	bash scripts/setup-langs.sh
 
 # Tests run against a real Redis (see redistest): the locally built image
 # unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name another.
-test: setup
+test: setup setup-langs
 	LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLAB_REDIS_TAG=$${LOCKLAB_REDIS_TAG:-local} go test -race -count=1 ./...
 
 lint:
@@ -28,7 +34,14 @@ lint:
 bench: setup
 	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -json ../docs/performance.json -svg ../docs/performance.svg
 
-.PHONY: check docs repeat stress
+.PHONY: check docs repeat stress test-langs
+
+# Every PHP recipe's column against its Go column, cell by cell, redis-py's
+# Lock, and the example of docs/exec.md, through the line protocol
+# (docs/php.md): several minutes, as the suite starts one program per
+# simulated client. go test runs three of the PHP columns.
+test-langs: setup setup-langs
+	$(LOCAL_REDIS) LOCKLAB_LANGS=all go test -race -count=1 -timeout 30m -v -run 'TestPHP|TestRedisPy|TestTokenLock' ./recipes
 
 # The image make test uses, unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name
 # another.

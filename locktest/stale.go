@@ -89,11 +89,7 @@ func probe(newRun func(string) *run, stale staleLock) []acquirePath {
 	paths := []acquirePath{{name: "free"}, {name: "stale", stale: true}}
 	// A first lock and release, so that what a strategy does once per
 	// server (load a script: EVALSHA, NOSCRIPT, EVAL) is not counted.
-	w := newRun("/warm-up")
-	if l := w.newClient("W", 0).tryAcquire(w.tm.Short); l != nil {
-		w.clients[0].release(l)
-	}
-	w.shutdown()
+	warmUp(newRun)
 	for i := range paths {
 		r := newRun("/probe-" + paths[i].name)
 		if paths[i].stale {
@@ -145,4 +141,16 @@ func crashMidAcquire(newRun func(string) *run) Result {
 		return r.notApplicable("a successful acquire sends a single command, on a free key and on a stale lock: there is no boundary between commands to die at")
 	}
 	return last.holds("wherever A died inside its acquire, B got the lock within the TTL")
+}
+
+// warmUp takes a lock and releases it, on a key of its own, so that what a
+// strategy does only once per server (load a script: EVALSHA, NOSCRIPT,
+// then EVAL, or SCRIPT LOAD and EVALSHA again) is done before commands are
+// counted or interleavings replayed.
+func warmUp(newRun func(string) *run) {
+	w := newRun("/warm-up")
+	if l := w.newClient("W", 0).tryAcquire(w.tm.Short); l != nil {
+		w.clients[0].release(l)
+	}
+	w.shutdown()
 }

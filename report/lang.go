@@ -149,6 +149,8 @@ type messages struct {
 	verdicts string // the header of Verdicts' table
 
 	oneDeclared, allDeclared string
+	undeclared               string // total, errors: when no verdict is declared
+	noVerdict                string // bullet, strategy, property, why: an error where none is declared
 	oneMismatch, mismatches  string // total; mismatches, total
 	mismatch                 string // bullet, strategy, property, verdict, declared, why
 	sameRuns                 string
@@ -169,6 +171,8 @@ var english = messages{
 
 	oneDeclared: "The verdict is the declared one.\n",
 	allDeclared: "All %d verdicts are the declared ones.\n",
+	undeclared:  "Checks: %d, none with a declared verdict; without a verdict (error): %d.\n",
+	noVerdict:   "%s%s / %s: no verdict: %s\n",
 	oneMismatch: "1 of %d verdicts is not the declared one (marked !):\n",
 	mismatches:  "%d of %d verdicts are not the declared ones (marked !):\n",
 	mismatch:    "%s%s / %s: %s, declared %s: %s\n",
@@ -196,6 +200,8 @@ var chinese = messages{
 
 	oneDeclared: "判定与声明的一致。\n",
 	allDeclared: "全部 %d 项判定都与声明的一致。\n",
+	undeclared:  "检查：%d 项，都没有声明的判定；没有得出判定（error）的：%d 项。\n",
+	noVerdict:   "%s%s / %s：没有得出判定：%s\n",
 	oneMismatch: "%d 项判定中有 1 项与声明的不一致（标有 !）：\n",
 	mismatches:  "%[2]d 项判定中有 %[1]d 项与声明的不一致（标有 !）：\n",
 	mismatch:    "%s%s / %s：%s，声明为 %s：%s\n",

@@ -29,8 +29,9 @@ import (
 //     tokA, tokB, ... after the client that first sent them (tokA2 for A's
 //     second); a token that is new on every repetition reads (new token).
 //     A token is an xid (locklab's locks), or a word of 16 random bytes in
-//     base64 or unpadded base64url, or of crypto/rand.Text's 26 base32
-//     characters (the values of redsync, redislock and hand-written locks).
+//     base64, unpadded base64url or hexadecimal, or of crypto/rand.Text's
+//     26 base32 characters (the values of redsync, redislock, redis-py,
+//     the PHP recipes and hand-written locks).
 //
 // Characters that Mermaid would misread (; # " < >) are written as
 // entity codes. Lang.Mermaid draws the same diagram with its texts in
@@ -67,11 +68,13 @@ var (
 	// xidRE is a token of locklab's locks: an xid.
 	xidRE = regexp.MustCompile(`\b[0-9a-v]{20}\b`)
 	// wordRE is a run of the characters that other locks' tokens are
-	// written with (base64, base64url, base32), and otherTokenRE such a
-	// run that is one: 16 random bytes in base64 (redsync) or in unpadded
-	// base64url (redislock), or the text of crypto/rand.Text.
+	// written with (base64, base64url, base32, hexadecimal), and
+	// otherTokenRE such a run that is one: 16 random bytes in base64
+	// (redsync), in unpadded base64url (redislock) or in hexadecimal (a
+	// uuid's hex: redis-py, the PHP recipes), or the text of
+	// crypto/rand.Text.
 	wordRE       = regexp.MustCompile(`[A-Za-z0-9+/=_-]+`)
-	otherTokenRE = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{22}==|[A-Za-z0-9_-]{22}|[A-Z2-7]{26})$`)
+	otherTokenRE = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{22}==|[A-Za-z0-9_-]{22}|[A-Z2-7]{26}|[0-9a-f]{32})$`)
 	// newTokenRE is two words joined by merge: a token that was new on
 	// every repetition when both are tokens.
 	newTokenRE = regexp.MustCompile(`[A-Za-z0-9+/=_-]+…[A-Za-z0-9+/=_-]+`)

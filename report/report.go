@@ -33,7 +33,9 @@ const VerdictError = locktest.NoVerdict
 type Result struct {
 	// Strategy is the strategy's name, as in package catalog.
 	Strategy string
-	// Expected is the verdict declared for the property.
+	// Expected is the verdict declared for the property; "" when none is
+	// (lockcheck -exec): then any verdict matches, and only an error does
+	// not.
 	Expected locktest.Verdict
 	locktest.Result
 }
@@ -46,8 +48,11 @@ func (r Result) Outcome() locktest.Verdict {
 	return r.Result.Verdict
 }
 
-// Matches reports whether the verdict found is the one declared.
-func (r Result) Matches() bool { return r.Err == nil && r.Result.Verdict == r.Expected }
+// Matches reports whether the verdict found is the one declared, or, when
+// none is, whether a verdict was found.
+func (r Result) Matches() bool {
+	return r.Err == nil && (r.Expected == "" || r.Result.Verdict == r.Expected)
+}
 
 // Cell is the matrix cell of r: its verdict, and "!" when it is not the
 // declared one.
@@ -134,6 +139,16 @@ func (rep *Report) Breaks() []Result {
 		}
 	}
 	return out
+}
+
+// undeclared reports whether no result has a declared verdict.
+func (rep *Report) undeclared() bool {
+	for _, r := range rep.Results {
+		if r.Expected != "" {
+			return false
+		}
+	}
+	return len(rep.Results) > 0
 }
 
 // OK reports whether every verdict is the declared one and did not change
@@ -234,6 +249,8 @@ func summary(w io.Writer, rep *Report, bullet string, t tr) {
 	m := t.msg()
 	mism := rep.Mismatches()
 	switch {
+	case rep.undeclared():
+		fmt.Fprintf(w, m.undeclared, len(rep.Results), len(mism))
 	case len(rep.Results) == 1 && len(mism) == 0:
 		fmt.Fprint(w, m.oneDeclared)
 	case len(mism) == 0:
@@ -244,6 +261,10 @@ func summary(w io.Writer, rep *Report, bullet string, t tr) {
 		fmt.Fprintf(w, m.mismatches, len(mism), len(rep.Results))
 	}
 	for _, r := range mism {
+		if r.Expected == "" {
+			fmt.Fprintf(w, m.noVerdict, bullet, r.Strategy, r.Property, firstLine(t.reason(r)))
+			continue
+		}
 		fmt.Fprintf(w, m.mismatch, bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(t.reason(r)))
 	}
 	if rep.Runs > 1 {

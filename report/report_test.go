@@ -112,6 +112,25 @@ func TestMermaidGroups(t *testing.T) {
 `)
 }
 
+// TestMermaidHexTokens: the 32-hex-digit tokens of other languages' locks
+// (a uuid's hex, as redis-py writes) are named like xids.
+func TestMermaidHexTokens(t *testing.T) {
+	tl := []locktest.Event{cmd(0, "A", "OK", "SET", "K", "6a025fcce74111f1b9e402fc00000001", "PX", "60", "NX")}
+	for i, tok := range []string{"6a03342ee74111f19a5e02fc00000001", "6a04a228e74111f19a5e02fc00000001", "6a0594bce74111f19a5e02fc00000001"} {
+		tl = append(tl, cmd(float64(5*i+1), "B", "(nil)", "SET", "K", tok, "PX", "5000", "NX"))
+	}
+	tl = append(tl, cmd(70, "A", "0", "EVALSHA", "c3f8721be2e1d6c6fca8e9a1d8a1e1c3b5f0a6d2", "1", "K", "6a025fcce74111f1b9e402fc00000001"))
+	got := report.Mermaid(tl)
+	assert.Contains(t, got, `    A->>Redis: SET K tokA PX 60 NX
+    Redis-->>A: OK
+    loop ×3 (1.0ms–11.0ms)
+        B->>Redis: SET K (new token) PX 5000 NX
+        Redis-->>B: (nil)
+    end
+    A->>Redis: EVALSHA c3f8721… 1 K tokA
+`)
+}
+
 func TestMermaidEscapes(t *testing.T) {
 	tl := []locktest.Event{
 		ev(0, "A", locktest.EvCrash, `dies right after its command #1 (SETNX) returns; "quoted" <b>`),
@@ -158,6 +177,33 @@ holder-overrun  breaks   holds!
 1 of 4 verdicts is not the declared one (marked !):
   luatoken / holder-overrun: holds, declared breaks: because
 `, b.String())
+}
+
+// TestUndeclared: a report with no declared verdict (lockcheck -exec)
+// marks nothing but the checks that reached no verdict.
+func TestUndeclared(t *testing.T) {
+	rep := sample()
+	for i := range rep.Results {
+		rep.Results[i].Expected = ""
+	}
+	rep.Results[3].Err = errors.New("php x.php (client A): at start: no ready line within 10s")
+	var b bytes.Buffer
+	require.NoError(t, report.Text(&b, rep, report.Options{}))
+	assert.Equal(t, `Verdicts on Redis 7.0.15, 2026-11-22T10:00:00Z
+
+property        setnxpx  luatoken
+exclusion       holds    holds
+holder-overrun  breaks   error!
+
+Checks: 4, none with a declared verdict; without a verdict (error): 1.
+  luatoken / holder-overrun: no verdict: php x.php (client A): at start: no ready line within 10s
+`, b.String())
+	assert.False(t, rep.OK())
+	rep.Results = rep.Results[:3]
+	assert.True(t, rep.OK())
+	b.Reset()
+	require.NoError(t, report.Text(&b, rep, report.Options{Lang: report.Chinese}))
+	assert.Contains(t, b.String(), "检查：3 项，都没有声明的判定；没有得出判定（error）的：0 项。")
 }
 
 func TestMarkdown(t *testing.T) {

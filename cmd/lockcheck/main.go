@@ -9,6 +9,7 @@
 //	lockcheck [flags]
 //	lockcheck -docs [file or directory ...]
 //	lockcheck -cleanup [-redis ADDR]
+//	lockcheck -exec COMMAND [-name NAME] [flags]
 //
 // The flags are:
 //
@@ -34,6 +35,12 @@
 //		regenerate the generated blocks of Markdown files (see below).
 //	-cleanup
 //		remove what earlier runs left behind (see below), and nothing else.
+//	-exec COMMAND, -name NAME
+//		check a lock written in any language: COMMAND, run with sh -c once
+//		per simulated client, serves it over the line protocol of package
+//		locktest/process (docs/exec.md). Its column, named NAME or the
+//		command, replaces the catalog's; no verdict is declared for it, so
+//		only a check that reached no verdict is marked.
 //
 // Without -redis, lockcheck finds a Redis the way package redistest does:
 // REDIS_ADDR or REDIS_URL, else a Docker container of LOCKLAB_REDIS_IMAGE:
@@ -213,6 +220,8 @@ type options struct {
 	docs       bool
 	paths      []string
 	cleanup    bool
+	// undeclared: the -exec column, for which no verdict is declared.
+	undeclared bool
 }
 
 // usageError is a bad command line.
@@ -301,7 +310,7 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage
 	}
-	m := matrix{addr: s.srv.Addr, dial: s.gate.dial, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check}
+	m := matrix{addr: s.srv.Addr, dial: s.gate.dial, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check, undeclared: opts.undeclared}
 	rep, err := m.run(ctx, s.srv.Version, opts.strategies, opts.properties, opts.runs)
 	var lost *lostServer
 	if errors.As(err, &lost) {
@@ -379,8 +388,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	timeout := fs.Duration("timeout", 30*time.Second, "the most one property may take")
 	docs := fs.Bool("docs", false, "regenerate the lockcheck blocks of the Markdown files given (default README.md, docs and docs/zh)")
 	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
+	execF := addExecFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n       lockcheck -cleanup [-redis host:port]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
 			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
 			"1 when one is not, 2 for bad flags or no Redis (or one lost during the run),\n"+
@@ -423,6 +433,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return opts, err
 	}
 	if opts.properties, err = parseProperties(*properties); err != nil {
+		return opts, err
+	}
+	if err := execF.apply(&opts, *strategies); err != nil {
 		return opts, err
 	}
 	opts.paths = fs.Args()

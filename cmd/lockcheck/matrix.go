@@ -29,12 +29,19 @@ type matrix struct {
 	// health, when not nil, is called after every check: an error (the
 	// server is gone or restarted) ends the run, and the check gets no verdict.
 	health func(context.Context) error
+	// undeclared: no verdict is declared (lockcheck -exec); each one found
+	// is reported as it is.
+	undeclared bool
 }
 
 // check runs property p on strategy e.
 func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
 	cfg := locktest.Config{Addr: m.addr, Dial: m.dial, New: e.New, Key: key, Timeout: m.timeout}
-	return report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, cfg, p)}
+	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, cfg, p)}
+	if m.undeclared {
+		r.Expected = ""
+	}
+	return r
 }
 
 // run checks every property on every strategy, runs times, and reports the
@@ -50,7 +57,7 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 	for i := 1; i <= runs; i++ {
 		var results []report.Result
 		for _, e := range entries {
-			key := m.prefix + ":" + e.Name
+			key := m.prefix + ":" + keyName(e.Name)
 			if runs > 1 {
 				key += fmt.Sprintf(":run-%d", i)
 			}
@@ -110,7 +117,12 @@ func (m matrix) report(r report.Result, run, runs int) {
 		return
 	}
 	status := "as declared"
-	if !r.Matches() {
+	switch {
+	case r.Expected == "" && r.Matches():
+		status = "found"
+	case r.Expected == "":
+		status = "NO VERDICT!"
+	case !r.Matches():
 		status = fmt.Sprintf("DECLARED %s!", r.Expected)
 	}
 	line := fmt.Sprintf("%-*s  %-19s  %-6s  %-16s %8.1fms", m.width, r.Strategy, r.Property, r.Outcome(), status, float64(r.Elapsed.Microseconds())/1000)

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest/process"
+)
+
+// execFlags are -exec and -name: check a lock written in any language, a
+// program that speaks the line protocol of package locktest/process
+// (docs/exec.md), in place of the catalog's strategies.
+type execFlags struct {
+	command, name *string
+}
+
+func addExecFlags(fs *flag.FlagSet) execFlags {
+	return execFlags{
+		command: fs.String("exec", "", "check the lock `COMMAND` serves over the line protocol of docs/exec.md (run with sh -c, once per simulated client), in place of the catalog's strategies; no verdict is declared"),
+		name:    fs.String("name", "", "the `name` of the -exec column (default: the command)"),
+	}
+}
+
+// apply puts the -exec column in place of the catalog's strategies;
+// strategy is the -strategy flag.
+func (x execFlags) apply(opts *options, strategy string) error {
+	if *x.command == "" {
+		if *x.name != "" {
+			return usageError{"-name names the column of -exec: give -exec COMMAND too"}
+		}
+		return nil
+	}
+	switch {
+	case strategy != "":
+		return usageError{"-exec checks its own program: drop -strategy"}
+	case opts.docs:
+		return usageError{"-docs regenerates the catalog's blocks: drop -exec"}
+	}
+	name := *x.name
+	if name == "" {
+		name = *x.command
+	}
+	opts.strategies = []catalog.Entry{execEntry(name, *x.command)}
+	opts.undeclared = true
+	return nil
+}
+
+// execEntry is the column of a program: sh -c command, once per client.
+func execEntry(name, command string) catalog.Entry {
+	return catalog.Entry{
+		Name:    name,
+		Sources: fmt.Sprintf("-exec %q", command),
+		New:     process.Factory([]string{"sh", "-c", command}, process.WithName(name)),
+	}
+}
+
+// keyName is a column's name as its keys carry it: white space, which the
+// line protocol cannot carry in a key, becomes "_" (an -exec column is
+// named after its command by default).
+func keyName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, name)
+}

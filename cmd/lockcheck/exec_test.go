@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/locklab/locklab/internal/langtest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestExec checks the PHP copy of setnxpx from the command line: its
+// column, with the verdicts found, none declared.
+func TestExec(t *testing.T) {
+	langtest.Need(t, langtest.PHP)
+	code, out, errOut := run(t, "-exec", "cd ../.. && php recipes/php/setnxpx.php", "-name", "setnxpx.php",
+		"-property", "double-release,clock-skew,release-frees")
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^property +setnxpx\.php$`, out)
+	assert.Regexp(t, `(?m)^release-frees +holds$`, out)
+	assert.Regexp(t, `(?m)^clock-skew +n/a$`, out)
+	assert.Regexp(t, `(?m)^double-release +breaks$`, out)
+	assert.Contains(t, out, "Checks: 3, none with a declared verdict; without a verdict (error): 0.")
+	assert.Regexp(t, `(?m)^setnxpx\.php +double-release +breaks +found +[0-9.]+ms$`, errOut)
+
+	// The JSON says that nothing was declared.
+	code, out, _ = run(t, "-exec", "cd ../.. && php recipes/php/setnxpx.php", "-property", "double-release", "-format", "json")
+	assert.Equal(t, exitOK, code)
+	var rep struct {
+		Results []struct {
+			Strategy, Verdict, Expected string
+			Match                       bool
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Results, 1)
+	assert.Equal(t, "cd ../.. && php recipes/php/setnxpx.php", rep.Results[0].Strategy, "the column is named after the command without -name")
+	assert.Equal(t, "breaks", rep.Results[0].Verdict)
+	assert.Equal(t, "", rep.Results[0].Expected)
+	assert.True(t, rep.Results[0].Match)
+}
+
+// TestExecBroken: a program that answers garbage gets an error for each
+// property, and lockcheck exits 1, saying what came back.
+func TestExecBroken(t *testing.T) {
+	code, out, errOut := run(t, "-exec", `echo ready; read -r l; echo 'hello there'`, "-name", "garbage", "-property", "exclusion,double-release")
+	assert.Equal(t, exitMismatch, code)
+	assert.Regexp(t, `(?m)^exclusion +error!$`, out)
+	assert.Contains(t, out, "Checks: 2, none with a declared verdict; without a verdict (error): 2.")
+	assert.Contains(t, out, `garbage / exclusion: no verdict: `)
+	assert.Contains(t, out, `it answered "hello there", which is none of ok <handle>, busy, error <message>`)
+	assert.Regexp(t, `(?m)^garbage +exclusion +error +NO VERDICT! +[0-9.]+ms  `, errOut)
+}
+
+func TestExecFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-exec", "php x.php", "-strategy", "setnxpx"}, "-exec checks its own program: drop -strategy"},
+		{[]string{"-name", "x"}, "-name names the column of -exec: give -exec COMMAND too"},
+		{[]string{"-docs", "-exec", "php x.php"}, "-docs regenerates the catalog's blocks: drop -exec"},
+	} {
+		var stdout, stderr bytes.Buffer
+		e := env{stdout: &stdout, stderr: &stderr, start: func(context.Context) (*redistest.Server, error) {
+			t.Fatal("lockcheck looked for a Redis despite bad flags")
+			return nil, nil
+		}}
+		assert.Equal(t, exitUsage, lockcheck(context.Background(), tt.args, e), tt.args)
+		assert.Contains(t, stderr.String(), tt.want)
+	}
+}

@@ -1,0 +1,87 @@
+// Package langtest lets tests that run locks written in other languages
+// find what they need: PHP with phpredis, Debian's python3-redis, and
+// libfaketime. When one is missing the test is skipped, saying what to
+// install (make setup-langs), unless LOCKLAB_REQUIRE_LANGS=1, which the
+// continuous integration sets: then it fails.
+package langtest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/internal/faketime"
+)
+
+// Python is the interpreter that has Debian's python3-redis: the system's,
+// not whichever python3 comes first on PATH.
+const Python = "/usr/bin/python3"
+
+// What a test may need.
+const (
+	PHP      = "php"      // php-cli with the redis extension (php-redis)
+	RedisPy  = "redis-py" // python3-redis, for Python
+	Faketime = "faketime" // libfaketime, for skewed clocks
+)
+
+var (
+	mu      sync.Mutex
+	checked = map[string]string{} // what → why it is missing ("" when present)
+)
+
+// Need skips tb (fails it under LOCKLAB_REQUIRE_LANGS=1) unless every one
+// of what is installed.
+func Need(tb testing.TB, what ...string) {
+	tb.Helper()
+	var missing []string
+	for _, w := range what {
+		if why := check(w); why != "" {
+			missing = append(missing, why)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	msg := strings.Join(missing, "; ") + " (make setup-langs installs them)"
+	if os.Getenv("LOCKLAB_REQUIRE_LANGS") == "1" {
+		tb.Fatalf("LOCKLAB_REQUIRE_LANGS=1 and %s", msg)
+	}
+	tb.Skip(msg)
+}
+
+func check(what string) string {
+	mu.Lock()
+	defer mu.Unlock()
+	if why, ok := checked[what]; ok {
+		return why
+	}
+	var why string
+	switch what {
+	case PHP:
+		why = run("php-cli with php-redis", "php", "-r", `exit(class_exists("Redis") ? 0 : 3);`)
+	case RedisPy:
+		why = run("python3-redis for "+Python, Python, "-c", "import redis")
+	case Faketime:
+		if _, err := faketime.Find(); err != nil {
+			why = err.Error()
+		}
+	default:
+		why = "unknown requirement " + what
+	}
+	checked[what] = why
+	return why
+}
+
+func run(name string, argv ...string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+	if err != nil {
+		return name + " missing: " + strings.Join(argv, " ") + ": " + strings.TrimSpace(err.Error()+" "+string(out))
+	}
+	return ""
+}

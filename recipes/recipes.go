@@ -1,0 +1,118 @@
+// Package recipes lists the lock programs of this directory, which the
+// conformance suite runs through package locktest/process: the source
+// documents' recipes in PHP, one per column of package catalog
+// (recipes/php), redis-py's Lock through a short adapter, and the example
+// program of docs/exec.md (recipes/python). docs/php.md shows their
+// verdicts beside the Go columns.
+package recipes
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/locktest/process"
+)
+
+// Python is the interpreter the Python programs run with: the system's,
+// which Debian's python3-redis installs redis-py for.
+const Python = "/usr/bin/python3"
+
+// Program is a lock program and what the suite is declared to find.
+type Program struct {
+	// Name is the program's column. A PHP recipe's is the name of the Go
+	// column it copies.
+	Name string
+	// Argv runs the program from the repository's root.
+	Argv []string
+	// Expect is the declared verdict of every property (Strict: n/a is
+	// declared too). A PHP recipe's is its Go column's.
+	Expect locktest.Expect
+}
+
+// Factory returns the factory that runs p, from the repository's root
+// root, named after its file.
+func (p Program) Factory(root string, opts ...process.Option) locktest.Factory {
+	opts = append([]process.Option{process.WithDir(root), process.WithName(filepath.Base(p.Argv[len(p.Argv)-1]))}, opts...)
+	return process.Factory(p.Argv, opts...)
+}
+
+// PHP returns the PHP recipes, in the catalog's order: one per Go column
+// but luatoken-renew-fence, whose renewal and fencing tokens the documents
+// do not have. Each is declared to give its Go column's verdicts.
+func PHP() []Program {
+	var out []Program
+	for _, e := range catalog.Strategies() {
+		if e.Name == "luatoken-renew-fence" {
+			continue
+		}
+		expect := e.Expect
+		expect.Strict = true
+		out = append(out, Program{
+			Name:   e.Name,
+			Argv:   append(PHPCommand(), "recipes/php/"+e.Name+".php"),
+			Expect: expect,
+		})
+	}
+	return out
+}
+
+// PHPCommand is how the PHP recipes are run: php without its ini files,
+// loading only the redis extension (after igbinary, which Debian's
+// php-redis is built with), when that works on this machine; else plain
+// php. It starts in about half the time of php with the two dozen
+// extensions of Debian's default ini files, and the suite starts one
+// program per simulated client, a hundred or more per column.
+func PHPCommand() []string { return append([]string(nil), phpCommand()...) }
+
+var phpCommand = sync.OnceValue(func() []string {
+	for _, argv := range [][]string{
+		{"php", "-n", "-d", "extension=igbinary", "-d", "extension=redis"},
+		{"php", "-n", "-d", "extension=redis"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		probe := append(append([]string(nil), argv...), "-r", `echo class_exists("Redis") ? "yes" : "no";`)
+		out, err := exec.CommandContext(ctx, probe[0], probe[1:]...).CombinedOutput()
+		cancel()
+		if err == nil && string(out) == "yes" {
+			return argv
+		}
+	}
+	return []string{"php"}
+})
+
+type props = []locktest.Property
+
+// RedisPy is redis-py's Lock (Debian's python3-redis 4.3.4), through the
+// adapter recipes/python/redis_py_lock.py. From its code: acquire is one
+// SET key <uuid1 token> NX PX ttl (the token kept in a thread-local);
+// release and extend are Lua scripts that act only while the key holds
+// the token; a second release raises LockError without sending anything.
+// So it is luatoken's column: it breaks only where every TTL lock without
+// renewal and fencing does, and it has nothing to crash between, no stale
+// lock to take over and no clock to skew.
+func RedisPy() Program {
+	return Program{
+		Name: "redis-py",
+		Argv: []string{Python, "recipes/python/redis_py_lock.py"},
+		Expect: locktest.Expect{
+			Strict:        true,
+			Breaks:        props{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
+			NotApplicable: props{locktest.CrashMidAcquire, locktest.CrashMidRelease, locktest.StaleTakeoverRace, locktest.ClockSkew},
+		},
+	}
+}
+
+// TokenLock is the example program of docs/exec.md: SET NX PX with a
+// token, and Lua scripts that release and refresh it only while the key
+// holds the token.
+func TokenLock() Program {
+	p := RedisPy()
+	p.Name = "token-lock"
+	p.Argv = []string{Python, "recipes/python/token_lock.py"}
+	return p
+}

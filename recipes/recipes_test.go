@@ -1,0 +1,175 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/internal/langtest"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/recipes"
+	"github.com/locklab/locklab/redistest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// quick are the PHP columns go test runs by default, three kinds of
+// recipe: a one-command lock released with DEL, a timestamp lock (clock
+// notices, a skewed clock), and a Lua release with refresh. The suite
+// starts one program per simulated client, and a column takes 10 to 30
+// seconds; LOCKLAB_LANGS=all runs every column (make test-langs), and
+// LOCKLAB_LANGS=a,b the columns named.
+var quick = []string{"setnxpx", "getset", "luatoken"}
+
+// all reports whether LOCKLAB_LANGS asks for everything.
+func all() bool { return os.Getenv("LOCKLAB_LANGS") == "all" }
+
+func selected(t *testing.T) []recipes.Program {
+	want := quick
+	switch v := os.Getenv("LOCKLAB_LANGS"); v {
+	case "":
+	case "all":
+		return recipes.PHP()
+	default:
+		want = strings.Split(v, ",")
+	}
+	var out []recipes.Program
+	for _, p := range recipes.PHP() {
+		if slices.Contains(want, p.Name) {
+			out = append(out, p)
+		}
+	}
+	if len(out) != len(want) {
+		t.Fatalf("LOCKLAB_LANGS=%s names a column that has no PHP recipe", os.Getenv("LOCKLAB_LANGS"))
+	}
+	return out
+}
+
+// run checks p's contract and the properties props, each against p's
+// declared verdict. A check that the server disturbed in each of its three
+// runs (a stall: on a busy machine, more likely the longer a check runs,
+// and a program's column runs ten times longer than a Go one) says nothing
+// about the lock: it is run again, twice at most.
+func run(t *testing.T, p recipes.Program, props ...locktest.Property) {
+	t.Helper()
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: p.Factory(".."), Key: redistest.Key(t)}
+	ctx := context.Background()
+	t.Run("contract", func(t *testing.T) {
+		for _, c := range locktest.Contract(ctx, cfg) {
+			if c.Err != nil {
+				t.Errorf("%s: %v", c.Name, c.Err)
+			} else {
+				t.Logf("%s: %s", c.Name, c.What)
+			}
+		}
+	})
+	for _, prop := range props {
+		t.Run(string(prop), func(t *testing.T) {
+			res := locktest.Check(ctx, cfg, prop)
+			for try := 2; try <= 3 && errors.Is(res.Err, locktest.ErrInconclusive); try++ {
+				t.Logf("try %d: %v", try, res.Err)
+				res = locktest.Check(ctx, cfg, prop)
+			}
+			locktest.Report(t, res, p.Expect.Verdict(prop))
+		})
+	}
+}
+
+func TestPrograms(t *testing.T) {
+	progs := recipes.PHP()
+	require.Len(t, progs, len(catalog.Strategies())-1, "a PHP recipe for every Go column but luatoken-renew-fence")
+	for _, p := range append(progs, recipes.RedisPy(), recipes.TokenLock()) {
+		assert.FileExists(t, filepath.Join("..", p.Argv[len(p.Argv)-1]), p.Name)
+		assert.True(t, p.Expect.Strict, "%s: n/a is declared too", p.Name)
+		if e, ok := catalog.Lookup(p.Name); ok {
+			assert.ElementsMatch(t, e.Expect.Breaks, p.Expect.Breaks, p.Name)
+			assert.ElementsMatch(t, e.Expect.NotApplicable, p.Expect.NotApplicable, p.Name)
+		}
+	}
+	assert.Equal(t, "php", recipes.PHPCommand()[0])
+}
+
+// TestPHP runs the PHP recipes through the suite: each column must give
+// its Go column's verdicts, cell by cell, n/a included.
+func TestPHP(t *testing.T) {
+	langtest.Need(t, langtest.PHP, langtest.Faketime)
+	start := time.Now()
+	progs := selected(t)
+	for _, p := range progs {
+		t.Run(p.Name, func(t *testing.T) {
+			began := time.Now()
+			run(t, p, locktest.Properties()...)
+			t.Logf("%s: %v", p.Name, time.Since(began).Round(time.Millisecond))
+		})
+	}
+	t.Logf("%d PHP columns in %v", len(progs), time.Since(start).Round(time.Millisecond))
+}
+
+// TestRedisPy runs redis-py's Lock through the suite against its declared
+// verdicts.
+func TestRedisPy(t *testing.T) {
+	langtest.Need(t, langtest.RedisPy)
+	p := recipes.RedisPy()
+	start := time.Now()
+	run(t, p, locktest.Properties()...)
+	t.Logf("%v", time.Since(start).Round(time.Millisecond))
+}
+
+// TestTokenLock runs the example program of docs/exec.md: by default on
+// the properties where a release or a refresh can go wrong, every property
+// with LOCKLAB_LANGS=all.
+func TestTokenLock(t *testing.T) {
+	langtest.Need(t, langtest.RedisPy)
+	p := recipes.TokenLock()
+	if all() {
+		run(t, p, locktest.Properties()...)
+		return
+	}
+	run(t, p, locktest.ReleaseFrees, locktest.CrashRecovery, locktest.SafeRelease,
+		locktest.DoubleRelease, locktest.SafeRefresh, locktest.HolderOverrun)
+}
+
+// TestPage checks the PHP matrix of docs/php.md against what the PHP
+// columns are declared to give, cell by cell.
+func TestPage(t *testing.T) {
+	b, err := os.ReadFile("../docs/php.md")
+	require.NoError(t, err)
+	progs := recipes.PHP()
+	var header []string
+	rows := map[string][]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		switch {
+		case len(cells) > 1 && cells[0] == "property" && len(cells) == len(progs)+1:
+			header = cells[1:]
+		case header != nil && len(cells) == len(progs)+1 && cells[0] != "---":
+			if _, err := locktest.ParseProperty(cells[0]); err == nil {
+				rows[cells[0]] = cells[1:]
+			}
+		}
+	}
+	require.NotNil(t, header, "docs/php.md has the PHP matrix")
+	for i, p := range progs {
+		assert.Equal(t, p.Name, header[i], "column %d", i+1)
+	}
+	for _, prop := range locktest.Properties() {
+		row, ok := rows[string(prop)]
+		if !assert.True(t, ok, "the matrix has a row for %s", prop) {
+			continue
+		}
+		for i, p := range progs {
+			assert.Equal(t, string(p.Expect.Verdict(prop)), row[i], "%s / %s", p.Name, prop)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
@@ -130,16 +131,9 @@ func (m matrix) report(r report.Result, run, runs int) {
 		line = fmt.Sprintf("run %d/%d  %s", run, runs, line)
 	}
 	if r.Err != nil {
-		line += "  " + firstLine(r.Err.Error())
+		msg, _, _ := strings.Cut(r.Err.Error(), "\n") // its first line
+		line += "  " + msg
 	}
 	fmt.Fprintln(m.progress, line)
 }
 
-func firstLine(s string) string {
-	for i, c := range s {
-		if c == '\n' {
-			return s[:i]
-		}
-	}
-	return s
-}

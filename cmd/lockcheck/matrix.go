@@ -136,4 +136,3 @@ func (m matrix) report(r report.Result, run, runs int) {
 	}
 	fmt.Fprintln(m.progress, line)
 }
-

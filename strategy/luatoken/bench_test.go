@@ -9,6 +9,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy/luatoken"
+	"github.com/rs/xid"
 )
 
 // The cost of luatoken beyond its two commands: one plain TryAcquire +
@@ -61,7 +62,22 @@ func BenchmarkCycle(b *testing.B) {
 			defer cancel()
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := handCycle(ctx, p, key); err != nil {
+				if err := handCycle(ctx, p, key, handToken); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// By hand with a new xid token every cycle, as luatoken writes:
+		// what a unique token costs the client and the server (whose Lua
+		// makes a new string of each ARGV it has not seen).
+		b.Run("hand-new-token/"+c.name, func(b *testing.B) {
+			p := redistest.Pool(b)
+			key := redistest.Key(b)
+			ctx, cancel := c.ctx()
+			defer cancel()
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := handCycle(ctx, p, key, xid.New().String()); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -69,17 +85,17 @@ func BenchmarkCycle(b *testing.B) {
 	}
 }
 
-// handCycle sends luatoken's two commands by hand, each on a connection
-// from p, bounded by ctx when it can end as luatoken's are.
-func handCycle(ctx context.Context, p *redis.Pool, key string) error {
+// handCycle sends luatoken's two commands by hand with token, each on a
+// connection from p, bounded by ctx when it can end as luatoken's are.
+func handCycle(ctx context.Context, p *redis.Pool, key string, token any) error {
 	c, err := p.GetContext(ctx)
 	if err != nil {
 		return err
 	}
 	if ctx.Done() != nil {
-		_, err = redis.String(redis.DoContext(c, ctx, "SET", key, handToken, "NX", "PX", benchTTL.Milliseconds()))
+		_, err = redis.String(redis.DoContext(c, ctx, "SET", key, token, "NX", "PX", benchTTL.Milliseconds()))
 	} else {
-		_, err = redis.String(c.Do("SET", key, handToken, "NX", "PX", benchTTL.Milliseconds()))
+		_, err = redis.String(c.Do("SET", key, token, "NX", "PX", benchTTL.Milliseconds()))
 	}
 	c.Close()
 	if err != nil {
@@ -92,9 +108,9 @@ func handCycle(ctx context.Context, p *redis.Pool, key string) error {
 	defer c.Close()
 	var n int
 	if ctx.Done() != nil {
-		n, err = redis.Int(handRelease.DoContext(ctx, c, key, handToken))
+		n, err = redis.Int(handRelease.DoContext(ctx, c, key, token))
 	} else {
-		n, err = redis.Int(handRelease.Do(c, key, handToken))
+		n, err = redis.Int(handRelease.Do(c, key, token))
 	}
 	if err == nil && n != 1 {
 		err = redis.Error("hand release found no lock")
@@ -124,7 +140,7 @@ func BenchmarkCycleInterleaved(b *testing.B) {
 	}
 	handTimed := func() time.Duration {
 		t0 := time.Now()
-		if err := handCycle(ctx, p, handKey); err != nil {
+		if err := handCycle(ctx, p, handKey, handToken); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(t0)

@@ -24,3 +24,7 @@ func SetDefaultMaxHold(t *testing.T, d time.Duration) {
 	defaultMaxHold = d
 	t.Cleanup(func() { defaultMaxHold = old })
 }
+
+// LuatokenReleaseSrc is the release script's source, for the benchmark's
+// commands by hand.
+var LuatokenReleaseSrc = releaseSrc

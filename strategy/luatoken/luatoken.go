@@ -90,20 +90,24 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		return nil, opError("connect", key, err)
 	}
 	defer conn.Close()
-	l := &Lock{s: s, key: key, token: xid.New().String()}
+	// The key and the token are put in interface values once, here, for
+	// the commands of the lock's whole life: each conversion of a string
+	// to an interface value is an allocation.
+	keyArg := any(key)
+	l := &Lock{s: s, key: key, keyArg: keyArg, token: any(xid.New().String())}
 	var sent time.Time // when the command that sets the TTL was sent
 	if s.cfg.renew {
 		sent = time.Now()
 	}
 	if s.cfg.fencing {
-		l.fence, err = redis.Int64(recipe.Eval(ctx, conn, acquireFencedScript, key, FenceKey(key), l.token, ttl.Milliseconds()))
+		l.fence, err = redis.Int64(recipe.Eval(ctx, conn, acquireFencedScript, keyArg, FenceKey(key), l.token, ttl.Milliseconds()))
 		if err != nil {
 			return nil, opError("acquire", key, err)
 		}
 		if l.fence == 0 {
 			return nil, notAcquired(key)
 		}
-	} else if err := set(ctx, conn, key, l.token, ttl); err != nil {
+	} else if err := set(ctx, conn, key, keyArg, l.token, ttl); err != nil {
 		return nil, err
 	}
 	if s.cfg.renew {
@@ -113,9 +117,9 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	return l, nil
 }
 
-// set sends SET key token NX PX ttl.
-func set(ctx context.Context, conn redis.Conn, key, token string, ttl time.Duration) error {
-	_, err := redis.String(recipe.Do(ctx, conn, "SET", key, token, "NX", "PX", ttl.Milliseconds()))
+// set sends SET key token NX PX ttl; keyArg is key as an interface value.
+func set(ctx context.Context, conn redis.Conn, key string, keyArg, token any, ttl time.Duration) error {
+	_, err := redis.String(recipe.Do(ctx, conn, "SET", keyArg, token, "NX", "PX", ttl.Milliseconds()))
 	if err != nil {
 		if errors.Is(err, redis.ErrNil) {
 			return notAcquired(key)
@@ -128,11 +132,12 @@ func set(ctx context.Context, conn redis.Conn, key, token string, ttl time.Durat
 // Lock is a held token lock: the one type TryAcquire returns, whatever the
 // options. Its methods are safe for concurrent use.
 type Lock struct {
-	s     *Strategy
-	key   string
-	token string
-	fence int64  // 0 without WithFencing
-	lease *lease // nil without WithAutoRenew
+	s      *Strategy
+	key    string
+	keyArg any    // key, as the commands take it
+	token  any    // a string; held as the commands take it
+	fence  int64  // 0 without WithFencing
+	lease  *lease // nil without WithAutoRenew
 }
 
 var (
@@ -159,7 +164,7 @@ func (l *Lock) Lease() (context.Context, bool) {
 func (l *Lock) Key() string { return l.key }
 
 // Token returns the unique value this lock wrote at its key.
-func (l *Lock) Token() string { return l.token }
+func (l *Lock) Token() string { return l.token.(string) }
 
 // Release deletes the key if it still holds this lock's token, with one
 // EVALSHA (EVAL when the script is not cached). With WithNotify the same
@@ -179,9 +184,9 @@ func (l *Lock) Release(ctx context.Context) error {
 	defer conn.Close()
 	var reply any
 	if l.s.hub != nil {
-		reply, err = recipe.Eval(ctx, conn, releaseScript, l.key, l.token, ChannelName(l.key))
+		reply, err = recipe.Eval(ctx, conn, releaseScript, l.keyArg, l.token, ChannelName(l.key))
 	} else {
-		reply, err = recipe.Eval(ctx, conn, releaseScript, l.key, l.token)
+		reply, err = recipe.Eval(ctx, conn, releaseScript, l.keyArg, l.token)
 	}
 	n, err := redis.Int(reply, err)
 	if l.lease != nil {
@@ -234,7 +239,7 @@ func (l *Lock) extend(ctx context.Context, ttl time.Duration) error {
 	}
 	defer conn.Close()
 	sent := time.Now()
-	n, err := redis.Int(recipe.Eval(ctx, conn, refreshScript, l.key, l.token, ttl.Milliseconds()))
+	n, err := redis.Int(recipe.Eval(ctx, conn, refreshScript, l.keyArg, l.token, ttl.Milliseconds()))
 	if err != nil {
 		return opError("refresh", l.key, err)
 	}
@@ -257,7 +262,7 @@ func (l *Lock) TTL(ctx context.Context) (time.Duration, error) {
 		return 0, opError("connect", l.key, err)
 	}
 	defer conn.Close()
-	ms, err := redis.Int64(recipe.Eval(ctx, conn, ttlScript, l.key, l.token))
+	ms, err := redis.Int64(recipe.Eval(ctx, conn, ttlScript, l.keyArg, l.token))
 	switch {
 	case err != nil:
 		return 0, opError("ttl", l.key, err)

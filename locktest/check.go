@@ -134,7 +134,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 			suffix = fmt.Sprintf("/rerun-%d", n) // fresh keys: the last run may have left its own
 		}
 		m := watch(ctx, pool, tm.Short)
-		res = checkOnce(ctx, cfg, pool, p, scenario, suffix)
+		res = checkOnce(ctx, cfg, pool, m, p, scenario, suffix)
 		why := m.stop()
 		if why == nil || errors.Is(res.Err, ErrInterrupted) {
 			return res
@@ -146,7 +146,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 }
 
 // checkOnce runs a property once, on keys under cfg.Key, p and suffix.
-func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, p Property, sc scenario, suffix string) Result {
+func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p Property, sc scenario, suffix string) Result {
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -174,6 +174,7 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, p Property, sc
 			ctx:     ctx,
 			pool:    pool,
 			dial:    cfg.dialer(),
+			lost:    m.lost,
 			factory: cfg.New,
 			key:     cfg.Key + ":" + string(p) + suffix + name,
 			tm:      cfg.Timing.withDefaults(),

@@ -99,6 +99,12 @@ func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration)
 	}
 }
 
+// lost is told of a connection the server cut under a client: a
+// disturbance, as a stall is.
+func (m *monitor) lost(err error) {
+	m.disturbed(fmt.Errorf("the server cut a client's connection: %w", err))
+}
+
 // stop ends the watch and returns the first disturbance seen, if any.
 func (m *monitor) stop() error {
 	close(m.stopped)

@@ -85,6 +85,7 @@ type run struct {
 	ctx        context.Context
 	pool       strategy.Pool                           // the suite's own connections, outside every client
 	dial       func(context.Context) (net.Conn, error) // to Redis, for the clients' proxies
+	lost       func(error)                             // told when the server cuts a client's connection; may be nil
 	factory    Factory
 	key        string
 	tm         Timing
@@ -133,7 +134,7 @@ func (r *run) errText(err error) string {
 // redigo pool on it, and its own strategy instance from the factory.
 func (r *run) newClient(name string, skew time.Duration) *client {
 	c := &client{name: name, r: r, skew: skew}
-	proxy, err := wire.Listen(wire.Config{Dial: r.dial, Hooks: c.hooks(), Crashed: c.crashDone})
+	proxy, err := wire.Listen(wire.Config{Dial: r.dial, Hooks: c.hooks(), Crashed: c.crashDone, Lost: r.lost})
 	if err != nil {
 		r.fail("%s: the suite's proxy: %v", name, err)
 	}

@@ -70,6 +70,10 @@ type Config struct {
 	// over TCP.
 	Dial  func(ctx context.Context) (net.Conn, error)
 	Hooks Hooks
+	// Lost, when set, is called when Redis closes a connection (or it
+	// fails) that neither the client nor the proxy had closed: the server
+	// cut it (CLIENT KILL, a timeout, a restart), not the test.
+	Lost func(err error)
 	// Crashed, when set, is called once a Crash has cut every connection,
 	// the one whose reply After was handing over included (after that
 	// reply was written). It may be called from a hook's goroutine.
@@ -252,6 +256,7 @@ type Conn struct {
 	closed  bool     // replies are over; pending commands had their After
 	queue   []*entry // commands sent or failed, waiting for their reply
 
+	clientDone bool // the client closed its side: Redis closing its own is expected
 	delivering bool // a reply's After has run and the reply is being written
 	closeAfter bool // a Crash came while delivering: close once it is written
 
@@ -363,6 +368,9 @@ func (c *Conn) process(srv net.Conn) {
 			c.inMu.Unlock()
 			// The client is done sending: let Redis answer what it has
 			// and close its side, which ends the relay.
+			c.mu.Lock()
+			c.clientDone = true
+			c.mu.Unlock()
 			if tc, ok := srv.(interface{ CloseWrite() error }); ok {
 				tc.CloseWrite()
 			}
@@ -495,6 +503,12 @@ func (c *Conn) relay(srv net.Conn) {
 	for {
 		v, err := rr.next()
 		if err != nil {
+			c.mu.Lock()
+			lost := !c.closing && !c.clientDone
+			c.mu.Unlock()
+			if lost && c.p.cfg.Lost != nil {
+				c.p.cfg.Lost(err)
+			}
 			break
 		}
 		if !c.relayOne(v) {

@@ -800,3 +800,45 @@ func TestAfterBeforeNext(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestLost: Config.Lost hears of a connection the server cut (CLIENT KILL
+// of the proxy's connection), and not of one the client closed itself.
+func TestLost(t *testing.T) {
+	var mu sync.Mutex
+	var lost []error
+	p, err := wire.Listen(wire.Config{Addr: redistest.Shared(t).Addr, Lost: func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		lost = append(lost, err)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(lost)
+	}
+
+	// The client hangs up: nothing lost.
+	c := dial(t, p)
+	must(c.Do("PING"))
+	c.Close()
+	// The server cuts a connection: lost.
+	c2 := dial(t, p)
+	id := must(redis.Int64(c2.Do("CLIENT", "ID")))
+	if _, err := direct(t).Do("CLIENT", "KILL", "ID", id); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := c2.Do("PING"); err == nil {
+		t.Fatal("the cut connection still answers")
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("Lost was called %d times, want 1 (the cut connection only)", n)
+	}
+}

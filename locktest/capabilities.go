@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/locklab/locklab/strategy"
 )
@@ -112,10 +111,7 @@ func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	case cfg.Key == "":
 		return Capabilities{}, errors.New("locktest: Detect: empty Key")
 	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := cfg.timeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type outcome struct {
@@ -143,11 +139,8 @@ func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	pool := cfg.pool()
 	defer pool.Close()
-	now := time.Now()
 	key := cfg.Key + ":capabilities"
-	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key,
-		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now}}
-	r.det = &detector{rec: r.rec}
+	r := cfg.newRun(ctx, pool, key)
 	defer r.shutdown()
 	defer func() {
 		if v := recover(); v != nil {

@@ -147,10 +147,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 
 // checkOnce runs a property once, on keys under cfg.Key, p and suffix.
 func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p Property, sc scenario, suffix string) Result {
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := cfg.timeout()
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -169,19 +166,8 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 		}
 	}()
 	newRun := func(name string) *run {
-		now := time.Now()
-		r = &run{
-			ctx:     ctx,
-			pool:    pool,
-			dial:    cfg.dialer(),
-			lost:    m.lost,
-			factory: cfg.New,
-			key:     cfg.Key + ":" + string(p) + suffix + name,
-			tm:      cfg.Timing.withDefaults(),
-			t0:      now.UnixMilli(),
-			rec:     &recorder{start: now},
-		}
-		r.det = &detector{rec: r.rec}
+		r = cfg.newRun(ctx, pool, cfg.Key+":"+string(p)+suffix+name)
+		r.lost = m.lost
 		r.note("t0 = %d (Unix ms); K = %s", r.t0, r.key)
 		runsMu.Lock()
 		runs = append(runs, r)
@@ -223,6 +209,25 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 // outside (its context was cancelled) before it reached a verdict: it says
 // nothing about the strategy.
 var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
+
+// timeout is the watchdog's bound on a property, a contract check or
+// Detect: Config.Timeout, or 30s.
+func (cfg Config) timeout() time.Duration {
+	if cfg.Timeout <= 0 {
+		return 30 * time.Second
+	}
+	return cfg.Timeout
+}
+
+// newRun starts a run on key, with the suite's own connections from pool:
+// its timeline, starting now, and its detector.
+func (cfg Config) newRun(ctx context.Context, pool *redis.Pool, key string) *run {
+	now := time.Now()
+	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key,
+		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now}}
+	r.det = &detector{rec: r.rec}
+	return r
+}
 
 // dialer returns how to open a connection to Redis.
 func (cfg Config) dialer() func(ctx context.Context) (net.Conn, error) {

@@ -46,9 +46,15 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 		{"unreachable", contractUnreachable},
 		{"wrong-type", contractWrongType},
 	}
+	pool := cfg.pool()
+	defer pool.Close()
+	noServer := checkPool(ctx, pool) // every check fails with it
 	var out []ContractCheck
 	for _, ch := range checks {
-		what, err := contractRun(ctx, cfg, ch.name, ch.f)
+		what, err := "", noServer
+		if err == nil {
+			what, err = contractRun(ctx, cfg, pool, ch.name, ch.f)
+		}
 		out = append(out, ContractCheck{Name: ch.name, What: what, Err: err})
 	}
 	return out
@@ -56,22 +62,11 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 
 // contractRun runs one check on a fresh run and client, turning a failure,
 // a panic or a hang into an error.
-func contractRun(ctx context.Context, cfg Config, name string, f func(r *run, c *client) string) (string, error) {
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *client) string) (string, error) {
+	timeout := cfg.timeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	pool := cfg.pool()
-	defer pool.Close()
-	if err := checkPool(ctx, pool); err != nil {
-		return "", err
-	}
-	now := time.Now()
-	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: cfg.Key + ":contract:" + name,
-		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now}}
-	r.det = &detector{rec: r.rec}
+	r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
 	type outcome struct {
 		what string
 		err  error

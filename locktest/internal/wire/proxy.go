@@ -421,6 +421,9 @@ func (c *Conn) process(srv net.Conn) {
 			c.inMulti = false
 		}
 		c.mu.Lock()
+		if name == "QUIT" {
+			c.clientDone = true // Redis answers and closes: the client's doing
+		}
 		if c.closed || c.closing {
 			c.mu.Unlock()
 			c.afterClosed(cmd)

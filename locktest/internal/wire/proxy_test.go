@@ -802,7 +802,8 @@ func TestAfterBeforeNext(t *testing.T) {
 }
 
 // TestLost: Config.Lost hears of a connection the server cut (CLIENT KILL
-// of the proxy's connection), and not of one the client closed itself.
+// of the proxy's connection), and not of one the client closed itself,
+// by hanging up or by QUIT.
 func TestLost(t *testing.T) {
 	var mu sync.Mutex
 	var lost []error
@@ -821,10 +822,15 @@ func TestLost(t *testing.T) {
 		return len(lost)
 	}
 
-	// The client hangs up: nothing lost.
+	// The client hangs up, or says QUIT: nothing lost.
 	c := dial(t, p)
 	must(c.Do("PING"))
 	c.Close()
+	q := dial(t, p)
+	must(q.Do("QUIT"))
+	if _, err := q.Do("PING"); err == nil {
+		t.Fatal("a connection answers after QUIT")
+	}
 	// The server cuts a connection: lost.
 	c2 := dial(t, p)
 	id := must(redis.Int64(c2.Do("CLIENT", "ID")))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/locktest/internal/mutants"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/setnxpx"
@@ -67,4 +68,17 @@ func TestContract(t *testing.T) {
 		require.Error(t, c.Err, c.Name)
 		assert.Contains(t, c.Err.Error(), "watchdog", c.Name)
 	}
+}
+
+// TestContractOnVariants: the contract raises no false alarm on the
+// correct variants of the token lock (a WATCH release, a MULTI acquire, a
+// hash-valued key set by a script); and it catches the mutant that
+// acquires with SET without NX, which overwrites a key of another type.
+func TestContractOnVariants(t *testing.T) {
+	for _, v := range mutants.Variants() {
+		assert.Empty(t, contract(t, v.New), v.Name)
+	}
+	m, ok := mutants.Lookup("no-nx")
+	require.True(t, ok)
+	assert.Equal(t, []string{"wrong-type"}, contract(t, m.New))
 }

@@ -172,7 +172,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -379,7 +378,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("lockcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output `format`: text, markdown or json")
-	strategies := fs.String("strategy", "", "check only these `strategies` (comma-separated; all by default)")
+	strategyList := fs.String("strategy", "", "check only these `strategies` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	lang := fs.String("lang", "en", "the `language` of the output: en or zh")
@@ -429,18 +428,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if opts.timeout <= 0 {
 		return opts, usageError{fmt.Sprintf("-timeout %v: want a positive duration", opts.timeout)}
 	}
-	if opts.strategies, err = parseStrategies(*strategies); err != nil {
-		return opts, err
+	if opts.strategies, err = catalog.Select(strategies(), *strategyList); err != nil {
+		return opts, usageError{"-strategy: " + err.Error()}
 	}
-	if opts.properties, err = parseProperties(*properties); err != nil {
-		return opts, err
+	if opts.properties, err = catalog.SelectProperties(*properties); err != nil {
+		return opts, usageError{"-property: " + err.Error()}
 	}
-	if err := execF.apply(&opts, *strategies); err != nil {
+	if err := execF.apply(&opts, *strategyList); err != nil {
 		return opts, err
 	}
 	opts.paths = fs.Args()
 	if opts.docs {
-		if *strategies != "" || *properties != "" || opts.runs != 1 {
+		if *strategyList != "" || *properties != "" || opts.runs != 1 {
 			return opts, usageError{"-docs needs the whole matrix, once: drop -strategy, -property and -runs"}
 		}
 		if opts.lang != report.English {
@@ -462,69 +461,6 @@ func langList() string {
 		names = append(names, string(l))
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// names splits a comma-separated list, dropping empty entries and repeats.
-func names(list string) []string {
-	var out []string
-	for n := range strings.SplitSeq(list, ",") {
-		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// parseStrategies returns the catalog entries named in list, in the
-// catalog's order; an empty list means all of them.
-func parseStrategies(list string) ([]catalog.Entry, error) {
-	all := strategies()
-	want := names(list)
-	if len(want) == 0 {
-		return all, nil
-	}
-	var valid []string
-	for _, e := range all {
-		valid = append(valid, e.Name)
-	}
-	for _, n := range want {
-		if !slices.Contains(valid, n) {
-			return nil, usageError{fmt.Sprintf("-strategy: unknown strategy %q; the strategies are %s", n, strings.Join(valid, ", "))}
-		}
-	}
-	var out []catalog.Entry
-	for _, e := range all {
-		if slices.Contains(want, e.Name) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
-}
-
-// parseProperties returns the properties named in list, in the suite's
-// order; an empty list means all of them.
-func parseProperties(list string) ([]locktest.Property, error) {
-	all := locktest.Properties()
-	want := names(list)
-	if len(want) == 0 {
-		return all, nil
-	}
-	for _, n := range want {
-		if _, err := locktest.ParseProperty(n); err != nil {
-			valid := make([]string, len(all))
-			for i, p := range all {
-				valid[i] = string(p)
-			}
-			return nil, usageError{fmt.Sprintf("-property: unknown property %q; the properties are %s", n, strings.Join(valid, ", "))}
-		}
-	}
-	var out []locktest.Property
-	for _, p := range all {
-		if slices.Contains(want, string(p)) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }
 
 // connect returns the server to run on: the one at addr, or the one start

@@ -45,8 +45,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -120,11 +118,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-timeout %v: want a positive duration", o.timeout)
 	}
 	var err error
-	if o.columns, err = parseColumns(*columns); err != nil {
-		return o, err
+	if o.columns, err = catalog.Select(peers.Columns(), *columns); err != nil {
+		return o, fmt.Errorf("-strategy: %w", err)
 	}
-	if o.properties, err = parseProperties(*properties); err != nil {
-		return o, err
+	if o.properties, err = catalog.SelectProperties(*properties); err != nil {
+		return o, fmt.Errorf("-property: %w", err)
 	}
 	o.paths = fs.Args()
 	switch {
@@ -201,64 +199,6 @@ func connect(ctx context.Context, addr string) (*redistest.Server, error) {
 		return nil, fmt.Errorf("-redis %q is not host:port: %w", addr, err)
 	}
 	return redistest.Connect(ctx, addr)
-}
-
-// names splits a comma-separated list, dropping empty entries.
-func names(list string) []string {
-	var out []string
-	for n := range strings.SplitSeq(list, ",") {
-		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// parseColumns returns the columns named in list, in their order; an
-// empty list means all of them.
-func parseColumns(list string) ([]catalog.Entry, error) {
-	all := peers.Columns()
-	want := names(list)
-	if len(want) == 0 {
-		return all, nil
-	}
-	var valid []string
-	for _, e := range all {
-		valid = append(valid, e.Name)
-	}
-	for _, n := range want {
-		if !slices.Contains(valid, n) {
-			return nil, fmt.Errorf("-strategy: unknown column %q; the columns are %s", n, strings.Join(valid, ", "))
-		}
-	}
-	var cols []catalog.Entry
-	for _, e := range all {
-		if slices.Contains(want, e.Name) {
-			cols = append(cols, e)
-		}
-	}
-	return cols, nil
-}
-
-// parseProperties returns the properties named in list, in the suite's
-// order; an empty list means all of them.
-func parseProperties(list string) ([]locktest.Property, error) {
-	want := names(list)
-	if len(want) == 0 {
-		return locktest.Properties(), nil
-	}
-	for _, n := range want {
-		if _, err := locktest.ParseProperty(n); err != nil {
-			return nil, fmt.Errorf("-property: %w", err)
-		}
-	}
-	var out []locktest.Property
-	for _, p := range locktest.Properties() {
-		if slices.Contains(want, string(p)) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }
 
 // runner checks properties on columns, one at a time.

@@ -13,7 +13,8 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// errCrashed is what a crashed client's commands return: they are never sent.
+// errCrashed is what before returns for a command of a crashed client: the
+// proxy never forwards it, and the client finds its connection cut.
 var errCrashed = errors.New("locktest: client crashed")
 
 // client is one simulated process: its own strategy instance, built by the

@@ -43,7 +43,7 @@ func StartCluster(ctx context.Context, masters int) (*Cluster, error) {
 		"--cluster-enabled", "yes",
 		"--cluster-config-file", "nodes.conf", // in the node's directory
 		"--cluster-node-timeout", "2000",
-	})
+	}, options{})
 	if err != nil {
 		return nil, err
 	}

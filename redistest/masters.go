@@ -17,8 +17,8 @@ type Masters struct {
 // process on a loopback port of its own with no persistence, and waits
 // until all answer PING. Close stops them all and removes their
 // directories. The error matches [ErrNoRedisServer] when redis-server is
-// not on PATH.
-func StartMasters(ctx context.Context, n int) (*Masters, error) {
+// not on PATH. [WithMovableClocks] lets the test move their clocks.
+func StartMasters(ctx context.Context, n int, opts ...Option) (*Masters, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("redistest: StartMasters(%d): want at least one master", n)
 	}
@@ -28,7 +28,7 @@ func StartMasters(ctx context.Context, n int) (*Masters, error) {
 	}
 	ctx, cancel := readyContext(ctx)
 	defer cancel()
-	nodes, err := startNodes(ctx, bin, "master", n, false, nil)
+	nodes, err := startNodes(ctx, bin, "master", n, false, nil, newOptions(opts))
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,9 @@ type Node struct {
 	port int
 	dir  string
 	args []string // given to redis-server after the project's own
+	env  []string // added to redis-server's environment
+
+	shiftFile string // the clock shim's shift, when the node runs under it
 
 	mu     sync.Mutex
 	p      *proc // nil while the node is down
@@ -54,9 +57,9 @@ func lookRedisServer() (string, error) {
 // startNode starts a node named name on a free loopback port, in a new
 // temporary directory. With bus, the port ten thousand above (a Cluster
 // node's bus port) is free too.
-func startNode(ctx context.Context, bin, name string, bus bool, args []string) (*Node, error) {
+func startNode(ctx context.Context, bin, name string, bus bool, args []string, o options) (*Node, error) {
 	for attempt := 1; ; attempt++ {
-		n, err := startNodeOnce(ctx, bin, name, bus, args)
+		n, err := startNodeOnce(ctx, bin, name, bus, args, o)
 		if err == nil {
 			return n, nil
 		}
@@ -66,7 +69,7 @@ func startNode(ctx context.Context, bin, name string, bus bool, args []string) (
 	}
 }
 
-func startNodeOnce(ctx context.Context, bin, name string, bus bool, args []string) (*Node, error) {
+func startNodeOnce(ctx context.Context, bin, name string, bus bool, args []string, o options) (*Node, error) {
 	var port int
 	var err error
 	if bus {
@@ -85,6 +88,12 @@ func startNodeOnce(ctx context.Context, bin, name string, bus bool, args []strin
 		Name: name,
 		Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		bin:  bin, port: port, dir: dir, args: args,
+	}
+	if o.movableClock {
+		if err := n.movableClock(); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
 	}
 	if err := n.Start(ctx); err != nil {
 		os.RemoveAll(dir)
@@ -127,7 +136,7 @@ func (n *Node) Start(ctx context.Context) error {
 	case n.p != nil:
 		return fmt.Errorf("redistest: %s at %s is up already", n.Name, n.Addr)
 	}
-	p, err := launch(ctx, n.bin, n.port, n.dir, n.args)
+	p, err := launch(ctx, n.bin, n.port, n.dir, n.args, n.env)
 	if err != nil {
 		return fmt.Errorf("redistest: starting %s on %s: %w", n.Name, n.Addr, err)
 	}
@@ -225,13 +234,13 @@ func closeNodes(nodes []*Node) error {
 
 // startNodes starts count nodes in parallel, named prefix-0, prefix-1...;
 // when one fails, those started are closed.
-func startNodes(ctx context.Context, bin, prefix string, count int, bus bool, args []string) ([]*Node, error) {
+func startNodes(ctx context.Context, bin, prefix string, count int, bus bool, args []string, o options) ([]*Node, error) {
 	nodes := make([]*Node, count)
 	errs := make([]error, count)
 	var wg sync.WaitGroup
 	for i := range count {
 		wg.Go(func() {
-			nodes[i], errs[i] = startNode(ctx, bin, prefix+"-"+strconv.Itoa(i), bus, args)
+			nodes[i], errs[i] = startNode(ctx, bin, prefix+"-"+strconv.Itoa(i), bus, args, o)
 		})
 	}
 	wg.Wait()

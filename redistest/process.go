@@ -51,7 +51,7 @@ func startProcessOnce(ctx context.Context, bin string, extra []string) (*Server,
 		return nil, fmt.Errorf("process: %w", err)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	p, err := launch(ctx, bin, port, dir, extra)
+	p, err := launch(ctx, bin, port, dir, extra, nil)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("process: %s on %s: %w", bin, addr, err)
@@ -89,7 +89,7 @@ type proc struct {
 // extra arguments, and waits until it answers PING. When it does not, the
 // process is stopped and the error says what its log says; dir is left to
 // the caller.
-func launch(ctx context.Context, bin string, port int, dir string, extra []string) (*proc, error) {
+func launch(ctx context.Context, bin string, port int, dir string, extra, env []string) (*proc, error) {
 	logFile := filepath.Join(dir, "redis.log")
 	cmd := exec.Command(bin, append([]string{
 		"--port", strconv.Itoa(port),
@@ -101,6 +101,9 @@ func launch(ctx context.Context, bin string, port int, dir string, extra []strin
 		"--logfile", logFile,
 	}, extra...)...)
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)

@@ -30,7 +30,8 @@ type Replicated struct {
 // until the replica has finished its first sync. Close stops both and
 // removes their directories. The error matches [ErrNoRedisServer] when
 // redis-server is not on PATH.
-func StartReplicated(ctx context.Context) (*Replicated, error) {
+func StartReplicated(ctx context.Context, opts ...Option) (*Replicated, error) {
+	o := newOptions(opts)
 	bin, err := lookRedisServer()
 	if err != nil {
 		return nil, err
@@ -39,7 +40,7 @@ func StartReplicated(ctx context.Context) (*Replicated, error) {
 	defer cancel()
 	// Without a delay, the primary starts the sync at once rather than
 	// waiting five seconds for more replicas.
-	primary, err := startNode(ctx, bin, "primary", false, []string{"--repl-diskless-sync-delay", "0"})
+	primary, err := startNode(ctx, bin, "primary", false, []string{"--repl-diskless-sync-delay", "0"}, o)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +50,7 @@ func StartReplicated(ctx context.Context) (*Replicated, error) {
 		return nil, fmt.Errorf("redistest: the replication link: %w", err)
 	}
 	host, port, _ := net.SplitHostPort(link.addr())
-	replica, err := startNode(ctx, bin, "replica", false, []string{"--replicaof", host, port})
+	replica, err := startNode(ctx, bin, "replica", false, []string{"--replicaof", host, port}, o)
 	if err != nil {
 		link.close()
 		_ = primary.close()

@@ -316,3 +316,76 @@ func TestTopologiesWithoutRedisServer(t *testing.T) {
 		t.Error("StartCluster(0) did not fail")
 	}
 }
+
+// TestShiftClock shows a node's clock jumping forward: its TIME moves by
+// the shift, a key with ten seconds to live is expired at once, a key set
+// after the jump lives its full TTL, and the shift survives a restart.
+// A node started without the shim refuses to shift.
+func TestShiftClock(t *testing.T) {
+	ctx := context.Background()
+	m, err := redistest.StartMasters(ctx, 2, redistest.WithMovableClocks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	n, other := m.Nodes[0], m.Nodes[1]
+	before, err := n.ServerTime(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Until(before).Abs(); d > 2*time.Second {
+		t.Fatalf("before any shift, %s's clock is %v off", n.Name, d)
+	}
+	for _, node := range m.Nodes {
+		if _, err := node.Do(ctx, "SET", "k", "v", "PX", 10000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := n.ShiftClock(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	after, err := n.ServerTime(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after.Sub(time.Now()); d < 59*time.Second || d > 61*time.Second {
+		t.Fatalf("after a shift of a minute, %s's clock runs %v ahead", n.Name, d)
+	}
+	if v, err := n.Do(ctx, "GET", "k"); err != nil || v != nil {
+		t.Fatalf("GET k on the shifted node = %v, %v; want nil: the key should have expired", v, err)
+	}
+	if v, err := redis.String(other.Do(ctx, "GET", "k")); err != nil || v != "v" {
+		t.Fatalf("GET k on the other node = %q, %v; its clock did not move", v, err)
+	}
+	if _, err := n.Do(ctx, "SET", "k2", "v", "PX", 10000); err != nil {
+		t.Fatal(err)
+	}
+	if ttl, err := redis.Int64(n.Do(ctx, "PTTL", "k2")); err != nil || ttl < 9000 {
+		t.Fatalf("PTTL of a key set after the jump = %d, %v; want about 10000", ttl, err)
+	}
+	if err := n.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := n.ServerTime(ctx); err != nil || after.Sub(time.Now()) < 59*time.Second {
+		t.Fatalf("after a restart, %s's clock is %v (%v); want a minute ahead still", n.Name, after, err)
+	}
+	if err := n.ShiftClock(0); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := n.ServerTime(ctx); err != nil || time.Until(now).Abs() > 2*time.Second {
+		t.Fatalf("with the shift back to 0, %s's clock is %v (%v)", n.Name, now, err)
+	}
+
+	plain, err := redistest.StartMasters(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if err := plain.Nodes[0].ShiftClock(time.Second); !errors.Is(err, redistest.ErrFixedClock) {
+		t.Fatalf("ShiftClock on a node without the shim = %v; want ErrFixedClock", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/locklab/locklab/strategy/getsetexpire"
 	"github.com/locklab/locklab/strategy/luatoken"
 	"github.com/locklab/locklab/strategy/multiget"
+	"github.com/locklab/locklab/strategy/redlock"
 	"github.com/locklab/locklab/strategy/setnxdel"
 	"github.com/locklab/locklab/strategy/setnxexpire"
 	"github.com/locklab/locklab/strategy/setnxpx"
@@ -33,6 +34,16 @@ type Entry struct {
 	New locktest.Factory
 	// Expect is the declared verdict of every property.
 	Expect locktest.Expect
+	// Masters and RestartDelay go to locktest.Config: how many masters a
+	// lock over several spans, and how long a restarted one stays down.
+	Masters      int
+	RestartDelay time.Duration
+}
+
+// Config returns cfg with the entry's factory, masters and restart delay.
+func (e Entry) Config(cfg locktest.Config) locktest.Config {
+	cfg.New, cfg.Masters, cfg.RestartDelay = e.New, e.Masters, e.RestartDelay
+	return cfg
 }
 
 // Shorthands for the declarations below.
@@ -48,14 +59,21 @@ const (
 
 	crashMidRel = locktest.CrashMidRelease
 	safeRefresh = locktest.SafeRefresh
+
+	failover  = locktest.Failover
+	amnesia   = locktest.RestartAmnesia
+	clockJump = locktest.NodeClockJump
+	minority  = locktest.MinorityDown
 )
 
 type props = []locktest.Property
 
-// Strategies returns the fifteen strategies, from the most naive to the
-// one to use, getsetcompare twice (as document 004 writes it, then as
-// document 003 does), and last luatoken with the two fixes for an
-// overrunning holder: auto-renewal and fencing tokens.
+// Strategies returns the seventeen columns: the strategies on one Redis,
+// from the most naive to the one to use, getsetcompare twice (as document
+// 004 writes it, then as document 003 does), luatoken with the two fixes
+// for an overrunning holder, auto-renewal and fencing tokens; then Redlock
+// over five masters, with a crashed master restarted at once and, as
+// antirez advises, only after the longest TTL.
 func Strategies() []Entry {
 	return []Entry{
 		{
@@ -65,8 +83,8 @@ func Strategies() []Entry {
 				return setnxdel.New(c.Pool)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{locktest.CrashRecovery, doubleRel},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRel, safeRefresh, overrun, fenced, renewed},
+				Breaks:        props{locktest.CrashRecovery, doubleRel, failover, amnesia},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRel, safeRefresh, overrun, fenced, renewed, minority},
 			},
 		},
 		{
@@ -76,8 +94,8 @@ func Strategies() []Entry {
 				return setnxexpire.New(c.Pool)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{crashMid, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMidRel, stale, skew, safeRefresh},
+				Breaks:        props{crashMid, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia, clockJump},
+				NotApplicable: props{crashMidRel, stale, skew, safeRefresh, minority},
 			},
 		},
 		{
@@ -87,8 +105,8 @@ func Strategies() []Entry {
 				return multiget.New(c.Pool)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{locktest.ReleaseFrees, crashMid, overrun, fenced, renewed},
-				NotApplicable: props{locktest.Exclusion, stale, skew, doubleRel, safeRefresh},
+				Breaks:        props{locktest.ReleaseFrees, crashMid, overrun, fenced, renewed, failover, amnesia, clockJump},
+				NotApplicable: props{locktest.Exclusion, stale, skew, doubleRel, safeRefresh, minority},
 			},
 		},
 		{
@@ -98,8 +116,8 @@ func Strategies() []Entry {
 				return getset.New(c.Pool, getset.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{safeRefresh},
+				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
+				NotApplicable: props{safeRefresh, minority},
 			},
 		},
 		{
@@ -109,8 +127,8 @@ func Strategies() []Entry {
 				return getsetexpire.New(c.Pool, getsetexpire.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{stale, safeRefresh},
+				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia, clockJump},
+				NotApplicable: props{stale, safeRefresh, minority},
 			},
 		},
 		{
@@ -120,8 +138,8 @@ func Strategies() []Entry {
 				return getsetcompare.New(c.Pool, getsetcompare.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMidRel, safeRefresh},
+				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
+				NotApplicable: props{crashMidRel, safeRefresh, minority},
 			},
 		},
 		{
@@ -131,8 +149,8 @@ func Strategies() []Entry {
 				return getsetcompare.New(c.Pool, getsetcompare.WithClock(c.Clock), getsetcompare.Document003())
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMidRel, safeRefresh},
+				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
+				NotApplicable: props{crashMidRel, safeRefresh, minority},
 			},
 		},
 		{
@@ -142,8 +160,8 @@ func Strategies() []Entry {
 				return delsetnx.New(c.Pool, delsetnx.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{safeRefresh},
+				Breaks:        props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
+				NotApplicable: props{safeRefresh, minority},
 			},
 		},
 		{
@@ -153,8 +171,8 @@ func Strategies() []Entry {
 				return delsetnxcheck.New(c.Pool, delsetnxcheck.WithClock(c.Clock))
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{locktest.Exclusion, stale, skew, safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMidRel, safeRefresh},
+				Breaks:        props{locktest.Exclusion, stale, skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
+				NotApplicable: props{crashMidRel, safeRefresh, minority},
 			},
 		},
 		{
@@ -164,8 +182,8 @@ func Strategies() []Entry {
 				return setnxpx.New(c.Pool)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRefresh},
+				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia, clockJump},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRefresh, minority},
 			},
 		},
 		{
@@ -175,8 +193,8 @@ func Strategies() []Entry {
 				return fixedpassword.New(c.Pool)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRefresh},
+				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia, clockJump},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRefresh, minority},
 			},
 		},
 		{
@@ -186,8 +204,8 @@ func Strategies() []Entry {
 				return tokengetdel.New(c.Pool)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{safeRel, overrun, fenced, renewed},
-				NotApplicable: props{crashMid, stale, skew, safeRefresh},
+				Breaks:        props{safeRel, overrun, fenced, renewed, failover, amnesia, clockJump},
+				NotApplicable: props{crashMid, stale, skew, safeRefresh, minority},
 			},
 		},
 		{
@@ -197,8 +215,8 @@ func Strategies() []Entry {
 				return watchdel.New(c.Pool)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{crashMid, overrun, fenced, renewed},
-				NotApplicable: props{stale, skew, safeRefresh},
+				Breaks:        props{crashMid, overrun, fenced, renewed, failover, amnesia, clockJump},
+				NotApplicable: props{stale, skew, safeRefresh, minority},
 			},
 		},
 		{
@@ -208,8 +226,8 @@ func Strategies() []Entry {
 				return luatoken.New(c.Pool)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew},
+				Breaks:        props{overrun, fenced, renewed, failover, amnesia, clockJump},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew, minority},
 			},
 		},
 		{
@@ -220,9 +238,40 @@ func Strategies() []Entry {
 				// see the holder stop before the key can expire.
 				return luatoken.New(c.Pool, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())
 			},
-			Expect: locktest.Expect{NotApplicable: props{crashMid, crashMidRel, stale, skew}},
+			Expect: locktest.Expect{
+				Breaks:        props{failover, amnesia, clockJump},
+				NotApplicable: props{crashMid, crashMidRel, stale, skew, minority},
+			},
+		},
+		{
+			Name:    "redlock",
+			Sources: "antirez's Redlock over five independent masters",
+			New:     newRedlock,
+			Masters: 5,
+			Expect: locktest.Expect{
+				Breaks:        props{overrun, fenced, renewed, amnesia, clockJump},
+				NotApplicable: props{crashMid, crashMidRel, stale, failover},
+			},
+		},
+		{
+			Name:    "redlock-delayed-restart",
+			Sources: "Redlock, a crashed master kept down for longer than the longest TTL",
+			New:     newRedlock,
+			Masters: 5,
+			// Longer than the suite's longest TTL, Timing.Long (5s).
+			RestartDelay: 6 * time.Second,
+			Expect: locktest.Expect{
+				Breaks:        props{overrun, fenced, renewed, clockJump},
+				NotApplicable: props{crashMid, crashMidRel, stale, failover},
+			},
 		},
 	}
+}
+
+// newRedlock is Redlock over the masters of c (one on a single Redis),
+// reading c's clock.
+func newRedlock(c locktest.Client) (strategy.Strategy, error) {
+	return redlock.New(c.Pools, redlock.WithClock(c.Clock))
 }
 
 // Lookup returns the entry named name.

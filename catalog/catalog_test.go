@@ -54,8 +54,8 @@ func TestMatrixRepeatable(t *testing.T) {
 	for i := 1; i <= runs; i++ {
 		var b strings.Builder
 		for _, e := range catalog.Strategies() {
-			for _, p := range locktest.Properties() {
-				cfg := locktest.Config{Addr: addr, New: e.New, Key: fmt.Sprintf("%s:%d:%s", redistest.Key(t), i, e.Name)}
+			for _, p := range locktest.AllProperties() {
+				cfg := e.Config(locktest.Config{Addr: addr, Key: fmt.Sprintf("%s:%d:%s", redistest.Key(t), i, e.Name)})
 				res := locktest.Check(context.Background(), cfg, p)
 				if msg := locktest.Mismatch(res, e.Expect.Verdict(p)); msg != "" {
 					t.Errorf("run %d: %s: %s", i, e.Name, msg)

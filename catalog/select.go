@@ -36,9 +36,10 @@ func Select(all []Entry, list string) ([]Entry, error) {
 }
 
 // SelectProperties returns the properties that list names, as Select
-// does, in the suite's order (locktest.Properties).
+// does, in the suite's order (locktest.AllProperties): by default all,
+// the topology properties included.
 func SelectProperties(list string) ([]locktest.Property, error) {
-	all := locktest.Properties()
+	all := locktest.AllProperties()
 	want := names(list)
 	if len(want) == 0 {
 		return all, nil

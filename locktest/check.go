@@ -37,6 +37,17 @@ type Config struct {
 	Timeout time.Duration
 	// Timing is the time scale of the scenarios; see Timing.
 	Timing Timing
+	// Masters is, for a lock over several independent Redis masters (such
+	// as Redlock), how many it spans: the topology properties start that
+	// many, and give each client an address and a pool on each
+	// (Client.Addrs, Client.Pools). 0 or 1: a lock on one Redis. Every
+	// other property runs on the one Redis at Addr, which the lock then
+	// sees as its only master.
+	Masters int
+	// RestartDelay is how long a master that restart-amnesia restarts
+	// stays down first: 0 restarts it at once; antirez's delayed restart
+	// keeps it down for longer than the longest TTL (here Timing.Long).
+	RestartDelay time.Duration
 }
 
 // Timing is the time scale of the scenarios. Sleeps serve only real TTL
@@ -120,6 +131,10 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		return Result{Err: errors.New("no Addr: the suite needs a Redis server to run on")}
 	case cfg.Key == "":
 		return Result{Err: errors.New("empty Key")}
+	case cfg.Masters < 0 || cfg.Masters > maxMasters:
+		return Result{Err: fmt.Errorf("Masters = %d: want 0 to %d", cfg.Masters, maxMasters)}
+	case cfg.RestartDelay < 0:
+		return Result{Err: fmt.Errorf("RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
 	}
 	pool := cfg.pool()
 	defer pool.Close()
@@ -224,7 +239,8 @@ func (cfg Config) timeout() time.Duration {
 func (cfg Config) newRun(ctx context.Context, pool *redis.Pool, key string) *run {
 	now := time.Now()
 	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key,
-		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now}}
+		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now},
+		masters: cfg.Masters, restartDelay: cfg.RestartDelay}
 	r.det = &detector{rec: r.rec}
 	return r
 }

@@ -27,8 +27,15 @@ type client struct {
 	r     *run
 	s     strategy.Strategy
 	skew  time.Duration
-	proxy *wire.Proxy
-	pool  *redis.Pool // the redigo pool on the proxy that the factory is given
+	proxy *wire.Proxy // to Redis, or to the first master of several
+	pool  *redis.Pool // the redigo pool on proxy that the factory is given
+
+	// On a topology of several masters (Config.Masters), one proxy and
+	// pool for each, proxies[0] being proxy.
+	proxies []*wire.Proxy
+	pools   []*redis.Pool
+	nodes   []string // the masters' names, for the timeline
+	cut     []bool   // the masters the client cannot reach (a partition)
 
 	mu         sync.Mutex
 	crashAfter int // crash once this many commands have returned; 0: never
@@ -68,6 +75,12 @@ type Client struct {
 	Clock strategy.Clock
 	// Skew is how far the client's clock runs ahead of the real time.
 	Skew time.Duration
+	// Addrs and Pools are, for a lock over several independent masters
+	// (Config.Masters), an address and a pool for each master, each a
+	// proxy of the client's own, in the order of the masters. On one
+	// Redis they hold Addr and Pool alone.
+	Addrs []string
+	Pools []strategy.Pool
 
 	c *client
 }
@@ -137,7 +150,9 @@ func (c *client) kill() (already bool) {
 	already, c.crashed = c.crashed, true
 	c.mu.Unlock()
 	if !already {
-		c.proxy.Crash()
+		for _, p := range c.proxies {
+			p.Crash()
+		}
 	}
 	return already
 }
@@ -170,8 +185,10 @@ func (c *client) close() {
 	c.closed = true
 	fs := c.cleanup
 	c.mu.Unlock()
-	c.pool.Close()
-	c.proxy.Close()
+	for i, p := range c.proxies {
+		c.pools[i].Close()
+		p.Close()
+	}
 	for i := len(fs) - 1; i >= 0; i-- {
 		func() {
 			defer func() {
@@ -255,13 +272,40 @@ func (c *client) before(ctx context.Context, cmd string) error {
 // sent, as when a connection drops before a request leaves.
 var errInjected = errors.New("locktest: injected failure: the command was not sent")
 
-// hooks are what the client's proxy calls for each of its commands.
-func (c *client) hooks() wire.Hooks {
+// hooks are what the client's proxy to its node-th master (0 on one
+// Redis) calls for each of its commands.
+func (c *client) hooks(node int) wire.Hooks {
 	return wire.Hooks{
 		Before: func(ctx context.Context, cmd *wire.Command) error {
+			if err := c.unreachable(node); err != nil {
+				return err
+			}
 			return c.before(ctx, cmd.Name())
 		},
-		After: c.after,
+		After: func(cmd *wire.Command, reply wire.Value, err error) {
+			c.after(node, cmd, reply, err)
+		},
+	}
+}
+
+// unreachable returns the error of a command to a master the client is
+// cut off from: it is never sent, and the client gets an error reply.
+func (c *client) unreachable(node int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if node < len(c.cut) && c.cut[node] {
+		return fmt.Errorf("locktest: %s cannot reach %s: the network between them is cut", c.name, c.nodes[node])
+	}
+	return nil
+}
+
+// partition cuts the client off from the given masters, or restores its
+// links to them.
+func (c *client) partition(cut bool, nodes ...int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range nodes {
+		c.cut[n] = cut
 	}
 }
 
@@ -270,14 +314,22 @@ func (c *client) hooks() wire.Hooks {
 // the reply is handed to the client, so the timeline has the command
 // before anything the client does on reading its reply, and a crash comes
 // before the client can send anything more.
-func (c *client) after(cmd *wire.Command, reply wire.Value, err error) {
+func (c *client) after(node int, cmd *wire.Command, reply wire.Value, err error) {
 	if !cmd.Sent {
+		if cut := c.unreachable(node); cut != nil {
+			// Refused by a partition: the timeline shows the attempt.
+			c.r.rec.add(Event{Client: c.name, Kind: EvCommand, Node: c.nodes[node], Command: formatArgs(c.r, cmd.Args),
+				Err: "unreachable: the network between them is cut"})
+		}
 		return // failed before it left (a crash, an injected failure): Redis never saw it
 	}
 	if err != nil && c.isCrashed() {
 		return // in flight when the suite cut the client: it never learned the outcome
 	}
 	e := Event{Client: c.name, Kind: EvCommand, Command: formatArgs(c.r, cmd.Args)}
+	if len(c.nodes) > 1 {
+		e.Node = c.nodes[node]
+	}
 	switch {
 	case err != nil:
 		e.Err = "no reply: the connection closed first"

@@ -19,9 +19,9 @@ func Describe(p Property) string {
 
 // goName returns the Go expression that names p: locktest.CrashMidAcquire
 // for "crash-mid-acquire", the constant named by p's words; a property
-// that Properties does not list is written as a conversion.
+// that AllProperties does not list is written as a conversion.
 func goName(p Property) string {
-	if !slices.Contains(Properties(), p) {
+	if !slices.Contains(AllProperties(), p) {
 		return "locktest.Property(" + strconv.Quote(string(p)) + ")"
 	}
 	var b strings.Builder

@@ -75,6 +75,30 @@ const (
 	// context, so the lease must end some milliseconds before the key can
 	// expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
 	RenewedOverrun Property = "renewed-overrun"
+
+	// The topology properties run on servers each check starts for
+	// itself (see Config.Masters): what a lock survives beyond one Redis
+	// that never fails.
+
+	// Failover: A acquires on the primary of a primary and replica while
+	// the replication link is held; the primary dies, the replica is
+	// promoted and the clients are sent to it; B must not acquire while A
+	// holds the lock. n/a for a lock over several masters.
+	Failover Property = "failover"
+	// RestartAmnesia: a master holding A's lock restarts without
+	// persistence and comes back empty (after Config.RestartDelay); B must
+	// not acquire while A holds the lock. Over several masters, A holds a
+	// bare majority and one master of it restarts.
+	RestartAmnesia Property = "restart-amnesia"
+	// NodeClockJump: a master holding A's lock has its clock jump forward
+	// past A's TTL; B must not acquire while A holds the lock by the real
+	// clock. Over several masters, A holds a bare majority and the clock
+	// of one master of it jumps.
+	NodeClockJump Property = "node-clock-jump"
+	// MinorityDown: over several masters, with a minority of them down,
+	// A acquires, B is refused while A holds the lock, and B acquires once
+	// A has released. n/a on one Redis.
+	MinorityDown Property = "minority-down"
 )
 
 // property is one row of the table of properties.
@@ -84,33 +108,60 @@ type property struct {
 	// breaks says in a line what it means that a lock breaks p; the doc
 	// comment of the constant says what the scenario does.
 	breaks string
+	// topology marks the properties that run on servers of their own
+	// (see TopologyProperties).
+	topology bool
 }
 
 // table is the one list of the properties, in the order the suite runs
 // them, that lockcheck's matrix follows and the docs list: Properties,
 // Check's scenarios and Describe all read it.
 var table = []property{
-	{Exclusion, exclusion, "two clients were inside the critical section at once, without any fault"},
-	{ReleaseFrees, releaseFrees, "a release did not free the lock for the next client's attempt"},
-	{LeaseKept, leaseKept, "another client acquired the lock before the holder's TTL had passed"},
-	{CrashRecovery, crashRecovery, "a holder that crashed left a lock nobody could acquire once its TTL had passed"},
-	{CrashMidAcquire, crashMidAcquire, "a client that died between the commands of its acquire left a lock nobody could acquire"},
-	{CrashMidRelease, crashMidRelease, "a holder that died between the commands of its release left a lock that did not free within its TTL"},
-	{StaleTakeoverRace, staleTakeoverRace, "two waiters both took over the same expired lock"},
-	{ClockSkew, clockSkew, "a client whose clock ran ahead took a lock that was still held"},
-	{SafeRelease, safeRelease, "a release sent after the holder's TTL ran out freed the next holder's lock"},
-	{DoubleRelease, doubleRelease, "a second release freed the lock someone else had acquired in between"},
-	{SafeRefresh, safeRefresh, "a late Refresh claimed, extended or freed the next holder's lock"},
-	{HolderOverrun, holderOverrun, "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it"},
-	{FencedOverrun, fencedOverrun, "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it"},
-	{RenewedOverrun, renewedOverrun, "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it"},
+	{Exclusion, exclusion, "two clients were inside the critical section at once, without any fault", false},
+	{ReleaseFrees, releaseFrees, "a release did not free the lock for the next client's attempt", false},
+	{LeaseKept, leaseKept, "another client acquired the lock before the holder's TTL had passed", false},
+	{CrashRecovery, crashRecovery, "a holder that crashed left a lock nobody could acquire once its TTL had passed", false},
+	{CrashMidAcquire, crashMidAcquire, "a client that died between the commands of its acquire left a lock nobody could acquire", false},
+	{CrashMidRelease, crashMidRelease, "a holder that died between the commands of its release left a lock that did not free within its TTL", false},
+	{StaleTakeoverRace, staleTakeoverRace, "two waiters both took over the same expired lock", false},
+	{ClockSkew, clockSkew, "a client whose clock ran ahead took a lock that was still held", false},
+	{SafeRelease, safeRelease, "a release sent after the holder's TTL ran out freed the next holder's lock", false},
+	{DoubleRelease, doubleRelease, "a second release freed the lock someone else had acquired in between", false},
+	{SafeRefresh, safeRefresh, "a late Refresh claimed, extended or freed the next holder's lock", false},
+	{HolderOverrun, holderOverrun, "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it", false},
+	{FencedOverrun, fencedOverrun, "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it", false},
+	{RenewedOverrun, renewedOverrun, "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it", false},
+	{Failover, failover, "a failover to a replica that had not received the lock let another client acquire it; every lock on one Redis breaks it", true},
+	{RestartAmnesia, restartAmnesia, "a master that restarted without persistence forgot the lock, and another client acquired it", true},
+	{NodeClockJump, nodeClockJump, "a master whose clock jumped forward expired the lock early, and another client acquired it", true},
+	{MinorityDown, minorityDown, "with a minority of the masters down, the lock did not work or was not exclusive", true},
 }
 
-// Properties returns every property in the order the suite runs them.
-func Properties() []Property {
-	ps := make([]Property, len(table))
-	for i, d := range table {
-		ps[i] = d.p
+// Properties returns the properties of a lock on one Redis that never
+// fails, in the order the suite runs them: the ones Run checks.
+func Properties() []Property { return properties(func(d property) bool { return !d.topology }) }
+
+// TopologyProperties returns what a lock survives beyond one Redis that
+// never fails: a failover, a restart without persistence, a server's clock
+// jump, a minority of masters down. Each check starts servers of its own,
+// private redis-server processes on loopback ports (package redistest),
+// whatever Redis Config.Addr names, so they need redis-server on PATH
+// (and a C compiler, once, for node-clock-jump's clock shim). Run checks
+// them only when asked:
+//
+//	locktest.RunProperties(t, f, expect, locktest.AllProperties()...)
+func TopologyProperties() []Property { return properties(func(d property) bool { return d.topology }) }
+
+// AllProperties returns Properties, then TopologyProperties: the rows of
+// lockcheck's matrix.
+func AllProperties() []Property { return properties(func(property) bool { return true }) }
+
+func properties(keep func(property) bool) []Property {
+	var ps []Property
+	for _, d := range table {
+		if keep(d) {
+			ps = append(ps, d.p)
+		}
 	}
 	return ps
 }

@@ -10,7 +10,7 @@ import (
 
 // ParseProperty returns the property named s.
 func ParseProperty(s string) (Property, error) {
-	for _, p := range Properties() {
+	for _, p := range AllProperties() {
 		if string(p) == s {
 			return p, nil
 		}
@@ -118,6 +118,9 @@ type Event struct {
 	At     time.Duration `json:"at_ns"`
 	Client string        `json:"client,omitempty"`
 	Kind   EventKind     `json:"kind"`
+	// Node names the master a command went to, when the lock spans
+	// several (Config.Masters): "master-0", "master-1"...
+	Node string `json:"node,omitempty"`
 	// Command holds the command and its arguments, for EvCommand.
 	Command []string `json:"command,omitempty"`
 	// Reply is the reply of a command, or the result of a lock call.
@@ -139,6 +142,9 @@ func (e Event) String() string {
 	}
 	switch e.Kind {
 	case EvCommand:
+		if e.Node != "" {
+			fmt.Fprintf(&b, "@%s ", e.Node)
+		}
 		b.WriteString(strings.Join(e.Command, " "))
 		if e.Err != "" {
 			fmt.Fprintf(&b, " -> error: %s", e.Err)

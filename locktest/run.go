@@ -95,6 +95,20 @@ type run struct {
 	clockReads atomic.Int64
 	mu         sync.Mutex
 	clients    []*client
+
+	// A topology scenario's servers (see topology.go): the masters the
+	// clients' proxies dial, when they are not dial, and what to stop at
+	// the end of the run.
+	masters      int           // Config.Masters
+	restartDelay time.Duration // Config.RestartDelay
+	nodes        []nodeDial
+	atEnd        []func()
+}
+
+// nodeDial is how a client's proxy reaches one master of a topology.
+type nodeDial struct {
+	name string
+	dial func(context.Context) (net.Conn, error)
 }
 
 // abort stops a scenario that cannot reach a verdict.
@@ -134,23 +148,39 @@ func (r *run) errText(err error) string {
 // redigo pool on it, and its own strategy instance from the factory.
 func (r *run) newClient(name string, skew time.Duration) *client {
 	c := &client{name: name, r: r, skew: skew}
-	proxy, err := wire.Listen(wire.Config{Dial: r.dial, Hooks: c.hooks(), Crashed: c.crashDone, Lost: r.lost})
-	if err != nil {
-		r.fail("%s: the suite's proxy: %v", name, err)
+	nodes := r.nodes
+	if len(nodes) == 0 {
+		nodes = []nodeDial{{dial: r.dial}}
 	}
-	c.proxy = proxy
-	addr := proxy.Addr()
-	c.pool = &redis.Pool{
-		MaxIdle: 4,
-		DialContext: func(ctx context.Context) (redis.Conn, error) {
-			return redis.DialContext(ctx, "tcp", addr)
-		},
+	cl := Client{Name: name, Clock: clientClock{c}, Skew: skew, c: c}
+	for i, n := range nodes {
+		var crashed func()
+		if i == 0 {
+			crashed = c.crashDone // once, not once per master
+		}
+		proxy, err := wire.Listen(wire.Config{Dial: n.dial, Hooks: c.hooks(i), Crashed: crashed, Lost: r.lost})
+		if err != nil {
+			c.close()
+			r.fail("%s: the suite's proxy: %v", name, err)
+		}
+		addr := proxy.Addr()
+		pool := &redis.Pool{
+			MaxIdle: 4,
+			DialContext: func(ctx context.Context) (redis.Conn, error) {
+				return redis.DialContext(ctx, "tcp", addr)
+			},
+		}
+		c.proxies, c.pools = append(c.proxies, proxy), append(c.pools, pool)
+		c.nodes, c.cut = append(c.nodes, n.name), append(c.cut, false)
+		cl.Addrs, cl.Pools = append(cl.Addrs, addr), append(cl.Pools, pool)
 	}
+	c.proxy, c.pool = c.proxies[0], c.pools[0]
+	cl.Addr, cl.Pool = cl.Addrs[0], cl.Pools[0]
 	r.mu.Lock()
 	r.clients = append(r.clients, c)
 	r.mu.Unlock()
 	var s strategy.Strategy
-	cl := Client{Name: name, Addr: addr, Pool: c.pool, Clock: clientClock{c}, Skew: skew, c: c}
+	var err error
 	r.guard(name, "factory", func() { s, err = r.factory(cl) })
 	if err != nil {
 		r.fail("factory: %v", err)
@@ -262,6 +292,13 @@ func (r *run) shutdown() {
 	r.mu.Unlock()
 	for _, c := range cs {
 		c.close()
+	}
+	r.mu.Lock()
+	fs := r.atEnd
+	r.atEnd = nil
+	r.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
 	}
 }
 

@@ -83,9 +83,9 @@ func ExpectFrom(results []Result, strict bool) Expect {
 	return e
 }
 
-// sortProperties puts ps in the order of Properties, unknown ones last.
+// sortProperties puts ps in the order of AllProperties, unknown ones last.
 func sortProperties(ps []Property) {
-	all := Properties()
+	all := AllProperties()
 	rank := func(p Property) int {
 		if i := slices.Index(all, p); i >= 0 {
 			return i
@@ -95,9 +95,10 @@ func sortProperties(ps []Property) {
 	slices.SortStableFunc(ps, func(a, b Property) int { return rank(a) - rank(b) })
 }
 
-// Run runs every property against the strategy newStrategy builds, each as
-// a subtest named after the property, in the order of Properties, on the
-// real Redis that package redistest provides. A leading subtest,
+// Run runs the properties of a lock on one Redis (Properties) against the
+// strategy newStrategy builds, each as a subtest named after the property,
+// in their order, on the real Redis that package redistest provides; the
+// topology properties run only when RunProperties is given them. A leading subtest,
 // capabilities, logs what Detect finds the lock offers. A verdict that
 // expect does not accept fails the subtest, with the counterexample of
 // any break; a declared break logs its counterexample, which go test -v

@@ -136,7 +136,7 @@ func TestJSONAll(t *testing.T) {
 	require.NoError(t, report.JSON(&buf, wholeMatrix(t), report.Options{}))
 	var got report.JSONReport
 	require.NoError(t, json.Unmarshal([]byte(buf.String()), &got))
-	require.Equal(t, len(catalog.Strategies())*len(locktest.Properties()), len(got.Results))
+	require.Equal(t, len(catalog.Strategies())*len(locktest.AllProperties()), len(got.Results))
 	for _, r := range got.Results {
 		assert.True(t, r.Match, "%s/%s: %s, declared %s", r.Strategy, r.Property, r.Verdict, r.Expected)
 		if r.Verdict == locktest.Breaks {
@@ -260,7 +260,7 @@ func TestBadFlags(t *testing.T) {
 	for _, e := range catalog.Strategies() {
 		strategies = append(strategies, e.Name)
 	}
-	for _, p := range locktest.Properties() {
+	for _, p := range locktest.AllProperties() {
 		properties = append(properties, string(p))
 	}
 	tests := []struct {

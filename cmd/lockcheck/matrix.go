@@ -37,7 +37,7 @@ type matrix struct {
 
 // check runs property p on strategy e.
 func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
-	cfg := locktest.Config{Addr: m.addr, Dial: m.dial, New: e.New, Key: key, Timeout: m.timeout}
+	cfg := e.Config(locktest.Config{Addr: m.addr, Dial: m.dial, Key: key, Timeout: m.timeout})
 	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, cfg, p)}
 	if m.undeclared {
 		r.Expected = ""

@@ -32,9 +32,15 @@ func TestStrategies(t *testing.T) {
 		assert.True(t, ok)
 		assert.Equal(t, e.Name, got.Name)
 	}
-	assert.Len(t, seen, 15)
-	_, ok := catalog.Lookup("redlock")
+	assert.Len(t, seen, 17)
+	_, ok := catalog.Lookup("no-such-lock")
 	assert.False(t, ok)
+	rl, ok := catalog.Lookup("redlock")
+	require.True(t, ok)
+	assert.Equal(t, 5, rl.Masters, "Redlock's column runs over five masters")
+	cfg := rl.Config(locktest.Config{Addr: "x"})
+	assert.Equal(t, 5, cfg.Masters)
+	assert.Equal(t, "x", cfg.Addr)
 }
 
 // TestMatrixRepeatable runs the whole matrix LOCKLAB_REPEAT times (`make

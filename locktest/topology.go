@@ -76,7 +76,16 @@ func (r *run) startMasters(opts ...redistest.Option) *redistest.Masters {
 	return m
 }
 
-// names lists the masters' names.
+// label names a master in the timeline and the reasons: "the server" on
+// one Redis, else its name.
+func (r *run) label(n *redistest.Node) string {
+	if !r.multi() {
+		return "the server"
+	}
+	return n.Name
+}
+
+// nodeNames lists the masters' names.
 func nodeNames(nodes []*redistest.Node) string {
 	s := make([]string, len(nodes))
 	for i, n := range nodes {
@@ -205,12 +214,12 @@ func restartAmnesia(newRun func(string) *run) Result {
 		r.fail("killing %s: %v", node.Name, err)
 	}
 	if r.restartDelay == 0 {
-		r.note("%s restarts without persistence: it comes back empty, without A's lock", node.Name)
+		r.note("%s restarts without persistence: it comes back empty, without A's lock", r.label(node))
 		if err := node.Start(r.ctx); err != nil {
 			r.fail("starting %s again: %v", node.Name, err)
 		}
 	} else {
-		r.note("%s dies; it will come back empty after %v (a delayed restart)", node.Name, r.restartDelay)
+		r.note("%s dies; it will come back empty after %v (a delayed restart)", r.label(node), r.restartDelay)
 		t := time.AfterFunc(r.restartDelay, func() { _ = node.Start(r.ctx) }) // fails harmlessly once the run has closed it
 		r.mu.Lock()
 		r.atEnd = append(r.atEnd, func() { t.Stop() })
@@ -218,12 +227,12 @@ func restartAmnesia(newRun func(string) *run) Result {
 	}
 	wait := r.tm.Slack
 	if r.contend(wait) {
-		return r.breaks("B acquired K while A still held it: %s had restarted without persistence and forgotten A's lock", node.Name)
+		return r.breaks("B acquired K while A still held it: %s had restarted without persistence and forgotten A's lock", r.label(node))
 	}
 	if r.restartDelay > 0 {
-		return r.holds("B could not acquire K in %v while %s stayed down (a delayed restart of %v)", wait, node.Name, r.restartDelay)
+		return r.holds("B could not acquire K in %v while %s stayed down (a delayed restart of %v)", wait, r.label(node), r.restartDelay)
 	}
-	return r.holds("B could not acquire K in %v after %s restarted empty", wait, node.Name)
+	return r.holds("B could not acquire K in %v after %s restarted empty", wait, r.label(node))
 }
 
 // nodeClockJump: A holds K for Long; then the clock of a master holding
@@ -237,18 +246,16 @@ func nodeClockJump(newRun func(string) *run) Result {
 	if l == nil {
 		return r.notApplicable("A could not acquire K with a minority of the masters out of reach: see minority-down")
 	}
-	acquired := time.Now()
 	jump := 2 * r.tm.Long
 	if err := node.ShiftClock(jump); err != nil {
 		r.fail("moving %s's clock: %v", node.Name, err)
 	}
-	r.note("%s's clock jumps %v forward (an NTP step, an administrator): by it, A's TTL of %v has passed", node.Name, jump, r.tm.Long)
+	r.note("%s: its clock jumps %v forward (an NTP step, an administrator); by it, A's TTL of %v has passed", r.label(node), jump, r.tm.Long)
 	wait := r.tm.Slack
 	if r.contend(wait) {
-		left := r.tm.Long - time.Since(acquired)
-		return r.breaks("B acquired K while A's lease had %v left by the real clock: %s's clock jumped %v forward and it expired A's lock early", left.Round(time.Millisecond), node.Name, jump)
+		return r.breaks("B acquired K well inside A's TTL of %v by the real clock: the clock of %s jumped %v forward, and it expired A's lock early", r.tm.Long, r.label(node), jump)
 	}
-	return r.holds("B could not acquire K in %v after %s's clock jumped %v forward", wait, node.Name, jump)
+	return r.holds("B could not acquire K in %v after the clock of %s jumped %v forward", wait, r.label(node), jump)
 }
 
 // minorityDown: over several masters, a minority of them is down for the

@@ -44,9 +44,9 @@ func wantVerdicts(t *testing.T, got map[locktest.Property]locktest.Result, want 
 }
 
 const (
-	holds = locktest.Holds
+	holds  = locktest.Holds
 	breaks = locktest.Breaks
-	na = locktest.NotApplicable
+	na     = locktest.NotApplicable
 )
 
 func TestTopologySingleRedis(t *testing.T) {
@@ -60,7 +60,9 @@ func TestTopologyNoExpiry(t *testing.T) {
 }
 
 func TestTopologyRedlock(t *testing.T) {
-	res := checkTopology(t, locktest.Config{Masters: 5, New: func(c locktest.Client) (strategy.Strategy, error) { return redlock.New(c.Pools, redlock.WithClock(c.Clock)) }})
+	res := checkTopology(t, locktest.Config{Masters: 5, New: func(c locktest.Client) (strategy.Strategy, error) {
+		return redlock.New(c.Pools, redlock.WithClock(c.Clock))
+	}})
 	wantVerdicts(t, res, na, breaks, breaks, holds)
 	if tl := locktest.FormatTimeline(res[locktest.RestartAmnesia].Timeline); !strings.Contains(tl, "@master-4") {
 		t.Errorf("the timeline does not name the masters:\n%s", tl)
@@ -68,6 +70,8 @@ func TestTopologyRedlock(t *testing.T) {
 }
 
 func TestTopologyRedlockDelayedRestart(t *testing.T) {
-	res := checkTopology(t, locktest.Config{Masters: 5, RestartDelay: 6 * time.Second, New: func(c locktest.Client) (strategy.Strategy, error) { return redlock.New(c.Pools, redlock.WithClock(c.Clock)) }})
+	res := checkTopology(t, locktest.Config{Masters: 5, RestartDelay: 6 * time.Second, New: func(c locktest.Client) (strategy.Strategy, error) {
+		return redlock.New(c.Pools, redlock.WithClock(c.Clock))
+	}})
 	wantVerdicts(t, res, na, holds, breaks, holds)
 }

@@ -56,13 +56,13 @@ func dialTCP(addr string) func(context.Context) (net.Conn, error) {
 	}
 }
 
-// topologyErr fails the run when a topology cannot start: without
-// redis-server, the property has no verdict, and the error says why.
-func (r *run) topologyErr(what string, err error) {
+// topologyErr says why a topology could not start: without redis-server,
+// the property has no verdict.
+func topologyErr(err error) error {
 	if errors.Is(err, redistest.ErrNoRedisServer) {
-		r.fail("%s: the topology properties start redis-server processes of their own: %v", what, err)
+		return fmt.Errorf("the topology properties start redis-server processes of their own: %w", err)
 	}
-	r.fail("%s: %v", what, err)
+	return err
 }
 
 // startMasters starts the masters a topology scenario needs: Config.Masters
@@ -70,7 +70,7 @@ func (r *run) topologyErr(what string, err error) {
 func (r *run) startMasters(opts ...redistest.Option) *redistest.Masters {
 	m, err := redistest.StartMasters(r.ctx, max(r.masters, 1), opts...)
 	if err != nil {
-		r.topologyErr("starting the masters", err)
+		r.fail("starting the masters: %v", topologyErr(err))
 	}
 	r.useNodes(m.Nodes, m.Close)
 	return m
@@ -165,7 +165,7 @@ func failover(newRun func(string) *run) Result {
 	}
 	rep, err := redistest.StartReplicated(r.ctx)
 	if err != nil {
-		r.topologyErr("starting a primary and its replica", err)
+		r.fail("starting a primary and its replica: %v", topologyErr(err))
 	}
 	r.useNodes(nil, rep.Close)
 	// The clients reach "the primary" wherever it is, as through Sentinel

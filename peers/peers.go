@@ -72,7 +72,7 @@ type props = []locktest.Property
 //     next one (the three overrun properties break), as on every TTL lock
 //     that does not renew (docs/no-ttl-lock-is-safe.md).
 func Peers() []catalog.Entry {
-	notApplicable := props{crashMid, crashMidRel, stale, skew}
+	notApplicable := props{crashMid, crashMidRel, stale, skew, locktest.MinorityDown}
 	return []catalog.Entry{
 		{
 			Name:    "redsync",
@@ -85,7 +85,7 @@ func Peers() []catalog.Entry {
 				return redsync.New(rdb)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed},
+				Breaks:        props{overrun, fenced, renewed, locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump},
 				NotApplicable: notApplicable,
 				Strict:        true,
 			},
@@ -101,7 +101,7 @@ func Peers() []catalog.Entry {
 				return redislock.New(rdb)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed},
+				Breaks:        props{overrun, fenced, renewed, locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump},
 				NotApplicable: notApplicable,
 				Strict:        true,
 			},
@@ -117,7 +117,7 @@ func Peers() []catalog.Entry {
 				return goredislock.New(rdb)
 			},
 			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed},
+				Breaks:        props{overrun, fenced, renewed, locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump},
 				NotApplicable: append(notApplicable, safeRefresh),
 				Strict:        true,
 			},

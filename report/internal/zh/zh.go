@@ -41,6 +41,8 @@ const (
 	dur    = `(\d+(?:\.\d+)?(?:ns|µs|ms|s|m|h)(?:\d+(?:\.\d+)?(?:ms|s|m))*)` // a time.Duration as %v prints it
 	num    = `(-?\d+)`
 	client = `([A-Z])`
+	node   = `(the server|[a-z]+-\d+)`       // a master as the topology properties name it
+	nodes  = `([a-z]+-\d+(?:, [a-z]+-\d+)*)` // masters by name, as a list
 )
 
 // rules is the table, tried in order: a longer or more particular sentence
@@ -49,6 +51,7 @@ var rules = []rule{
 	// The opening note of every timeline, and the scenario's notes.
 	r(`t0 = (\d+) \(Unix ms\); K = (.+)`, "t0 = {1}（Unix 毫秒）；K = {2}"),
 	r(`\((\d+) earlier events left out\)`, "（前面省略了 {1} 个事件）"),
+	r(`stopping the topology: (.+)`, "停止拓扑的服务器时出错：{1}"),
 	r(`run (\d+) of the check was disturbed: (.+)`, "第 {1} 次运行受到了服务器的干扰：{2}"),
 	r(`the suite reads PTTL K: `+num, "测试套件读取 PTTL K：{1}"),
 	r(`B waits up to `+dur+` \(TTL `+dur+` \+ slack\)`, "B 最多等待 {1}（TTL {2} 加上余量）"),
@@ -61,6 +64,7 @@ var rules = []rule{
 	r(`A is paused for `+dur+`, three times its TTL, while B waits`, "A 暂停 {1}，是 TTL 的三倍，B 在此期间等待"),
 	r(`A resumes`, "A 恢复运行"),
 	r(`no reply: the connection closed first`, "没有回复：连接先断了"),
+	r(`unreachable: the network between them is cut`, "不可达：两者之间的网络断了"),
 	r(client+`: a Cleanup function panicked: (.+)`, "{1}：一个 Cleanup 函数 panic 了：{2}"),
 	r(`A's next command fails without being sent, as when its connection drops`, "A 的下一条命令还没发出就失败，就像连接断了一样"),
 	r(`K holds (.+), left by a holder that crashed: its TTL \(`+dur+`\) has passed`, "K 的值是 {1}，是一个崩溃的持有者留下的：它的 TTL（{2}）已经过了"),
@@ -217,6 +221,52 @@ var rules = []rule{
 	r(`nobody acquired the lock while A held it for `+dur+` \(B polled with the same TTL, then C with `+dur+`, until `+dur+` before its end\)`,
 		"A 持有锁的 {1} 里没人拿到锁（B 用同样的 TTL 轮询，之后 C 用 {2} 轮询，直到结束前 {3}）"),
 	r(`(.+); and again after A refreshed its lock to that TTL`, "{1*}；A 把锁续期到这个 TTL 后再测一遍，也是如此"),
+	// failover, restart-amnesia, node-clock-jump, minority-down: the
+	// topology properties, on servers of their own. A master is "the
+	// server" on one Redis, else its name (master-2), which stays as it is.
+	r(`A cannot reach `+nodes+`: it can lock K on a bare majority \(`+num+` of `+num+` masters\) at most`,
+		"A 连不上 {1*}：它至多只能在刚好过半的主节点上锁住 K（{3} 个主节点中的 {2} 个）"),
+	r(`a lock over `+num+` independent masters fails over to no replica: a master that comes back empty is restart-amnesia`,
+		"跨 {1} 个相互独立主节点的锁没有副本可供故障转移：主节点重启后变空的情况由 restart-amnesia 检查"),
+	r(`the replication link is held: nothing the primary writes from now on reaches the replica`,
+		"复制链路被扣住了：从现在起，主节点写入的任何东西都到不了副本"),
+	r(`the primary dies before its replica has A's lock; the replica is promoted, and clients are sent to it`,
+		"主节点在副本拿到 A 的锁之前死了；副本被提升为主节点，客户端转到它上面"),
+	r(`B acquired K on the promoted replica while A still held it: the replica had not received A's lock when the primary died \(Redis replicates asynchronously\), so the failover lost it`,
+		"A 还持有锁，B 就在提升为主节点的副本上拿到了 K：主节点死的时候，副本还没收到 A 的锁（Redis 的复制是异步的），所以故障转移把这把锁弄丢了"),
+	r(`B could not acquire K in `+dur+` on the promoted replica, which never received A's lock`,
+		"B 在 {1} 内没能在提升为主节点的副本上拿到 K，尽管这个副本从来没收到过 A 的锁"),
+	r(`A could not acquire K with a minority of the masters out of reach: see minority-down`,
+		"少数主节点连不上时，A 拿不到 K：见 minority-down"),
+	r(node+` restarts without persistence: it comes back empty, without A's lock`,
+		"{1*}不带持久化地重启：它回来时是空的，没有 A 的锁"),
+	r(node+` dies; it will come back empty after `+dur+` \(a delayed restart\)`,
+		"{1*}宕机了；它会在 {2} 之后空着回来（延迟重启）"),
+	r(`B acquired K while A still held it: `+node+` had restarted without persistence and forgotten A's lock`,
+		"A 还持有锁，B 就拿到了 K：{1*}不带持久化地重启过，忘掉了 A 的锁"),
+	r(`B could not acquire K in `+dur+` while `+node+` stayed down \(a delayed restart of `+dur+`\)`,
+		"{2*}保持宕机期间（延迟 {3} 重启），B 在 {1} 内没能拿到 K"),
+	r(`B could not acquire K in `+dur+` after `+node+` restarted empty`,
+		"{2*}重启后是空的，B 在 {1} 内仍然没能拿到 K"),
+	r(node+`: its clock jumps `+dur+` forward \(an NTP step, an administrator\); by it, A's TTL of `+dur+` has passed`,
+		"{1*}：它的时钟向前跳了 {2}（NTP 跳变校时，或者管理员改了时间）；按这个时钟，A 的 TTL {3} 已经过去了"),
+	r(`B acquired K well inside A's TTL of `+dur+` by the real clock: the clock of `+node+` jumped `+dur+` forward, and it expired A's lock early`,
+		"按真实的时间，A 的 TTL {1} 还远没有过去，B 就拿到了 K：{2*}的时钟向前跳了 {3}，提前让 A 的锁过期了"),
+	r(`B could not acquire K in `+dur+` after the clock of `+node+` jumped `+dur+` forward`,
+		"{2*}的时钟向前跳了 {3} 之后，B 在 {1} 内仍然没能拿到 K"),
+	r(`a lock on one Redis has no minority of masters to lose`, "单个 Redis 上的锁没有可以失去的少数主节点"),
+	r(nodes+` are down: `+num+` of `+num+` masters answer, a majority`, "{1*}宕机了：{3} 个主节点中有 {2} 个应答，是多数"),
+	r(`A could not acquire the free lock with a majority of the masters up: (.+)`, "多数主节点都在运行，A 却拿不到空闲的锁：{1*}"),
+	r(`B acquired K while A held it, with `+nodes+` down`, "{1*}宕机时，A 持有锁，B 却拿到了 K"),
+	r(`A's release failed with a majority of the masters up: (.+)`, "多数主节点都在运行，A 的释放却失败了：{1}"),
+	r(`B could not acquire K after A released it, with a majority of the masters up: (.+)`, "多数主节点都在运行，A 释放之后 B 却拿不到 K：{1*}"),
+	r(`with `+nodes+` down, A acquired, B was refused while A held the lock, and got it once A had released`,
+		"{1*}宕机时，A 拿到了锁，A 持有锁期间 B 被拒绝，A 释放之后 B 拿到了锁"),
+	r(`it was refused as if held`, "它被拒绝了，就像锁有人持有一样"),
+	r(`it failed: (.+)`, "它失败了：{1}"),
+	r(`the server`, "服务器"),
+	r(`([a-z]+-\d+), ([a-z]+-\d+(?:, [a-z]+-\d+)*)`, "{1}、{2*}"),
+	r(`([a-z]+-\d+)`, "{1}"),
 }
 
 // Translate returns s in Chinese, and whether a rule translated it; s

@@ -36,6 +36,14 @@
 // and not report a held lock when Redis is out of reach, leave no lock
 // after a cancelled attempt, and not overwrite a key of another type.
 //
+// Run checks Properties, those of a lock on one Redis that never fails.
+// TopologyProperties (a failover, a restart without persistence, a
+// server's clock jump, a minority of masters down) each start servers of
+// their own, private redis-server processes, and run when asked for
+// (RunProperties with AllProperties); a lock over several independent
+// masters, such as Redlock, says how many in Config.Masters and gets a
+// pool on each in Client.Pools.
+//
 // Every property runs as a subtest named after it. A declared break that
 // the suite cannot reproduce fails ("expected to break, but ..."), and an
 // undeclared break fails with its counterexample. A property declared, or

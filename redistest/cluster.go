@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -18,7 +19,10 @@ const Slots = 16384
 type Cluster struct {
 	Nodes []*Node // named node-0, node-1...
 
-	first []int // the first slot of each node; node i owns first[i] to first[i+1]-1
+	first []int // the first slot of each node; node i was given first[i] to first[i+1]-1
+
+	mu    sync.Mutex
+	moved map[int]int // the slots migrated since, to the index of their owner
 }
 
 // StartCluster starts a Redis Cluster of masters (at least one; three is
@@ -117,7 +121,9 @@ func (c *Cluster) WaitOK(ctx context.Context) error {
 	}
 }
 
-// Range returns the first and the last slot node i owns.
+// Range returns the first and the last slot node i was given when the
+// cluster formed. It owns them all unless [Cluster.MigrateSlot] or a
+// [Migration] moved some away, which [Cluster.Owner] follows.
 func (c *Cluster) Range(i int) (first, last int) {
 	if i+1 < len(c.first) {
 		return c.first[i], c.first[i+1] - 1
@@ -125,14 +131,26 @@ func (c *Cluster) Range(i int) (first, last int) {
 	return c.first[i], Slots - 1
 }
 
-// Owner returns the node that owns slot.
+// Owner returns the node that owns slot: its node in [Cluster.Range],
+// unless a migration finished since moved it.
 func (c *Cluster) Owner(slot int) *Node {
+	return c.Nodes[c.owner(slot)]
+}
+
+// owner returns the index of the node that owns slot.
+func (c *Cluster) owner(slot int) int {
+	c.mu.Lock()
+	i, ok := c.moved[slot]
+	c.mu.Unlock()
+	if ok {
+		return i
+	}
 	for i := len(c.first) - 1; i >= 0; i-- {
 		if slot >= c.first[i] {
-			return c.Nodes[i]
+			return i
 		}
 	}
-	return c.Nodes[0]
+	return 0
 }
 
 // NodeFor returns the node that owns key's slot, as CLUSTER KEYSLOT

@@ -58,7 +58,10 @@
 //     held ([Replicated.HoldReplication]) and the replica promoted
 //     ([Replicated.Promote]), as a failover does;
 //   - [StartMasters]: n independent masters, as Redlock uses them;
-//   - [StartCluster]: a Redis Cluster of masters sharing the hash slots.
+//   - [StartCluster]: a Redis Cluster of masters sharing the hash slots;
+//     [Cluster.MigrateSlot] moves a slot and its keys to another master
+//     as redis-cli --cluster reshard does, and [Cluster.StartMigration]
+//     does it in steps, to look at the slot in the middle of a move.
 //
 // Each server is a [Node], which can be killed ([Node.Kill], a crash) and
 // started again on the same address ([Node.Start], [Node.Restart]): it

@@ -6,6 +6,13 @@
 //	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 //	locks, err := luatoken.New(goredispool.New(rdb))
 //
+// On a *redis.ClusterClient each lock lives on the master of its key's hash
+// slot (luatoken's fencing counter too: see luatoken.FenceKey), and
+// go-redis follows the MOVED and ASK redirections when the slot moves to
+// another master. A held lock survives the move (TestClusterSlotMigration);
+// it does not survive its master's failover, as on Sentinel. The options
+// need no change: writes go to masters (ReadOnly false, the default).
+//
 // Every command a strategy sends goes through the client: its connection
 // pool, timeouts, retries and hooks apply. go-redis bounds a command by its
 // context's deadline only with Options.ContextTimeoutEnabled; set it, so

@@ -323,8 +323,17 @@ func checkRow(t *testing.T, row pathRow) {
 		}
 		return
 	}
-	if !sameProperties(row.breaks, entry.Expect.Breaks) {
-		t.Errorf("%s: %s breaks %v, the row says %v", row.where, row.pkg, entry.Expect.Breaks, row.breaks)
+	// The rows follow the documents, which know one Redis only: the
+	// topology properties, which every lock on one Redis breaks alike, are
+	// not theirs to list.
+	var breaks []locktest.Property
+	for _, p := range entry.Expect.Breaks {
+		if slices.Contains(locktest.Properties(), p) {
+			breaks = append(breaks, p)
+		}
+	}
+	if !sameProperties(row.breaks, breaks) {
+		t.Errorf("%s: %s breaks %v, the row says %v", row.where, row.pkg, breaks, row.breaks)
 	}
 }
 

@@ -21,9 +21,9 @@ type seqEntry struct {
 // uncontended times acquire + release, one at a time, each subject on a
 // client of its own with one connection, and the floors through each client
 // kind the same way: PING, two PINGs, SET NX PX + DEL, and SET NX PX +
-// EVALSHA (luatoken's commands by hand). INFO
-// commandstats, read before and after the timed cycles, gives what each
-// command cost the server meanwhile.
+// EVALSHA (luatoken's commands by hand, with a new token and with a fixed
+// one). INFO commandstats, read before and after the timed cycles, gives
+// what each command cost the server meanwhile.
 func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	cl, closeAll, err := r.clients(1)
 	if err != nil {
@@ -32,10 +32,11 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	defer closeAll()
 
 	// The floors: each client's PING, two PINGs, SET NX PX + DEL, and
-	// luatoken's commands by hand.
+	// luatoken's commands by hand, with a new token each cycle as a lock
+	// sends them, and with one fixed token to show what the new one costs.
 	type floor struct {
-		kind                         string
-		ping, ping2, setDel, setEval *seqEntry
+		kind                                       string
+		ping, ping2, setDel, setEval, setEvalFixed *seqEntry
 	}
 	var (
 		floors  []floor
@@ -52,9 +53,12 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 			}},
 			setDel:  &seqEntry{name: "SET+DEL " + kind, run: func(ctx context.Context) error { return h.setDel(ctx, key) }},
 			setEval: &seqEntry{name: "SET+EVALSHA " + kind, run: func(ctx context.Context) error { return h.setEval(ctx, key) }},
+			setEvalFixed: &seqEntry{name: "SET+EVALSHA fixed token " + kind, run: func(ctx context.Context) error {
+				return h.setEvalFixed(ctx, key)
+			}},
 		}
 		floors = append(floors, fl)
-		entries = append(entries, fl.ping, fl.ping2, fl.setDel, fl.setEval)
+		entries = append(entries, fl.ping, fl.ping2, fl.setDel, fl.setEval, fl.setEvalFixed)
 	}
 	pingCtx := &seqEntry{name: "PING redigo DoContext", run: func(ctx context.Context) error { return pingRedigoContext(ctx, cl.Redigo) }}
 	entries = append(entries, pingCtx)
@@ -62,8 +66,8 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	// connections: what the adapter adds to its client, without luatoken.
 	viaAdapter := map[string]*seqEntry{}
 	for _, kind := range ClientKinds[1:] {
-		p, key := adapterPool(kind, cl), r.key("uncontended", "adapter", kind)
-		e := &seqEntry{name: "SET+EVALSHA via adapter " + kind, run: func(ctx context.Context) error { return setEvalRedigo(ctx, p, key) }}
+		h, key := handOf(ClientRedigo, &Clients{Redigo: adapterPool(kind, cl)}), r.key("uncontended", "adapter", kind)
+		e := &seqEntry{name: "SET+EVALSHA via adapter " + kind, run: func(ctx context.Context) error { return h.setEval(ctx, key) }}
 		viaAdapter[kind] = e
 		entries = append(entries, e)
 	}
@@ -163,8 +167,10 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 		c.TwoPingP50us = p50(fl.ping2)
 		c.SetDelP50us, c.SetDelP99us = p50(fl.setDel), p99(fl.setDel)
 		c.SetEvalP50us, c.SetEvalP99us = f(p50(fl.setEval)), f(p99(fl.setEval))
-		r.logf("uncontended: floor %-8s PING p50 %.1fµs, PING+PING p50 %.1fµs, SET NX PX · DEL p50 %.1fµs (%.2f× 2×PING), by hand SET NX PX · EVALSHA p50 %.1fµs",
-			fl.kind, c.PingP50us, c.TwoPingP50us, c.SetDelP50us, c.SetDelP50us/(2*c.PingP50us), *c.SetEvalP50us)
+		c.SetEvalFixedP50us = f(p50(fl.setEvalFixed))
+		r.logf("uncontended: floor %-8s PING p50 %.1fµs, PING+PING p50 %.1fµs, SET NX PX · DEL p50 %.1fµs (%.2f× 2×PING), by hand SET NX PX · EVALSHA p50 %.1fµs (%.1fµs, %.3f×, with one fixed token)",
+			fl.kind, c.PingP50us, c.TwoPingP50us, c.SetDelP50us, c.SetDelP50us/(2*c.PingP50us), *c.SetEvalP50us,
+			*c.SetEvalFixedP50us, *c.SetEvalP50us / *c.SetEvalFixedP50us)
 	}
 	rep.Floor(ClientRedigo).PingContextP50us = f(p50(pingCtx))
 	for kind, e := range viaAdapter {

@@ -195,6 +195,71 @@ func BenchmarkHandTokens(b *testing.B) {
 	}
 }
 
+// BenchmarkAdapterVsHand times each adapter's luatoken and its commands
+// sent by hand (with a new token), each on the client that the PING and
+// SET+DEL floors also use and on a client of its own, all taking turns in
+// an order that changes every cycle. It reports the median of each (µs)
+// and its ratio to the commands by hand on the shared client: whether a
+// lock and its baseline gain or lose from their client's other users,
+// which is why the uncontended figure runs every lock and floor of a kind
+// through one client.
+func BenchmarkAdapterVsHand(b *testing.B) {
+	ctx := context.Background()
+	for _, name := range Adapters {
+		sub := Find(Subjects(), name)
+		b.Run(benchName(name), func(b *testing.B) {
+			shared, own, ownLock := clients(b, 1), clients(b, 1), clients(b, 1)
+			hs, ho := handOf(sub.Client, shared), handOf(sub.Client, own)
+			key := redistest.Key(b)
+			lkShared, err := sub.Open1(shared, key+":lock-shared", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			lkOwn, err := sub.Open1(ownLock, key+":lock-own", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			type variant struct {
+				name string
+				run  func() error
+				d    Durations
+			}
+			vs := []*variant{
+				{name: "hand-shared", run: func() error { return hs.setEval(ctx, key+":hand-shared") }},
+				{name: "hand-own", run: func() error { return ho.setEval(ctx, key+":hand-own") }},
+				{name: "lock-shared", run: func() error { return cycle(ctx, lkShared) }},
+				{name: "lock-own", run: func() error { return cycle(ctx, lkOwn) }},
+				// The floors' other users of the shared client.
+				{name: "", run: func() error { return hs.ping(ctx) }},
+				{name: "", run: func() error { return hs.setDel(ctx, key+":set-del") }},
+			}
+			for b.Loop() {
+				rand.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
+				for _, v := range vs {
+					t0 := time.Now()
+					if err := v.run(); err != nil {
+						b.Fatal(err)
+					}
+					v.d = append(v.d, time.Since(t0))
+				}
+			}
+			var base time.Duration
+			for _, v := range vs {
+				if v.name == "hand-shared" {
+					base = v.d.Quantile(0.5)
+				}
+			}
+			for _, v := range vs {
+				if v.name != "" {
+					m := v.d.Quantile(0.5)
+					b.ReportMetric(us(m), v.name+"-µs")
+					b.ReportMetric(float64(m)/float64(base), v.name+"/hand-shared")
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkUncontended is one acquire + release on a free key, sequential,
 // on one pooled connection.
 func BenchmarkUncontended(b *testing.B) {

@@ -8,8 +8,9 @@ import (
 
 // allocations averages the heap allocations of one cycle: of every lock,
 // and of the floors through each client (two PINGs, and luatoken's commands
-// by hand). Nothing else runs meanwhile; the runtime's own background
-// allocations are noise well below one per cycle.
+// by hand, with a new token and with a fixed one). Nothing else runs
+// meanwhile; the runtime's own background allocations are noise well below
+// one per cycle.
 func (r *Runner) allocations(ctx context.Context, rep *Report) error {
 	cl, closeAll, err := r.clients(1)
 	if err != nil {
@@ -50,7 +51,13 @@ func (r *Runner) allocations(ctx context.Context, rep *Report) error {
 			return fmt.Errorf("SET+EVALSHA %s: %w", kind, err)
 		}
 		fl.SetEvalAllocsPerOp = f(a)
-		r.logf("allocations: floor %-8s %5.1f allocs for two PINGs, %5.1f for SET NX PX · EVALSHA by hand", kind, fl.AllocsPerOp, a)
+		a, _, err = measure(func() error { return h.setEvalFixed(bg, key) })
+		if err != nil {
+			return fmt.Errorf("SET+EVALSHA fixed token %s: %w", kind, err)
+		}
+		fl.SetEvalFixedAllocsPerOp = f(a)
+		r.logf("allocations: floor %-8s %5.1f allocs for two PINGs, %5.1f for SET NX PX · EVALSHA by hand (%.1f with one fixed token)",
+			kind, fl.AllocsPerOp, *fl.SetEvalAllocsPerOp, a)
 	}
 	for i, s := range r.subs {
 		sc, closeSub, err := r.clientOf(s.Client, 1)

@@ -3,14 +3,17 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/locklab/locklab/redistest"
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/rueidis"
+	"github.com/rs/xid"
 )
 
 // The benchmarks run the cycles of cmd/lockbench as Go benchmarks, so that
@@ -27,7 +30,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // clients returns a redigo pool, a go-redis client and a rueidis client to
 // the shared server, the first two keeping up to idle connections, closed
 // when b ends.
-func clients(b *testing.B, idle int) *Clients {
+func clients(b testing.TB, idle int) *Clients {
 	b.Helper()
 	srv := redistest.Shared(b)
 	pool := srv.NewPool()
@@ -93,15 +96,164 @@ func BenchmarkFloor(b *testing.B) {
 				}
 			}
 		})
+		// The same with other tokens: one xid a cycle, as luatoken
+		// makes them, and one fixed token for every cycle.
+		b.Run("SET+EVALSHA-xid-"+kind, func(b *testing.B) {
+			for b.Loop() {
+				if err := h.setEvalTok(ctx, key, any(xid.New().String())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("SET+EVALSHA-fixed-token-"+kind, func(b *testing.B) {
+			for b.Loop() {
+				if err := h.setEvalFixed(ctx, key); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		if kind == ClientRedigo {
 			continue
 		}
 		// The same through the adapter's redigo connections.
-		p := adapterPool(kind, cl)
+		via := handOf(ClientRedigo, &Clients{Redigo: adapterPool(kind, cl)})
 		b.Run("SET+EVALSHA-via-adapter-"+kind, func(b *testing.B) {
 			for b.Loop() {
-				if err := setEvalRedigo(ctx, p, key); err != nil {
+				if err := via.setEval(ctx, key); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkToken is what making a new token costs the client: the
+// counter of the by-hand baseline, and an xid as luatoken makes them.
+func BenchmarkToken(b *testing.B) {
+	var sink any
+	b.Run("counter", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = any(newToken())
+		}
+	})
+	b.Run("xid", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = any(xid.New().String())
+		}
+	})
+	_ = sink
+}
+
+// BenchmarkHandTokens times luatoken's commands sent by hand through each
+// client with the three tokens: a new one from newToken (the baseline), a
+// new xid, and one fixed token. The three take turns cycle by cycle, in an
+// order that changes every cycle, so that a slow moment of a shared machine
+// hits them alike; it reports the median of each (µs) and their ratios to
+// the fixed token's. ns/op is for the three.
+func BenchmarkHandTokens(b *testing.B) {
+	ctx := context.Background()
+	cl := clients(b, 1)
+	for _, kind := range ClientKinds {
+		h := handOf(kind, cl)
+		key := redistest.Key(b)
+		variants := []struct {
+			name string
+			run  func() error
+			d    []time.Duration
+		}{
+			{name: "counter", run: func() error { return h.setEval(ctx, key) }},
+			{name: "xid", run: func() error { return h.setEvalTok(ctx, key, any(xid.New().String())) }},
+			{name: "fixed", run: func() error { return h.setEvalFixed(ctx, key) }},
+		}
+		b.Run(kind, func(b *testing.B) {
+			for i := range variants {
+				variants[i].d = variants[i].d[:0]
+			}
+			order := []int{0, 1, 2}
+			for b.Loop() {
+				rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+				for _, i := range order {
+					v := &variants[i]
+					t0 := time.Now()
+					if err := v.run(); err != nil {
+						b.Fatal(err)
+					}
+					v.d = append(v.d, time.Since(t0))
+				}
+			}
+			fixed := Durations(variants[2].d).Quantile(0.5)
+			for _, v := range variants {
+				m := Durations(v.d).Quantile(0.5)
+				b.ReportMetric(us(m), v.name+"-µs")
+				if v.name != "fixed" {
+					b.ReportMetric(float64(m)/float64(fixed), v.name+"/fixed")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAdapterVsHand times each adapter's luatoken and its commands
+// sent by hand (with a new token), each on the client that the PING and
+// SET+DEL floors also use and on a client of its own, all taking turns in
+// an order that changes every cycle. It reports the median of each (µs)
+// and its ratio to the commands by hand on the shared client: whether a
+// lock and its baseline gain or lose from their client's other users,
+// which is why the uncontended figure runs every lock and floor of a kind
+// through one client.
+func BenchmarkAdapterVsHand(b *testing.B) {
+	ctx := context.Background()
+	for _, name := range Adapters {
+		sub := Find(Subjects(), name)
+		b.Run(benchName(name), func(b *testing.B) {
+			shared, own, ownLock := clients(b, 1), clients(b, 1), clients(b, 1)
+			hs, ho := handOf(sub.Client, shared), handOf(sub.Client, own)
+			key := redistest.Key(b)
+			lkShared, err := sub.Open1(shared, key+":lock-shared", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			lkOwn, err := sub.Open1(ownLock, key+":lock-own", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			type variant struct {
+				name string
+				run  func() error
+				d    Durations
+			}
+			vs := []*variant{
+				{name: "hand-shared", run: func() error { return hs.setEval(ctx, key+":hand-shared") }},
+				{name: "hand-own", run: func() error { return ho.setEval(ctx, key+":hand-own") }},
+				{name: "lock-shared", run: func() error { return cycle(ctx, lkShared) }},
+				{name: "lock-own", run: func() error { return cycle(ctx, lkOwn) }},
+				// The floors' other users of the shared client.
+				{name: "", run: func() error { return hs.ping(ctx) }},
+				{name: "", run: func() error { return hs.setDel(ctx, key+":set-del") }},
+			}
+			for b.Loop() {
+				rand.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
+				for _, v := range vs {
+					t0 := time.Now()
+					if err := v.run(); err != nil {
+						b.Fatal(err)
+					}
+					v.d = append(v.d, time.Since(t0))
+				}
+			}
+			var base time.Duration
+			for _, v := range vs {
+				if v.name == "hand-shared" {
+					base = v.d.Quantile(0.5)
+				}
+			}
+			for _, v := range vs {
+				if v.name != "" {
+					m := v.d.Quantile(0.5)
+					b.ReportMetric(us(m), v.name+"-µs")
+					b.ReportMetric(float64(m)/float64(base), v.name+"/hand-shared")
 				}
 			}
 		})

@@ -60,7 +60,9 @@ func (r *Runner) commands(ctx context.Context, rep *Report) error {
 			&entry{name: "SET+DEL " + kind, run: func() error { return h.setDel(bg, key) },
 				done: func(_ float64, _ map[string]float64, us float64) { fl.ServerSetDelUs = us }},
 			&entry{name: "SET+EVALSHA " + kind, run: func() error { return h.setEval(bg, key) },
-				done: func(_ float64, _ map[string]float64, us float64) { fl.ServerSetEvalUs = f(us) }})
+				done: func(_ float64, _ map[string]float64, us float64) { fl.ServerSetEvalUs = f(us) }},
+			&entry{name: "SET+EVALSHA fixed token " + kind, run: func() error { return h.setEvalFixed(bg, key) },
+				done: func(_ float64, _ map[string]float64, us float64) { fl.ServerSetEvalFixedUs = f(us) }})
 	}
 	for i, s := range r.subs {
 		pool := r.redigoPool(1)

@@ -20,9 +20,9 @@
 // The floors are measured through the same clients in the same run, so a
 // ratio compares like with like. Beside the two-PING floor the report gives
 // SET NX PX + DEL sent by hand, a floor that makes the server do a lock's
-// work; luatoken's own commands sent by hand through each client (SET NX PX,
-// then the compare-and-delete by EVALSHA), which says what a lock library
-// adds to them; and the time the server spent on each command (INFO
+// work; luatoken's own commands sent by hand through each client (SET NX PX
+// with a new token, then the compare-and-delete by EVALSHA with it), which
+// says what a lock library adds to them; and the time the server spent on each command (INFO
 // commandstats), which says how much of a lock's distance from the floors
 // is Redis's own work.
 //

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/gomodule/redigo/redis"
 	goredis "github.com/redis/go-redis/v9"
@@ -12,13 +14,27 @@ import (
 // The floors are commands sent by hand, without a lock library, through
 // each client kind the way the locks use it: PING; SET NX PX then DEL (the
 // plainest lock with an expiry); and luatoken's own commands, SET NX PX with
-// a token then a compare-and-delete script by EVALSHA.
+// a new token then a compare-and-delete script by EVALSHA with that token.
 
 // hand sends the floors' commands through one client.
 type hand struct {
-	ping    func(ctx context.Context) error
-	setDel  func(ctx context.Context, key string) error
-	setEval func(ctx context.Context, key string) error
+	ping   func(ctx context.Context) error
+	setDel func(ctx context.Context, key string) error
+	// setEvalTok sends luatoken's commands with token, a string held in
+	// an interface value as the client libraries take their arguments.
+	setEvalTok func(ctx context.Context, key string, token any) error
+}
+
+// setEval sends luatoken's commands as luatoken sends them, with a token
+// of their own: the baseline of the adapters' target.
+func (h hand) setEval(ctx context.Context, key string) error {
+	return h.setEvalTok(ctx, key, any(newToken()))
+}
+
+// setEvalFixed sends the same commands with handToken every time: not what
+// a lock sends, kept to show what a new token costs (see newToken).
+func (h hand) setEvalFixed(ctx context.Context, key string) error {
+	return h.setEvalTok(ctx, key, handTokenArg)
 }
 
 // handOf returns the floors' commands through c's client of the kind.
@@ -27,23 +43,25 @@ func handOf(kind string, c *Clients) hand {
 	case ClientGoRedis:
 		rc := c.GoRedis
 		return hand{
-			ping:    func(ctx context.Context) error { return rc.Ping(ctx).Err() },
-			setDel:  func(ctx context.Context, key string) error { return setDelGoRedis(ctx, rc, key) },
-			setEval: func(ctx context.Context, key string) error { return setEvalGoRedis(ctx, rc, key) },
+			ping:       func(ctx context.Context) error { return rc.Ping(ctx).Err() },
+			setDel:     func(ctx context.Context, key string) error { return setDelGoRedis(ctx, rc, key) },
+			setEvalTok: func(ctx context.Context, key string, tok any) error { return setEvalGoRedis(ctx, rc, key, tok) },
 		}
 	case ClientRueidis:
 		rc := c.Rueidis
 		return hand{
-			ping:    func(ctx context.Context) error { return rc.Do(ctx, rc.B().Ping().Build()).Error() },
-			setDel:  func(ctx context.Context, key string) error { return setDelRueidis(ctx, rc, key) },
-			setEval: func(ctx context.Context, key string) error { return setEvalRueidis(ctx, rc, key) },
+			ping:   func(ctx context.Context) error { return rc.Do(ctx, rc.B().Ping().Build()).Error() },
+			setDel: func(ctx context.Context, key string) error { return setDelRueidis(ctx, rc, key) },
+			setEvalTok: func(ctx context.Context, key string, tok any) error {
+				return setEvalRueidis(ctx, rc, key, tok.(string))
+			},
 		}
 	}
 	p := c.Redigo
 	return hand{
-		ping:    func(ctx context.Context) error { return doRedigo(ctx, p, "PING") },
-		setDel:  func(ctx context.Context, key string) error { return setDelRedigo(ctx, p, key) },
-		setEval: func(ctx context.Context, key string) error { return setEvalRedigo(ctx, p, key) },
+		ping:       func(ctx context.Context) error { return doRedigo(ctx, p, "PING") },
+		setDel:     func(ctx context.Context, key string) error { return setDelRedigo(ctx, p, key) },
+		setEvalTok: func(ctx context.Context, key string, tok any) error { return setEvalRedigo(ctx, p, key, tok) },
 	}
 }
 
@@ -98,16 +116,61 @@ var (
 	casDelRueidis = rueidis.NewLuaScript(casDelSrc)
 )
 
-// handToken is as long as luatoken's tokens (an xid).
+// A lock writes a token of its own at its key, so that its release can
+// tell its own lock from the next holder's: luatoken writes a new xid with
+// every TryAcquire and sends it again in the release script's ARGV. Sending
+// those commands by hand means sending a new token every cycle too, and
+// that costs more than the same token every time: the client makes the
+// token and boxes it as an argument, and Redis's Lua makes a new string of
+// each ARGV it does not hold already, where a token it has seen is found in
+// its string table (INFO commandstats shows the difference in EVALSHA).
+//
+// newToken is the cheapest unique token one would write by hand: a random
+// prefix drawn once per process and a counter, 20 characters as luatoken's
+// xids, unique within the process and, with 40 random bits, across
+// processes. An xid also reads the clock; the baseline takes the cheaper
+// token, so that the choice of xid counts against luatoken, not for it.
+func newToken() string {
+	var b [tokenLen]byte
+	copy(b[:], tokenPrefix[:])
+	n := tokenCount.Add(1)
+	for i := tokenLen - 1; i >= len(tokenPrefix); i-- {
+		b[i] = tokenDigits[n&31]
+		n >>= 5
+	}
+	return string(b[:])
+}
+
+const (
+	tokenLen    = 20 // an xid's length
+	tokenDigits = "0123456789abcdefghijklmnopqrstuv"
+)
+
+var (
+	tokenPrefix = func() (p [8]byte) {
+		for i := range p {
+			p[i] = tokenDigits[rand.IntN(len(tokenDigits))]
+		}
+		return p
+	}()
+	tokenCount atomic.Uint64
+)
+
+// handToken is the one token of setEvalFixed, as long as luatoken's, and
+// handTokenArg the same in the interface value the commands take, made
+// once (a constant converted to an interface allocates nothing, a string
+// made at run time does).
 const handToken = "d4ebl8o3p1rs1v8h0mj0"
+
+var handTokenArg any = handToken
 
 var errNoLock = errors.New("bench: the compare-and-delete found no lock")
 
 // setEvalRedigo sends luatoken's commands without luatoken: SET NX PX with
-// a token, then the compare-and-delete by EVALSHA, each on a connection
-// from the pool.
-func setEvalRedigo(ctx context.Context, p RedigoPool, key string) error {
-	if err := doRedigo(ctx, p, "SET", key, handToken, "NX", "PX", TTL.Milliseconds()); err != nil {
+// token, then the compare-and-delete by EVALSHA with the same, each on a
+// connection from the pool.
+func setEvalRedigo(ctx context.Context, p RedigoPool, key string, token any) error {
+	if err := doRedigo(ctx, p, "SET", key, token, "NX", "PX", TTL.Milliseconds()); err != nil {
 		return err
 	}
 	c, err := p.GetContext(ctx)
@@ -115,7 +178,7 @@ func setEvalRedigo(ctx context.Context, p RedigoPool, key string) error {
 		return err
 	}
 	defer c.Close()
-	n, err := redis.Int(casDel.Do(c, key, handToken))
+	n, err := redis.Int(casDel.Do(c, key, token))
 	if err == nil && n != 1 {
 		err = errNoLock
 	}
@@ -132,11 +195,11 @@ func setDelGoRedis(ctx context.Context, c *goredis.Client, key string) error {
 
 // setEvalGoRedis is setEvalRedigo through go-redis, its script by
 // Script.Run.
-func setEvalGoRedis(ctx context.Context, c *goredis.Client, key string) error {
-	if err := c.Do(ctx, "SET", key, handToken, "NX", "PX", TTL.Milliseconds()).Err(); err != nil {
+func setEvalGoRedis(ctx context.Context, c *goredis.Client, key string, token any) error {
+	if err := c.Do(ctx, "SET", key, token, "NX", "PX", TTL.Milliseconds()).Err(); err != nil {
 		return err
 	}
-	n, err := casDelGoRedis.Run(ctx, c, []string{key}, handToken).Int()
+	n, err := casDelGoRedis.Run(ctx, c, []string{key}, token).Int()
 	if err == nil && n != 1 {
 		err = errNoLock
 	}
@@ -153,12 +216,12 @@ func setDelRueidis(ctx context.Context, c rueidis.Client, key string) error {
 }
 
 // setEvalRueidis is setEvalRedigo through rueidis, its script by Lua.Exec.
-func setEvalRueidis(ctx context.Context, c rueidis.Client, key string) error {
-	set := c.B().Set().Key(key).Value(handToken).Nx().PxMilliseconds(TTL.Milliseconds()).Build()
+func setEvalRueidis(ctx context.Context, c rueidis.Client, key, token string) error {
+	set := c.B().Set().Key(key).Value(token).Nx().PxMilliseconds(TTL.Milliseconds()).Build()
 	if err := c.Do(ctx, set).Error(); err != nil {
 		return err
 	}
-	n, err := casDelRueidis.Exec(ctx, c, []string{key}, []string{handToken}).AsInt64()
+	n, err := casDelRueidis.Exec(ctx, c, []string{key}, []string{token}).AsInt64()
 	if err == nil && n != 1 {
 		err = errNoLock
 	}

@@ -53,13 +53,20 @@ type Floor struct {
 	// in µs per pair, measured as Row.ServerUsPerOp is.
 	ServerTwoPingUs float64 `json:"server_two_ping_us"`
 	ServerSetDelUs  float64 `json:"server_set_del_us"`
-	// SET NX PX with a token, then a compare-and-delete script (GET, DEL)
-	// by EVALSHA, sent by hand the same way, with the client's own script
-	// support: luatoken's commands without luatoken. Its allocations.
+	// SET NX PX with a new token, then a compare-and-delete script (GET,
+	// DEL) by EVALSHA with that token, sent by hand the same way, with the
+	// client's own script support: luatoken's commands without luatoken.
+	// Its allocations.
 	SetEvalP50us       *float64 `json:"set_evalsha_p50_us,omitempty"`
 	SetEvalP99us       *float64 `json:"set_evalsha_p99_us,omitempty"`
 	ServerSetEvalUs    *float64 `json:"server_set_evalsha_us,omitempty"`
 	SetEvalAllocsPerOp *float64 `json:"set_evalsha_allocs_per_op,omitempty"`
+	// The same commands with one fixed token for every cycle, timed the
+	// same way: not what a lock sends, but the difference is what a new
+	// token costs the client and the server.
+	SetEvalFixedP50us       *float64 `json:"set_evalsha_fixed_token_p50_us,omitempty"`
+	ServerSetEvalFixedUs    *float64 `json:"server_set_evalsha_fixed_token_us,omitempty"`
+	SetEvalFixedAllocsPerOp *float64 `json:"set_evalsha_fixed_token_allocs_per_op,omitempty"`
 	// The same commands sent by hand through locklab's adapter for the
 	// client (its redigo connections, redigo's Script), timed the same
 	// way: what the adapter adds to the client, without a lock (go-redis

@@ -176,6 +176,12 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 				num(fl.SetEvalP50us, "%.1f"), num(fl.SetEvalP99us, "%.1f"),
 				ratio(*fl.SetEvalP50us, two), ratio(*fl.SetEvalP50us, fl.SetDelP50us), "1.00", rate(*fl.SetEvalP50us),
 				num(fl.SetEvalAllocsPerOp, "%.1f"), "–", par, parRatio)
+			if fx := fl.SetEvalFixedP50us; fx != nil {
+				locks.add("by hand, one fixed token", fl.Client, "SET NX PX · EVALSHA (2)",
+					num(fl.ServerSetEvalFixedUs, "%.1f"), fmt.Sprintf("%.1f", *fx), "–",
+					ratio(*fx, two), ratio(*fx, fl.SetDelP50us), ratio(*fx, *fl.SetEvalP50us), rate(*fx),
+					num(fl.SetEvalFixedAllocsPerOp, "%.1f"), "–", "–", "–")
+			}
 			if a := fl.AdapterSetEvalP50us; a != nil {
 				locks.add("by hand via adapter", fl.Client, "SET NX PX · EVALSHA (2)", "–",
 					fmt.Sprintf("%.1f", *a), num(fl.AdapterSetEvalP99us, "%.1f"),

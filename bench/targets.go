@@ -122,6 +122,9 @@ func Targets(rep *Report) []Target {
 		if p50, okP := get(row, func(r *Row) *float64 { return r.UncontendedP50us }); okP && ok {
 			if fl := rep.Floor(client); fl != nil && fl.SetEvalP50us != nil {
 				note = fmt.Sprintf("%.1fµs vs %.1fµs", p50, *fl.SetEvalP50us)
+				if fx := fl.SetEvalFixedP50us; fx != nil {
+					note += fmt.Sprintf("; %.2f× the same with one fixed token (%.1fµs)", p50 / *fx, *fx)
+				}
 			}
 		}
 		add(fmt.Sprintf(TargetAdapterHand, name, client), fmt.Sprintf("≤ %.2f", MaxHandRatio), MaxHandRatio, hr, ok,

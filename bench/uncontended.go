@@ -18,12 +18,13 @@ type seqEntry struct {
 	total   time.Duration
 }
 
-// uncontended times acquire + release, one at a time, each subject on a
-// client of its own with one connection, and the floors through each client
-// kind the same way: PING, two PINGs, SET NX PX + DEL, and SET NX PX +
-// EVALSHA (luatoken's commands by hand). INFO
-// commandstats, read before and after the timed cycles, gives what each
-// command cost the server meanwhile.
+// uncontended times acquire + release, one at a time, every subject and
+// floor of a client kind through one client of that kind with one
+// connection, each on a key of its own. The floors are, through each client
+// kind: PING, two PINGs, SET NX PX + DEL, and SET NX PX + EVALSHA
+// (luatoken's commands by hand, with a new token and with a fixed one).
+// INFO commandstats, read before and after the timed cycles, gives what
+// each command cost the server meanwhile.
 func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	cl, closeAll, err := r.clients(1)
 	if err != nil {
@@ -32,10 +33,11 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	defer closeAll()
 
 	// The floors: each client's PING, two PINGs, SET NX PX + DEL, and
-	// luatoken's commands by hand.
+	// luatoken's commands by hand, with a new token each cycle as a lock
+	// sends them, and with one fixed token to show what the new one costs.
 	type floor struct {
-		kind                         string
-		ping, ping2, setDel, setEval *seqEntry
+		kind                                       string
+		ping, ping2, setDel, setEval, setEvalFixed *seqEntry
 	}
 	var (
 		floors  []floor
@@ -52,9 +54,12 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 			}},
 			setDel:  &seqEntry{name: "SET+DEL " + kind, run: func(ctx context.Context) error { return h.setDel(ctx, key) }},
 			setEval: &seqEntry{name: "SET+EVALSHA " + kind, run: func(ctx context.Context) error { return h.setEval(ctx, key) }},
+			setEvalFixed: &seqEntry{name: "SET+EVALSHA fixed token " + kind, run: func(ctx context.Context) error {
+				return h.setEvalFixed(ctx, key)
+			}},
 		}
 		floors = append(floors, fl)
-		entries = append(entries, fl.ping, fl.ping2, fl.setDel, fl.setEval)
+		entries = append(entries, fl.ping, fl.ping2, fl.setDel, fl.setEval, fl.setEvalFixed)
 	}
 	pingCtx := &seqEntry{name: "PING redigo DoContext", run: func(ctx context.Context) error { return pingRedigoContext(ctx, cl.Redigo) }}
 	entries = append(entries, pingCtx)
@@ -62,8 +67,8 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	// connections: what the adapter adds to its client, without luatoken.
 	viaAdapter := map[string]*seqEntry{}
 	for _, kind := range ClientKinds[1:] {
-		p, key := adapterPool(kind, cl), r.key("uncontended", "adapter", kind)
-		e := &seqEntry{name: "SET+EVALSHA via adapter " + kind, run: func(ctx context.Context) error { return setEvalRedigo(ctx, p, key) }}
+		h, key := handOf(ClientRedigo, &Clients{Redigo: adapterPool(kind, cl)}), r.key("uncontended", "adapter", kind)
+		e := &seqEntry{name: "SET+EVALSHA via adapter " + kind, run: func(ctx context.Context) error { return h.setEval(ctx, key) }}
 		viaAdapter[kind] = e
 		entries = append(entries, e)
 	}
@@ -71,9 +76,7 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	if lt := Find(r.subs, Locklab); lt != nil {
 		// luatoken once more, called with a context that can end: the
 		// path of a caller that passes a request's context.
-		sp := r.redigoPool(1)
-		defer sp.Close()
-		lk, err := lt.Open1(&Clients{Redigo: sp}, r.key("uncontended", "cancellable"), "")
+		lk, err := lt.Open1(cl, r.key("uncontended", "cancellable"), "")
 		if err != nil {
 			return err
 		}
@@ -84,13 +87,10 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	}
 	skip := len(entries)
 	for _, s := range r.subs {
-		// Each lock on a client of its own, with one connection.
-		sc, closeSub, err := r.clientOf(s.Client, 1)
-		if err != nil {
-			return err
-		}
-		defer closeSub()
-		lk, err := s.Open1(sc, r.key("uncontended", s.Name), "")
+		// Each lock on the client its floors go through: a lock and the
+		// commands it is compared with take the same connection, whose
+		// last use is as recent for one as for the other.
+		lk, err := s.Open1(cl, r.key("uncontended", s.Name), "")
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
@@ -111,15 +111,17 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 	}
 
 	// Every entry runs one cycle in turn, in an order shuffled every
-	// hundred turns: a moment when the shared machine is slow then hits
-	// all of them alike, and the ratios between them hold.
+	// turn: a moment when the shared machine is slow then hits all of them
+	// alike, and the ratios between them hold. A new order each turn also
+	// spreads over all entries alike what a cycle inherits from the one
+	// before it (the same connection just used, or another client's);
+	// with one order kept for a hundred turns, two entries sending the
+	// very same commands came out up to 3 % apart.
 	order := slices.Clone(entries)
 	rng := rand.New(rand.NewPCG(1, 2))
 	report := max(r.cfg.Iterations/5, 1)
 	for i := range r.cfg.Iterations {
-		if i%100 == 0 {
-			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		}
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, e := range order {
 			t0 := time.Now()
 			err := e.run(bg)
@@ -163,8 +165,10 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 		c.TwoPingP50us = p50(fl.ping2)
 		c.SetDelP50us, c.SetDelP99us = p50(fl.setDel), p99(fl.setDel)
 		c.SetEvalP50us, c.SetEvalP99us = f(p50(fl.setEval)), f(p99(fl.setEval))
-		r.logf("uncontended: floor %-8s PING p50 %.1fµs, PING+PING p50 %.1fµs, SET NX PX · DEL p50 %.1fµs (%.2f× 2×PING), by hand SET NX PX · EVALSHA p50 %.1fµs",
-			fl.kind, c.PingP50us, c.TwoPingP50us, c.SetDelP50us, c.SetDelP50us/(2*c.PingP50us), *c.SetEvalP50us)
+		c.SetEvalFixedP50us = f(p50(fl.setEvalFixed))
+		r.logf("uncontended: floor %-8s PING p50 %.1fµs, PING+PING p50 %.1fµs, SET NX PX · DEL p50 %.1fµs (%.2f× 2×PING), by hand SET NX PX · EVALSHA p50 %.1fµs (%.1fµs, %.3f×, with one fixed token)",
+			fl.kind, c.PingP50us, c.TwoPingP50us, c.SetDelP50us, c.SetDelP50us/(2*c.PingP50us), *c.SetEvalP50us,
+			*c.SetEvalFixedP50us, *c.SetEvalP50us / *c.SetEvalFixedP50us)
 	}
 	rep.Floor(ClientRedigo).PingContextP50us = f(p50(pingCtx))
 	for kind, e := range viaAdapter {

@@ -2,10 +2,12 @@ package locktest_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
@@ -74,4 +76,68 @@ func TestTopologyRedlockDelayedRestart(t *testing.T) {
 		return redlock.New(c.Pools, redlock.WithClock(c.Clock))
 	}})
 	wantVerdicts(t, res, na, holds, breaks, holds)
+}
+
+// everyMaster is a broken lock over several masters: it needs every one
+// of them, so a single master down makes it unusable.
+type everyMaster struct{ pools []strategy.Pool }
+
+type everyLock struct {
+	s   everyMaster
+	key string
+}
+
+func (s everyMaster) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	if ttl <= 0 {
+		return nil, strategy.ErrInvalidTTL
+	}
+	for i, p := range s.pools {
+		c, err := p.GetContext(ctx)
+		if err != nil {
+			everyLock{s, key}.Release(ctx)
+			return nil, err
+		}
+		_, err = redis.String(redis.DoContext(c, ctx, "SET", key, "1", "NX", "PX", ttl.Milliseconds()))
+		c.Close()
+		if err != nil {
+			if i > 0 || !errors.Is(err, redis.ErrNil) {
+				everyLock{s, key}.Release(ctx)
+			}
+			if errors.Is(err, redis.ErrNil) {
+				return nil, strategy.ErrNotAcquired
+			}
+			return nil, err
+		}
+	}
+	return everyLock{s, key}, nil
+}
+
+func (l everyLock) Key() string { return l.key }
+
+func (l everyLock) Release(ctx context.Context) error {
+	var errs []error
+	for _, p := range l.s.pools {
+		c, err := p.GetContext(ctx)
+		if err == nil {
+			_, err = redis.DoContext(c, ctx, "DEL", l.key)
+			c.Close()
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// TestTopologyEveryMaster: a lock that needs every master breaks
+// minority-down: with two of five down, nobody can take it.
+func TestTopologyEveryMaster(t *testing.T) {
+	cfg := locktest.Config{Masters: 5, New: func(c locktest.Client) (strategy.Strategy, error) { return everyMaster{c.Pools}, nil },
+		Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
+	res := locktest.Check(context.Background(), cfg, locktest.MinorityDown)
+	if res.Err != nil || res.Verdict != locktest.Breaks {
+		t.Fatalf("minority-down: %s (%s, %v); want breaks", res.Verdict, res.Reason, res.Err)
+	}
+	if !strings.Contains(res.Reason, "A could not acquire the free lock with a majority of the masters up") {
+		t.Errorf("reason: %s", res.Reason)
+	}
+	t.Log(res.Reason)
 }

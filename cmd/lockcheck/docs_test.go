@@ -143,13 +143,23 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 // and docs/zh (in Chinese) from a real run and compares them with the
 // committed ones, masked: the same commands, replies, clients and order,
 // whatever the times. Each break is drawn from its one run, as lockcheck
-// -docs draws it: a diagram that a run can draw otherwise is a bug of the
-// rendering (see report.Mermaid). When it fails, run make docs.
+// -docs draws it, and a waiter's failed attempts draw the same whichever
+// met the key expiring (see report.Mermaid). One race is left: getsetexpire
+// sets a TTL and a stamp that run out together, and about one run in eight
+// the attempt that acquires meets them in another order (SETNX fails, then
+// GET and GETSET take the lock) and draws another path. A trace that
+// differs is therefore run again, up to three times, before the test
+// fails. When it fails, run make docs.
 func TestDocsUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole matrix")
 	}
 	docs := committedDocs(t)
+	srv := redistest.Shared(t)
+	m := matrix{addr: redistest.Shared(t).Addr}
+	var prefixes []string
+	defer func() { cleanupRun(srv, prefixes, false, os.Stderr) }()
+	ctx := context.Background()
 	rep := wholeMatrix(t)
 
 	for _, file := range slices.Sorted(maps.Keys(docs)) {
@@ -162,10 +172,29 @@ func TestDocsUpToDate(t *testing.T) {
 			if !assert.NoError(t, err, "%s: %s", file, b.Name()) {
 				continue
 			}
-			if want := canonical(b.Body); canonical(text) != want {
-				t.Errorf("%s: %s is out of date: run make docs.\n--- committed (masked)\n%s\n--- generated (masked)\n%s",
-					file, b.Name(), want, canonical(text))
+			want := canonical(b.Body)
+			if canonical(text) == want {
+				continue
 			}
+			if b.Kind == "trace" {
+				e, _ := catalog.Lookup(b.Attrs["strategy"])
+				p := locktest.Property(b.Attrs["property"])
+				t.Logf("%s: %s: this run drew another shape than the committed one; running it again\n%s", file, b.Name(), canonical(text))
+				for range 3 {
+					prefix := "lockcheck:" + xid.New().String()
+					prefixes = append(prefixes, prefix)
+					again := *rep
+					again.Results = []report.Result{m.check(ctx, e, p, prefix+":"+e.Name)}
+					if text, err = generate(b, &again, root, lang); err == nil && canonical(text) == want {
+						break
+					}
+				}
+				if canonical(text) == want {
+					continue
+				}
+			}
+			t.Errorf("%s: %s is out of date: run make docs.\n--- committed (masked)\n%s\n--- generated (masked)\n%s",
+				file, b.Name(), want, canonical(text))
 		}
 	}
 }

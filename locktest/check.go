@@ -155,7 +155,8 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 			return res
 		}
 		res.Timeline = append(res.Timeline, Event{Kind: EvNote, Text: fmt.Sprintf("run %d of the check was disturbed: %v", n, why)})
-		res = Result{Err: fmt.Errorf("%w (%d runs); the last: %w", ErrInconclusive, n, why), Timeline: res.Timeline}
+		res = Result{Err: fmt.Errorf("%w (%d runs); the last: %w", ErrInconclusive, n, why),
+			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 	}
 	return res
 }
@@ -183,7 +184,6 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	newRun := func(name string) *run {
 		r = cfg.newRun(ctx, pool, cfg.Key+":"+string(p)+suffix+name)
 		r.lost = m.lost
-		r.note("t0 = %d (Unix ms); K = %s", r.t0, r.key)
 		runsMu.Lock()
 		runs = append(runs, r)
 		runsMu.Unlock()
@@ -198,7 +198,7 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 				}
 				res := Result{Err: a.err}
 				if r != nil {
-					res.Timeline = r.rec.snapshot()
+					res = r.counterexample(res)
 				}
 				done <- res
 			}
@@ -320,7 +320,7 @@ func (r *run) holds(reason string, args ...any) Result {
 
 func (r *run) breaks(reason string, args ...any) Result {
 	r.shutdown()
-	return Result{Verdict: Breaks, Reason: fmt.Sprintf(reason, args...), Timeline: r.rec.snapshot()}
+	return r.counterexample(Result{Verdict: Breaks, Reason: fmt.Sprintf(reason, args...)})
 }
 
 func (r *run) notApplicable(reason string, args ...any) Result {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -113,11 +115,11 @@ func (k clientClock) Now() time.Time {
 	now := time.Now().Add(k.c.skew)
 	r := k.c.r
 	r.clockReads.Add(1)
-	text := fmt.Sprintf("now = %s", r.stamp(now.UnixMilli()))
+	args := []Arg{{Kind: ArgText, Text: "now = "}, r.stamp(now.UnixMilli())}
 	if k.c.skew != 0 {
-		text += fmt.Sprintf(" (clock %+v ahead)", k.c.skew)
+		args = append(args, Arg{Kind: ArgText, Text: fmt.Sprintf(" (clock %+v ahead)", k.c.skew)})
 	}
-	r.rec.add(Event{Client: k.c.name, Kind: EvClock, Text: text})
+	r.rec.add(Event{Client: k.c.name, Kind: EvClock, Text: joinArgs(args, ""), TextArgs: args})
 	return now
 }
 
@@ -318,17 +320,26 @@ func (c *client) after(node int, cmd *wire.Command, reply wire.Value, err error)
 	if !cmd.Sent {
 		if cut := c.unreachable(node); cut != nil {
 			// Refused by a partition: the timeline shows the attempt.
-			c.r.rec.add(Event{Client: c.name, Kind: EvCommand, Node: c.nodes[node], Command: formatArgs(c.r, cmd.Args),
-				Err: "unreachable: the network between them is cut"})
+			e := Event{Client: c.name, Kind: EvCommand, Node: c.nodes[node], Args: c.commandArgs(cmd.Args),
+				Err: "unreachable: the network between them is cut"}
+			for _, a := range e.Args {
+				e.Command = append(e.Command, a.String())
+			}
+			c.r.rec.add(e)
 		}
 		return // failed before it left (a crash, an injected failure): Redis never saw it
 	}
 	if err != nil && c.isCrashed() {
 		return // in flight when the suite cut the client: it never learned the outcome
 	}
-	e := Event{Client: c.name, Kind: EvCommand, Command: formatArgs(c.r, cmd.Args)}
+	name := cmd.Name()
+	e := Event{Client: c.name, Kind: EvCommand, Args: c.commandArgs(cmd.Args)}
 	if len(c.nodes) > 1 {
 		e.Node = c.nodes[node]
+	}
+	e.Command = make([]string, len(e.Args))
+	for i, a := range e.Args {
+		e.Command[i] = a.String()
 	}
 	switch {
 	case err != nil:
@@ -336,10 +347,14 @@ func (c *client) after(node int, cmd *wire.Command, reply wire.Value, err error)
 	case reply.IsError():
 		e.Err = c.r.errText(errors.New(string(reply.Text)))
 	default:
-		e.Reply = formatReply(c.r, reply)
+		e.ReplyArgs = replyArgs(c.r, reply)
+		if name == "SCRIPT" && len(cmd.Args) > 1 && strings.EqualFold(string(cmd.Args[1]), "LOAD") && len(e.ReplyArgs) == 1 {
+			c.r.rec.digest(e.ReplyArgs[0].Text)
+			e.ReplyArgs[0].Kind = ArgDigest
+		}
+		e.Reply = joinArgs(e.ReplyArgs, "")
 	}
 	c.r.rec.add(e)
-	name := cmd.Name()
 	c.mu.Lock()
 	c.sent++
 	switch name {
@@ -368,48 +383,124 @@ func (c *client) after(node int, cmd *wire.Command, reply wire.Value, err error)
 	}
 }
 
-func formatArgs(r *run, args [][]byte) []string {
-	out := make([]string, len(args))
+// commandArgs types a command's arguments: the name as text, then each
+// argument through run.arg. A script's digest is named as such, and a
+// value the client writes at the key is noted as its (see ArgToken).
+func (c *client) commandArgs(args [][]byte) []Arg {
+	r := c.r
+	out := make([]Arg, len(args))
 	for i, a := range args {
 		if i == 0 {
-			out[i] = string(a) // the command's name, as the client wrote it
+			out[i] = Arg{Kind: ArgText, Text: string(a)} // the command's name, as the client wrote it
 			continue
 		}
-		out[i] = r.value(string(a))
+		out[i] = r.arg(string(a))
+	}
+	if len(args) == 0 {
+		return out
+	}
+	name := strings.ToUpper(string(args[0]))
+	if (name == "EVALSHA" || name == "EVALSHA_RO") && len(out) > 1 {
+		out[1].Kind = ArgDigest
+		r.rec.digest(out[1].Text)
+	}
+	for _, i := range written(name, out) {
+		if out[i].Kind == ArgText && out[i].Text != "" {
+			r.rec.wrote(c.name, out[i].Text)
+		}
 	}
 	return out
 }
 
-// formatReply renders a reply for the timeline: a status (OK) as it is,
-// strings and integers through run.value (the key as K, times from t0),
-// a null as (nil), an error inside an array as "error: ...".
-func formatReply(r *run, v wire.Value) string {
-	if v.Kind == wire.SimpleString {
-		return string(v.Text)
+// written returns the positions of the values a command writes at the key
+// (args[0] is its name, upper-cased in name): the value of SET, SETNX,
+// GETSET, SETEX, PSETEX and MSET, the fields and values of HSET, HMSET and
+// HSETNX, HINCRBY's field, and every argument of a script or function
+// called with the key among its keys.
+func written(name string, args []Arg) []int {
+	isKey := func(i int) bool { return i < len(args) && args[i].Kind == ArgKey }
+	switch name {
+	case "SET", "SETNX", "GETSET":
+		if isKey(1) && len(args) > 2 {
+			return []int{2}
+		}
+	case "SETEX", "PSETEX":
+		if isKey(1) && len(args) > 3 {
+			return []int{3}
+		}
+	case "MSET", "MSETNX":
+		for i := 1; i+1 < len(args); i += 2 {
+			if isKey(i) {
+				return []int{i + 1}
+			}
+		}
+	case "HSET", "HMSET", "HSETNX", "HINCRBY", "HINCRBYFLOAT":
+		if !isKey(1) {
+			return nil
+		}
+		var out []int
+		for i := 2; i < len(args); i++ {
+			if strings.HasPrefix(name, "HINCRBY") && i > 2 {
+				break
+			}
+			out = append(out, i)
+		}
+		return out
+	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
+		if len(args) < 3 {
+			return nil
+		}
+		n, err := strconv.Atoi(args[2].Text)
+		if err != nil || n < 0 || 3+n > len(args) {
+			return nil
+		}
+		if !slices.ContainsFunc(args[3:3+n], func(a Arg) bool { return a.Kind == ArgKey }) {
+			return nil
+		}
+		var out []int
+		for i := 3 + n; i < len(args); i++ {
+			out = append(out, i)
+		}
+		return out
 	}
-	return formatValue(r, v)
+	return nil
 }
 
-func formatValue(r *run, v wire.Value) string {
+// replyArgs types a reply for the timeline: a status (OK) as text, strings
+// and integers through run.arg (the key as K, times from t0), a null as
+// (nil), an error inside an array as "error: ...", an array as "[", its
+// elements with ", " between them, and "]".
+func replyArgs(r *run, v wire.Value) []Arg {
+	if v.Kind == wire.SimpleString {
+		return []Arg{{Kind: ArgText, Text: string(v.Text)}}
+	}
+	return valueArgs(r, v, nil)
+}
+
+func valueArgs(r *run, v wire.Value, out []Arg) []Arg {
+	text := func(s string) []Arg { return append(out, Arg{Kind: ArgText, Text: s}) }
 	switch {
 	case v.Nil:
-		return "(nil)"
+		return text("(nil)")
 	case v.IsError():
-		return "error: " + string(v.Text)
+		return text("error: " + string(v.Text))
 	}
 	switch v.Kind {
 	case wire.SimpleString, wire.BulkString, wire.Integer, wire.Verbatim, wire.Double, wire.BigNumber:
-		text := string(v.Text)
-		if v.Kind == wire.Verbatim && len(text) >= 4 {
-			text = text[4:]
+		s := string(v.Text)
+		if v.Kind == wire.Verbatim && len(s) >= 4 {
+			s = s[4:]
 		}
-		return r.value(text)
+		return append(out, r.arg(s))
 	case wire.Array, wire.Set, wire.Push:
-		parts := make([]string, len(v.Elems))
+		out = text("[")
 		for i, x := range v.Elems {
-			parts[i] = formatValue(r, x)
+			if i > 0 {
+				out = append(out, Arg{Kind: ArgText, Text: ", "})
+			}
+			out = valueArgs(r, x, out)
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return append(out, Arg{Kind: ArgText, Text: "]"})
 	}
-	return v.String()
+	return text(v.String())
 }

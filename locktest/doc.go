@@ -124,7 +124,13 @@
 // every command a client sent with its reply, clock readings, crashes, and
 // the critical section as the detector saw it. In a timeline the lock key
 // reads K, and numbers that are times near the run's start read t0±Δms,
-// where t0, the start in Unix milliseconds, is given by the first event.
+// where t0 is the run's start (Result.Start; Result.Key is K). Each event
+// also carries its values typed (Event.Args, ReplyArgs, TextArgs), named
+// as they are recorded: the key, a time, a script's digest, and a token,
+// a value that one client alone wrote at the key (Result.Tokens lists
+// them), whatever its format; renderers work from these, never from the
+// text. Where a waiter's attempt failed and it tries again, an event says
+// so ("not acquired"), so that each attempt's commands are known.
 //
 // Check runs one property outside of a test, for tools such as lockcheck.
 // A watchdog bounds every property: a strategy that hangs, panics or

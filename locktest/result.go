@@ -42,6 +42,15 @@ type Result struct {
 	// sent and what came back, the clock readings, and the critical section
 	// as the detector saw it. Runs that hold keep no timeline.
 	Timeline []Event `json:"timeline,omitempty"`
+	// Key is the lock key of the run the timeline is from; the timeline
+	// writes it K (an Arg of kind ArgKey).
+	Key string `json:"key,omitempty"`
+	// Start is when that run began, t0: the timeline's times (ArgTime)
+	// count from it.
+	Start time.Time `json:"start,omitzero"`
+	// Tokens are the tokens each client wrote at the key, by client, in
+	// the order it first wrote them (see ArgToken).
+	Tokens map[string][]string `json:"tokens,omitempty"`
 	// Err is set when the suite could not reach a verdict: the factory
 	// failed, the strategy panicked, hung or returned an unexpected error.
 	// The verdict is then NoVerdict. In JSON it is the error's text.
@@ -129,6 +138,86 @@ type Event struct {
 	Err string `json:"error,omitempty"`
 	// Text is a free description: the clock reading, the note, who overlapped whom.
 	Text string `json:"text,omitempty"`
+
+	// Args is Command typed, one Arg per argument, the command's name
+	// first: what each one is (the key, a token, a time, a script's
+	// digest) is named when it is recorded, so that no reader has to guess
+	// it from the text.
+	Args []Arg `json:"args,omitempty"`
+	// ReplyArgs is Reply typed, in pieces whose Strings joined make Reply:
+	// a value alone, or an array as "[", its elements with ", " between
+	// them, and "]".
+	ReplyArgs []Arg `json:"reply_args,omitempty"`
+	// TextArgs is Text typed, in pieces whose Strings joined make Text,
+	// when Text holds values: a clock reading's time, the clients of an
+	// overlap, the token a stale lock holds.
+	TextArgs []Arg `json:"text_args,omitempty"`
+}
+
+// ArgKind says what a value of a timeline is.
+type ArgKind string
+
+// The kinds of values.
+const (
+	// ArgText is anything else, as it was: a command's name, an option
+	// (NX, PX), a status (OK), a value nobody or several clients wrote,
+	// or the words of a sentence.
+	ArgText ArgKind = "text"
+	// ArgNumber is an integer that is not a time.
+	ArgNumber ArgKind = "number"
+	// ArgKey is the run's lock key (Result.Key), written K.
+	ArgKey ArgKind = "key"
+	// ArgTime is an integer that reads as a Unix time in milliseconds
+	// within a day of the run's start; Ms is its distance from t0.
+	ArgTime ArgKind = "time"
+	// ArgToken is a token: a value that exactly one client wrote at the
+	// key (the value of SET, SETNX, GETSET, SETEX, PSETEX or MSET, a
+	// field or value of HSET, HSETNX or HINCRBY, an argument of a script
+	// or function called on the key), wherever it shows after: in a
+	// reply, in a release script's arguments. Client is that client. A
+	// value that several clients wrote (a fixed password, "1") is text,
+	// and numbers are never tokens.
+	ArgToken ArgKind = "token"
+	// ArgDigest is a script's SHA-1 digest: EVALSHA's first argument, the
+	// reply of SCRIPT LOAD, and wherever else it shows.
+	ArgDigest ArgKind = "digest"
+	// ArgClient is the name of a simulated client in a sentence (who
+	// overlapped whom).
+	ArgClient ArgKind = "client"
+)
+
+// Arg is one value of an event, typed.
+type Arg struct {
+	Kind ArgKind `json:"kind"`
+	// Text is the value as it was: the key, the token, the digest, the
+	// number (a time's Unix milliseconds), the client's name, the text.
+	Text string `json:"text"`
+	// Client is, for a token, the client that wrote it.
+	Client string `json:"client,omitempty"`
+	// Ms is, for a time, how many milliseconds it is after t0 (negative
+	// before).
+	Ms int64 `json:"ms,omitempty"`
+}
+
+// String writes a as the text fields of an event do: the key as K, a time
+// as t0±Δms, anything else as it is.
+func (a Arg) String() string {
+	switch a.Kind {
+	case ArgKey:
+		return "K"
+	case ArgTime:
+		return fmt.Sprintf("t0%+dms", a.Ms)
+	}
+	return a.Text
+}
+
+// joinArgs returns the Strings of args joined by sep.
+func joinArgs(args []Arg, sep string) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, sep)
 }
 
 // String formats the event on one line.
@@ -174,4 +263,13 @@ func FormatTimeline(tl []Event) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// formatTimeline formats the timeline of r, after a line that says what K
+// and t0 stand for.
+func (r Result) formatTimeline() string {
+	if r.Key == "" {
+		return FormatTimeline(r.Timeline)
+	}
+	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + FormatTimeline(r.Timeline)
 }

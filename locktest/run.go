@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,11 +19,96 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// recorder keeps a scenario's timeline.
+// recorder keeps a scenario's timeline, and what it needs to name the
+// values in it when the timeline is taken: who wrote which value at the
+// key, and which scripts' digests were seen.
 type recorder struct {
-	mu     sync.Mutex
-	start  time.Time
-	events []Event
+	mu      sync.Mutex
+	start   time.Time
+	events  []Event
+	writers map[string][]string // a value written at the key: the clients that wrote it, in order
+	digests map[string]bool
+}
+
+// wrote notes that client wrote value at the key: a token if it is the
+// only one that ever does.
+func (r *recorder) wrote(client, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.writers == nil {
+		r.writers = map[string][]string{}
+	}
+	if !slices.Contains(r.writers[value], client) {
+		r.writers[value] = append(r.writers[value], client)
+	}
+}
+
+// digest notes that d is a script's digest.
+func (r *recorder) digest(d string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.digests == nil {
+		r.digests = map[string]bool{}
+	}
+	r.digests[d] = true
+}
+
+// timeline returns the events so far with their values named: a text that
+// exactly one client wrote at the key becomes its token, one that is a
+// known digest a digest; and the tokens of each client, in the order it
+// wrote them.
+func (r *recorder) timeline() ([]Event, map[string][]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	owner := map[string]string{}
+	var tokens map[string][]string
+	for _, e := range r.events {
+		for _, a := range e.Args {
+			w := r.writers[a.Text]
+			if a.Kind != ArgText || len(w) != 1 || w[0] != e.Client || owner[a.Text] != "" {
+				continue
+			}
+			owner[a.Text] = e.Client
+			if tokens == nil {
+				tokens = map[string][]string{}
+			}
+			tokens[e.Client] = append(tokens[e.Client], a.Text)
+		}
+	}
+	// A token written outside the timeline (a stale lock's) is still its
+	// writer's.
+	for _, v := range slices.Sorted(maps.Keys(r.writers)) {
+		if w := r.writers[v]; len(w) == 1 && owner[v] == "" {
+			owner[v] = w[0]
+			if tokens == nil {
+				tokens = map[string][]string{}
+			}
+			tokens[w[0]] = append(tokens[w[0]], v)
+		}
+	}
+	name := func(args []Arg) []Arg {
+		if args == nil {
+			return nil
+		}
+		out := slices.Clone(args)
+		for i, a := range out {
+			if a.Kind != ArgText {
+				continue
+			}
+			if c := owner[a.Text]; c != "" {
+				out[i] = Arg{Kind: ArgToken, Text: a.Text, Client: c}
+			} else if r.digests[a.Text] {
+				out[i] = Arg{Kind: ArgDigest, Text: a.Text}
+			}
+		}
+		return out
+	}
+	out := make([]Event, len(r.events))
+	for i, e := range r.events {
+		e.Args, e.ReplyArgs, e.TextArgs = name(e.Args), name(e.ReplyArgs), name(e.TextArgs)
+		out[i] = e
+	}
+	return out, tokens
 }
 
 func (r *recorder) add(e Event) {
@@ -29,12 +116,6 @@ func (r *recorder) add(e Event) {
 	defer r.mu.Unlock()
 	e.At = time.Since(r.start)
 	r.events = append(r.events, e)
-}
-
-func (r *recorder) snapshot() []Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Event(nil), r.events...)
 }
 
 // detector watches the critical section: who is inside, and who entered
@@ -51,9 +132,17 @@ func (d *detector) enter(who string) {
 	defer d.mu.Unlock()
 	d.rec.add(Event{Client: who, Kind: EvEnter, Text: "enters the critical section"})
 	if len(d.inside) > 0 {
-		o := fmt.Sprintf("%s entered while %s was inside", who, strings.Join(d.inside, ", "))
+		args := []Arg{{Kind: ArgClient, Text: who}, {Kind: ArgText, Text: " entered while "}}
+		for i, c := range d.inside {
+			if i > 0 {
+				args = append(args, Arg{Kind: ArgText, Text: ", "})
+			}
+			args = append(args, Arg{Kind: ArgClient, Text: c})
+		}
+		args = append(args, Arg{Kind: ArgText, Text: " was inside"})
+		o := joinArgs(args, "")
 		d.overlaps = append(d.overlaps, o)
-		d.rec.add(Event{Client: who, Kind: EvOverlap, Text: o})
+		d.rec.add(Event{Client: who, Kind: EvOverlap, Text: o, TextArgs: args})
 	}
 	d.inside = append(d.inside, who)
 }
@@ -122,26 +211,41 @@ func (r *run) note(format string, args ...any) {
 	r.rec.add(Event{Kind: EvNote, Text: fmt.Sprintf(format, args...)})
 }
 
-// stamp renders a Unix millisecond time relative to the run's start.
-func (r *run) stamp(ms int64) string {
-	return fmt.Sprintf("t0%+dms", ms-r.t0)
+// stamp types a Unix millisecond time: its distance from the run's start.
+func (r *run) stamp(ms int64) Arg {
+	return Arg{Kind: ArgTime, Text: strconv.FormatInt(ms, 10), Ms: ms - r.t0}
 }
 
-// value renders a command argument or reply: the key as K, and numbers that
-// look like times near the run's start relative to t0.
-func (r *run) value(s string) string {
+// arg types a command argument or a value of a reply: the key, a number
+// that reads as a time near the run's start, another integer, a digest
+// already seen, or text. Which texts are tokens is known only once the
+// timeline is taken (recorder.timeline).
+func (r *run) arg(s string) Arg {
 	if s == r.key {
-		return "K"
+		return Arg{Kind: ArgKey, Text: s}
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
-		return r.stamp(n)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
+			return r.stamp(n)
+		}
+		return Arg{Kind: ArgNumber, Text: s}
 	}
-	return s
+	return Arg{Kind: ArgText, Text: s}
 }
 
-// errText renders an error for the timeline, with the key as K.
+// errText renders an error for the timeline, with the key as K, quoted or
+// not.
 func (r *run) errText(err error) string {
-	return strings.ReplaceAll(err.Error(), strconv.Quote(r.key), "K")
+	s := strings.ReplaceAll(err.Error(), strconv.Quote(r.key), "K")
+	return strings.ReplaceAll(s, r.key, "K")
+}
+
+// counterexample returns res with the run's timeline, its key, its start
+// and the tokens each client wrote.
+func (r *run) counterexample(res Result) Result {
+	res.Timeline, res.Tokens = r.rec.timeline()
+	res.Key, res.Start = r.key, time.UnixMilli(r.t0)
+	return res
 }
 
 // newClient builds a simulated client: a proxy of its own to Redis, a
@@ -224,7 +328,7 @@ func (c *client) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "Acquire", func() {
-		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), poll})
+		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
 	})
 	if err != nil && c.r.ctx.Err() != nil {
 		c.r.fail("watchdog: %v", c.r.ctx.Err())
@@ -305,11 +409,19 @@ func (r *run) shutdown() {
 // until retries every poll while the next attempt would start before the
 // deadline. Unlike a context deadline it never cuts a command short, so a
 // waiter's timeline ends on a whole attempt.
+// Each failed attempt that is followed by another is recorded as one
+// that was not acquired, as the last is by acquired, so that a timeline
+// shows where each attempt ends.
 type until struct {
 	deadline time.Time
 	poll     time.Duration
+	c        *client
 }
 
 func (u until) Delay(int) (time.Duration, bool) {
-	return u.poll, time.Now().Add(u.poll).Before(u.deadline)
+	again := time.Now().Add(u.poll).Before(u.deadline)
+	if again {
+		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvAcquired, Reply: "not acquired"})
+	}
+	return u.poll, again
 }

@@ -260,11 +260,11 @@ func aroundOverlap(tl []Event) []Event {
 		if e.Kind != EvOverlap {
 			continue
 		}
-		from, to := max(1, i-before), min(len(tl), i+after)
-		if from == 1 && to == len(tl) {
+		from, to := max(0, i-before), min(len(tl), i+after)
+		if from == 0 && to == len(tl) {
 			return tl
 		}
-		out := append([]Event{tl[0]}, Event{At: tl[from].At, Kind: EvNote, Text: fmt.Sprintf("(%d earlier events left out)", from-1)})
+		out := []Event{{At: tl[from].At, Kind: EvNote, Text: fmt.Sprintf("(%d earlier events left out)", from)}}
 		return append(out, tl[from:to]...)
 	}
 	return tl

@@ -58,7 +58,14 @@ func (r *run) restore(s staleLock) {
 		return err
 	})
 	if s.exists {
-		r.note("K holds %s, left by a holder that crashed: its TTL (%v) has passed", r.value(s.value), r.tm.Short)
+		// H wrote the value, in the run that made the stale lock.
+		v := r.arg(s.value)
+		if v.Kind == ArgText {
+			r.rec.wrote("H", s.value)
+		}
+		args := []Arg{{Kind: ArgText, Text: "K holds "}, v,
+			{Kind: ArgText, Text: fmt.Sprintf(", left by a holder that crashed: its TTL (%v) has passed", r.tm.Short)}}
+		r.rec.add(Event{Kind: EvNote, Text: joinArgs(args, ""), TextArgs: args})
 	} else {
 		r.note("K is gone: its holder crashed and the key expired after %v", r.tm.Short)
 	}

@@ -199,7 +199,7 @@ func report(t *testing.T, res Result, expect Expect) {
 		// The counterexample of a declared break is there for go test -v,
 		// where the note of the Expect that suggest prints points to it.
 		t.Logf("%s: breaks as expected (%v): %s\ncounterexample:\n%s",
-			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason, FormatTimeline(res.Timeline))
+			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason, res.formatTimeline())
 	default:
 		Report(t, res, want)
 	}
@@ -281,13 +281,13 @@ func Report(t testing.TB, res Result, want Verdict) {
 func Mismatch(res Result, want Verdict) string {
 	switch {
 	case res.Err != nil:
-		return fmt.Sprintf("%s: no verdict: %v\n%s", res.Property, res.Err, FormatTimeline(res.Timeline))
+		return fmt.Sprintf("%s: no verdict: %v\n%s", res.Property, res.Err, res.formatTimeline())
 	case res.Verdict == want:
 		return ""
 	case want == Breaks:
 		return fmt.Sprintf("%s: verdict = %s, wanted %s: expected to break, but %s", res.Property, res.Verdict, want, res.Reason)
 	case res.Verdict == Breaks:
-		return fmt.Sprintf("%s: verdict = breaks, wanted %s: %s\ncounterexample:\n%s", res.Property, want, res.Reason, FormatTimeline(res.Timeline))
+		return fmt.Sprintf("%s: verdict = breaks, wanted %s: %s\ncounterexample:\n%s", res.Property, want, res.Reason, res.formatTimeline())
 	default:
 		return fmt.Sprintf("%s: verdict = %s, wanted %s: %s", res.Property, res.Verdict, want, res.Reason)
 	}

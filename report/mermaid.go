@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -21,17 +20,23 @@ import (
 //     (enter, leave, overlap) and the scenario's notes are notes over the
 //     client, or over everyone; a client inside the critical section is
 //     also shown active;
+//   - a client's failed attempts in a row (its commands and clock readings,
+//     each attempt ended by a "not acquired") are drawn once inside a loop
+//     labelled ×N with the time they spanned: the attempt most of them
+//     made, from the first that made it; an attempt that went otherwise
+//     there (one that met the key expiring midway) counts in N but is not
+//     drawn, so that the diagram of a waiter does not depend on when its
+//     polls met the expiry;
 //   - a run of identical consecutive events, or of identical groups of
 //     events such as a waiter's retries, is drawn once inside a loop
 //     labelled ×N with the time it spanned; values that change from one
 //     repetition to the next read first…last;
-//   - the run's lock key reads K, and the random tokens of a token lock read
-//     tokA, tokB, ... after the client that first sent them (tokA2 for A's
-//     second); a token that is new on every repetition reads (new token).
-//     A token is an xid (locklab's locks), or a word of 16 random bytes in
-//     base64, unpadded base64url or hexadecimal, or of crypto/rand.Text's
-//     26 base32 characters (the values of redsync, redislock, redis-py,
-//     the PHP recipes and hand-written locks).
+//   - the values are drawn as the suite typed them when it recorded them
+//     (locktest.Arg), whatever the lock's format: the run's lock key reads
+//     K, a time t0±Δms, a script's digest its first 7 digits, and the
+//     tokens tokA, tokB, ... after the client that wrote them, in the
+//     order they are drawn (tokA2 for A's second); a token that is new on
+//     every repetition of a loop reads (new token).
 //
 // Characters that Mermaid would misread (; # " < >) are written as
 // entity codes. Lang.Mermaid draws the same diagram with its texts in
@@ -39,14 +44,14 @@ import (
 func Mermaid(tl []locktest.Event) string { return English.tr().mermaid(tl) }
 
 func (t tr) mermaid(tl []locktest.Event) string {
-	m := &mermaid{tr: t}
+	m := &mermaid{tr: t, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
 	m.start(tl)
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
 	for _, p := range m.participants {
 		fmt.Fprintf(&b, "    participant %s\n", p)
 	}
-	for _, l := range m.body(collapse(m.normalize(tl))) {
+	for _, l := range m.body(groups(tl)) {
 		b.WriteString("    ")
 		b.WriteString(strings.Repeat("    ", l.depth))
 		b.WriteString(l.text)
@@ -61,71 +66,21 @@ const redis = "Redis"
 // maxGroup is the longest group of events that collapse looks for.
 const maxGroup = 6
 
-var (
-	openingNote = regexp.MustCompile(`^t0 = \d+ \(Unix ms\); K = (.+)$`)
-	stampRE     = regexp.MustCompile(`t0[+-]\d+ms`)
-	shaRE       = regexp.MustCompile(`\b([0-9a-f]{7})[0-9a-f]{33}\b`)
-	// xidRE is a token of locklab's locks: an xid.
-	xidRE = regexp.MustCompile(`\b[0-9a-v]{20}\b`)
-	// wordRE is a run of the characters that other locks' tokens are
-	// written with (base64, base64url, base32, hexadecimal), and
-	// otherTokenRE such a run that is one: 16 random bytes in base64
-	// (redsync), in unpadded base64url (redislock) or in hexadecimal (a
-	// uuid's hex: redis-py, the PHP recipes), or the text of
-	// crypto/rand.Text.
-	wordRE       = regexp.MustCompile(`[A-Za-z0-9+/=_-]+`)
-	otherTokenRE = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{22}==|[A-Za-z0-9_-]{22}|[A-Z2-7]{26}|[0-9a-f]{32})$`)
-	// newTokenRE is two words joined by merge: a token that was new on
-	// every repetition when both are tokens.
-	newTokenRE = regexp.MustCompile(`[A-Za-z0-9+/=_-]+…[A-Za-z0-9+/=_-]+`)
-)
-
-// replaceTokens returns s with every random token replaced by what f
-// returns for it: an xid wherever it stands, another token as a whole
-// word.
-func replaceTokens(s string, f func(tok string) string) string {
-	s = xidRE.ReplaceAllStringFunc(s, f)
-	return wordRE.ReplaceAllStringFunc(s, func(w string) string {
-		if otherTokenRE.MatchString(w) {
-			return f(w)
-		}
-		return w
-	})
-}
-
-// isToken reports whether the word w is a random token.
-func isToken(w string) bool {
-	return otherTokenRE.MatchString(w) || len(w) == 20 && xidRE.MatchString(w)
-}
-
-// newTokens replaces, in a statement merged from the first and last
-// repetitions, each token that differed between them by with.
-func newTokens(s, with string) string {
-	return newTokenRE.ReplaceAllStringFunc(s, func(m string) string {
-		a, b, _ := strings.Cut(m, "…")
-		if isToken(a) && isToken(b) {
-			return with
-		}
-		return m
-	})
-}
+// notAcquired is the Reply of a client's EvAcquired when its attempt
+// failed.
+const notAcquired = "not acquired"
 
 type mermaid struct {
 	tr           tr
-	key          string
 	participants []string
 	active       map[string]bool
+	names        map[string]string // a token (its client, NUL, its text): its name
+	count        map[string]int    // tokens named after each client so far
 }
 
-// start reads the run's key from the opening note and lists the clients.
+// start lists the clients.
 func (m *mermaid) start(tl []locktest.Event) {
-	m.active = map[string]bool{}
 	for _, e := range tl {
-		if e.Kind == locktest.EvNote && m.key == "" {
-			if sub := openingNote.FindStringSubmatch(e.Text); sub != nil {
-				m.key = sub[1]
-			}
-		}
 		if e.Client != "" && !slices.Contains(m.participants, e.Client) {
 			m.participants = append(m.participants, e.Client)
 		}
@@ -134,42 +89,144 @@ func (m *mermaid) start(tl []locktest.Event) {
 	m.participants = append(m.participants, redis)
 }
 
-// normalize writes the run's key as K wherever it shows (error messages
-// quote it), except in the opening note that defines K.
-func (m *mermaid) normalize(tl []locktest.Event) []locktest.Event {
-	if m.key == "" {
-		return tl
+// The typed values of an event; an event without them (a timeline written
+// before they were recorded) has its text as they.
+func commandArgs(e locktest.Event) []locktest.Arg {
+	if e.Args != nil {
+		return e.Args
 	}
-	out := make([]locktest.Event, len(tl))
-	for i, e := range tl {
-		if !(e.Kind == locktest.EvNote && openingNote.MatchString(e.Text)) {
-			e.Err = m.unkey(e.Err)
-			e.Text = m.unkey(e.Text)
-			e.Reply = m.unkey(e.Reply)
-		}
-		out[i] = e
+	out := make([]locktest.Arg, len(e.Command))
+	for i, c := range e.Command {
+		out[i] = locktest.Arg{Kind: locktest.ArgText, Text: c}
 	}
 	return out
 }
 
-func (m *mermaid) unkey(s string) string {
-	s = strings.ReplaceAll(s, `"`+m.key+`"`, "K")
-	return strings.ReplaceAll(s, m.key, "K")
+func replyArgs(e locktest.Event) []locktest.Arg {
+	if e.ReplyArgs != nil || e.Reply == "" {
+		return e.ReplyArgs
+	}
+	return []locktest.Arg{{Kind: locktest.ArgText, Text: e.Reply}}
+}
+
+func textArgs(e locktest.Event) []locktest.Arg {
+	if e.TextArgs != nil || e.Text == "" {
+		return e.TextArgs
+	}
+	return []locktest.Arg{{Kind: locktest.ArgText, Text: e.Text}}
 }
 
 // group is a block of events seen reps times in a row.
 type group struct {
 	events [][]locktest.Event // one slice per repetition
+	// first and last are the repetitions drawn, merged: the first and the
+	// last, but for a client's failed attempts the first and last of the
+	// way most went; the others count, but are not drawn.
+	first, last int
 }
 
 // signature is what must be equal for two events to count as the same:
-// everything but the time, the timestamps and the random tokens.
+// everything but the time, the times in values and which token a client
+// wrote.
 func signature(e locktest.Event) string {
-	mask := func(s string) string {
-		return replaceTokens(stampRE.ReplaceAllString(s, "t0~"), func(string) string { return "tok~" })
+	sig := func(args []locktest.Arg) string {
+		parts := make([]string, len(args))
+		for i, a := range args {
+			switch a.Kind {
+			case locktest.ArgTime:
+				parts[i] = "time"
+			case locktest.ArgToken:
+				parts[i] = "token:" + a.Client
+			default:
+				parts[i] = string(a.Kind) + ":" + a.Text
+			}
+		}
+		return strings.Join(parts, "\x01")
 	}
-	return strings.Join([]string{string(e.Kind), e.Client, mask(strings.Join(e.Command, " ")),
-		mask(e.Reply), mask(e.Err), mask(e.Text)}, "\x00")
+	return strings.Join([]string{string(e.Kind), e.Client, sig(commandArgs(e)), sig(replyArgs(e)), e.Err, sig(textArgs(e))}, "\x00")
+}
+
+// groups cuts the timeline into groups: each client's failed attempts in
+// a row (see attempts), and between them what collapse makes of the rest.
+func groups(tl []locktest.Event) []group {
+	var out []group
+	plain := 0
+	for i := 0; i < len(tl); {
+		g, n := attempts(tl[i:])
+		if n == 0 {
+			i++
+			continue
+		}
+		out = append(out, collapse(tl[plain:i])...)
+		out = append(out, g...)
+		i += n
+		plain = i
+	}
+	return append(out, collapse(tl[plain:])...)
+}
+
+// attempts reads the failed attempts of one client in a row at the start
+// of tl: each its commands and clock readings, then its EvAcquired "not
+// acquired", with nothing of anyone else between them. When there are at
+// least two, it returns them as groups, and how many events they cover:
+// the attempts before the first that went the way most of them did are
+// drawn as they are, then that one and all that follow as one loop.
+func attempts(tl []locktest.Event) ([]group, int) {
+	if len(tl) == 0 || tl[0].Client == "" {
+		return nil, 0
+	}
+	c := tl[0].Client
+	var reps [][]locktest.Event
+	for i, j := 0, 0; j < len(tl); j++ {
+		e := tl[j]
+		if e.Client != c {
+			break
+		}
+		if e.Kind == locktest.EvAcquired && e.Reply == notAcquired && e.Err == "" {
+			reps = append(reps, tl[i:j+1])
+			i = j + 1
+			continue
+		}
+		if e.Kind != locktest.EvCommand && e.Kind != locktest.EvClock {
+			break
+		}
+	}
+	if len(reps) < 2 {
+		return nil, 0
+	}
+	sigs := make([]string, len(reps))
+	count := map[string]int{}
+	for i, r := range reps {
+		s := make([]string, len(r))
+		for j, e := range r {
+			s[j] = signature(e)
+		}
+		sigs[i] = strings.Join(s, "\x02")
+		count[sigs[i]]++
+	}
+	first := 0
+	for i, s := range sigs {
+		if count[s] > count[sigs[first]] {
+			first = i
+		}
+	}
+	last := first
+	for i := first + 1; i < len(sigs); i++ {
+		if sigs[i] == sigs[first] {
+			last = i
+		}
+	}
+	var out []group
+	n := 0
+	for _, r := range reps[:first] {
+		out = append(out, group{events: [][]locktest.Event{r}})
+		n += len(r)
+	}
+	loop := group{events: reps[first:], last: last - first}
+	for _, r := range loop.events {
+		n += len(r)
+	}
+	return append(out, loop), n
 }
 
 // collapse cuts the timeline into groups: at each point it takes the block
@@ -197,6 +254,7 @@ func collapse(tl []locktest.Event) []group {
 		for r := range bestReps {
 			g.events = append(g.events, tl[i+r*bestK:i+(r+1)*bestK])
 		}
+		g.last = bestReps - 1
 		out = append(out, g)
 		i += bestK * bestReps
 	}
@@ -205,84 +263,152 @@ func collapse(tl []locktest.Event) []group {
 
 // line is one statement of the diagram.
 type line struct {
-	depth  int
-	client string // whose token a token in text is, when first seen
-	text   string
+	depth int
+	text  string
 }
 
-// body renders the groups, then names the tokens.
+// body renders the groups.
 func (m *mermaid) body(groups []group) []line {
 	var out []line
 	for _, g := range groups {
-		first := g.events[0]
 		if len(g.events) == 1 {
-			for _, e := range first {
-				out = append(out, m.event(e, 0)...)
+			for _, e := range g.events[0] {
+				out = append(out, m.event(e, nil, 0)...)
 			}
 			continue
 		}
-		last := g.events[len(g.events)-1]
-		from, to := first[0].At, last[len(last)-1].At
+		first, last := g.events[g.first], g.events[g.last]
+		end := g.events[len(g.events)-1]
+		from, to := g.events[0][0].At, end[len(end)-1].At
 		out = append(out, line{text: fmt.Sprintf("loop ×%d (%s–%s)", len(g.events), ms(from), ms(to))})
 		for j := range first {
-			a, b := m.event(first[j], 1), m.event(last[j], 1)
-			if len(a) != len(b) {
-				out = append(out, a...)
-				continue
+			var other *locktest.Event
+			if g.last != g.first {
+				other = &last[j]
 			}
-			for k := range a {
-				a[k].text = merge(a[k].text, b[k].text)
-				a[k].text = newTokens(a[k].text, m.tr.msg().newToken)
-			}
-			out = append(out, a...)
+			out = append(out, m.event(first[j], other, 1)...)
 		}
 		out = append(out, line{text: "end"})
 	}
-	nameTokens(out, m.key)
 	return out
 }
 
-// event renders one event as statements at depth.
-func (m *mermaid) event(e locktest.Event, depth int) []line {
+// value draws one value.
+func (m *mermaid) value(a locktest.Arg) string {
+	switch a.Kind {
+	case locktest.ArgKey:
+		return "K"
+	case locktest.ArgTime:
+		return fmt.Sprintf("t0%+dms", a.Ms)
+	case locktest.ArgDigest:
+		if r := []rune(a.Text); len(r) > 7 {
+			return string(r[:7]) + "…"
+		}
+		return a.Text
+	case locktest.ArgToken:
+		k := a.Client + "\x00" + a.Text
+		if n, ok := m.names[k]; ok {
+			return n
+		}
+		owner := a.Client
+		if owner == "" {
+			owner = "X"
+		}
+		m.count[owner]++
+		n := "tok" + owner
+		if m.count[owner] > 1 {
+			n += fmt.Sprint(m.count[owner])
+		}
+		m.names[k] = n
+		return n
+	}
+	return a.Text
+}
+
+// show draws args joined by sep; with other, the same values in the last
+// repetition of a loop, the values that differ read first…last, and a
+// token that differs reads (new token).
+func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
+	if len(other) != len(args) {
+		other = nil
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		switch {
+		case other == nil || other[i] == a:
+			parts[i] = m.value(a)
+		case a.Kind == locktest.ArgToken && other[i].Kind == locktest.ArgToken:
+			parts[i] = m.tr.msg().newToken
+		case a.Kind == locktest.ArgText && other[i].Kind == locktest.ArgText:
+			parts[i] = merge(a.Text, other[i].Text)
+		default:
+			parts[i] = m.value(a) + "…" + m.value(other[i])
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// event renders one event as statements at depth; other, when not nil, is
+// the same event in the last repetition of a loop.
+func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []line {
 	c := e.Client
 	l := func(format string, args ...any) line {
-		return line{depth: depth, client: c, text: fmt.Sprintf(format, args...)}
+		return line{depth: depth, text: fmt.Sprintf(format, args...)}
+	}
+	// texts returns what f makes of e and of other, merged.
+	texts := func(f func(e locktest.Event) string) string {
+		a := f(e)
+		if other == nil {
+			return a
+		}
+		return merge(a, f(*other))
 	}
 	// note writes text as it is: what the strategy's errors say; say
 	// translates the suite's own sentence text.
 	note := func(text string) line { return l("Note over %s: %s", c, escape(text)) }
-	say := func(text string) line { return note(m.tr.text(text)) }
+	say := func(f func(e locktest.Event) string) line {
+		return note(texts(func(e locktest.Event) string { return m.tr.text(f(e)) }))
+	}
+	reply := func(e locktest.Event) string { return e.Reply }
+	text := func(e locktest.Event) string { return m.show(textArgs(e), nil, "") }
+	errText := func(e locktest.Event) string { return e.Err }
 	words := m.tr.msg()
 	switch e.Kind {
 	case locktest.EvCommand:
-		cmd := shaRE.ReplaceAllString(strings.Join(e.Command, " "), "$1…")
+		var oc, or []locktest.Arg
+		if other != nil {
+			oc, or = commandArgs(*other), replyArgs(*other)
+		}
+		cmd := m.show(commandArgs(e), oc, " ")
 		if e.Reply == "(sent)" { // pipelined: the reply comes with a later Receive
 			return []line{l("%s->>%s: %s%s", c, redis, escape(cmd), words.pipelined)}
 		}
-		reply := e.Reply
-		if reply == "" {
-			reply = `""`
-		}
+		var r string
 		if e.Err != "" {
-			reply = words.errorReply + e.Err
+			r = words.errorReply + texts(errText)
+		} else {
+			r = m.show(replyArgs(e), or, "")
 		}
-		return []line{l("%s->>%s: %s", c, redis, escape(cmd)), l("%s-->>%s: %s", redis, c, escape(reply))}
+		if r == "" {
+			r = `""`
+		}
+		return []line{l("%s->>%s: %s", c, redis, escape(cmd)), l("%s-->>%s: %s", redis, c, escape(r))}
 	case locktest.EvClock:
-		return []line{say(e.Text)}
+		return []line{say(text)}
 	case locktest.EvAcquired:
-		return []line{say(e.Reply)}
+		return []line{say(reply)}
 	case locktest.EvReleased:
 		if e.Err != "" {
-			return []line{note(words.releaseFailed + e.Err)}
+			return []line{note(words.releaseFailed + texts(errText))}
 		}
-		return []line{say(e.Reply)}
+		return []line{say(reply)}
 	case locktest.EvRefreshed:
 		if e.Err != "" {
-			return []line{note(words.refreshFailed + e.Err)}
+			return []line{note(words.refreshFailed + texts(errText))}
 		}
-		return []line{say(e.Reply)}
+		return []line{say(reply)}
 	case locktest.EvEnter:
-		out := []line{say(e.Text)}
+		out := []line{say(text)}
 		if !m.active[c] {
 			m.active[c] = true
 			out = append(out, l("activate %s", c))
@@ -294,28 +420,35 @@ func (m *mermaid) event(e locktest.Event, depth int) []line {
 			m.active[c] = false
 			out = append(out, l("deactivate %s", c))
 		}
-		return append(out, say(e.Text))
+		return append(out, say(text))
 	case locktest.EvOverlap:
-		return []line{l("Note over %s: %s%s", m.span(c, e.Text), words.overlap, escape(m.tr.text(e.Text)))}
+		var who []string
+		for _, a := range textArgs(e) {
+			if a.Kind == locktest.ArgClient {
+				who = append(who, a.Text)
+			}
+		}
+		t := texts(func(e locktest.Event) string { return m.tr.text(text(e)) })
+		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, escape(t))}
 	case locktest.EvCrash:
-		return []line{say(e.Text)}
+		return []line{say(text)}
 	}
-	text := e.Text
-	if text == "" {
-		text = string(e.Kind)
+	var t string
+	if e.Text == "" && e.TextArgs == nil {
+		t = string(e.Kind)
 	} else {
-		text = m.tr.text(text)
+		t = texts(func(e locktest.Event) string { return m.tr.text(text(e)) })
 	}
 	if c != "" {
-		return []line{note(text)}
+		return []line{note(t)}
 	}
-	return []line{l("Note over %s: %s", m.span("", ""), escape(text))}
+	return []line{l("Note over %s: %s", m.span("", nil), escape(t))}
 }
 
 // span returns the participants a note spans: from the leftmost to the
-// rightmost of client and the clients named in text, or over everyone
-// when client is "".
-func (m *mermaid) span(client, text string) string {
+// rightmost of client and the clients in who, or over everyone when
+// client is "".
+func (m *mermaid) span(client string, who []string) string {
 	if client == "" {
 		if len(m.participants) == 1 {
 			return redis
@@ -323,9 +456,8 @@ func (m *mermaid) span(client, text string) string {
 		return m.participants[0] + "," + redis
 	}
 	lo, hi := len(m.participants), -1
-	words := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == ':' })
 	for i, p := range m.participants[:len(m.participants)-1] {
-		if p == client || slices.Contains(words, p) {
+		if p == client || slices.Contains(who, p) {
 			lo, hi = min(lo, i), max(hi, i)
 		}
 	}
@@ -351,41 +483,6 @@ func merge(a, b string) string {
 		}
 	}
 	return strings.Join(wa, " ")
-}
-
-// nameTokens replaces each random token by tok and the client that first
-// sent it: tokA, then tokA2 for A's second. The run's key, which holds an
-// xid of its own, is left alone.
-func nameTokens(lines []line, key string) {
-	names := map[string]string{}
-	count := map[string]int{}
-	for i := range lines {
-		var parts []string
-		if key != "" {
-			parts = strings.Split(lines[i].text, key)
-		} else {
-			parts = []string{lines[i].text}
-		}
-		for j := range parts {
-			parts[j] = replaceTokens(parts[j], func(tok string) string {
-				if n, ok := names[tok]; ok {
-					return n
-				}
-				owner := lines[i].client
-				if owner == "" {
-					owner = "X"
-				}
-				count[owner]++
-				n := "tok" + owner
-				if count[owner] > 1 {
-					n += fmt.Sprint(count[owner])
-				}
-				names[tok] = n
-				return n
-			})
-		}
-		lines[i].text = strings.Join(parts, key)
-	}
 }
 
 // escape writes the characters Mermaid would misread as entity codes.

@@ -336,7 +336,12 @@ type JSONResult struct {
 	Error     string            `json:"error,omitempty"`
 	ElapsedMS float64           `json:"elapsed_ms"`
 	Timeline  []locktest.Event  `json:"timeline,omitempty"`
-	Mermaid   string            `json:"mermaid,omitempty"`
+	// Key, StartUnixMS and Tokens go with the timeline: the key it writes
+	// K, the t0 its times count from, and each client's tokens.
+	Key         string              `json:"key,omitempty"`
+	StartUnixMS int64               `json:"start_unix_ms,omitempty"`
+	Tokens      map[string][]string `json:"tokens,omitempty"`
+	Mermaid     string              `json:"mermaid,omitempty"`
 }
 
 // JSONChange is the JSON form of a Change.
@@ -372,6 +377,11 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 			Reason:    t.text(r.Reason),
 			ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000,
 			Timeline:  r.Timeline,
+			Key:       r.Key,
+			Tokens:    r.Tokens,
+		}
+		if !r.Start.IsZero() {
+			jr.StartUnixMS = r.Start.UnixMilli()
 		}
 		if r.Err != nil {
 			jr.Error = r.Err.Error()

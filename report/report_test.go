@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,8 @@ const key = "lockcheck:d4qk1n9ksdu8h2v0a3pg:luatoken:holder-overrun"
 
 func ms(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 
+// cmd is a command as text only, as a timeline from before values were
+// typed has it.
 func cmd(at float64, client, reply string, args ...string) locktest.Event {
 	return locktest.Event{At: ms(at), Client: client, Kind: locktest.EvCommand, Command: args, Reply: reply}
 }
@@ -26,38 +29,85 @@ func ev(at float64, client string, kind locktest.EventKind, text string) locktes
 	return locktest.Event{At: ms(at), Client: client, Kind: kind, Text: text}
 }
 
-// overrun is luatoken's holder-overrun timeline, shortened.
-func overrun() []locktest.Event {
+// The typed values of a timeline, as the suite records them.
+func txt(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgText, Text: s} }
+func num(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgNumber, Text: s} }
+func tok(client, s string) locktest.Arg {
+	return locktest.Arg{Kind: locktest.ArgToken, Text: s, Client: client}
+}
+func dig(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgDigest, Text: s} }
+func stamp(t0, ms int64) locktest.Arg {
+	return locktest.Arg{Kind: locktest.ArgTime, Text: fmt.Sprint(t0 + ms), Ms: ms}
+}
+
+var keyArg = locktest.Arg{Kind: locktest.ArgKey, Text: key}
+
+// typed is a command with its values typed; its text fields are what the
+// suite writes with them.
+func typed(at float64, client string, reply []locktest.Arg, args ...locktest.Arg) locktest.Event {
+	e := locktest.Event{At: ms(at), Client: client, Kind: locktest.EvCommand, Args: args, ReplyArgs: reply}
+	for _, a := range args {
+		e.Command = append(e.Command, a.String())
+	}
+	for _, a := range reply {
+		e.Reply += a.String()
+	}
+	return e
+}
+
+func reply(args ...locktest.Arg) []locktest.Arg { return args }
+
+func outcome(at float64, client string, kind locktest.EventKind, text string) locktest.Event {
+	return locktest.Event{At: ms(at), Client: client, Kind: kind, Reply: text}
+}
+
+func overlap(at float64, who, inside string) locktest.Event {
+	args := []locktest.Arg{{Kind: locktest.ArgClient, Text: who}, txt(" entered while "), {Kind: locktest.ArgClient, Text: inside}, txt(" was inside")}
+	return locktest.Event{At: ms(at), Client: who, Kind: locktest.EvOverlap, Text: who + " entered while " + inside + " was inside", TextArgs: args}
+}
+
+// lockTimeline is a holder-overrun timeline of a token lock that writes
+// its tokens with toks (A's first, then each of B's attempts), releases
+// with the script of digest sha, and sets with setArgs.
+func lockTimeline(toks []string, sha string) []locktest.Event {
+	set := func(at float64, c, tk, ttl string, r locktest.Arg) locktest.Event {
+		return typed(at, c, reply(r), txt("SET"), keyArg, tok(c, tk), txt("NX"), txt("PX"), num(ttl))
+	}
 	tl := []locktest.Event{
-		ev(0, "", locktest.EvNote, "t0 = 1795306148871 (Unix ms); K = "+key),
-		cmd(0.1, "A", "OK", "SET", "K", "dc13591ksdu9l73uo0d0", "NX", "PX", "60"),
-		{At: ms(0.1), Client: "A", Kind: locktest.EvAcquired, Reply: "lock acquired"},
+		set(0.1, "A", toks[0], "60", txt("OK")),
+		outcome(0.1, "A", locktest.EvAcquired, "lock acquired"),
 		ev(0.1, "A", locktest.EvEnter, "enters the critical section"),
 		ev(0.1, "", locktest.EvNote, "A keeps working past its TTL (60ms); B waits up to 560ms"),
 	}
-	for i, tok := range []string{"dc13591ksdu9l73uo0d1", "dc13591ksdu9l73uo0d2", "dc13591ksdu9l73uo0d3"} {
-		tl = append(tl, cmd(0.2+5*float64(i), "B", "(nil)", "SET", "K", tok, "NX", "PX", "5000"))
+	last := len(toks) - 1
+	for i, tk := range toks[1:last] {
+		tl = append(tl, set(0.2+5*float64(i), "B", tk, "5000", txt("(nil)")), outcome(0.2+5*float64(i), "B", locktest.EvAcquired, "not acquired"))
 	}
 	return append(tl,
-		cmd(60.5, "B", "OK", "SET", "K", "dc13591ksdu9l73uo0d4", "NX", "PX", "5000"),
-		locktest.Event{At: ms(60.5), Client: "B", Kind: locktest.EvAcquired, Reply: "lock acquired"},
+		set(60.5, "B", toks[last], "5000", txt("OK")),
+		outcome(60.5, "B", locktest.EvAcquired, "lock acquired"),
 		ev(60.5, "B", locktest.EvEnter, "enters the critical section"),
-		ev(60.5, "B", locktest.EvOverlap, "B entered while A was inside"),
+		overlap(60.5, "B", "A"),
 		ev(60.6, "B", locktest.EvLeave, "leaves the critical section"),
-		cmd(60.6, "B", "1", "EVALSHA", "74c117a56a246dabd130625dd4e9574d072be8a6", "1", "K", "dc13591ksdu9l73uo0d4"),
-		locktest.Event{At: ms(60.6), Client: "B", Kind: locktest.EvReleased, Reply: "released"},
+		typed(60.6, "B", reply(num("1")), txt("EVALSHA"), dig(sha), num("1"), keyArg, tok("B", toks[last])),
+		outcome(60.6, "B", locktest.EvReleased, "released"),
 		ev(60.7, "A", locktest.EvLeave, "leaves the critical section"),
-		cmd(60.7, "A", "0", "EVALSHA", "74c117a56a246dabd130625dd4e9574d072be8a6", "1", "K", "dc13591ksdu9l73uo0d0"),
-		locktest.Event{At: ms(60.7), Client: "A", Kind: locktest.EvReleased, Err: `luatoken: release "` + key + `": locklab: lock not held`},
+		typed(60.7, "A", reply(num("0")), txt("EVALSHA"), dig(sha), num("1"), keyArg, tok("A", toks[0])),
+		locktest.Event{At: ms(60.7), Client: "A", Kind: locktest.EvReleased, Err: "luatoken: release K: locklab: lock not held"},
 	)
 }
 
-func TestMermaid(t *testing.T) {
-	want := `sequenceDiagram
+// overrun is luatoken's holder-overrun timeline, shortened.
+func overrun() []locktest.Event {
+	return lockTimeline([]string{"dc13591ksdu9l73uo0d0", "dc13591ksdu9l73uo0d1", "dc13591ksdu9l73uo0d2", "dc13591ksdu9l73uo0d3", "dc13591ksdu9l73uo0d4"},
+		"74c117a56a246dabd130625dd4e9574d072be8a6")
+}
+
+// overrunDiagram is the diagram of lockTimeline, whatever its tokens.
+const overrunDiagram = `sequenceDiagram
     participant A
     participant B
     participant Redis
-    Note over A,Redis: t0 = 1795306148871 (Unix ms)#59; K = ` + key + `
     A->>Redis: SET K tokA NX PX 60
     Redis-->>A: OK
     Note over A: lock acquired
@@ -67,6 +117,7 @@ func TestMermaid(t *testing.T) {
     loop ×3 (0.2ms–10.2ms)
         B->>Redis: SET K (new token) NX PX 5000
         Redis-->>B: (nil)
+        Note over B: not acquired
     end
     B->>Redis: SET K tokB NX PX 5000
     Redis-->>B: OK
@@ -85,25 +136,65 @@ func TestMermaid(t *testing.T) {
     Redis-->>A: 0
     Note over A: release failed: luatoken: release K: locklab: lock not held
 `
-	assert.Equal(t, want, report.Mermaid(overrun()))
+
+func TestMermaid(t *testing.T) {
+	assert.Equal(t, overrunDiagram, report.Mermaid(overrun()))
+}
+
+// TestMermaidAnyTokens: a lock from outside the project draws as cleanly
+// as luatoken, whatever its tokens look like (a uuid's hex as redis-py
+// writes, 16 bytes in base64 as redsync, unpadded base64url as redislock,
+// crypto/rand.Text, a counter, a word) and whatever its script's digest:
+// the renderer reads what the suite typed, not the text.
+func TestMermaidAnyTokens(t *testing.T) {
+	for _, toks := range [][]string{
+		{"6a025fcce74111f1b9e402fc00000001", "6a03342ee74111f19a5e02fc00000001", "6a04a228e74111f19a5e02fc00000001", "6a0594bce74111f19a5e02fc00000001", "6a0594bce74111f19a5e02fc00000002"},
+		{"/ihKpkJSek+PXSDZqbl5/w==", "kdHUvJpRNQ020b4qPpk2fw==", "G24//RoIPz1sMIgsOAFncQ==", "JGfrdeTlCkYZF8R8dvD38A==", "JGfrdeTlCkYZF8R8dvD38B=="},
+		{"74nPwwXPv6H3tSut8yca6g", "Ab-_cdEFghIJklMNopQRst", "0123456789abcdefABCDEF", "zz_zz-zz_zz-zz_zz-zz_z", "zz_zz-zz_zz-zz_zz-zz_y"},
+		{"ZQL4XHY7HYTVBMFNGZBHAVWJ3K", "AAAAAAAAAAAAAAAAAAAAAAAAA2", "QRSTUVWXYZ234567QRSTUVWXYZ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ABCDEFGHIJKLMNOPQRSTUVWXY2"},
+		{"host-1:pid-7:a", "host-2:pid-9:a", "host-2:pid-9:b", "host-2:pid-9:c", "host-2:pid-9:d"},
+		{"x", "y1", "y2", "y3", "y4"},
+	} {
+		assert.Equal(t, overrunDiagram, report.Mermaid(lockTimeline(toks, "74c117a56a246dabd130625dd4e9574d072be8a6")), toks[0])
+	}
+	// A digest of another script reads its first 7 digits, whatever it is.
+	assert.Contains(t, report.Mermaid(lockTimeline([]string{"a", "b", "c", "d", "e"}, "c3f8721be2e1d6c6fca8e9a1d8a1e1c3b5f0a6d2")),
+		"A->>Redis: EVALSHA c3f8721… 1 K tokA\n")
+}
+
+// TestMermaidUntypedText: what the suite did not type as a token, a key
+// or a time is drawn as it is, even when it looks like one: the renderer
+// does not guess.
+func TestMermaidUntypedText(t *testing.T) {
+	tl := []locktest.Event{
+		typed(0, "A", reply(txt("OK")), txt("SET"), keyArg, txt("dc13591ksdu9l73uo0d0"), txt("PX"), num("60")),
+		typed(1, "B", reply(txt("OK")), txt("SET"), txt("other-key"), txt("6a025fcce74111f1b9e402fc00000001"), txt("t0+5ms")),
+		cmd(2, "A", "1795306148871", "GET", key),
+	}
+	got := report.Mermaid(tl)
+	assert.Contains(t, got, "A->>Redis: SET K dc13591ksdu9l73uo0d0 PX 60\n")
+	assert.Contains(t, got, "B->>Redis: SET other-key 6a025fcce74111f1b9e402fc00000001 t0+5ms\n")
+	assert.Contains(t, got, "A->>Redis: GET "+key+"\n    Redis-->>A: 1795306148871\n", "a timeline without typed values is drawn as its text")
 }
 
 // TestMermaidGroups: a repeated group of events collapses into one loop,
 // and the values that change read first…last.
 func TestMermaidGroups(t *testing.T) {
+	const t0 = 1795306148871
 	var tl []locktest.Event
-	for i := range 4 {
-		now := []string{"t0+0ms", "t0+5ms", "t0+11ms", "t0+16ms"}[i]
+	for i, now := range []int64{0, 5, 11, 16} {
+		at := float64(5 * i)
+		clock := []locktest.Arg{txt("now = "), stamp(t0, now)}
 		tl = append(tl,
-			locktest.Event{At: ms(float64(5 * i)), Client: "B", Kind: locktest.EvClock, Text: "now = " + now},
-			cmd(float64(5*i), "B", "0", "SETNX", "K", "t0+50"+now[3:]),
-			cmd(float64(5*i), "B", "t0+60ms", "GET", "K"))
+			locktest.Event{At: ms(at), Client: "B", Kind: locktest.EvClock, Text: "now = " + clock[1].String(), TextArgs: clock},
+			typed(at, "B", reply(num("0")), txt("SETNX"), keyArg, stamp(t0, 5000+now)),
+			typed(at, "B", reply(stamp(t0, 60)), txt("GET"), keyArg))
 	}
-	tl = append(tl, cmd(21, "B", "t0+60ms", "GETSET", "K", "t0+5021ms"))
+	tl = append(tl, typed(21, "B", reply(stamp(t0, 60)), txt("GETSET"), keyArg, stamp(t0, 5021)))
 	got := report.Mermaid(tl)
 	assert.Contains(t, got, `    loop ×4 (0.0ms–15.0ms)
         Note over B: now = t0+0ms…t0+16ms
-        B->>Redis: SETNX K t0+500ms…t0+5016ms
+        B->>Redis: SETNX K t0+5000ms…t0+5016ms
         Redis-->>B: 0
         B->>Redis: GET K
         Redis-->>B: t0+60ms
@@ -112,23 +203,48 @@ func TestMermaidGroups(t *testing.T) {
 `)
 }
 
-// TestMermaidHexTokens: the 32-hex-digit tokens of other languages' locks
-// (a uuid's hex, as redis-py writes) are named like xids.
-func TestMermaidHexTokens(t *testing.T) {
-	tl := []locktest.Event{cmd(0, "A", "OK", "SET", "K", "6a025fcce74111f1b9e402fc00000001", "PX", "60", "NX")}
-	for i, tok := range []string{"6a03342ee74111f19a5e02fc00000001", "6a04a228e74111f19a5e02fc00000001", "6a0594bce74111f19a5e02fc00000001"} {
-		tl = append(tl, cmd(float64(5*i+1), "B", "(nil)", "SET", "K", tok, "PX", "5000", "NX"))
+// TestMermaidAttempts: a waiter's failed attempts draw as one loop of the
+// attempt most of them made, whichever attempt met the key expiring
+// midway: two runs that differ only there draw the same diagram, but for
+// the count and the times.
+func TestMermaidAttempts(t *testing.T) {
+	attempt := func(at float64, ttl string) []locktest.Event {
+		out := []locktest.Event{
+			typed(at, "B", reply(num("0")), txt("SETNX"), keyArg, num("1")),
+			typed(at, "B", reply(num(ttl)), txt("TTL"), keyArg),
+		}
+		if ttl == "-2" { // the key expired between the two commands
+			out = append(out, typed(at, "B", reply(num("0")), txt("PEXPIRE"), keyArg, num("5000")))
+		}
+		return append(out, outcome(at, "B", locktest.EvAcquired, "not acquired"))
 	}
-	tl = append(tl, cmd(70, "A", "0", "EVALSHA", "c3f8721be2e1d6c6fca8e9a1d8a1e1c3b5f0a6d2", "1", "K", "6a025fcce74111f1b9e402fc00000001"))
-	got := report.Mermaid(tl)
-	assert.Contains(t, got, `    A->>Redis: SET K tokA PX 60 NX
-    Redis-->>A: OK
-    loop ×3 (1.0ms–11.0ms)
-        B->>Redis: SET K (new token) PX 5000 NX
-        Redis-->>B: (nil)
+	diagram := func(odd int, n int) string {
+		tl := []locktest.Event{typed(0, "A", reply(num("1")), txt("SETNX"), keyArg, num("1"))}
+		for i := range n {
+			ttl := "0"
+			if i == odd {
+				ttl = "-2"
+			}
+			tl = append(tl, attempt(float64(1+5*i), ttl)...)
+		}
+		tl = append(tl, typed(70, "B", reply(num("1")), txt("SETNX"), keyArg, num("1")), outcome(70, "B", locktest.EvAcquired, "lock acquired"))
+		return report.Mermaid(tl)
+	}
+	want := diagram(-1, 11)
+	assert.Contains(t, want, `    loop ×11 (1.0ms–51.0ms)
+        B->>Redis: SETNX K 1
+        Redis-->>B: 0
+        B->>Redis: TTL K
+        Redis-->>B: 0
+        Note over B: not acquired
     end
-    A->>Redis: EVALSHA c3f8721… 1 K tokA
+    B->>Redis: SETNX K 1
 `)
+	assert.Equal(t, want, diagram(10, 11), "the last attempt met the expiry")
+	assert.Equal(t, want, diagram(4, 11), "one in the middle did")
+	assert.Equal(t, strings.Replace(want, "×11 (1.0ms–51.0ms)", "×12 (1.0ms–56.0ms)", 1), diagram(11, 12))
+	// Attempts that went otherwise before the first typical one are drawn.
+	assert.Contains(t, diagram(0, 11), "    B->>Redis: PEXPIRE K 5000\n    Redis-->>B: 0\n    Note over B: not acquired\n    loop ×10 (6.0ms–51.0ms)\n")
 }
 
 func TestMermaidEscapes(t *testing.T) {
@@ -265,47 +381,4 @@ func TestVerdicts(t *testing.T) {
 | exclusion | holds | because |
 | holder-overrun | holds! | because |
 `, b.String())
-}
-
-// TestMermaidOtherTokens: the random values other locks write (16 bytes
-// in base64 or unpadded base64url, crypto/rand.Text) are tokens too, read
-// as a whole word: named after their client, and a waiter's attempts,
-// each with a new one, collapse into one loop.
-func TestMermaidOtherTokens(t *testing.T) {
-	for _, toks := range [][]string{
-		{"/ihKpkJSek+PXSDZqbl5/w==", "kdHUvJpRNQ020b4qPpk2fw==", "G24//RoIPz1sMIgsOAFncQ==", "JGfrdeTlCkYZF8R8dvD38A=="},
-		{"74nPwwXPv6H3tSut8yca6g", "Ab-_cdEFghIJklMNopQRst", "0123456789abcdefABCDEF", "zz_zz-zz_zz-zz_zz-zz_z"},
-		{"ZQL4XHY7HYTVBMFNGZBHAVWJ3K", "AAAAAAAAAAAAAAAAAAAAAAAAA2", "QRSTUVWXYZ234567QRSTUVWXYZ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
-	} {
-		tl := []locktest.Event{
-			ev(0, "", locktest.EvNote, "t0 = 1795306148871 (Unix ms); K = "+key),
-			cmd(0.1, "A", "OK", "set", "K", toks[0], "px", "60", "nx"),
-		}
-		for i, tok := range toks[1:] {
-			tl = append(tl,
-				cmd(0.2+5*float64(i), "B", "(nil)", "set", "K", tok, "ex", "5", "nx"),
-				cmd(0.3+5*float64(i), "B", "0", "evalsha", "e950836ed1e694540c503ef9972b8de518044d3b", "1", "K", tok))
-		}
-		tl = append(tl, cmd(20, "A", "1", "evalsha", "e950836ed1e694540c503ef9972b8de518044d3b", "1", "K", toks[0]))
-		assert.Equal(t, `sequenceDiagram
-    participant A
-    participant B
-    participant Redis
-    Note over A,Redis: t0 = 1795306148871 (Unix ms)#59; K = `+key+`
-    A->>Redis: set K tokA px 60 nx
-    Redis-->>A: OK
-    loop ×3 (0.2ms–10.3ms)
-        B->>Redis: set K (new token) ex 5 nx
-        Redis-->>B: (nil)
-        B->>Redis: evalsha e950836… 1 K (new token)
-        Redis-->>B: 0
-    end
-    A->>Redis: evalsha e950836… 1 K tokA
-    Redis-->>A: 1
-`, report.Mermaid(tl), toks[0])
-	}
-
-	// Words of other lengths or alphabets are not tokens.
-	tl := []locktest.Event{cmd(0, "A", "OK", "set", "K", "stale-takeover-race/none", "px", "60", "abcdefghijklmnopqrstuvwxyz")}
-	assert.Contains(t, report.Mermaid(tl), "A->>Redis: set K stale-takeover-race/none px 60 abcdefghijklmnopqrstuvwxyz\n")
 }

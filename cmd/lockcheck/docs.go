@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/locklab/locklab/internal/docblock"
-	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
 )
 
@@ -41,12 +39,6 @@ func canonical(s string) string { return docblock.Canonical(s) }
 // quote quotes a file or one of its functions (see docblock.Quote).
 func quote(root, file, fn string) (text, lang string, err error) {
 	return docblock.Quote(root, file, fn)
-}
-
-// settle makes the trace of every break that a block draws typical (see
-// docblock.Settle).
-func settle(rep *report.Report, blocks []block, again func(report.Result) report.Result) error {
-	return docblock.Settle(rep, blocks, again)
 }
 
 // docWords are the words of the generated blocks, in each language.
@@ -95,9 +87,9 @@ func docFiles(paths []string) ([]string, error) {
 }
 
 // writeDocs regenerates the blocks of the files named by paths from rep,
-// with traces settled by runs of again. It writes nothing unless every
+// each break's trace from its one run. It writes nothing unless every
 // verdict is the declared one and every block can be generated.
-func writeDocs(rep *report.Report, paths []string, again func(report.Result) report.Result, stderr io.Writer) int {
+func writeDocs(rep *report.Report, paths []string, stderr io.Writer) int {
 	if !rep.OK() {
 		report.Text(stderr, rep, report.Options{})
 		fmt.Fprintln(stderr, "lockcheck: the docs were left as they are: some verdicts are not the declared ones")
@@ -113,27 +105,17 @@ func writeDocs(rep *report.Report, paths []string, again func(report.Result) rep
 		old, new string
 	}
 	var updates []update
-	var blocks []block
 	for _, f := range files {
 		old, err := os.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "lockcheck: -docs: %v\n", err)
 			return exitMismatch
 		}
-		bs, err := parseBlocks(string(old))
-		if err != nil {
+		if _, err := parseBlocks(string(old)); err != nil {
 			fmt.Fprintf(stderr, "lockcheck: -docs: %s: %v\n", f, err)
 			return exitMismatch
 		}
-		blocks = append(blocks, bs...)
 		updates = append(updates, update{file: f, old: string(old)})
-	}
-	fmt.Fprintln(stderr, "lockcheck: running the breaks the docs draw again, to draw what they usually do")
-	if err := settle(rep, blocks, again); err != nil {
-		if !errors.Is(err, locktest.ErrInterrupted) { // the caller says it was
-			fmt.Fprintf(stderr, "lockcheck: -docs: %v\n", err)
-		}
-		return exitMismatch
 	}
 	for i, u := range updates {
 		new, err := rewrite(u.old, rep, ".", langOf(u.file))

@@ -43,15 +43,15 @@ func committedDocs(t *testing.T) map[string]string {
 }
 
 func TestMask(t *testing.T) {
-	a := "loop ×12 (0.1ms–58.9ms)\n  Note over B: now = t0+5ms\n  Note over A: now = t0+4ms\nSETNX K t0+5000ms…t0+5065ms\nt0 = 1795306268757; K = lockcheck:dc13659ksduabd0ahm1g:x"
-	b := "loop ×9 (0.3ms–61.0ms)\n  Note over A: now = t0+0ms\n  Note over B: now = t0+1ms\nSETNX K t0+5001ms\nt0 = 1795306268999; K = lockcheck:dc13659ksduabd0ahm2g:x"
+	a := "loop ×12 (0.1ms–58.9ms)\n  Note over B: now = t0+5ms\n  Note over A: now = t0+4ms\nSETNX K t0+5000ms…t0+5065ms"
+	b := "loop ×9 (0.3ms–61.0ms)\n  Note over A: now = t0+0ms\n  Note over B: now = t0+1ms\nSETNX K t0+5001ms"
 	assert.Equal(t, canonical(a), canonical(b))
 	assert.NotEqual(t, canonical("A->>Redis: DEL K"), canonical("B->>Redis: DEL K"))
 
 	// The same in Chinese, with the date line of the matrix.
-	a = "loop ×12 (0.1ms–58.9ms)\n  Note over B: 时钟读数 = t0+5ms\n  Note over A: 时钟读数 = t0+4ms\nt0 = 1795306268757（Unix 毫秒）；K = lockcheck:dc13659ksduabd0ahm1g:x\n" +
+	a = "loop ×12 (0.1ms–58.9ms)\n  Note over B: 时钟读数 = t0+5ms\n  Note over A: 时钟读数 = t0+4ms\n" +
 		"_由 `make docs` 生成：lockcheck 在 Redis 7.0.15 上运行于 2026-11-23。_"
-	b = "loop ×9 (0.3ms–61.0ms)\n  Note over A: 时钟读数 = t0+0ms\n  Note over B: 时钟读数 = t0+1ms\nt0 = 1795306268999（Unix 毫秒）；K = lockcheck:dc13659ksduabd0ahm2g:x\n" +
+	b = "loop ×9 (0.3ms–61.0ms)\n  Note over A: 时钟读数 = t0+0ms\n  Note over B: 时钟读数 = t0+1ms\n" +
 		"_由 `make docs` 生成：lockcheck 在 Redis 8.0.1 上运行于 2027-01-02。_"
 	assert.Equal(t, canonical(a), canonical(b))
 
@@ -155,9 +155,14 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 // TestDocsUpToDate regenerates the generated blocks of README.md, docs/
 // and docs/zh (in Chinese) from a real run and compares them with the
 // committed ones, masked: the same commands, replies, clients and order,
-// whatever the times. A trace that differs is run again up to eight times before
-// the test gives up, since a waiter's retries can meet an expiring key at
-// different points. When it fails, run make docs.
+// whatever the times. Each break is drawn from its one run, as lockcheck
+// -docs draws it, and a waiter's failed attempts draw the same whichever
+// met the key expiring (see report.Mermaid). One race is left: getsetexpire
+// sets a TTL and a stamp that run out together, and about one run in eight
+// the attempt that acquires meets them in another order (SETNX fails, then
+// GET and GETSET take the lock) and draws another path. A trace that
+// differs is therefore run again, up to three times, before the test
+// fails. When it fails, run make docs.
 func TestDocsUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole matrix")
@@ -187,13 +192,12 @@ func TestDocsUpToDate(t *testing.T) {
 			if b.Kind == "trace" {
 				e, _ := catalog.Lookup(b.Attrs["strategy"])
 				p := locktest.Property(b.Attrs["property"])
-				t.Logf("%s: %s: this run drew another shape than the committed one; running it again", file, b.Name())
-				for range 8 {
+				t.Logf("%s: %s: this run drew another shape than the committed one; running it again\n%s", file, b.Name(), canonical(text))
+				for range 3 {
 					prefix := "lockcheck:" + xid.New().String()
 					prefixes = append(prefixes, prefix)
-					r := m.check(ctx, e, p, prefix+":"+e.Name)
 					again := *rep
-					again.Results = []report.Result{r}
+					again.Results = []report.Result{m.check(ctx, e, p, prefix+":"+e.Name)}
 					if text, err = generate(b, &again, root, lang); err == nil && canonical(text) == want {
 						break
 					}

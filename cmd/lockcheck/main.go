@@ -88,17 +88,20 @@
 // The results come strategy by strategy in the catalog's order, properties
 // in the suite's order. A timeline is a list of locktest.Event as it
 // marshals: {"at_ns", "client", "kind", "command", "reply", "error",
-// "text"}, where kind is command, clock, acquired, released, enter, leave,
-// overlap, crash or note. In a timeline the lock key reads K, and times near
-// the run's start read t0±Δms, t0 being given by the first event (a note).
+// "text", "args", "reply_args", "text_args"}, where kind is command, clock,
+// acquired, released, enter, leave, overlap, crash or note, and the last
+// three are the values typed (locktest.Arg). In a timeline the lock key
+// reads K, and times near the run's start read t0±Δms; a result with a
+// timeline also has "key", "start_unix_ms" (t0) and "tokens" (each client's
+// tokens).
 //
 // # Diagrams
 //
 // With -trace every break is drawn as a Mermaid sequence diagram: the
 // clients A, B, C... and Redis are the participants, each command an arrow
 // to Redis and its reply a dashed arrow back; clock readings, crashes, the
-// critical section and the scenario's notes are notes; a waiter's retries
-// are drawn once, in a loop labelled with how many times they ran.
+// critical section and the scenario's notes are notes; a waiter's failed
+// attempts are drawn once, in a loop labelled with how many times they ran.
 //
 // # Languages
 //
@@ -131,8 +134,10 @@
 // the repository's root. The blocks of a file in a directory named zh
 // (docs/zh) are written in Chinese, as -lang zh writes them.
 //
-// A block whose structure is unchanged (only times, keys, tokens, retry
-// counts, the Redis version or the date differ) is kept as it is. When a
+// Each break is drawn from its one run; the diagrams show nothing else
+// that changes from run to run than times and retry counts. A block whose
+// structure is unchanged (only times, retry counts, the Redis version or
+// the date differ) is kept as it is. When a
 // verdict is not the declared one, or a trace block names a property that
 // does not break, nothing is written. make docs runs it; docs/lockcheck.md
 // says more.
@@ -293,8 +298,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 type session struct {
 	srv  *redistest.Server
 	gate *gate
-	// prefixes start the keys of the run: one for the matrix, and one per
-	// check -docs runs again.
+	// prefixes start the keys of the run: one, for the matrix.
 	prefixes []string
 	// stopped says how far the run got when ctx ended, if it ended during
 	// the checks.
@@ -324,35 +328,7 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 		return exitMismatch
 	}
 	if opts.docs {
-		entries := map[string]catalog.Entry{}
-		for _, en := range opts.strategies {
-			entries[en.Name] = en
-		}
-		total := len(rep.Results)
-		again := func(r report.Result) report.Result {
-			p := keyPrefix + xid.New().String()
-			s.prefixes = append(s.prefixes, p)
-			res := m.check(ctx, entries[r.Strategy], r.Property, p+":"+r.Strategy)
-			if err := h.check(ctx); err != nil {
-				fmt.Fprintf(e.stderr, "lockcheck: %v; while running %s %s again for the docs: no file was written\n", err, r.Strategy, r.Property)
-				lost = &lostServer{err: err}
-				res.Err = fmt.Errorf("%w: %w", locktest.ErrInterrupted, err)
-				res.Verdict = locktest.NoVerdict
-				return res
-			}
-			if unfinished(ctx, res.Result) {
-				s.stopped = &interruption{done: total, total: total, current: r.Strategy + " " + string(r.Property) + " (run again for the docs)"}
-				if !errors.Is(res.Err, locktest.ErrInterrupted) {
-					res.Err = fmt.Errorf("%w: %w", locktest.ErrInterrupted, res.Err)
-				}
-			}
-			return res
-		}
-		code := writeDocs(rep, opts.paths, again, e.stderr)
-		if lost != nil {
-			return exitUsage
-		}
-		return code
+		return writeDocs(rep, opts.paths, e.stderr)
 	}
 	ropts := report.Options{Trace: opts.trace, Lang: opts.lang}
 	switch opts.format {

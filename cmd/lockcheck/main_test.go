@@ -121,9 +121,15 @@ func TestJSON(t *testing.T) {
 	}
 	tl, _ := raw.Results[0]["timeline"].([]any)
 	require.NotEmpty(t, tl, "setnxpx/safe-release comes first and breaks")
+	for _, f := range []string{"key", "start_unix_ms"} {
+		assert.Contains(t, raw.Results[0], f, "a break says what K and t0 are")
+	}
 	ev, _ := tl[0].(map[string]any)
-	assert.Equal(t, "note", ev["kind"])
-	assert.Contains(t, ev["text"], "t0 = ")
+	assert.Equal(t, "command", ev["kind"])
+	args, _ := ev["args"].([]any)
+	require.Greater(t, len(args), 1, "a command has its values typed")
+	key, _ := args[1].(map[string]any)
+	assert.Equal(t, map[string]any{"kind": "key", "text": raw.Results[0]["key"]}, key)
 }
 
 // TestJSONAll runs the whole matrix once: the verdicts are the declared
@@ -163,11 +169,12 @@ func TestTrace(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(diagram, "A->>Redis: DEL K\n    Redis-->>A: 1\n"))
 }
 
-// TestTraceRetries: a waiter's retries are drawn once, in a loop.
+// TestTraceRetries: a waiter's failed attempts, each ending "not
+// acquired", are drawn once, in a loop.
 func TestTraceRetries(t *testing.T) {
 	code, out, _ := run(t, "-trace", "-strategy", "setnxdel", "-property", "crash-recovery")
 	assert.Equal(t, exitOK, code)
-	assert.Regexp(t, `(?m)^    loop ×\d+ \([0-9.]+ms–[0-9.]+ms\)\n        B->>Redis: SETNX K 1\n        Redis-->>B: 0\n    end\n    Note over B: not acquired\n`, out)
+	assert.Regexp(t, `(?m)^    loop ×\d+ \([0-9.]+ms–[0-9.]+ms\)\n        B->>Redis: SETNX K 1\n        Redis-->>B: 0\n        Note over B: not acquired\n    end\n`, out)
 	assert.Contains(t, out, "Note over A: crashes while holding the lock#59; it never releases\n")
 }
 

@@ -227,10 +227,6 @@ var masks = []struct {
 	re   *regexp.Regexp
 	with string
 }{
-	{regexp.MustCompile(`t0 = \d+`), "t0 = T"},
-	{regexp.MustCompile(`([a-z]+):[0-9a-v]{20}`), "${1}:XID"}, // the run's xid, after the tool's name
-	// A check the server disturbed runs again on keys of its own.
-	{regexp.MustCompile(`/rerun-\d+`), ""},
 	{regexp.MustCompile(`t0[+-]\d+ms`), "t0±Δ"},
 	{regexp.MustCompile(`t0±Δ…t0±Δ`), "t0±Δ"},
 	{regexp.MustCompile(`×\d+ \([0-9.]+ms–[0-9.]+ms\)`), "×N"},
@@ -252,10 +248,13 @@ var masks = []struct {
 var clockLine = regexp.MustCompile(`^ *Note over [A-Z]: (?:now|时钟读数) = `)
 
 // Canonical rewrites a generated block so that two runs that did the same
-// things read the same: the times, the run's key, the number of retries,
-// the script's SHA-1, the Redis version and the date are masked, and clock
-// readings in a row are sorted. What is left is the structure: which client
-// sent which command, what came back, in which order.
+// things read the same: the times, the number of retries, the script's
+// SHA-1, the Redis version and the date are masked, and clock readings in
+// a row are sorted. What is left is the structure: which client sent which
+// command, what came back, in which order. The diagrams hold nothing else
+// that changes from run to run: they never show the run's key or t0, and
+// they draw a waiter's failed attempts the same whichever of them met the
+// key expiring (see report.Mermaid), so one run of each break is enough.
 func Canonical(s string) string {
 	for _, m := range masks {
 		s = m.re.ReplaceAllString(s, m.with)
@@ -274,61 +273,4 @@ func Canonical(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// maxSettle bounds the runs Settle makes of one break.
-const maxSettle = 7
-
-// Settle makes the trace of every break that a block draws typical. Most
-// runs of a break do the same things, but timing can bend a few: a waiter's
-// poll that meets the key just as it expires, a wait that ends in the middle
-// of a command. Settle runs each break again, with again, until one shape
-// (the canonical form of its diagram) has come up twice, or maxSettle runs,
-// and keeps a run of the shape seen most; so the committed diagrams show
-// what a run usually does, and the test that compares them with a fresh run
-// rarely has to look twice.
-func Settle(rep *report.Report, blocks []Block, again func(report.Result) report.Result) error {
-	done := map[string]bool{}
-	for _, b := range blocks {
-		if b.Kind != "trace" {
-			continue
-		}
-		s, p := b.Attrs["strategy"], locktest.Property(b.Attrs["property"])
-		if done[s+"/"+string(p)] {
-			continue
-		}
-		done[s+"/"+string(p)] = true
-		i := slices.IndexFunc(rep.Results, func(r report.Result) bool { return r.Strategy == s && r.Property == p })
-		if i < 0 || rep.Results[i].Outcome() != locktest.Breaks {
-			continue // generate says why
-		}
-		var runs []report.Result
-		count := map[string]int{}
-		shape := func(r report.Result) string { return Canonical(report.Mermaid(r.Timeline)) }
-		best := ""
-		for r := rep.Results[i]; ; r = again(r) {
-			if errors.Is(r.Err, locktest.ErrInterrupted) {
-				return r.Err
-			}
-			if r.Outcome() != locktest.Breaks {
-				return fmt.Errorf("%s %s: %s on a run after it broke", s, p, r.Outcome())
-			}
-			runs = append(runs, r)
-			k := shape(r)
-			count[k]++
-			if count[k] > count[best] {
-				best = k
-			}
-			if count[best] >= 2 || len(runs) == maxSettle {
-				break
-			}
-		}
-		for _, r := range runs {
-			if shape(r) == best {
-				rep.Results[i] = r
-				break
-			}
-		}
-	}
-	return nil
 }

@@ -1,8 +1,10 @@
 package docblock_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locklab/locklab/internal/docblock"
 	"github.com/locklab/locklab/locktest"
@@ -45,17 +47,35 @@ func TestMarker(t *testing.T) {
 		"<!-- /peercheck:verdicts -->\n", got)
 }
 
-func TestCanonicalRunKeys(t *testing.T) {
-	assert.Equal(t,
-		docblock.Canonical("K = peercheck:dc13659ksduabd0ahm1g:redsync:3"),
-		docblock.Canonical("K = peercheck:dc1365aaaaaaaaaaaaaa:redsync:3"))
-	assert.Equal(t,
-		docblock.Canonical("K = peercheck:dc13659ksduabd0ahm1g:redsync:renewed-overrun/long"),
-		docblock.Canonical("K = peercheck:dc1365aaaaaaaaaaaaaa:redsync:renewed-overrun/rerun-2/long"),
-		"a check run again after a disturbance")
-	assert.NotEqual(t,
-		docblock.Canonical("K = peercheck:dc13659ksduabd0ahm1g:redsync:3"),
-		docblock.Canonical("K = lockcheck:dc13659ksduabd0ahm1g:redsync:3"))
+// TestTraceStable: a trace block is a function of its result alone, and
+// shows nothing of the run that another run would change but times and
+// counts: not the run's key, not t0, not the tokens' text.
+func TestTraceStable(t *testing.T) {
+	style := docblock.Style{Marker: "lockcheck", Words: map[report.Lang]docblock.Words{report.English: {Trace: "%s %s %s\n%s"}}}
+	result := func(key string, start int64, tokens ...string) *report.Report {
+		keyArg := locktest.Arg{Kind: locktest.ArgKey, Text: key}
+		var tl []locktest.Event
+		for i, tk := range tokens {
+			c := string(rune('A' + i))
+			args := []locktest.Arg{{Kind: locktest.ArgText, Text: "SET"}, keyArg, {Kind: locktest.ArgToken, Text: tk, Client: c},
+				{Kind: locktest.ArgText, Text: "PX"}, {Kind: locktest.ArgTime, Text: fmt.Sprint(start + 60), Ms: 60}}
+			tl = append(tl, locktest.Event{Client: c, Kind: locktest.EvCommand, Args: args, ReplyArgs: []locktest.Arg{{Kind: locktest.ArgText, Text: "OK"}}})
+		}
+		r := report.Result{Strategy: "x", Expected: locktest.Breaks}
+		r.Property, r.Verdict, r.Reason, r.Timeline = locktest.HolderOverrun, locktest.Breaks, "why", tl
+		r.Key, r.Start = key, time.UnixMilli(start)
+		return &report.Report{Results: []report.Result{r}}
+	}
+	b := docblock.Block{Kind: "trace", Attrs: map[string]string{"strategy": "x", "property": string(locktest.HolderOverrun)}}
+	one, err := style.Generate(b, result("lockcheck:dc13659ksduabd0ahm1g:x:holder-overrun", 1795306268757, "dc13659ksduabd0ahm1h", "dc13659ksduabd0ahm1i"), ".", report.English)
+	require.NoError(t, err)
+	two, err := style.Generate(b, result("lockcheck:dc1365aaaaaaaaaaaaaa:x:holder-overrun", 1795306999999, "6a025fcce74111f1b9e402fc00000001", "6a025fcce74111f1b9e402fc00000002"), ".", report.English)
+	require.NoError(t, err)
+	assert.Equal(t, one, two)
+	assert.Contains(t, one, "A->>Redis: SET K tokA PX t0+60ms\n")
+	again, err := style.Generate(b, result("lockcheck:dc13659ksduabd0ahm1g:x:holder-overrun", 1795306268757, "dc13659ksduabd0ahm1h", "dc13659ksduabd0ahm1i"), ".", report.English)
+	require.NoError(t, err)
+	assert.Equal(t, one, again)
 }
 
 func TestCanonicalHello(t *testing.T) {

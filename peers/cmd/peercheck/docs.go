@@ -20,11 +20,11 @@ var style = docblock.Style{
 	}},
 }
 
-// writeDocs regenerates the blocks of files from rep, with the traces
-// settled by runs of again (see docblock.Settle). It writes nothing unless
-// every verdict is the declared one and every block can be generated.
-// Source blocks quote files relative to root.
-func writeDocs(rep *report.Report, files []string, root string, again func(report.Result) report.Result, stderr io.Writer) int {
+// writeDocs regenerates the blocks of files from rep, each break's trace
+// from its one run. It writes nothing unless every verdict is the declared
+// one and every block can be generated. Source blocks quote files
+// relative to root.
+func writeDocs(rep *report.Report, files []string, root string, stderr io.Writer) int {
 	if !rep.OK() {
 		report.Text(stderr, rep, report.Options{})
 		fmt.Fprintln(stderr, "peercheck: the docs were left as they are: some verdicts are not the declared ones")
@@ -32,25 +32,17 @@ func writeDocs(rep *report.Report, files []string, root string, again func(repor
 	}
 	type update struct{ file, old, new string }
 	var updates []update
-	var blocks []docblock.Block
 	for _, f := range files {
 		old, err := os.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "peercheck: -docs: %v\n", err)
 			return exitMismatch
 		}
-		bs, err := style.Parse(string(old))
-		if err != nil {
+		if _, err := style.Parse(string(old)); err != nil {
 			fmt.Fprintf(stderr, "peercheck: -docs: %s: %v\n", f, err)
 			return exitMismatch
 		}
-		blocks = append(blocks, bs...)
 		updates = append(updates, update{file: f, old: string(old)})
-	}
-	fmt.Fprintln(stderr, "peercheck: running the breaks the docs draw again, to draw what they usually do")
-	if err := docblock.Settle(rep, blocks, again); err != nil {
-		fmt.Fprintf(stderr, "peercheck: -docs: %v\n", err)
-		return exitMismatch
 	}
 	for i, u := range updates {
 		text, err := style.Rewrite(u.old, rep, root, report.English)

@@ -162,14 +162,7 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitInterrupt
 	}
 	if o.docs {
-		return writeDocs(rep, o.paths, o.root, func(res report.Result) report.Result {
-			e, _ := peers.Lookup(res.Strategy)
-			again := r.check(ctx, e, res.Property, r.newPrefix())
-			if ctx.Err() != nil && again.Err == nil {
-				again.Err = locktest.ErrInterrupted
-			}
-			return again
-		}, stderr)
+		return writeDocs(rep, o.paths, o.root, stderr)
 	}
 	ropts := report.Options{Trace: o.trace}
 	switch o.format {
@@ -207,7 +200,7 @@ type runner struct {
 	timeout  time.Duration
 	progress io.Writer
 	// prefixes start the keys of the run: one for the checks, and one for
-	// each check -docs runs again.
+	// each check a test runs again.
 	prefixes []string
 }
 

@@ -4,8 +4,6 @@ package zh
 // rule of the table and for each format of the suite's sentences, with
 // their Chinese.
 var examples = []struct{ en, zh string }{
-	{"t0 = 1795432308092 (Unix ms); K = lockcheck:dc21uspksduas7kcmv90:setnxdel:crash-recovery/acquired",
-		"t0 = 1795432308092（Unix 毫秒）；K = lockcheck:dc21uspksduas7kcmv90:setnxdel:crash-recovery/acquired"},
 	{"(12 earlier events left out)",
 		"（前面省略了 12 个事件）"},
 	{"run 1 of the check was disturbed: the server stalled: a PING took 80ms, more than the 60ms a scenario's timing allows",

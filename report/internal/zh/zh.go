@@ -48,8 +48,7 @@ const (
 // rules is the table, tried in order: a longer or more particular sentence
 // comes before a shorter one that would also match it.
 var rules = []rule{
-	// The opening note of every timeline, and the scenario's notes.
-	r(`t0 = (\d+) \(Unix ms\); K = (.+)`, "t0 = {1}（Unix 毫秒）；K = {2}"),
+	// The scenario's notes.
 	r(`\((\d+) earlier events left out\)`, "（前面省略了 {1} 个事件）"),
 	r(`stopping the topology: (.+)`, "停止拓扑的服务器时出错：{1}"),
 	r(`run (\d+) of the check was disturbed: (.+)`, "第 {1} 次运行受到了服务器的干扰：{2}"),

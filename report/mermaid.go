@@ -72,7 +72,8 @@ const notAcquired = "not acquired"
 
 type mermaid struct {
 	tr           tr
-	participants []string
+	participants []string // the clients, then the servers
+	servers      int      // how many of participants are servers
 	active       map[string]bool
 	names        map[string]string // a token (its client, NUL, its text): its name
 	count        map[string]int    // tokens named after each client so far
@@ -86,7 +87,28 @@ func (m *mermaid) start(tl []locktest.Event) {
 		}
 	}
 	slices.Sort(m.participants)
-	m.participants = append(m.participants, redis)
+	// A lock over several masters: one participant for each master its
+	// commands went to (Event.Node), in order; else one, Redis.
+	var nodes []string
+	for _, e := range tl {
+		if e.Node != "" && !slices.Contains(nodes, e.Node) {
+			nodes = append(nodes, e.Node)
+		}
+	}
+	slices.Sort(nodes)
+	if len(nodes) == 0 {
+		nodes = []string{redis}
+	}
+	m.participants = append(m.participants, nodes...)
+	m.servers = len(nodes)
+}
+
+// server returns the participant a command went to.
+func server(e locktest.Event) string {
+	if e.Node != "" {
+		return e.Node
+	}
+	return redis
 }
 
 // The typed values of an event; an event without them (a timeline written
@@ -143,7 +165,7 @@ func signature(e locktest.Event) string {
 		}
 		return strings.Join(parts, "\x01")
 	}
-	return strings.Join([]string{string(e.Kind), e.Client, sig(commandArgs(e)), sig(replyArgs(e)), e.Err, sig(textArgs(e))}, "\x00")
+	return strings.Join([]string{string(e.Kind), e.Client, e.Node, sig(commandArgs(e)), sig(replyArgs(e)), e.Err, sig(textArgs(e))}, "\x00")
 }
 
 // groups cuts the timeline into groups: each client's failed attempts in
@@ -381,7 +403,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		}
 		cmd := m.show(commandArgs(e), oc, " ")
 		if e.Reply == "(sent)" { // pipelined: the reply comes with a later Receive
-			return []line{l("%s->>%s: %s%s", c, redis, escape(cmd), words.pipelined)}
+			return []line{l("%s->>%s: %s%s", c, server(e), escape(cmd), words.pipelined)}
 		}
 		var r string
 		if e.Err != "" {
@@ -392,7 +414,8 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		if r == "" {
 			r = `""`
 		}
-		return []line{l("%s->>%s: %s", c, redis, escape(cmd)), l("%s-->>%s: %s", redis, c, escape(r))}
+		srv := server(e)
+		return []line{l("%s->>%s: %s", c, srv, escape(cmd)), l("%s-->>%s: %s", srv, c, escape(r))}
 	case locktest.EvClock:
 		return []line{say(text)}
 	case locktest.EvAcquired:
@@ -450,13 +473,14 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 // client is "".
 func (m *mermaid) span(client string, who []string) string {
 	if client == "" {
+		last := m.participants[len(m.participants)-1]
 		if len(m.participants) == 1 {
-			return redis
+			return last
 		}
-		return m.participants[0] + "," + redis
+		return m.participants[0] + "," + last
 	}
 	lo, hi := len(m.participants), -1
-	for i, p := range m.participants[:len(m.participants)-1] {
+	for i, p := range m.participants[:len(m.participants)-m.servers] {
 		if p == client || slices.Contains(who, p) {
 			lo, hi = min(lo, i), max(hi, i)
 		}

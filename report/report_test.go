@@ -382,3 +382,28 @@ func TestVerdicts(t *testing.T) {
 | holder-overrun | holds! | because |
 `, b.String())
 }
+
+// TestMermaidMasters: a lock over several masters draws one participant
+// for each master its commands went to, in order, and each command's
+// arrow to its master.
+func TestMermaidMasters(t *testing.T) {
+	tl := []locktest.Event{
+		{Client: "A", Kind: locktest.EvCommand, Node: "master-1", Command: []string{"SET", "K", "x"}, Reply: "OK"},
+		{Client: "A", Kind: locktest.EvCommand, Node: "master-0", Command: []string{"SET", "K", "x"}, Reply: "OK"},
+		{Client: "B", Kind: locktest.EvCommand, Node: "master-0", Command: []string{"SET", "K", "y"}, Reply: "(nil)"},
+		{Kind: locktest.EvNote, Text: "master-1 restarts"},
+	}
+	got := report.Mermaid(tl)
+	for _, want := range []string{
+		"participant A\n    participant B\n    participant master-0\n    participant master-1\n",
+		"A->>master-1: SET K x", "master-1-->>A: OK", "B->>master-0: SET K y",
+		"Note over A,master-1: master-1 restarts",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the diagram lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "participant Redis") {
+		t.Errorf("a participant Redis beside the masters:\n%s", got)
+	}
+}

@@ -45,6 +45,7 @@ func Mermaid(tl []locktest.Event) string { return English.tr().mermaid(tl) }
 
 func (t tr) mermaid(tl []locktest.Event) string {
 	m := &mermaid{tr: t, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
+	tl = fanOut(tl)
 	m.start(tl)
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
@@ -101,6 +102,29 @@ func (m *mermaid) start(tl []locktest.Event) {
 	}
 	m.participants = append(m.participants, nodes...)
 	m.servers = len(nodes)
+}
+
+// fanOut returns tl with each fan-out in the order of its masters: a run
+// of one client's commands, each to another master, that a lock over
+// several sends at once and whose replies come back in whatever order the
+// machine gives. Drawn in the masters' order, the diagram is the same on
+// every run.
+func fanOut(tl []locktest.Event) []locktest.Event {
+	out := slices.Clone(tl)
+	for i := 0; i < len(out); {
+		j := i + 1
+		if out[i].Kind == locktest.EvCommand && out[i].Node != "" {
+			seen := map[string]bool{out[i].Node: true}
+			for j < len(out) && out[j].Kind == locktest.EvCommand && out[j].Client == out[i].Client &&
+				out[j].Node != "" && !seen[out[j].Node] {
+				seen[out[j].Node] = true
+				j++
+			}
+			slices.SortStableFunc(out[i:j], func(a, b locktest.Event) int { return strings.Compare(a.Node, b.Node) })
+		}
+		i = j
+	}
+	return out
 }
 
 // server returns the participant a command went to.

@@ -132,9 +132,9 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	case cfg.Key == "":
 		return Result{Err: errors.New("empty Key")}
 	case cfg.Masters < 0 || cfg.Masters > maxMasters:
-		return Result{Err: fmt.Errorf("Masters = %d: want 0 to %d", cfg.Masters, maxMasters)}
+		return Result{Err: fmt.Errorf("config: Masters = %d: want 0 to %d", cfg.Masters, maxMasters)}
 	case cfg.RestartDelay < 0:
-		return Result{Err: fmt.Errorf("RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
+		return Result{Err: fmt.Errorf("config: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
 	}
 	pool := cfg.pool()
 	defer pool.Close()

@@ -141,3 +141,23 @@ func TestTopologyEveryMaster(t *testing.T) {
 	}
 	t.Log(res.Reason)
 }
+
+// TestTopologyConfig: a Masters or RestartDelay out of range is a clear
+// error, before any server starts.
+func TestTopologyConfig(t *testing.T) {
+	f := func(c locktest.Client) (strategy.Strategy, error) { return setnxpx.New(c.Pool) }
+	for _, tc := range []struct {
+		cfg  locktest.Config
+		want string
+	}{
+		{locktest.Config{Masters: -1}, "Masters = -1: want 0 to 9"},
+		{locktest.Config{Masters: 10}, "Masters = 10: want 0 to 9"},
+		{locktest.Config{RestartDelay: -time.Second}, "RestartDelay = -1s: want 0 or more"},
+	} {
+		tc.cfg.New, tc.cfg.Addr, tc.cfg.Key = f, "127.0.0.1:1", "k"
+		res := locktest.Check(context.Background(), tc.cfg, locktest.RestartAmnesia)
+		if res.Err == nil || !strings.Contains(res.Err.Error(), tc.want) {
+			t.Errorf("%+v: %v; want an error saying %q", tc.cfg, res.Err, tc.want)
+		}
+	}
+}

@@ -275,7 +275,7 @@ func TestBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"-format", "xml"}, `-format "xml": want text, markdown or json`},
-		{[]string{"-strategy", "setnxpx,redlock"}, `unknown strategy "redlock"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
+		{[]string{"-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
 		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
 		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},

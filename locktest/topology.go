@@ -98,8 +98,8 @@ func nodeNames(nodes []*redistest.Node) string {
 // several masters, cut off from all but a bare majority, so that the lock
 // rests on every master of that majority, the last of which the scenario
 // then faults. It returns A's lock, or nil when A could not get one, and
-// the master to fault.
-func (r *run) holderOnMajority(m *redistest.Masters) (*client, strategy.Lock, *redistest.Node) {
+// the master to fault. A failed attempt, whatever its error, is no lock.
+func (r *run) holderOnMajority(m *redistest.Masters) (strategy.Lock, *redistest.Node) {
 	a := r.newClient("A", 0)
 	if r.multi() {
 		q := r.quorum()
@@ -110,12 +110,12 @@ func (r *run) holderOnMajority(m *redistest.Masters) (*client, strategy.Lock, *r
 		a.partition(true, minority...)
 		r.note("A cannot reach %s: it can lock K on a bare majority (%d of %d masters) at most", nodeNames(m.Nodes[q:]), q, r.masters)
 	}
-	l := a.tryAcquire(r.tm.Long)
+	l, _ := a.tryAcquireErr(r.tm.Long)
 	if l == nil {
-		return a, nil, nil
+		return nil, nil
 	}
 	r.det.enter("A")
-	return a, l, m.Nodes[r.quorum()-1]
+	return l, m.Nodes[r.quorum()-1]
 }
 
 // contend has a fresh client B try to acquire K until it gets it or wait
@@ -206,7 +206,7 @@ func failover(newRun func(string) *run) Result {
 func restartAmnesia(newRun func(string) *run) Result {
 	r := newRun("")
 	m := r.startMasters()
-	_, l, node := r.holderOnMajority(m)
+	l, node := r.holderOnMajority(m)
 	if l == nil {
 		return r.notApplicable("A could not acquire K with a minority of the masters out of reach: see minority-down")
 	}
@@ -242,7 +242,7 @@ func restartAmnesia(newRun func(string) *run) Result {
 func nodeClockJump(newRun func(string) *run) Result {
 	r := newRun("")
 	m := r.startMasters(redistest.WithMovableClocks())
-	_, l, node := r.holderOnMajority(m)
+	l, node := r.holderOnMajority(m)
 	if l == nil {
 		return r.notApplicable("A could not acquire K with a minority of the masters out of reach: see minority-down")
 	}

@@ -161,3 +161,17 @@ func TestTopologyConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestTopologyEveryMasterNotApplicable: a lock that cannot be taken with a
+// minority of the masters out of reach leaves restart-amnesia and
+// node-clock-jump nothing to play: n/a, with minority-down named.
+func TestTopologyEveryMasterNotApplicable(t *testing.T) {
+	cfg := locktest.Config{Masters: 5, New: func(c locktest.Client) (strategy.Strategy, error) { return everyMaster{c.Pools}, nil },
+		Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
+	for _, p := range []locktest.Property{locktest.RestartAmnesia, locktest.NodeClockJump} {
+		res := locktest.Check(context.Background(), cfg, p)
+		if res.Err != nil || res.Verdict != locktest.NotApplicable || !strings.Contains(res.Reason, "see minority-down") {
+			t.Errorf("%s: %s (%s, %v); want n/a pointing to minority-down", p, res.Verdict, res.Reason, res.Err)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // The clock shim: a small library preloaded into a node's redis-server
@@ -156,20 +158,12 @@ func (n *Node) ShiftClock(d time.Duration) error {
 
 // ServerTime returns the node's time of day, as its TIME command reads it.
 func (n *Node) ServerTime(ctx context.Context) (time.Time, error) {
-	v, err := n.Do(ctx, "TIME")
+	t, err := redis.Int64s(n.Do(ctx, "TIME"))
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, fmt.Errorf("redistest: %s: TIME: %w", n.Name, err)
 	}
-	parts, ok := v.([]any)
-	if !ok || len(parts) != 2 {
-		return time.Time{}, fmt.Errorf("redistest: %s: TIME answered %v", n.Name, v)
+	if len(t) != 2 {
+		return time.Time{}, fmt.Errorf("redistest: %s: TIME answered %v", n.Name, t)
 	}
-	var secs, micros int64
-	if _, err := fmt.Sscan(string(parts[0].([]byte)), &secs); err != nil {
-		return time.Time{}, err
-	}
-	if _, err := fmt.Sscan(string(parts[1].([]byte)), &micros); err != nil {
-		return time.Time{}, err
-	}
-	return time.Unix(secs, micros*1000), nil
+	return time.Unix(t[0], t[1]*1000), nil
 }

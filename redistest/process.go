@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/gomodule/redigo/redis"
 )
 
 // StartProcess starts a private redis-server, found on PATH, on a free
@@ -122,32 +120,13 @@ func launch(ctx context.Context, bin string, port int, dir string, extra, env []
 	// The port was free when it was picked, but another server (of a test
 	// running beside this one) may have taken it before this one bound it:
 	// then the PING was answered by that server, and this one is exiting.
-	if pid, err := serverPid(ctx, addr); err != nil || pid != cmd.Process.Pid {
+	if pid, err := (&Server{Addr: addr}).ServerInfo(ctx, "process_id"); err != nil || pid != strconv.Itoa(cmd.Process.Pid) {
 		if err == nil {
-			err = fmt.Errorf("%w: %s is served by pid %d, not by the redis-server just started (pid %d)", errPortTaken, addr, pid, cmd.Process.Pid)
+			err = fmt.Errorf("%w: %s is served by pid %s, not by the redis-server just started (pid %d)", errPortTaken, addr, pid, cmd.Process.Pid)
 		}
 		return nil, p.fail(err)
 	}
 	return p, nil
-}
-
-// serverPid returns the process id of the server at addr, from INFO.
-func serverPid(ctx context.Context, addr string) (int, error) {
-	c, err := redis.DialContext(ctx, "tcp", addr, redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(time.Second))
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	s, err := redis.String(redis.DoContext(c, ctx, "INFO", "server"))
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(s, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
-			return strconv.Atoi(v)
-		}
-	}
-	return 0, errors.New("INFO server has no process_id")
 }
 
 // fail stops the process and returns err with the reason it exited, if it

@@ -250,7 +250,11 @@ func (cfg Config) dialer() func(ctx context.Context) (net.Conn, error) {
 	if cfg.Dial != nil {
 		return cfg.Dial
 	}
-	addr := cfg.Addr
+	return dialTCP(cfg.Addr)
+}
+
+// dialTCP returns a dial of addr over TCP.
+func dialTCP(addr string) func(context.Context) (net.Conn, error) {
 	return func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", addr)

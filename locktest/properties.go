@@ -83,7 +83,9 @@ const (
 	// Failover: A acquires on the primary of a primary and replica while
 	// the replication link is held; the primary dies, the replica is
 	// promoted and the clients are sent to it; B must not acquire while A
-	// holds the lock. n/a for a lock over several masters.
+	// holds the lock. A lock that grants nothing the replica has not
+	// acknowledged (WAIT) holds it, once it is granted with the link
+	// carrying on. n/a for a lock over several masters.
 	Failover Property = "failover"
 	// RestartAmnesia: a master holding A's lock restarts without
 	// persistence and comes back empty (after Config.RestartDelay); B must
@@ -97,7 +99,8 @@ const (
 	NodeClockJump Property = "node-clock-jump"
 	// MinorityDown: over several masters, with a minority of them down,
 	// A acquires, B is refused while A holds the lock, and B acquires once
-	// A has released. n/a on one Redis.
+	// A has released; then C, cut off from one more master, reaches only a
+	// minority and must be refused. n/a on one Redis.
 	MinorityDown Property = "minority-down"
 )
 

@@ -166,8 +166,16 @@ func failover(newRun func(string) *run) Result {
 	rep.HoldReplication()
 	r.note("the replication link is held: nothing the primary writes from now on reaches the replica")
 	a := r.newClient("A", 0)
-	if a.tryAcquire(r.tm.Long) == nil {
-		r.fail("A could not acquire a free lock on the primary")
+	if l, _ := a.tryAcquireErr(r.tm.Long); l == nil {
+		// A lock that waits for its replica (WAIT) grants nothing the
+		// replica has not acknowledged: there is no lock for the failover
+		// to lose. It must work once the link carries on.
+		rep.ResumeReplication()
+		r.note("the replication link carries on")
+		if l, _ := a.tryAcquireErr(r.tm.Long); l == nil {
+			r.fail("A could not acquire a free lock on the primary, with the replication link held or not")
+		}
+		return r.holds("A's attempt failed while the replica could not acknowledge it, and succeeded once it could: the lock grants nothing a failover can lose")
 	}
 	r.det.enter("A")
 	r.note("the primary dies before its replica has A's lock; the replica is promoted, and clients are sent to it")
@@ -280,7 +288,21 @@ func minorityDown(newRun func(string) *run) Result {
 	if lb == nil {
 		return r.breaks("B could not acquire K after A released it, with a majority of the masters up: %s", errOrBusy(err))
 	}
-	return r.holds("with %s down, A acquired, B was refused while A held the lock, and got it once A had released", nodeNames(down))
+	r.det.enter("B")
+	r.det.leave("B")
+	if err := b.releaseErr(lb); err != nil {
+		return r.breaks("B's release failed with a majority of the masters up: %v", err)
+	}
+	// One more master out of reach, for C alone: a minority must not grant
+	// the lock, or two clients on either side of a partition could each
+	// take it.
+	c := r.newClient("C", 0)
+	c.partition(true, 0)
+	r.note("C cannot reach %s either: it reaches %d of %d masters, a minority", m.Nodes[0].Name, r.quorum()-1, r.masters)
+	if lc, _ := c.tryAcquireErr(r.tm.Long); lc != nil {
+		return r.breaks("C acquired K reaching only %d of %d masters: a minority granted the lock, so two clients on either side of a partition could each hold it", r.quorum()-1, r.masters)
+	}
+	return r.holds("with %s down, A acquired, B was refused while A held the lock and got it once A had released, and C, reaching a minority of the masters, was refused", nodeNames(down))
 }
 
 // tryAcquireErr makes one attempt and returns its lock or its error,

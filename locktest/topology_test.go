@@ -14,6 +14,7 @@ import (
 	"github.com/locklab/locklab/strategy/redlock"
 	"github.com/locklab/locklab/strategy/setnxdel"
 	"github.com/locklab/locklab/strategy/setnxpx"
+	"github.com/rs/xid"
 )
 
 var topology = []locktest.Property{locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump, locktest.MinorityDown}
@@ -78,87 +79,97 @@ func TestTopologyRedlockDelayedRestart(t *testing.T) {
 	wantVerdicts(t, res, na, holds, breaks, holds)
 }
 
-// everyMaster is a broken lock over several masters: it needs every one
-// of them, so a single master down makes it unusable.
-type everyMaster struct{ pools []strategy.Pool }
-
-type everyLock struct {
-	s   everyMaster
-	key string
+// countingLock is a lock over several masters that holds K when at least
+// need of them took its SET NX PX; a failed attempt deletes what it set.
+// need = every master is unusable with one down; need below a majority
+// lets two clients each hold the lock.
+type countingLock struct {
+	pools []strategy.Pool
+	need  int
 }
 
-func (s everyMaster) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+type countedLock struct {
+	s   countingLock
+	key string
+	tok string
+}
+
+func (s countingLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
 	if ttl <= 0 {
 		return nil, strategy.ErrInvalidTTL
 	}
-	for i, p := range s.pools {
-		c, err := p.GetContext(ctx)
-		if err != nil {
-			everyLock{s, key}.Release(ctx)
-			return nil, err
-		}
-		_, err = redis.String(redis.DoContext(c, ctx, "SET", key, "1", "NX", "PX", ttl.Milliseconds()))
-		c.Close()
-		if err != nil {
-			if i > 0 || !errors.Is(err, redis.ErrNil) {
-				everyLock{s, key}.Release(ctx)
-			}
-			if errors.Is(err, redis.ErrNil) {
-				return nil, strategy.ErrNotAcquired
-			}
-			return nil, err
+	l := countedLock{s, key, xid.New().String()}
+	took, errs := 0, []error{}
+	for _, p := range s.pools {
+		reply, err := redis.String(do(ctx, p, "SET", key, l.tok, "NX", "PX", ttl.Milliseconds()))
+		switch {
+		case err == nil && reply == "OK":
+			took++
+		case err != nil && !errors.Is(err, redis.ErrNil):
+			errs = append(errs, err)
 		}
 	}
-	return everyLock{s, key}, nil
+	if took >= s.need {
+		return l, nil
+	}
+	l.Release(ctx)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return nil, strategy.ErrNotAcquired
 }
 
-func (l everyLock) Key() string { return l.key }
+func (l countedLock) Key() string { return l.key }
 
-func (l everyLock) Release(ctx context.Context) error {
-	var errs []error
+// Release deletes K where it still holds the lock's token: GET, then DEL,
+// which the topology scenarios never split.
+func (l countedLock) Release(ctx context.Context) error {
 	for _, p := range l.s.pools {
-		c, err := p.GetContext(ctx)
-		if err == nil {
-			_, err = redis.DoContext(c, ctx, "DEL", l.key)
-			c.Close()
+		if v, err := redis.String(do(ctx, p, "GET", l.key)); err == nil && v == l.tok {
+			do(ctx, p, "DEL", l.key)
 		}
-		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
-// TestTopologyEveryMaster: a lock that needs every master breaks
-// minority-down: with two of five down, nobody can take it.
-func TestTopologyEveryMaster(t *testing.T) {
-	cfg := locktest.Config{Masters: 5, New: func(c locktest.Client) (strategy.Strategy, error) { return everyMaster{c.Pools}, nil },
-		Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
-	res := locktest.Check(context.Background(), cfg, locktest.MinorityDown)
-	if res.Err != nil || res.Verdict != locktest.Breaks {
-		t.Fatalf("minority-down: %s (%s, %v); want breaks", res.Verdict, res.Reason, res.Err)
+// do sends one command on a connection of p.
+func do(ctx context.Context, p strategy.Pool, cmd string, args ...any) (any, error) {
+	c, err := p.GetContext(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if !strings.Contains(res.Reason, "A could not acquire the free lock with a majority of the masters up") {
-		t.Errorf("reason: %s", res.Reason)
-	}
-	t.Log(res.Reason)
+	defer c.Close()
+	return redis.DoContext(c, ctx, cmd, args...)
 }
 
-// TestTopologyConfig: a Masters or RestartDelay out of range is a clear
-// error, before any server starts.
-func TestTopologyConfig(t *testing.T) {
-	f := func(c locktest.Client) (strategy.Strategy, error) { return setnxpx.New(c.Pool) }
+func counting(need func(masters int) int) locktest.Factory {
+	return func(c locktest.Client) (strategy.Strategy, error) {
+		return countingLock{c.Pools, need(len(c.Pools))}, nil
+	}
+}
+
+// TestTopologyCountingLock: the counting lock at a majority holds
+// minority-down, as Redlock does; needing every master breaks it (nobody
+// can lock with two of five down); needing less than a majority breaks it
+// too (a client reaching two masters is granted the lock).
+func TestTopologyCountingLock(t *testing.T) {
 	for _, tc := range []struct {
-		cfg  locktest.Config
-		want string
+		name   string
+		need   func(int) int
+		want   locktest.Verdict
+		reason string
 	}{
-		{locktest.Config{Masters: -1}, "Masters = -1: want 0 to 9"},
-		{locktest.Config{Masters: 10}, "Masters = 10: want 0 to 9"},
-		{locktest.Config{RestartDelay: -time.Second}, "RestartDelay = -1s: want 0 or more"},
+		{"majority", func(n int) int { return n/2 + 1 }, holds, "C, reaching a minority of the masters, was refused"},
+		{"every", func(n int) int { return n }, breaks, "A could not acquire the free lock with a majority of the masters up"},
+		{"minority", func(n int) int { return n / 2 }, breaks, "C acquired K reaching only 2 of 5 masters"},
 	} {
-		tc.cfg.New, tc.cfg.Addr, tc.cfg.Key = f, "127.0.0.1:1", "k"
-		res := locktest.Check(context.Background(), tc.cfg, locktest.RestartAmnesia)
-		if res.Err == nil || !strings.Contains(res.Err.Error(), tc.want) {
-			t.Errorf("%+v: %v; want an error saying %q", tc.cfg, res.Err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := locktest.Config{Masters: 5, New: counting(tc.need), Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
+			res := locktest.Check(context.Background(), cfg, locktest.MinorityDown)
+			if res.Err != nil || res.Verdict != tc.want || !strings.Contains(res.Reason, tc.reason) {
+				t.Fatalf("minority-down: %s (%s, %v); want %s, saying %q\n%s", res.Verdict, res.Reason, res.Err, tc.want, tc.reason, locktest.FormatTimeline(res.Timeline))
+			}
+		})
 	}
 }
 
@@ -166,12 +177,51 @@ func TestTopologyConfig(t *testing.T) {
 // minority of the masters out of reach leaves restart-amnesia and
 // node-clock-jump nothing to play: n/a, with minority-down named.
 func TestTopologyEveryMasterNotApplicable(t *testing.T) {
-	cfg := locktest.Config{Masters: 5, New: func(c locktest.Client) (strategy.Strategy, error) { return everyMaster{c.Pools}, nil },
+	cfg := locktest.Config{Masters: 5, New: func(c locktest.Client) (strategy.Strategy, error) { return countingLock{c.Pools, len(c.Pools)}, nil },
 		Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
 	for _, p := range []locktest.Property{locktest.RestartAmnesia, locktest.NodeClockJump} {
 		res := locktest.Check(context.Background(), cfg, p)
 		if res.Err != nil || res.Verdict != locktest.NotApplicable || !strings.Contains(res.Reason, "see minority-down") {
 			t.Errorf("%s: %s (%s, %v); want n/a pointing to minority-down", p, res.Verdict, res.Reason, res.Err)
 		}
+	}
+}
+
+// waitLock is a correct, unusual lock for a primary with a replica: it
+// holds K only once a replica has acknowledged its SET (WAIT 1), and
+// otherwise takes its SET back.
+type waitLock struct{ p strategy.Pool }
+
+func (s waitLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	if ttl <= 0 {
+		return nil, strategy.ErrInvalidTTL
+	}
+	l := countedLock{countingLock{[]strategy.Pool{s.p}, 1}, key, xid.New().String()}
+	if _, err := redis.String(do(ctx, s.p, "SET", key, l.tok, "NX", "PX", ttl.Milliseconds())); err != nil {
+		if errors.Is(err, redis.ErrNil) {
+			return nil, strategy.ErrNotAcquired
+		}
+		return nil, err
+	}
+	n, err := redis.Int(do(ctx, s.p, "WAIT", 1, 100))
+	if err == nil && n < 1 {
+		err = errors.New("waitlock: no replica acknowledged the lock")
+	}
+	if err != nil {
+		l.Release(ctx)
+		return nil, err
+	}
+	return l, nil
+}
+
+// TestTopologyWaitLock: a lock that waits for its replica grants nothing
+// a failover can lose: failover holds, where SET NX PX alone breaks it
+// (TestTopologySingleRedis).
+func TestTopologyWaitLock(t *testing.T) {
+	cfg := locktest.Config{New: func(c locktest.Client) (strategy.Strategy, error) { return waitLock{c.Pool}, nil },
+		Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
+	res := locktest.Check(context.Background(), cfg, locktest.Failover)
+	if res.Err != nil || res.Verdict != holds || !strings.Contains(res.Reason, "grants nothing a failover can lose") {
+		t.Fatalf("failover: %s (%s, %v); want holds\n%s", res.Verdict, res.Reason, res.Err, locktest.FormatTimeline(res.Timeline))
 	}
 }

@@ -101,6 +101,22 @@ func Client(t *testing.T) (*redis.Client, *Recorder) {
 	return rdb, rec
 }
 
+// twoLocks builds a strategy with newLocks for each of two clients of
+// their own, A's and B's, and returns the clients and the strategies.
+func twoLocks(t *testing.T, newLocks func(rdb redis.UniversalClient) (strategy.Strategy, error)) (rdbA, rdbB *redis.Client, a, b strategy.Strategy) {
+	t.Helper()
+	rdbA, _ = Client(t)
+	rdbB, _ = Client(t)
+	var err error
+	if a, err = newLocks(rdbA); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = newLocks(rdbB); err != nil {
+		t.Fatal(err)
+	}
+	return rdbA, rdbB, a, b
+}
+
 // Basics checks what every adapter must do, on a real Redis, with two
 // strategies built by newLocks on clients of their own: acquire a free
 // key, be refused a taken one without disturbing it, release, be told on
@@ -109,16 +125,7 @@ func Client(t *testing.T) (*redis.Client, *Recorder) {
 func Basics(t *testing.T, newLocks func(rdb redis.UniversalClient) (strategy.Strategy, error)) {
 	t.Helper()
 	ctx := context.Background()
-	rdbA, _ := Client(t)
-	rdbB, _ := Client(t)
-	a, err := newLocks(rdbA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := newLocks(rdbB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rdbA, rdbB, a, b := twoLocks(t, newLocks)
 	key := redistest.Key(t)
 	ttl := 2 * time.Second
 
@@ -188,16 +195,7 @@ func Basics(t *testing.T, newLocks func(rdb redis.UniversalClient) (strategy.Str
 func Refresh(t *testing.T, newLocks func(rdb redis.UniversalClient) (strategy.Strategy, error)) {
 	t.Helper()
 	ctx := context.Background()
-	rdbA, _ := Client(t)
-	rdbB, _ := Client(t)
-	a, err := newLocks(rdbA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := newLocks(rdbB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rdbA, rdbB, a, b := twoLocks(t, newLocks)
 	key := redistest.Key(t)
 	la, err := a.TryAcquire(ctx, key, time.Second)
 	if err != nil {

@@ -3,7 +3,6 @@ package locktest
 import (
 	"fmt"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -146,15 +145,7 @@ func whoFreed(r *run, held bool, release string) string {
 // keyExists says whether the run's key exists, read on the suite's own
 // connection; a lock may keep its state elsewhere, so only a key that
 // existed and then vanished says something.
-func (r *run) keyExists() bool {
-	var n int
-	r.redis(func(c redis.Conn) error {
-		var err error
-		n, err = redis.Int(c.Do("EXISTS", r.key))
-		return err
-	})
-	return n == 1
-}
+func (r *run) keyExists() bool { return r.exists(r.key) }
 
 func plural(n int) string {
 	if n == 1 {

@@ -47,10 +47,19 @@ func exclusion(newRun func(string) *run) Result {
 	// the TTL: a slow machine slows the turns down, and a client that
 	// waits long while the others take turn after turn is not starved by
 	// the lock. Half the TTL, so that a lock whose release frees nothing
-	// is never handed on by its expiry in the meantime.
+	// is never handed on by its expiry in the meantime. The time counts
+	// from the last acquire or the return of the last release, and not
+	// while a release is under way: a holder whose release a loaded
+	// machine holds up for seconds is slow, not a lock that frees nothing.
+	// While K is free, the waiters are slow, not the lock: they get the
+	// whole TTL.
 	var progress atomic.Int64
+	var releasing atomic.Int32
 	progress.Store(time.Now().UnixNano())
-	stalled := func() bool { return time.Since(time.Unix(0, progress.Load())) > r.tm.Long/2 }
+	stalled := func() bool {
+		since := time.Since(time.Unix(0, progress.Load()))
+		return releasing.Load() == 0 && since > r.tm.Long/2 && (since > r.tm.Long || r.keyExists())
+	}
 	for _, c := range clients {
 		wg.Add(1)
 		go func() {
@@ -72,7 +81,10 @@ func exclusion(newRun func(string) *run) Result {
 				r.det.enter(c.name)
 				time.Sleep(200 * time.Microsecond)
 				r.det.leave(c.name)
+				releasing.Add(1)
 				c.release(l)
+				progress.Store(time.Now().UnixNano())
+				releasing.Add(-1)
 			}
 		}()
 	}

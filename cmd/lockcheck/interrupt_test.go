@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,18 +118,30 @@ func TestInterruptOwnServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			env := []string{redistest.EnvMode + "=" + redistest.KindProcess}
-			args := []string{"-strategy", "setnxdel", "-property", "crash-recovery,holder-overrun"}
+			// setnxdel's crash-recovery holds its key for the whole wait
+			// past the TTL: the signal goes once that key exists, so that
+			// it lands inside the check, not between the two.
+			args := []string{"-strategy", "setnxdel", "-property", "release-frees,crash-recovery"}
 			var addr string
 			res := runSignalled(t, bin, args, env, tt.group, func(line string) bool {
 				if m := regexp.MustCompile(`^lockcheck: redis \S+ \(process\) at (\S+)$`).FindStringSubmatch(line); m != nil {
 					addr = m[1]
 				}
-				return progressLine.MatchString(line)
+				if !progressLine.MatchString(line) {
+					return false
+				}
+				c, err := redis.Dial("tcp", addr)
+				require.NoError(t, err)
+				defer c.Close()
+				waitFor(t, "a key of crash-recovery", func() bool {
+					return slices.ContainsFunc(lockcheckKeys(t, c), func(k string) bool { return strings.Contains(k, ":crash-recovery") })
+				})
+				return true
 			}, tt.sig)
 			t.Logf("lockcheck %s: %v\nstderr:\n%s", strings.Join(args, " "), tt.sig, res.stderr)
 			require.NotEmpty(t, addr, "the banner names the server")
 			assert.Equal(t, 128+int(tt.sig), res.code, "exit status")
-			assert.Contains(t, res.stderr, "lockcheck: interrupted by "+signalName(tt.sig)+": 1 of 2 checks done; setnxdel holder-overrun was under way and has no verdict")
+			assert.Contains(t, res.stderr, "lockcheck: interrupted by "+signalName(tt.sig)+": 1 of 2 checks done; setnxdel crash-recovery was under way and has no verdict")
 			assert.NotContains(t, res.stderr, "watchdog")
 			checkProgress(t, res.stderr)
 			if !tt.group {

@@ -2,6 +2,7 @@ package locktest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -28,6 +29,18 @@ type Config struct {
 	// Dial, when set, opens the connections to Redis, the suite's own and
 	// those of the clients' proxies, in place of a TCP dial of Addr.
 	Dial func(ctx context.Context) (net.Conn, error)
+	// TLS, when set, makes every connection to Redis a TLS one with this
+	// configuration (its ServerName defaults to Addr's host). The clients
+	// still speak plain RESP to their proxies, which speak TLS to Redis.
+	TLS *tls.Config
+	// Username, Password and DB log every connection to Redis in (AUTH,
+	// with Username for an ACL user) and select its database, before the
+	// first command of the suite or of a client crosses it. They never
+	// reach the lock under test: a client logs in to its own proxy with a
+	// secret of the run's (Client.Password).
+	Username string
+	Password string
+	DB       int
 	// New builds the strategy under test.
 	New Factory
 	// Key is the lock key; the suite derives one key per scenario from it
@@ -133,6 +146,10 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		return Result{Err: errors.New("empty Key")}
 	case cfg.Masters < 0 || cfg.Masters > maxMasters:
 		return Result{Err: fmt.Errorf("config: Masters = %d: want 0 to %d", cfg.Masters, maxMasters)}
+	case cfg.DB < 0:
+		return Result{Err: fmt.Errorf("config: DB = %d: want 0 or more", cfg.DB)}
+	case cfg.Username != "" && cfg.Password == "":
+		return Result{Err: fmt.Errorf("config: Username %q without a Password", cfg.Username)}
 	case cfg.RestartDelay < 0:
 		return Result{Err: fmt.Errorf("config: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
 	}
@@ -245,12 +262,70 @@ func (cfg Config) newRun(ctx context.Context, pool *redis.Pool, key string) *run
 	return r
 }
 
-// dialer returns how to open a connection to Redis.
+// dialer returns how to open a connection to Redis: Dial or a TCP dial
+// of Addr, then TLS and the login when the configuration asks for them.
 func (cfg Config) dialer() func(ctx context.Context) (net.Conn, error) {
-	if cfg.Dial != nil {
-		return cfg.Dial
+	dial := cfg.Dial
+	if dial == nil {
+		dial = dialTCP(cfg.Addr)
 	}
-	return dialTCP(cfg.Addr)
+	if cfg.TLS == nil && cfg.Password == "" && cfg.DB == 0 {
+		return dial
+	}
+	tlsConf := cfg.TLS
+	if tlsConf != nil && tlsConf.ServerName == "" && !tlsConf.InsecureSkipVerify {
+		tlsConf = tlsConf.Clone()
+		tlsConf.ServerName, _, _ = net.SplitHostPort(cfg.Addr)
+	}
+	return func(ctx context.Context) (net.Conn, error) {
+		nc, err := dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if tlsConf != nil {
+			tc := tls.Client(nc, tlsConf)
+			if err := tc.HandshakeContext(ctx); err != nil {
+				nc.Close()
+				return nil, fmt.Errorf("TLS with %s: %w", cfg.Addr, err)
+			}
+			nc = tc
+		}
+		if err := cfg.login(ctx, nc); err != nil {
+			nc.Close()
+			return nil, err
+		}
+		return nc, nil
+	}
+}
+
+// login logs a fresh connection in and selects the database, in RESP2, so
+// that whatever crosses it next finds it as a new connection to a server
+// without a password would be.
+func (cfg Config) login(ctx context.Context, nc net.Conn) error {
+	rc := redis.NewConn(nc, 10*time.Second, 10*time.Second)
+	if cfg.Password != "" {
+		args := []any{cfg.Password}
+		if cfg.Username != "" {
+			args = []any{cfg.Username, cfg.Password}
+		}
+		if _, err := redis.DoContext(rc, ctx, "AUTH", args...); err != nil {
+			return fmt.Errorf("AUTH as %s: %w", userName(cfg.Username), err)
+		}
+	}
+	if cfg.DB != 0 {
+		if _, err := redis.DoContext(rc, ctx, "SELECT", cfg.DB); err != nil {
+			return fmt.Errorf("SELECT %d: %w", cfg.DB, err)
+		}
+	}
+	return nc.SetDeadline(time.Time{}) // the ones redigo set for the login
+}
+
+// userName names a Redis user for a message.
+func userName(u string) string {
+	if u == "" {
+		return "the default user"
+	}
+	return "user " + u
 }
 
 // dialTCP returns a dial of addr over TCP.

@@ -69,7 +69,15 @@ type Client struct {
 	// Addr is the host:port to dial: a loopback proxy to the real Redis,
 	// speaking RESP2 and RESP3 for any client library.
 	Addr string
-	// Pool is a redigo pool on Addr.
+	// Password is what every connection to Addr must log in with (AUTH
+	// Password, or HELLO 3 AUTH default Password), before anything else:
+	// a secret of this client's own, not the server's password, so that
+	// no other process on the machine reaches Redis through the proxy.
+	// The proxy logs in to Redis itself.
+	Password string
+	// Pool is a redigo pool on Addr, logged in. It is a strategy.Pool, the
+	// interface a *redis.Pool implements, not a *redis.Pool: a factory
+	// hands it to a strategy's New.
 	Pool strategy.Pool
 	// Clock is the client's clock; it runs Skew ahead of the real time. A
 	// strategy that reads the time must read it here (or, in another

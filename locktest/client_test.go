@@ -37,7 +37,7 @@ func TestClientCleanupAndOnCrash(t *testing.T) {
 		})
 		c.OnCrash(func() {
 			// By now the client's proxy refuses it: a command fails.
-			conn, err := redis.Dial("tcp", c.Addr)
+			conn, err := redis.Dial("tcp", c.Addr, redis.DialPassword(c.Password))
 			if err == nil {
 				_, err = conn.Do("PING")
 				conn.Close()

@@ -67,7 +67,7 @@ func ExampleClient() {
 	defer srv.Close()
 
 	newLock := func(c locktest.Client) (strategy.Strategy, error) {
-		conn, err := redis.DialContext(ctx, "tcp", c.Addr)
+		conn, err := redis.DialContext(ctx, "tcp", c.Addr, redis.DialPassword(c.Password))
 		if err != nil {
 			return nil, err
 		}

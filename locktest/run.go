@@ -2,6 +2,8 @@ package locktest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -256,13 +258,14 @@ func (r *run) newClient(name string, skew time.Duration) *client {
 	if len(nodes) == 0 {
 		nodes = []nodeDial{{dial: r.dial}}
 	}
-	cl := Client{Name: name, Clock: clientClock{c}, Skew: skew, c: c}
+	secret := newSecret()
+	cl := Client{Name: name, Password: secret, Clock: clientClock{c}, Skew: skew, c: c}
 	for i, n := range nodes {
 		var crashed func()
 		if i == 0 {
 			crashed = c.crashDone // once, not once per master
 		}
-		proxy, err := wire.Listen(wire.Config{Dial: n.dial, Hooks: c.hooks(i), Crashed: crashed, Lost: r.lost})
+		proxy, err := wire.Listen(wire.Config{Dial: n.dial, Hooks: c.hooks(i), Crashed: crashed, Lost: r.lost, Secret: secret})
 		if err != nil {
 			c.close()
 			r.fail("%s: the suite's proxy: %v", name, err)
@@ -271,7 +274,7 @@ func (r *run) newClient(name string, skew time.Duration) *client {
 		pool := &redis.Pool{
 			MaxIdle: 4,
 			DialContext: func(ctx context.Context) (redis.Conn, error) {
-				return redis.DialContext(ctx, "tcp", addr)
+				return redis.DialContext(ctx, "tcp", addr, redis.DialPassword(secret))
 			},
 		}
 		c.proxies, c.pools = append(c.proxies, proxy), append(c.pools, pool)
@@ -424,4 +427,13 @@ func (u until) Delay(int) (time.Duration, bool) {
 		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvAcquired, Reply: "not acquired"})
 	}
 	return u.poll, again
+}
+
+// newSecret returns a fresh password for a client's proxies.
+func newSecret() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on the systems Go supports
+	}
+	return hex.EncodeToString(b)
 }

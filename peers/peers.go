@@ -154,6 +154,7 @@ func Lookup(name string) (catalog.Entry, bool) {
 func newClient(c locktest.Client) (*redis.Client, error) {
 	rdb := redis.NewClient(&redis.Options{
 		Addr:                     c.Addr,
+		Password:                 c.Password,
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 	})

@@ -101,7 +101,8 @@ func TestClusterConformance(t *testing.T) {
 				Key:  key,
 				New: func(lc locktest.Client) (strategy.Strategy, error) {
 					rdb := redis.NewClusterClient(&redis.ClusterOptions{
-						Addrs: []string{owner.Addr},
+						Addrs:    []string{owner.Addr},
+						Password: lc.Password,
 						Dialer: func(ctx context.Context, network, _ string) (net.Conn, error) {
 							var d net.Dialer
 							return d.DialContext(ctx, network, lc.Addr)

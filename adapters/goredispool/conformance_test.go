@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
-				rdb := redis.NewClient(&redis.Options{Addr: c.Addr, ContextTimeoutEnabled: true})
+				rdb := redis.NewClient(&redis.Options{Addr: c.Addr, Password: c.Password, ContextTimeoutEnabled: true})
 				c.Cleanup(func() { rdb.Close() })
 				c.Pool = goredispool.New(rdb)
 				return e.New(c)

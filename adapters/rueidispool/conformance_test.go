@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
-				client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{c.Addr}})
+				client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{c.Addr}, Password: c.Password})
 				if err != nil {
 					return nil, err
 				}

@@ -11,7 +11,8 @@ import (
 // Factory returns a locktest.Factory that runs argv once per simulated
 // client and drives it over the line protocol (see the package
 // documentation). The program gets LOCKLAB_REDIS_ADDR, the client's own
-// proxy to Redis, and LOCKLAB_CLIENT, the client's name; a client whose
+// proxy to Redis, LOCKLAB_REDIS_PASSWORD, what it must log in to the proxy
+// with, and LOCKLAB_CLIENT, the client's name; a client whose
 // clock is skewed runs it under libfaketime. A crash of the client kills
 // the program (SIGKILL, with everything it started); the end of the run
 // closes its standard input and kills it if it has not exited within the
@@ -22,6 +23,7 @@ func Factory(argv []string, opts ...Option) locktest.Factory {
 		s, p, err := newStrategy(cfg, spec{
 			client: c.Name,
 			addr:   c.Addr,
+			secret: c.Password,
 			skew:   c.Skew,
 			clock:  clockNotice(c.Clock, c.Skew),
 		})

@@ -72,6 +72,7 @@ const stderrTail = 2 << 10
 type spec struct {
 	client string        // LOCKLAB_CLIENT
 	addr   string        // LOCKLAB_REDIS_ADDR
+	secret string        // LOCKLAB_REDIS_PASSWORD
 	skew   time.Duration // the client's clock skew: run under libfaketime when not 0
 	// clock is called for every clock notice with the time the program
 	// read; an error fails the request under way.

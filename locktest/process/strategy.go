@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,9 @@ func WithName(name string) Option {
 func WithDir(dir string) Option { return func(c *config) { c.dir = dir } }
 
 // WithEnv adds variables, "KEY=value", to the program's environment, which
-// is otherwise the caller's with LOCKLAB_REDIS_ADDR and LOCKLAB_CLIENT.
+// is otherwise the caller's, with LOCKLAB_REDIS_ADDR, LOCKLAB_REDIS_PASSWORD
+// and LOCKLAB_CLIENT, and without what could log in to the user's server
+// (REDIS_URL, REDISCLI_AUTH, the TLS files' variables).
 func WithEnv(kv ...string) Option { return func(c *config) { c.env = append(c.env, kv...) } }
 
 // WithTimeout sets the most the program may take to write its ready line
@@ -80,8 +83,8 @@ func newConfig(argv []string, opts []Option) *config {
 
 // environ is the program's environment for client s.
 func (c *config) environ(s spec) ([]string, error) {
-	env := append(os.Environ(), c.env...)
-	env = append(env, "LOCKLAB_REDIS_ADDR="+s.addr, "LOCKLAB_CLIENT="+s.client)
+	env := append(withoutCredentials(os.Environ()), c.env...)
+	env = append(env, "LOCKLAB_REDIS_ADDR="+s.addr, "LOCKLAB_REDIS_PASSWORD="+s.secret, "LOCKLAB_CLIENT="+s.client)
 	if s.skew != 0 {
 		lib, err := FindFaketime()
 		if err != nil {
@@ -227,4 +230,18 @@ func newStrategy(cfg *config, s spec) (*Strategy, *proc, error) {
 		return nil, nil, err
 	}
 	return &Strategy{p: p}, p, nil
+}
+
+// credentialVars are the variables that may name the user's server with
+// its password or certificates: a program under test talks only to its
+// proxy, and gets none of them.
+var credentialVars = []string{"REDIS_URL", "REDISCLI_AUTH",
+	"LOCKLAB_REDIS_CA", "LOCKLAB_REDIS_CERT", "LOCKLAB_REDIS_KEY", "LOCKLAB_REDIS_SERVER_NAME"}
+
+// withoutCredentials returns env without the credentialVars.
+func withoutCredentials(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(credentialVars, name)
+	})
 }

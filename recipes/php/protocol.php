@@ -66,8 +66,9 @@ class StrictRedis extends Redis
 
 /**
  * The connection, made on first use to the address the suite gives in
- * LOCKLAB_REDIS_ADDR: the client's own proxy to Redis. With $connect false,
- * null until then.
+ * LOCKLAB_REDIS_ADDR: the client's own proxy to Redis, logged in with the
+ * client's own secret, LOCKLAB_REDIS_PASSWORD. With $connect false, null
+ * until then.
  */
 function getRedis(bool $connect = true): ?StrictRedis
 {
@@ -81,6 +82,10 @@ function getRedis(bool $connect = true): ?StrictRedis
         $r = new StrictRedis();
         if (!$r->connect(trim(substr($addr, 0, $colon), '[]'), (int) substr($addr, $colon + 1), 5.0)) {
             throw new RuntimeException("cannot connect to Redis at $addr");
+        }
+        $password = getenv('LOCKLAB_REDIS_PASSWORD');
+        if ($password !== false && $password !== '' && !$r->auth($password)) {
+            throw new RuntimeException("the proxy at $addr refused LOCKLAB_REDIS_PASSWORD");
         }
         $redis = $r;
     }

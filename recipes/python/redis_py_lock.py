@@ -22,7 +22,8 @@ from redis.exceptions import LockError
 
 def connect():
     host, _, port = os.environ["LOCKLAB_REDIS_ADDR"].rpartition(":")
-    return redis.Redis(host=host.strip("[]"), port=int(port))
+    return redis.Redis(host=host.strip("[]"), port=int(port),
+                       password=os.environ.get("LOCKLAB_REDIS_PASSWORD") or None)
 
 
 def acquire(r, key, ttl_ms):

@@ -13,7 +13,8 @@ import uuid
 import redis
 
 host, _, port = os.environ["LOCKLAB_REDIS_ADDR"].rpartition(":")
-r = redis.Redis(host=host, port=int(port))
+r = redis.Redis(host=host, port=int(port),
+                password=os.environ.get("LOCKLAB_REDIS_PASSWORD") or None)
 
 release_script = r.register_script("""
 if redis.call("GET", KEYS[1]) == ARGV[1] then

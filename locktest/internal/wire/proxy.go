@@ -78,6 +78,13 @@ type Config struct {
 	// the one whose reply After was handing over included (after that
 	// reply was written). It may be called from a hook's goroutine.
 	Crashed func()
+	// Secret, when set, is the password a connection must give the proxy
+	// (AUTH, or HELLO's AUTH) before anything it sends is relayed: the
+	// proxy answers NOAUTH to anyone else, as Redis does, so that a local
+	// process that finds the port does not reach a server the proxy has
+	// logged in to. The proxy answers the AUTH itself; Redis never sees it
+	// and the hooks are not called for it.
+	Secret string
 }
 
 // Proxy listens on a loopback port and relays each connection it accepts
@@ -263,6 +270,7 @@ type Conn struct {
 	// The processor's own state.
 	seq     int
 	inMulti bool
+	authed  bool // the client gave the proxy's Secret (or there is none)
 
 	// The relay's own state: the subscriptions, to count the replies of an
 	// UNSUBSCRIBE without arguments and to tell messages from replies.
@@ -271,7 +279,7 @@ type Conn struct {
 
 // entry is a command waiting for its reply.
 type entry struct {
-	cmd    *Command
+	cmd    *Command // nil for an answer of the proxy's own, which no hook sees
 	local  *Value  // the reply the proxy makes itself (a failed command)
 	need   int     // how many replies Redis sends for it; -1 until known
 	frames []Value // those received so far
@@ -279,7 +287,8 @@ type entry struct {
 
 func newConn(p *Proxy, id int, nc net.Conn) *Conn {
 	ctx, cancel := context.WithCancel(p.ctx)
-	c := &Conn{ID: id, p: p, client: nc, ctx: ctx, cancel: cancel, subs: map[string]map[string]bool{}}
+	c := &Conn{ID: id, p: p, client: nc, ctx: ctx, cancel: cancel, subs: map[string]map[string]bool{},
+		authed: p.cfg.Secret == ""}
 	c.inCond = sync.NewCond(&c.inMu)
 	return c
 }
@@ -388,8 +397,17 @@ func (c *Conn) process(srv net.Conn) {
 		//lint:ignore SA2001 an empty critical section: waiting for it is the point
 		c.out.Unlock()
 
+		args := rc.Args
+		if c.p.cfg.Secret != "" && (!c.authed || isAuth(args)) {
+			var answer []byte
+			if args, answer = c.login(args); answer != nil {
+				c.answer(answer)
+				continue
+			}
+		}
+
 		c.seq++
-		cmd := &Command{Conn: c, Seq: c.seq, Args: rc.Args}
+		cmd := &Command{Conn: c, Seq: c.seq, Args: args}
 		name := cmd.Name()
 		switch name {
 		case "MULTI", "EXEC", "DISCARD", "WATCH", "RESET", "QUIT":
@@ -432,11 +450,35 @@ func (c *Conn) process(srv net.Conn) {
 		cmd.Sent = true
 		c.queue = append(c.queue, &entry{cmd: cmd, need: -1})
 		c.mu.Unlock()
-		if _, err := srv.Write(rc.Raw); err != nil {
+		raw := rc.Raw
+		if len(args) != len(rc.Args) {
+			raw = encodeCommand(args) // HELLO without its AUTH
+		}
+		if _, err := srv.Write(raw); err != nil {
 			c.Close()
 			return
 		}
 	}
+}
+
+// answer writes a reply the proxy makes itself to a command it does not
+// relay (an AUTH to the proxy), in its turn among the replies of the
+// commands before it; no hook sees either.
+func (c *Conn) answer(raw []byte) {
+	c.out.Lock()
+	defer c.out.Unlock()
+	c.mu.Lock()
+	if c.closed || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	if len(c.queue) > 0 {
+		c.queue = append(c.queue, &entry{local: &Value{Raw: raw}})
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.write(raw, func() {})
 }
 
 // fail answers cmd with an error reply made from err, in its turn among
@@ -527,6 +569,9 @@ func (c *Conn) relay(srv net.Conn) {
 	c.queue = nil
 	c.mu.Unlock()
 	for _, e := range pending {
+		if e.cmd == nil {
+			continue // the proxy's own answer
+		}
 		reply := Value{}
 		if len(e.frames) > 0 {
 			reply = joinFrames(e.frames)
@@ -565,9 +610,14 @@ func (c *Conn) relayOne(v Value) bool {
 		})
 	}
 	for _, e := range locals {
-		if ok {
+		switch {
+		case e.cmd == nil: // the proxy's own answer: no hook
+			if ok {
+				ok = c.write(e.local.Raw, func() {})
+			}
+		case ok:
 			ok = c.deliver(e.cmd, *e.local)
-		} else {
+		default:
 			c.after(e.cmd, Value{}, ErrClosed)
 		}
 	}

@@ -1,0 +1,103 @@
+package wire
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"strconv"
+	"strings"
+)
+
+// The answers of the proxy's own login, worded as Redis's.
+var (
+	replyOK       = []byte("+OK\r\n")
+	replyNoAuth   = []byte("-NOAUTH Authentication required.\r\n")
+	replyWrongPw  = []byte("-WRONGPASS invalid username-password pair or user is disabled.\r\n")
+	replyAuthArgs = []byte("-ERR wrong number of arguments for 'auth' command\r\n")
+)
+
+// isAuth says whether a command logs in: AUTH, or HELLO with its AUTH
+// option.
+func isAuth(args [][]byte) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch strings.ToUpper(string(args[0])) {
+	case "AUTH":
+		return true
+	case "HELLO":
+		return helloAuth(args) > 0
+	}
+	return false
+}
+
+// helloAuth returns the place of HELLO's AUTH option among args, or -1.
+func helloAuth(args [][]byte) int {
+	for i := 2; i < len(args); i++ {
+		if strings.EqualFold(string(args[i]), "AUTH") {
+			return i
+		}
+	}
+	return -1
+}
+
+// login handles a command of a connection that must give the proxy's
+// Secret, or that gives it again. It returns the proxy's own answer, when
+// the command goes no further; otherwise the command to relay, which for
+// a HELLO that logged in is the HELLO without its AUTH option: the proxy's
+// connection to Redis is logged in already, as the suite's user.
+func (c *Conn) login(args [][]byte) (relay [][]byte, answer []byte) {
+	name := ""
+	if len(args) > 0 {
+		name = strings.ToUpper(string(args[0]))
+	}
+	switch name {
+	case "AUTH":
+		if len(args) != 2 && len(args) != 3 {
+			return nil, replyAuthArgs
+		}
+		if !c.secretIs(args[len(args)-1]) {
+			return nil, replyWrongPw
+		}
+		c.authed = true
+		return nil, replyOK
+	case "HELLO":
+		i := helloAuth(args)
+		if i < 0 {
+			break
+		}
+		if i+2 >= len(args) {
+			return nil, []byte("-ERR Syntax error in HELLO option 'auth'\r\n")
+		}
+		if !c.secretIs(args[i+2]) {
+			return nil, replyWrongPw
+		}
+		c.authed = true
+		rest := append(append([][]byte{}, args[:i]...), args[i+3:]...)
+		return rest, nil
+	}
+	if c.authed {
+		return args, nil
+	}
+	return nil, replyNoAuth
+}
+
+// secretIs compares a password with the proxy's Secret in constant time.
+func (c *Conn) secretIs(pw []byte) bool {
+	return subtle.ConstantTimeCompare(pw, []byte(c.p.cfg.Secret)) == 1
+}
+
+// encodeCommand writes a command as a RESP array of bulk strings.
+func encodeCommand(args [][]byte) []byte {
+	var b bytes.Buffer
+	b.WriteByte('*')
+	b.WriteString(strconv.Itoa(len(args)))
+	b.WriteString("\r\n")
+	for _, a := range args {
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(len(a)))
+		b.WriteString("\r\n")
+		b.Write(a)
+		b.WriteString("\r\n")
+	}
+	return b.Bytes()
+}

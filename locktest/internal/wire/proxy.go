@@ -280,9 +280,9 @@ type Conn struct {
 // entry is a command waiting for its reply.
 type entry struct {
 	cmd    *Command // nil for an answer of the proxy's own, which no hook sees
-	local  *Value  // the reply the proxy makes itself (a failed command)
-	need   int     // how many replies Redis sends for it; -1 until known
-	frames []Value // those received so far
+	local  *Value   // the reply the proxy makes itself (a failed command)
+	need   int      // how many replies Redis sends for it; -1 until known
+	frames []Value  // those received so far
 }
 
 func newConn(p *Proxy, id int, nc net.Conn) *Conn {

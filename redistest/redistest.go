@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -76,8 +75,10 @@ type Server struct {
 	Addr    string // host:port
 	Kind    string // "external", "docker" or "process"
 	Version string // redis_version from INFO server
+	// Login is how every connection to the server logs in: a server
+	// named by a URL may have a user, a password, a database and TLS.
+	Login Login
 
-	url        string // set for a server named by REDIS_URL: dial through it
 	passedOver []step // the ways Start tried before this one, and why they failed
 
 	closeOnce sync.Once
@@ -106,15 +107,7 @@ func (s *Server) Close() error {
 // Dial opens one connection to the server, with [ConnectTimeout],
 // [ReadTimeout] and [WriteTimeout]. The caller closes it.
 func (s *Server) Dial(ctx context.Context) (redis.Conn, error) {
-	opts := []redis.DialOption{
-		redis.DialConnectTimeout(ConnectTimeout),
-		redis.DialReadTimeout(ReadTimeout),
-		redis.DialWriteTimeout(WriteTimeout),
-	}
-	if s.url != "" {
-		return redis.DialURLContext(ctx, s.url, opts...)
-	}
-	return redis.DialContext(ctx, "tcp", s.Addr, opts...)
+	return redis.DialContext(ctx, "tcp", s.Addr, s.Login.dialOptions()...)
 }
 
 // NewPool returns a new connection pool to the server, whose connections
@@ -198,43 +191,36 @@ func startExternal(ctx context.Context) (*Server, error) {
 		}
 		s.Addr = addr
 	case rawURL != "":
-		u, err := url.Parse(rawURL)
-		if err != nil {
-			return nil, fmt.Errorf("%s is not a URL: %w", EnvURL, err)
+		if !strings.Contains(rawURL, "://") {
+			return nil, fmt.Errorf("%s is not a redis:// or rediss:// URL", EnvURL)
 		}
-		if u.Scheme != "redis" && u.Scheme != "rediss" {
-			return nil, fmt.Errorf("%s: scheme is %q, want redis or rediss", EnvURL, u.Scheme)
+		var err error
+		if s.Addr, s.Login, err = ParseTarget(rawURL, TLSFilesFromEnv()); err != nil {
+			return nil, fmt.Errorf("%s: %w", EnvURL, err)
 		}
-		host, port := u.Hostname(), u.Port()
-		if host == "" {
-			host = "localhost"
-		}
-		if port == "" {
-			port = "6379"
-		}
-		s.Addr = net.JoinHostPort(host, port)
-		s.url = rawURL
 	default:
 		return nil, nil
 	}
 	if err := s.check(ctx); err != nil {
 		return nil, fmt.Errorf("the server at %s (from %s) does not answer: %w",
-			s.Addr, externalSource(), err)
+			s.Addr, externalSource(), loginError(s.Addr, s.Login, err))
 	}
 	return s, nil
 }
 
-// Connect returns the running server at addr (host:port), as an external
-// server that Close leaves running, once it has answered INFO.
-func Connect(ctx context.Context, addr string) (*Server, error) {
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return nil, fmt.Errorf("redistest: %q is not host:port: %w", addr, err)
+// Connect returns the running server that target names, as an external
+// server that Close leaves running, once it has answered INFO. target is
+// host:port or a URL (see [ParseTarget]); a rediss:// one is checked as
+// files says (see [TLSFilesFromEnv]).
+func Connect(ctx context.Context, target string, files TLSFiles) (*Server, error) {
+	addr, login, err := ParseTarget(target, files)
+	if err != nil {
+		return nil, fmt.Errorf("redistest: %w", err)
 	}
-	s := &Server{Addr: addr, Kind: KindExternal}
+	s := &Server{Addr: addr, Kind: KindExternal, Login: login}
 	if err := s.check(ctx); err != nil {
-		var re redis.Error
-		if errors.As(err, &re) && (strings.HasPrefix(string(re), "NOAUTH") || strings.HasPrefix(string(re), "WRONGPASS")) {
-			return nil, fmt.Errorf("redistest: the server at %s answers but wants a password (%w): give it in %s=redis://[user:password@]%s[/db]", addr, err, EnvURL, addr)
+		if le := loginError(addr, login, err); le != err {
+			return nil, fmt.Errorf("redistest: %w", le)
 		}
 		return nil, fmt.Errorf("redistest: the server at %s does not answer: %w", addr, err)
 	}

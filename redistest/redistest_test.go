@@ -322,7 +322,7 @@ func TestShared(t *testing.T) {
 func TestConnect(t *testing.T) {
 	shared := redistest.Shared(t)
 	ctx := context.Background()
-	s, err := redistest.Connect(ctx, shared.Addr)
+	s, err := redistest.Connect(ctx, shared.Addr, redistest.TLSFiles{})
 	if err != nil {
 		t.Fatalf("Connect(%s) = %v", shared.Addr, err)
 	}
@@ -341,7 +341,7 @@ func TestConnect(t *testing.T) {
 		t.Errorf("PING after Close of a connected one: %v", err)
 	}
 	for _, addr := range []string{"no-port", closedAddr(t)} {
-		if _, err := redistest.Connect(ctx, addr); err == nil {
+		if _, err := redistest.Connect(ctx, addr, redistest.TLSFiles{}); err == nil {
 			t.Errorf("Connect(%q) = nil error, want one", addr)
 		}
 	}
@@ -373,8 +373,8 @@ func TestConnectPassword(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	_, err = redistest.Connect(context.Background(), addr)
-	if err == nil || !strings.Contains(err.Error(), "wants a password") || !strings.Contains(err.Error(), "REDIS_URL=redis://[user:password@]"+addr) {
+	_, err = redistest.Connect(context.Background(), addr, redistest.TLSFiles{})
+	if err == nil || !strings.Contains(err.Error(), "wants a password") || !strings.Contains(err.Error(), "redis://[user:password@]"+addr) || !errors.Is(err, redistest.ErrLogin) {
 		t.Errorf("Connect(%s) to a server with a password = %v, want it to say a password is needed and how to give it", addr, err)
 	}
 }

@@ -210,12 +210,12 @@ var errNoServerToClean = errors.New("-cleanup: no server named: give -redis host
 // cleanupCommand is lockcheck -cleanup: it removes every key under the
 // lockcheck prefixes from the server given by -redis, or named by the
 // environment, and says how many it removed.
-func cleanupCommand(ctx context.Context, addr string, e env) int {
+func cleanupCommand(ctx context.Context, addr string, files redistest.TLSFiles, e env) int {
 	if addr == "" && !externalNamed() {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", errNoServerToClean)
 		return exitUsage
 	}
-	srv, closeServer, err := connect(ctx, addr, e.start)
+	srv, closeServer, err := connect(ctx, addr, files, e.start)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stderr, "lockcheck: %s while connecting to Redis: nothing removed\n", interruptCause(ctx))

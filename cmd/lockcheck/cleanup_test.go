@@ -102,8 +102,8 @@ func TestCleanupUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"-cleanup"}, "-cleanup: no server named: give -redis host:port"},
-		{[]string{"-cleanup", "-redis", "127.0.0.1:1", "-runs", "2"}, "-cleanup takes no other flag than -redis, nor arguments (got -runs)"},
-		{[]string{"-cleanup", "-redis", "127.0.0.1:1", "README.md"}, "-cleanup takes no other flag than -redis, nor arguments (got README.md)"},
+		{[]string{"-cleanup", "-redis", "127.0.0.1:1", "-runs", "2"}, "-cleanup takes no other flag than -redis and -tls-*, nor arguments (got -runs)"},
+		{[]string{"-cleanup", "-redis", "127.0.0.1:1", "README.md"}, "-cleanup takes no other flag than -redis and -tls-*, nor arguments (got README.md)"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := lockcheck(context.Background(), tt.args, env{stdout: &stdout, stderr: &stderr, start: redistest.Start})

@@ -8,7 +8,7 @@
 //
 //	lockcheck [flags]
 //	lockcheck -docs [file or directory ...]
-//	lockcheck -cleanup [-redis ADDR]
+//	lockcheck -cleanup [-redis TARGET]
 //	lockcheck -exec COMMAND [-name NAME] [flags]
 //
 // The flags are:
@@ -27,8 +27,11 @@
 //	-runs N
 //		run the matrix N times and report every verdict that was not the
 //		same each time.
-//	-redis ADDR
-//		use the Redis at ADDR (host:port) instead of finding one.
+//	-redis TARGET
+//		use the Redis at TARGET instead of finding one: host:port, or a
+//		URL redis://[[user]:password@]host:port[/db], or rediss:// for
+//		TLS, which -tls-ca, -tls-cert, -tls-key and -tls-server-name
+//		(or LOCKLAB_REDIS_CA, _CERT, _KEY, _SERVER_NAME) configure.
 //	-timeout D
 //		the most one property may take (30s by default).
 //	-docs
@@ -175,7 +178,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -220,6 +223,7 @@ type options struct {
 	trace      bool
 	runs       int
 	redisAddr  string
+	tls        redistest.TLSFiles
 	timeout    time.Duration
 	docs       bool
 	paths      []string
@@ -247,9 +251,9 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	if opts.cleanup {
-		return cleanupCommand(ctx, opts.redisAddr, e)
+		return cleanupCommand(ctx, opts.redisAddr, opts.tls, e)
 	}
-	srv, closeServer, err := connect(ctx, opts.redisAddr, e.start)
+	srv, closeServer, err := connect(ctx, opts.redisAddr, opts.tls, e.start)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stderr, "lockcheck: %s while getting a Redis: no check ran\n", interruptCause(ctx))
@@ -313,7 +317,7 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage
 	}
-	m := matrix{addr: s.srv.Addr, dial: s.gate.dial, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check, undeclared: opts.undeclared}
+	m := matrix{addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check, undeclared: opts.undeclared}
 	rep, err := m.run(ctx, s.srv.Version, opts.strategies, opts.properties, opts.runs)
 	var lost *lostServer
 	if errors.As(err, &lost) {
@@ -359,7 +363,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	lang := fs.String("lang", "en", "the `language` of the output: en or zh")
 	runs := fs.Int("runs", 1, "run the matrix `N` times and report verdicts that changed")
-	addr := fs.String("redis", "", "use the Redis at `ADDR` (host:port) instead of finding one")
+	addr := fs.String("redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL with [user:password@] and /db) instead of finding one")
+	fromEnv := redistest.TLSFilesFromEnv()
+	var tlsFiles redistest.TLSFiles
+	fs.StringVar(&tlsFiles.CA, "tls-ca", fromEnv.CA, "for rediss://, the PEM `file` of the authorities to trust (the system's by default; "+redistest.EnvCA+")")
+	fs.StringVar(&tlsFiles.Cert, "tls-cert", fromEnv.Cert, "for rediss://, the PEM `file` of a client certificate ("+redistest.EnvCert+")")
+	fs.StringVar(&tlsFiles.Key, "tls-key", fromEnv.Key, "for rediss://, the PEM `file` of the client certificate's key ("+redistest.EnvKey+")")
+	fs.StringVar(&tlsFiles.ServerName, "tls-server-name", fromEnv.ServerName, "for rediss://, the `name` the server's certificate must carry (the URL's host by default; "+redistest.EnvServerName+")")
 	timeout := fs.Duration("timeout", 30*time.Second, "the most one property may take")
 	docs := fs.Bool("docs", false, "regenerate the lockcheck blocks of the Markdown files given (default README.md, docs and docs/zh)")
 	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
@@ -376,16 +386,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{format: *format, trace: *trace, runs: *runs, redisAddr: *addr, timeout: *timeout, docs: *docs, cleanup: *cleanup}
+	opts := options{format: *format, trace: *trace, runs: *runs, redisAddr: *addr, tls: tlsFiles, timeout: *timeout, docs: *docs, cleanup: *cleanup}
 	if opts.cleanup {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "cleanup" && f.Name != "redis" {
+			if f.Name != "cleanup" && f.Name != "redis" && !strings.HasPrefix(f.Name, "tls-") {
 				others = append(others, "-"+f.Name)
 			}
 		})
 		if len(others) > 0 || fs.NArg() > 0 {
-			return opts, usageError{fmt.Sprintf("-cleanup takes no other flag than -redis, nor arguments (got %s)", strings.Join(append(others, fs.Args()...), " "))}
+			return opts, usageError{fmt.Sprintf("-cleanup takes no other flag than -redis and -tls-*, nor arguments (got %s)", strings.Join(append(others, fs.Args()...), " "))}
 		}
 		return opts, nil
 	}
@@ -439,24 +449,37 @@ func langList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// connect returns the server to run on: the one at addr, or the one start
-// finds; and how to let it go.
-func connect(ctx context.Context, addr string, start func(context.Context) (*redistest.Server, error)) (*redistest.Server, func() error, error) {
-	if addr == "" {
+// connect returns the server to run on: the one target names (host:port
+// or a URL), or the one start finds; and how to let it go.
+func connect(ctx context.Context, target string, files redistest.TLSFiles, start func(context.Context) (*redistest.Server, error)) (*redistest.Server, func() error, error) {
+	if target == "" {
 		srv, err := start(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
 		return srv, srv.Close, nil
 	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return nil, nil, fmt.Errorf("-redis %q is not host:port (for a redis:// URL, set REDIS_URL and drop -redis): %w", addr, err)
+	shown := redactTarget(target)
+	if _, _, err := redistest.ParseTarget(target, files); err != nil {
+		return nil, nil, fmt.Errorf("-redis %s: %w", shown, err)
 	}
-	srv, err := redistest.Connect(ctx, addr)
+	srv, err := redistest.Connect(ctx, target, files)
 	if err != nil {
+		if errors.Is(err, redistest.ErrLogin) {
+			return nil, nil, fmt.Errorf("-redis %s: %w", shown, err)
+		}
 		return nil, nil, fmt.Errorf("-redis %s: no Redis answers there: %w\n"+
 			"Give the address of a running Redis, or drop -redis to let lockcheck find one\n"+
-			"(REDIS_ADDR, a Docker container, or a redis-server on PATH)", addr, err)
+			"(REDIS_ADDR, a Docker container, or a redis-server on PATH)", shown, err)
 	}
 	return srv, srv.Close, nil
+}
+
+// redactTarget hides the password of a URL, for messages.
+func redactTarget(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || u.User == nil || !strings.Contains(target, "://") {
+		return target
+	}
+	return u.Redacted()
 }

@@ -285,7 +285,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-lang", ""}, `-lang "": want en or zh`},
 		{[]string{"-docs", "-lang", "zh"}, "-docs writes each file in its own language"},
 		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag"},
-		{[]string{"-redis", "localhost"}, `-redis "localhost" is not host:port`},
+		{[]string{"-redis", "localhost"}, `-redis localhost: "localhost" is neither host:port nor a redis:// or rediss:// URL`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
 )
 
@@ -19,6 +20,8 @@ type matrix struct {
 	// addr is the server's; dial, when set, opens the connections to it.
 	addr string
 	dial func(context.Context) (net.Conn, error)
+	// login is how every connection logs in (user, password, database, TLS).
+	login redistest.Login
 	// prefix starts every key; each check adds its strategy's name (and
 	// run number) to it.
 	prefix  string
@@ -37,7 +40,8 @@ type matrix struct {
 
 // check runs property p on strategy e.
 func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
-	cfg := e.Config(locktest.Config{Addr: m.addr, Dial: m.dial, Key: key, Timeout: m.timeout})
+	cfg := e.Config(locktest.Config{Addr: m.addr, Dial: m.dial, Key: key, Timeout: m.timeout,
+		TLS: m.login.TLS, Username: m.login.Username, Password: m.login.Password, DB: m.login.DB})
 	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, cfg, p)}
 	if m.undeclared {
 		r.Expected = ""

@@ -191,7 +191,7 @@ func connect(ctx context.Context, addr string) (*redistest.Server, error) {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return nil, fmt.Errorf("-redis %q is not host:port: %w", addr, err)
 	}
-	return redistest.Connect(ctx, addr)
+	return redistest.Connect(ctx, addr, redistest.TLSFilesFromEnv())
 }
 
 // runner checks properties on columns, one at a time.

@@ -184,7 +184,6 @@ import (
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
-	"github.com/rs/xid"
 )
 
 // Exit statuses.
@@ -259,12 +258,20 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
+	// Every run's keys start with a prefix of its own, removed at the end;
+	// on a Cluster node, one whose slot the node serves.
+	prefix, note, err := preflight(ctx, srv)
+	if err != nil {
+		return refused(ctx, srv, err, closeServer, e.stderr)
+	}
+	if note != "" {
+		fmt.Fprintf(e.stderr, "lockcheck: %s\n", note)
+	}
 
-	// Every run's keys start with a prefix of its own, removed at the end.
 	// Each check dials its connections afresh, through the gate: a
 	// connection the server cut (CLIENT KILL, a proxy's timeout) never
 	// outlives the check that saw it cut.
-	r := &session{srv: srv, gate: newGate(srv.Addr), prefixes: []string{keyPrefix + xid.New().String()}}
+	r := &session{srv: srv, gate: newGate(srv.Addr), prefixes: []string{prefix}}
 	code := r.run(ctx, opts, e)
 
 	interrupted := ctx.Err() != nil

@@ -232,6 +232,9 @@ func cleanupCommand(ctx context.Context, addr string, e env) int {
 	}
 	defer closeServer()
 	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
+	if err := checkWritable(ctx, srv); err != nil {
+		return refused(ctx, srv, err, closeServer, e.stderr)
+	}
 	s := sweep(ctx, srv.Dial, allPatterns)
 	what := strings.Join(allPatterns, " and ")
 	if ctx.Err() != nil {

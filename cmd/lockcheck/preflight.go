@@ -46,11 +46,8 @@ func preflight(ctx context.Context, srv *redistest.Server) (prefix, note string,
 		return "", "", err
 	}
 	defer c.Close()
-	f, err := infoFields(ctx, c, "INFO")
+	f, err := writable(ctx, c, srv.Addr)
 	if err != nil {
-		return "", "", err
-	}
-	if err := refuse(srv.Addr, f); err != nil {
 		return "", "", err
 	}
 	if f["cluster_enabled"] != "1" {
@@ -59,20 +56,39 @@ func preflight(ctx context.Context, srv *redistest.Server) (prefix, note string,
 	return clusterPrefix(ctx, c, srv.Addr)
 }
 
-// refuse returns an unfit error for a server whose INFO fields f say it
-// takes no writes: a Sentinel, or a replica (the replica of a Cluster
-// primary too).
-func refuse(addr string, f map[string]string) error {
+// writable reads INFO on c and returns its fields, or an unfit error when
+// they say that the server at addr takes no writes: a Sentinel, or a
+// replica (the replica of a Cluster primary too).
+func writable(ctx context.Context, c redis.Conn, addr string) (map[string]string, error) {
+	f, err := infoFields(ctx, c, "INFO")
+	if err != nil {
+		return nil, err
+	}
 	if f["redis_mode"] == "sentinel" {
-		return unfit{fmt.Sprintf("the Redis at %s is a Sentinel, which holds no keys: "+
+		return nil, unfit{fmt.Sprintf("the Redis at %s is a Sentinel, which holds no keys: "+
 			"point -redis at the primary it watches (SENTINEL GET-MASTER-ADDR-BY-NAME <name> there names it)", addr)}
 	}
 	if f["role"] == "slave" {
 		primary := net.JoinHostPort(f["master_host"], f["master_port"])
-		return unfit{fmt.Sprintf("the Redis at %s is a read-only replica of %s: "+
+		return nil, unfit{fmt.Sprintf("the Redis at %s is a read-only replica of %s: "+
 			"point -redis at its primary (-redis %s)", addr, primary, primary)}
 	}
-	return nil
+	return f, nil
+}
+
+// checkWritable is writable on a connection of its own: -cleanup deletes
+// keys, and so needs a server that takes writes as much as a run does. On
+// a Cluster node it removes that node's keys, those of the runs made there.
+func checkWritable(ctx context.Context, srv *redistest.Server) error {
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	defer cancel()
+	c, err := srv.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = writable(ctx, c, srv.Addr)
+	return err
 }
 
 // clusterPrefix returns a run prefix for a Redis Cluster node: a hash tag,
@@ -190,17 +206,18 @@ func infoFields(ctx context.Context, c redis.Conn, cmd string, args ...any) (map
 	return f, nil
 }
 
-// refused reports a preflight that failed, before any key was written,
+// refused reports a look at the server that failed (preflight, or
+// checkWritable for -cleanup), before any key was written or removed,
 // lets the server go, and returns the exit status: exitUsage, as for any
 // server that cannot be had, or the signal's status when ctx ended.
 func refused(ctx context.Context, srv *redistest.Server, err error, closeServer func() error, stderr io.Writer) int {
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "lockcheck: %s while looking at the Redis: no check ran\n", interruptCause(ctx))
+		fmt.Fprintf(stderr, "lockcheck: %s while looking at the Redis: nothing was written\n", interruptCause(ctx))
 	case errors.As(err, new(unfit)):
 		fmt.Fprintf(stderr, "lockcheck: %v\n", err)
 	default:
-		fmt.Fprintf(stderr, "lockcheck: looking at the Redis at %s before the run: %v\n", srv.Addr, err)
+		fmt.Fprintf(stderr, "lockcheck: looking at the Redis at %s: %v\n", srv.Addr, err)
 	}
 	if cerr := closeServer(); cerr != nil {
 		fmt.Fprintf(stderr, "lockcheck: stopping Redis: %v\n", cerr)

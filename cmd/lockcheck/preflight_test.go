@@ -69,8 +69,9 @@ func startCluster(t *testing.T, masters int) *redistest.Cluster {
 	return c
 }
 
-// TestReplica: pointed at a replica, lockcheck says once that it is one,
-// names its primary, and exits 2 before any check.
+// TestReplica: pointed at a replica, lockcheck (and lockcheck -cleanup)
+// says once that it is one, names its primary, and exits 2 before any
+// check.
 func TestReplica(t *testing.T) {
 	primary, replica := startProcess(t), startProcess(t)
 	host, port, _ := strings.Cut(primary.Addr, ":")
@@ -81,6 +82,8 @@ func TestReplica(t *testing.T) {
 	assertRefused(t, code, stdout, stderr,
 		"lockcheck: the Redis at "+replica.Addr+" is a read-only replica of "+primary.Addr+": point -redis at its primary (-redis "+primary.Addr+")\n")
 	assert.NotContains(t, stderr, "READONLY")
+	code, stdout, stderr = onServer(t, replica.Addr, "-cleanup")
+	assertRefused(t, code, stdout, stderr, "is a read-only replica of "+primary.Addr)
 
 	code, _, stderr = onServer(t, primary.Addr, subset...)
 	assert.Equal(t, exitOK, code, "on the primary:\n%s", stderr)

@@ -65,8 +65,7 @@ func writable(ctx context.Context, c redis.Conn, addr string) (map[string]string
 		return nil, err
 	}
 	if f["redis_mode"] == "sentinel" {
-		return nil, unfit{fmt.Sprintf("the Redis at %s is a Sentinel, which holds no keys: "+
-			"point -redis at the primary it watches (SENTINEL GET-MASTER-ADDR-BY-NAME <name> there names it)", addr)}
+		return nil, unfit{fmt.Sprintf("the Redis at %s is a Sentinel, which holds no keys: point -redis at a primary it watches (%s)", addr, watched(f))}
 	}
 	if f["role"] == "slave" {
 		primary := net.JoinHostPort(f["master_host"], f["master_port"])
@@ -74,6 +73,34 @@ func writable(ctx context.Context, c redis.Conn, addr string) (map[string]string
 			"point -redis at its primary (-redis %s)", addr, primary, primary)}
 	}
 	return f, nil
+}
+
+// watched lists the primaries that a Sentinel's INFO fields name, as
+// "main at 127.0.0.1:6379", from its fields master0, master1...
+// ("name=main,status=ok,address=127.0.0.1:6379,...").
+func watched(f map[string]string) string {
+	var primaries []string
+	for i := 0; ; i++ {
+		v, ok := f["master"+strconv.Itoa(i)]
+		if !ok {
+			break
+		}
+		var name, address string
+		for kv := range strings.SplitSeq(v, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "name":
+				name = v
+			case "address":
+				address = v
+			}
+		}
+		primaries = append(primaries, name+" at "+address)
+	}
+	if len(primaries) == 0 {
+		return "it watches none yet"
+	}
+	return strings.Join(primaries, ", ")
 }
 
 // checkWritable is writable on a connection of its own: -cleanup deletes

@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -87,6 +91,38 @@ func TestReplica(t *testing.T) {
 
 	code, _, stderr = onServer(t, primary.Addr, subset...)
 	assert.Equal(t, exitOK, code, "on the primary:\n%s", stderr)
+}
+
+// TestSentinel: pointed at a Sentinel, lockcheck says once that it is
+// one, names the primary it watches, and exits 2 before any check.
+func TestSentinel(t *testing.T) {
+	primary := startProcess(t)
+	host, port, _ := strings.Cut(primary.Addr, ":")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	_, sport, _ := strings.Cut(addr, ":")
+	l.Close()
+	// A Sentinel rewrites its configuration file: it needs one of its own.
+	conf := filepath.Join(t.TempDir(), "sentinel.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("bind 127.0.0.1\nport "+sport+"\nsentinel monitor main "+host+" "+port+" 1\n"), 0o600))
+	cmd := exec.Command("redis-server", conf, "--sentinel")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sentinel := &redistest.Server{Addr: addr}
+	waitFor(t, "the Sentinel to answer", func() bool {
+		c, err := sentinel.Dial(context.Background())
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		_, err = c.Do("PING")
+		return err == nil
+	})
+
+	code, stdout, stderr := onServer(t, addr, subset...)
+	assertRefused(t, code, stdout, stderr, "lockcheck: the Redis at "+addr+" is a Sentinel, which holds no keys: "+
+		"point -redis at a primary it watches (main at "+primary.Addr+")\n")
 }
 
 // TestCluster: pointed at a node of a Redis Cluster, lockcheck runs on it,

@@ -17,12 +17,18 @@ import (
 // keyPrefix starts the name of every key lockcheck makes: a run's keys are
 // under keyPrefix + xid + ":", and the fencing counters of luatoken, named
 // "{" + key + "}:fence" (luatoken.FenceKey of a key without braces), under
-// "{" + keyPrefix + xid + ":".
+// "{" + keyPrefix + xid + ":". On a Cluster node the run's prefix is a hash
+// tag, "{" + keyPrefix + xid + "}", and every key is under it + ":", the
+// counters too (key + ":fence", which keeps the tag).
 const keyPrefix = "lockcheck:"
 
 // runPatterns are the SCAN patterns of the keys made under a run's prefix
-// (keyPrefix + xid): the locks, and the fencing counters beside them.
+// (keyPrefix + xid, or a Cluster run's tag): the locks, and the fencing
+// counters beside them.
 func runPatterns(prefix string) []string {
+	if strings.HasPrefix(prefix, "{") {
+		return []string{prefix + ":*"}
+	}
 	return []string{prefix + ":*", "{" + prefix + ":*"}
 }
 
@@ -226,6 +232,9 @@ func cleanupCommand(ctx context.Context, addr string, files redistest.TLSFiles, 
 	}
 	defer closeServer()
 	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
+	if err := checkWritable(ctx, srv); err != nil {
+		return refused(ctx, srv, err, closeServer, e.stderr)
+	}
 	s := sweep(ctx, srv.Dial, allPatterns)
 	what := strings.Join(allPatterns, " and ")
 	if ctx.Err() != nil {

@@ -53,6 +53,14 @@
 // "lockcheck:<xid>:" (the locks) and "{lockcheck:<xid>:" (luatoken's
 // fencing counters, "{" + key + "}:fence"), and deletes them when done.
 //
+// Before the run, lockcheck reads the server's INFO. A replica or a
+// Sentinel takes no writes: lockcheck says so once, naming the primary,
+// and exits 2 without a check (-cleanup too). On a Redis Cluster node the
+// run's keys are all under one hash tag, "{lockcheck:<xid>}:", drawn anew
+// until its slot is one the node serves, so that a Cluster's node can be
+// checked with -redis; a node of a Cluster that is down, or a primary that
+// serves no slot, is refused as a replica is.
+//
 // While it runs, lockcheck writes one line per property per strategy to
 // standard error: the verdict, whether it is the declared one, and how long
 // the property took.
@@ -167,8 +175,10 @@
 // removed); 1 when one is not, when the suite could not reach a verdict,
 // when a verdict changed between runs, or when -cleanup could not remove
 // every key; 2 for bad flags, when no Redis can be had (the message says
-// how to get one), or when the server stopped answering or restarted during
-// the run (checked between checks by its run_id); 128+n when signal n stopped it: 130 for SIGINT, 143 for
+// how to get one), when the server cannot take the run (a replica, a
+// Sentinel, a Cluster node that serves no key), or when the server
+// stopped answering or restarted during the run (checked between checks
+// by its run_id); 128+n when signal n stopped it: 130 for SIGINT, 143 for
 // SIGTERM, 129 for SIGHUP.
 package main
 
@@ -187,7 +197,6 @@ import (
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
-	"github.com/rs/xid"
 )
 
 // Exit statuses.
@@ -263,12 +272,20 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
+	// Every run's keys start with a prefix of its own, removed at the end;
+	// on a Cluster node, one whose slot the node serves.
+	prefix, note, err := preflight(ctx, srv)
+	if err != nil {
+		return refused(ctx, srv, err, closeServer, e.stderr)
+	}
+	if note != "" {
+		fmt.Fprintf(e.stderr, "lockcheck: %s\n", note)
+	}
 
-	// Every run's keys start with a prefix of its own, removed at the end.
 	// Each check dials its connections afresh, through the gate: a
 	// connection the server cut (CLIENT KILL, a proxy's timeout) never
 	// outlives the check that saw it cut.
-	r := &session{srv: srv, gate: newGate(srv.Addr), prefixes: []string{keyPrefix + xid.New().String()}}
+	r := &session{srv: srv, gate: newGate(srv.Addr), prefixes: []string{prefix}}
 	code := r.run(ctx, opts, e)
 
 	interrupted := ctx.Err() != nil
@@ -378,7 +395,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
 			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
-			"1 when one is not, 2 for bad flags or no Redis (or one lost during the run),\n"+
+			"1 when one is not, 2 for bad flags or no Redis (a replica, or one lost during the run),\n"+
 			"128+n when stopped by signal n "+
 			"(130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n\nFlags:\n")
 		fs.PrintDefaults()

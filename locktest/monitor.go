@@ -161,8 +161,8 @@ func (m *monitor) lost(err error) {
 func (m *monitor) stop() error {
 	close(m.stopped)
 	<-m.done
-	if e := m.evictions; e.count > 0 {
-		return &evicted{keys: e.count, policy: e.policy}
+	if m.evictions.count > 0 {
+		return m.evictions.err()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -214,23 +214,21 @@ func (e *evictions) read(ctx context.Context, c redis.Conn) error {
 	return nil
 }
 
-// evicted is the disturbance of a check during which the server evicted
+// err is the disturbance of a check during which the server evicted
 // keys: any of them may have been a lock's.
-type evicted struct {
-	keys   int64
-	policy string // "" when unknown
-}
-
-func (e *evicted) Error() string {
-	keys := "keys"
-	if e.keys == 1 {
+func (e *evictions) err() error {
+	keys, policy := "keys", e.policy
+	if e.count == 1 {
 		keys = "key"
 	}
-	policy := ""
-	if e.policy != "" {
-		policy = fmt.Sprintf(" (maxmemory-policy %s)", e.policy)
+	if policy == "" {
+		policy = "unknown"
 	}
-	return fmt.Sprintf("the server evicted %d %s during the check%s: a verdict would be the server's, not the lock's", e.keys, keys, policy)
+	return evicted{fmt.Errorf("the server evicted %d %s during the check (maxmemory-policy %s): a verdict would be the server's, not the lock's",
+		e.count, keys, policy)}
 }
 
-func (e *evicted) Is(target error) bool { return target == ErrEvicted }
+// evicted is an error that errors.Is matches to ErrEvicted.
+type evicted struct{ error }
+
+func (evicted) Is(target error) bool { return target == ErrEvicted }

@@ -339,3 +339,29 @@ func TestSickServer(t *testing.T) {
 	assert.Equal(t, e.Expect.Verdict(locktest.RenewedOverrun), res.Verdict, res.Reason)
 	assert.Greater(t, res.Elapsed, time.Second, "the stalled first run, then a clean one")
 }
+
+// TestEvictingServer: on a server that evicts keys while a check runs
+// (maxmemory-policy allkeys-lru, another client writing), a lock can lose
+// its key through no fault of its own; the check yields no verdict and
+// says why, rather than giving the server's verdict as the lock's (in
+// issue 23, luatoken's exclusion broke on such a server).
+func TestEvictingServer(t *testing.T) {
+	ctx := context.Background()
+	srv, err := redistest.StartEvicting(ctx)
+	if errors.Is(err, redistest.ErrNoRedisServer) {
+		t.Skip("redis-server is not on PATH (make setup installs it)")
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close() })
+	e, ok := catalog.Lookup("luatoken")
+	require.True(t, ok)
+	cfg := locktest.Config{Addr: srv.Addr, New: e.New, Key: redistest.Key(t)}
+
+	res := locktest.Check(ctx, cfg, locktest.Exclusion)
+	require.ErrorIs(t, res.Err, locktest.ErrInconclusive, "verdict %s: %s", res.Verdict, res.Reason)
+	assert.ErrorIs(t, res.Err, locktest.ErrEvicted)
+	assert.Equal(t, locktest.NoVerdict, res.Verdict)
+	assert.Regexp(t, `\(3 runs\); the last: the server evicted \d+ keys? during the check \(maxmemory-policy allkeys-lru\): `+
+		`a verdict would be the server's, not the lock's$`, res.Err.Error())
+	t.Log(res.Err)
+}

@@ -4,24 +4,33 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 )
 
 // A verdict is only as good as the server it was found on: a server that
 // stalls (a fork for a snapshot, DEBUG SLEEP, a swapped-out process), drops
-// connections or restarts in the middle of a check can make a correct lock
-// look broken, or a broken one look correct. So while a check runs, the
-// suite PINGs the server on a connection of its own, and a check during
-// which a PING failed or took longer than the Short TTL is run again, on
-// fresh keys; if it is disturbed every time, it ends without a verdict.
+// connections, restarts or evicts keys (maxmemory with an allkeys-* or
+// volatile-* policy: every lock key has a TTL) in the middle of a check can
+// make a correct lock look broken, or a broken one look correct. So while a
+// check runs, the suite PINGs the server on a connection of its own and
+// reads its evicted_keys (INFO stats), and a check during which a PING
+// failed or took longer than the Short TTL, or the server evicted a key, is
+// run again, on fresh keys; if it is disturbed every time, it ends without
+// a verdict.
 
 // ErrInconclusive is the error of a Result whose check was disturbed by the
 // server in each of its runs: it says nothing about the strategy.
 var ErrInconclusive = errors.New("locktest: inconclusive: the server was disturbed during every run of the check")
+
+// ErrEvicted matches (errors.Is) the disturbance of a check during which
+// the server evicted keys.
+var ErrEvicted = errors.New("locktest: the server evicted keys during the check")
 
 // checkRuns is how many times a disturbed check is run in all.
 const checkRuns = 3
@@ -35,13 +44,25 @@ type monitor struct {
 	done    chan struct{}
 	mu      sync.Mutex
 	first   error // the first disturbance seen
+	// evictions is the monitor's own: watch, then run, then stop (once
+	// run is done) read it.
+	evictions evictions
 }
 
-// watch starts PINGing p every pingEvery; a PING that fails or takes longer
-// than stall is a disturbance.
+// watch starts PINGing p every pingEvery, and reading evicted_keys; a PING
+// that fails or takes longer than stall, or a key evicted, is a
+// disturbance. The first reading is taken before watch returns, so that
+// every key evicted during the check counts.
 func watch(ctx context.Context, p strategy.Pool, stall time.Duration) *monitor {
 	m := &monitor{stopped: make(chan struct{}), done: make(chan struct{})}
-	go m.run(ctx, p, stall)
+	conn, err := p.GetContext(ctx)
+	if err != nil {
+		conn = nil // run tries again, and says what is wrong
+	} else if !m.readEvictions(ctx, conn, stall) {
+		conn.Close()
+		conn = nil
+	}
+	go m.run(ctx, p, stall, conn)
 	return m
 }
 
@@ -53,9 +74,8 @@ func (m *monitor) disturbed(err error) {
 	}
 }
 
-func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration) {
+func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration, conn redis.Conn) {
 	defer close(m.done)
-	var conn redis.Conn
 	defer func() {
 		if conn != nil {
 			conn.Close()
@@ -74,23 +94,17 @@ func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration)
 				conn = c
 			}
 		}
-		if conn != nil {
-			start := time.Now()
-			pctx, cancel := context.WithTimeout(ctx, 10*stall)
-			_, err := redis.DoContext(conn, pctx, "PING")
-			cancel()
-			took := time.Since(start)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				m.disturbed(fmt.Errorf("PING failed after %v: %w", took.Round(time.Millisecond), err))
-				conn.Close()
-				conn = nil
-			case err == nil && took > stall:
-				m.disturbed(fmt.Errorf("the server stalled: a PING took %v, more than the %v a scenario's timing allows", took.Round(time.Millisecond), stall))
-			}
+		if conn != nil && !m.probe(ctx, conn, stall) {
+			conn.Close()
+			conn = nil
 		}
 		select {
 		case <-m.stopped:
+			// The last reading counts the keys evicted up to the end of
+			// the check.
+			if conn != nil {
+				m.readEvictions(ctx, conn, stall)
+			}
 			return
 		case <-ctx.Done():
 			return
@@ -99,17 +113,122 @@ func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration)
 	}
 }
 
+// probe PINGs the server on conn and reads its evicted_keys; it returns
+// false when conn failed.
+func (m *monitor) probe(ctx context.Context, conn redis.Conn, stall time.Duration) bool {
+	start := time.Now()
+	pctx, cancel := context.WithTimeout(ctx, 10*stall)
+	_, err := redis.DoContext(conn, pctx, "PING")
+	cancel()
+	took := time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return true // the check is over; run returns
+		}
+		m.disturbed(fmt.Errorf("PING failed after %v: %w", took.Round(time.Millisecond), err))
+		return false
+	}
+	if took > stall {
+		m.disturbed(fmt.Errorf("the server stalled: a PING took %v, more than the %v a scenario's timing allows", took.Round(time.Millisecond), stall))
+	}
+	return m.readEvictions(ctx, conn, stall)
+}
+
+// readEvictions reads evicted_keys on conn; it returns false when conn
+// failed.
+func (m *monitor) readEvictions(ctx context.Context, conn redis.Conn, stall time.Duration) bool {
+	ictx, cancel := context.WithTimeout(ctx, 10*stall)
+	defer cancel()
+	if err := m.evictions.read(ictx, conn); err != nil {
+		if ctx.Err() == nil {
+			m.disturbed(fmt.Errorf("INFO stats failed: %w", err))
+		}
+		return false
+	}
+	return true
+}
+
 // lost is told of a connection the server cut under a client: a
 // disturbance, as a stall is.
 func (m *monitor) lost(err error) {
 	m.disturbed(fmt.Errorf("the server cut a client's connection: %w", err))
 }
 
-// stop ends the watch and returns the first disturbance seen, if any.
+// stop ends the watch and returns the disturbance seen, if any: keys
+// evicted, or else the first other one. An evicted key is data lost, and
+// explains a verdict (and a stall that came with it) better than a stall
+// does.
 func (m *monitor) stop() error {
 	close(m.stopped)
 	<-m.done
+	if m.evictions.count > 0 {
+		return m.evictions.err()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.first
 }
+
+// evictions follows a server's evicted_keys (INFO stats).
+type evictions struct {
+	blind  bool   // the server refuses INFO (an ACL user without it), or does not count evictions
+	known  bool   // last is a reading
+	last   int64  // evicted_keys at the last reading
+	count  int64  // keys evicted since the first reading
+	policy string // the server's maxmemory_policy, read once a key was evicted
+}
+
+// read reads evicted_keys on c. Its error is c's: a server that refuses
+// INFO only leaves the evictions unseen.
+func (e *evictions) read(ctx context.Context, c redis.Conn) error {
+	if e.blind {
+		return nil
+	}
+	fields, err := redistest.Info(ctx, c, "stats")
+	var refused redis.Error
+	if errors.As(err, &refused) {
+		e.blind = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseInt(fields["evicted_keys"], 10, 64)
+	if err != nil {
+		e.blind = true
+		return nil
+	}
+	switch {
+	case !e.known:
+	case n >= e.last:
+		e.count += n - e.last
+	default: // the server restarted, and counts from 0 again
+		e.count += n
+	}
+	e.known, e.last = true, n
+	if e.count > 0 && e.policy == "" {
+		if mem, err := redistest.Info(ctx, c, "memory"); err == nil {
+			e.policy = mem["maxmemory_policy"]
+		}
+	}
+	return nil
+}
+
+// err is the disturbance of a check during which the server evicted
+// keys: any of them may have been a lock's.
+func (e *evictions) err() error {
+	keys, policy := "keys", e.policy
+	if e.count == 1 {
+		keys = "key"
+	}
+	if policy == "" {
+		policy = "unknown"
+	}
+	return evicted{fmt.Errorf("the server evicted %d %s during the check (maxmemory-policy %s): a verdict would be the server's, not the lock's",
+		e.count, keys, policy)}
+}
+
+// evicted is an error that errors.Is matches to ErrEvicted.
+type evicted struct{ error }
+
+func (evicted) Is(target error) bool { return target == ErrEvicted }

@@ -45,6 +45,10 @@
 //		// ...
 //	}
 //
+// [StartEvicting] starts a private server short of memory (maxmemory 3mb,
+// allkeys-lru) with a client that keeps filling it, so that it keeps
+// evicting keys, a lock's as readily as any other.
+//
 // # Topologies
 //
 // Some lock algorithms only show what they are worth with more than one

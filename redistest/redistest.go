@@ -252,22 +252,43 @@ func (s *Server) version(ctx context.Context) (string, error) {
 // and returns the value of one of its fields, such as redis_version or
 // run_id (which changes when the server restarts).
 func (s *Server) ServerInfo(ctx context.Context, field string) (string, error) {
+	return s.Info(ctx, "server", field)
+}
+
+// Info asks the server, on a connection of its own, for INFO section and
+// returns the value of one of its fields, such as maxmemory_policy in
+// section memory.
+func (s *Server) Info(ctx context.Context, section, field string) (string, error) {
 	c, err := s.Dial(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
-	info, err := redis.String(redis.DoContext(c, ctx, "INFO", "server"))
+	fields, err := Info(ctx, c, section)
 	if err != nil {
 		return "", err
 	}
-	sc := bufio.NewScanner(strings.NewReader(info))
+	if v := fields[field]; v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("INFO %s has no %s", section, field)
+}
+
+// Info sends INFO section on c and returns its fields, the "name:value"
+// lines of the reply.
+func Info(ctx context.Context, c redis.Conn, section string) (map[string]string, error) {
+	s, err := redis.String(redis.DoContext(c, ctx, "INFO", section))
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(s))
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), field+":"); ok && v != "" {
-			return v, nil
+		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok {
+			fields[k] = v
 		}
 	}
-	return "", fmt.Errorf("INFO server has no %s", field)
+	return fields, nil
 }
 
 // ping dials addr and sends PING, all within timeout.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,35 @@ func TestStartProcess(t *testing.T) {
 		t.Errorf("Addr %q is not on loopback", s.Addr)
 	}
 	exercise(t, s)
+	requireGone(t, s)
+}
+
+// TestStartEvicting: the server keeps evicting keys until Close, which
+// stops it and its writer.
+func TestStartEvicting(t *testing.T) {
+	ctx := startCtx(t)
+	s, err := redistest.StartEvicting(ctx)
+	mustNot(t, err, "StartEvicting (redis-server must be on PATH: scripts/setup-redis.sh installs it)")
+	evicted := func() int {
+		t.Helper()
+		v, err := s.Info(ctx, "stats", "evicted_keys")
+		mustNot(t, err, "Info")
+		n, err := strconv.Atoi(v)
+		mustNot(t, err, "evicted_keys")
+		return n
+	}
+	policy, err := s.Info(ctx, "memory", "maxmemory_policy")
+	mustNot(t, err, "Info")
+	wantEqual(t, policy, "allkeys-lru", "maxmemory_policy")
+	first := evicted()
+	if first == 0 {
+		t.Errorf("evicted_keys = 0 when StartEvicting returned, wanted more")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := evicted(); n <= first {
+		t.Errorf("evicted_keys = %d, then %d 100ms later, wanted it to climb", first, n)
+	}
+	mustNot(t, s.Close(), "Close")
 	requireGone(t, s)
 }
 

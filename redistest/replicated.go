@@ -1,13 +1,11 @@
 package redistest
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -137,19 +135,14 @@ func (r *Replicated) Close() error {
 
 // info sends INFO section to n and returns its fields.
 func info(ctx context.Context, n *Node, section string) (map[string]string, error) {
-	s, err := redis.String(n.Do(ctx, "INFO", section))
+	c, err := n.Dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	fields := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(s))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok {
-			fields[k] = v
-		}
+	defer c.Close()
+	fields, err := Info(ctx, c, section)
+	if err == nil && len(fields) == 0 {
+		err = errors.New("INFO " + section + " returned no fields")
 	}
-	if len(fields) == 0 {
-		return nil, errors.New("INFO " + section + " returned no fields")
-	}
-	return fields, nil
+	return fields, err
 }

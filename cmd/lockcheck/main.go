@@ -65,6 +65,12 @@
 // standard error: the verdict, whether it is the declared one, and how long
 // the property took.
 //
+// A server that evicts keys when its memory is full (maxmemory with an
+// allkeys-* or volatile-* policy, read with CONFIG GET or from INFO memory)
+// can drop any lock's key before its TTL. lockcheck says so on standard
+// error before the run and after it, and a check during which the server
+// evicted a key, every time it was run, gets no verdict (error).
+//
 // # JSON
 //
 // With -format json the output is one object, whose fields are kept stable
@@ -334,6 +340,13 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage
 	}
+	ev, err := readEviction(ctx, s.srv)
+	switch {
+	case err != nil:
+		fmt.Fprintf(e.stderr, "lockcheck: cannot tell whether the server evicts keys: %v\n", err)
+	case ev.evicts():
+		say(e.stderr, ev.before())
+	}
 	m := matrix{addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check, undeclared: opts.undeclared}
 	rep, err := m.run(ctx, s.srv.Version, opts.strategies, opts.properties, opts.runs)
 	var lost *lostServer
@@ -347,6 +360,9 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitMismatch
+	}
+	if msg := ev.after(rep); msg != "" {
+		say(e.stderr, msg)
 	}
 	if opts.docs {
 		return writeDocs(rep, opts.paths, e.stderr)
@@ -368,6 +384,13 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 		return exitMismatch
 	}
 	return exitOK
+}
+
+// say writes msg to w, each line after "lockcheck: ".
+func say(w io.Writer, msg string) {
+	for line := range strings.Lines(msg) {
+		fmt.Fprintf(w, "lockcheck: %s\n", strings.TrimSuffix(line, "\n"))
+	}
 }
 
 // parseFlags parses and checks the command line.

@@ -62,14 +62,16 @@ type client struct {
 // Client is what the suite gives a Factory for one simulated client. All
 // the client's commands must go to Addr, the client's own proxy to Redis,
 // on which the suite records them and injects its faults; Pool is a
-// redigo pool already dialing it.
+// pool already dialing it.
 type Client struct {
 	// Name is the client's name in timelines: "A", "B", ...
 	Name string
 	// Addr is the host:port to dial: a loopback proxy to the real Redis,
 	// speaking RESP2 and RESP3 for any client library.
 	Addr string
-	// Pool is a redigo pool on Addr.
+	// Pool is a pool on Addr, of redigo connections. It is a
+	// strategy.Pool, not a *redis.Pool: a constructor that takes a
+	// *redis.Pool is given one of its own, dialing Addr.
 	Pool strategy.Pool
 	// Clock is the client's clock; it runs Skew ahead of the real time. A
 	// strategy that reads the time must read it here (or, in another

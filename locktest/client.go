@@ -62,7 +62,7 @@ type client struct {
 // Client is what the suite gives a Factory for one simulated client. All
 // the client's commands must go to Addr, the client's own proxy to Redis,
 // on which the suite records them and injects its faults; Pool is a
-// redigo pool already dialing it.
+// pool already dialing it.
 type Client struct {
 	// Name is the client's name in timelines: "A", "B", ...
 	Name string
@@ -75,9 +75,9 @@ type Client struct {
 	// no other process on the machine reaches Redis through the proxy.
 	// The proxy logs in to Redis itself.
 	Password string
-	// Pool is a redigo pool on Addr, logged in. It is a strategy.Pool, the
-	// interface a *redis.Pool implements, not a *redis.Pool: a factory
-	// hands it to a strategy's New.
+	// Pool is a pool on Addr of redigo connections, logged in. It is a
+	// strategy.Pool, not a *redis.Pool: a constructor that takes a
+	// *redis.Pool is given one of its own, dialing Addr with Password.
 	Pool strategy.Pool
 	// Clock is the client's clock; it runs Skew ahead of the real time. A
 	// strategy that reads the time must read it here (or, in another

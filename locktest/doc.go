@@ -31,10 +31,11 @@
 //
 // Run takes Redis from package redistest; RunConfig runs the same on the
 // Redis a Config names (Config.Addr), for a suite on a server of your
-// choosing. Either one's first subtest, contract, checks what every lock
-// must do whatever its algorithm (Contract): refuse a TTL of zero, fail
-// and not report a held lock when Redis is out of reach, leave no lock
-// after a cancelled attempt, and not overwrite a key of another type.
+// choosing. Either one's first subtest, contract, makes the five checks of
+// what every lock must do whatever its algorithm (Contract): refuse the
+// empty key or lock it as any other, refuse a TTL of zero, leave no lock
+// after a cancelled attempt, fail and not report a held lock when Redis is
+// out of reach, and not overwrite a key of another type.
 //
 // Run checks Properties, those of a lock on one Redis that never fails.
 // TopologyProperties (a failover, a restart without persistence, a
@@ -91,7 +92,7 @@
 //
 // The suite never reaches inside a strategy. It calls the Factory once per
 // simulated client (A, B, C, ...) with a Client: the address of a loopback
-// proxy of the client's own between it and Redis, a redigo pool already
+// proxy of the client's own between it and Redis, a strategy.Pool already
 // dialing it, and the client's clock. Every command the client sends
 // crosses the proxy, whatever library or language sends it (RESP2 or
 // RESP3, pipelined or not, in MULTI or a script), so the suite can

@@ -21,8 +21,10 @@
 //
 // Only luatoken is safe to use on one Redis; the others are faithful copies
 // of popular recipes, kept so that their failures can be shown (see package
-// locktest). Redlock spans several independent masters; its verdicts under
-// their failures are not in the suite yet (see docs/replication.md).
+// locktest). Redlock spans several independent masters; the suite checks it
+// on five, with their failures (a restart, a clock jump, a minority down),
+// in two columns of the catalog, redlock and redlock-delayed-restart (see
+// docs/replication.md).
 //
 // A strategy makes one attempt per TryAcquire call; Acquire waits for a lock
 // by calling TryAcquire under a Retry policy until the context is done:
@@ -115,8 +117,11 @@ func CheckPool(name string, p Pool) error {
 	return nil
 }
 
-// Clock reads the client's time. Only the timestamp strategies (getset,
-// delsetnx) read it; the conformance suite injects skewed clocks through it.
+// Clock reads the client's time. The timestamp strategies (getset,
+// getsetexpire, getsetcompare, delsetnx, delsetnxcheck) read it for the
+// expiry times they store and compare, and redlock to time its acquire and
+// the validity left; the others never read it. The conformance suite
+// injects skewed clocks through it.
 type Clock interface {
 	Now() time.Time
 }

@@ -1,6 +1,7 @@
 // Package exercises_test checks the exercises of docs/exercises: each
 // broken lock, as written, fails its conformance test on the properties
-// its hint names and on no other, and passes once its solution.go.txt
+// its hint names (and on the contract checks its section names) and on no
+// other, and passes once its solution.go.txt
 // takes the place of lock.go. Each run is a child go test on a copy of the
 // exercise's directory, in a module of its own that uses this repository,
 // so that the exercises cannot rot. The same package checks the pages that
@@ -36,15 +37,20 @@ type exercise struct {
 	// the README's hint names. Every other property must pass, and all of
 	// them with the solution.
 	fails []locktest.Property
+	// contract lists the checks of the contract subtest (locktest.Contract)
+	// that lock.go, as written, fails, as the README says; it passes the
+	// others, and all of them with the solution.
+	contract []string
 }
 
 var exercises = []exercise{
-	{"01-setnx-expire", []locktest.Property{locktest.CrashMidAcquire}},
-	{"02-plain-del", []locktest.Property{locktest.SafeRelease, locktest.DoubleRelease}},
-	{"03-get-then-del", []locktest.Property{locktest.SafeRelease}},
-	{"04-fixed-password", []locktest.Property{locktest.SafeRelease, locktest.DoubleRelease}},
-	{"05-halved-ttl", []locktest.Property{locktest.LeaseKept}},
-	{"06-refresh", []locktest.Property{locktest.SafeRefresh}},
+	// PEXPIRE 0 deletes the key SETNX created, and TryAcquire returns a lock.
+	{"01-setnx-expire", []locktest.Property{locktest.CrashMidAcquire}, []string{"bad-ttl"}},
+	{"02-plain-del", []locktest.Property{locktest.SafeRelease, locktest.DoubleRelease}, nil},
+	{"03-get-then-del", []locktest.Property{locktest.SafeRelease}, nil},
+	{"04-fixed-password", []locktest.Property{locktest.SafeRelease, locktest.DoubleRelease}, nil},
+	{"05-halved-ttl", []locktest.Property{locktest.LeaseKept}, nil},
+	{"06-refresh", []locktest.Property{locktest.SafeRefresh}, nil},
 }
 
 // TestExercisesAreAllListed keeps the list above and the directories in
@@ -91,7 +97,7 @@ func TestExercises(t *testing.T) {
 				if run.exitErr == nil {
 					t.Errorf("as written, the exercise passes: it must fail on %v\n%s", ex.fails, run.output)
 				}
-				run.check(t, ex.fails)
+				run.check(t, ex.fails, ex.contract)
 			})
 			t.Run("solution", func(t *testing.T) {
 				t.Parallel()
@@ -108,7 +114,7 @@ func TestExercises(t *testing.T) {
 				if run.exitErr != nil {
 					t.Errorf("with its solution, the exercise fails (%v)", run.exitErr)
 				}
-				run.check(t, nil)
+				run.check(t, nil, nil)
 			})
 		})
 	}
@@ -207,9 +213,9 @@ func runExercise(t *testing.T, goTool, root, dir string, lockSrc []byte, env []s
 	return r
 }
 
-// check fails t unless exactly the properties fails failed, every other
-// one passed, and the test ran at all.
-func (r run) check(t *testing.T, fails []locktest.Property) {
+// check fails t unless exactly the properties fails and the contract
+// checks contract failed, every other one passed, and the test ran at all.
+func (r run) check(t *testing.T, fails []locktest.Property, contract []string) {
 	t.Helper()
 	if got := r.results["TestConformance"]; got != "pass" && got != "fail" {
 		t.Fatalf("TestConformance did not run (%q): is LOCKLAB_EXERCISE read?\n%s", got, r.output)
@@ -224,8 +230,31 @@ func (r run) check(t *testing.T, fails []locktest.Property) {
 			wrong = append(wrong, fmt.Sprintf("%s: %q, wanted %q", p, got, want))
 		}
 	}
+	checks := 0
+	for name, got := range r.results {
+		check, ok := strings.CutPrefix(name, "TestConformance/contract/")
+		if !ok {
+			continue
+		}
+		checks++
+		want := "pass"
+		if slices.Contains(contract, check) {
+			want = "fail"
+		}
+		if got != want {
+			wrong = append(wrong, fmt.Sprintf("contract/%s: %q, wanted %q", check, got, want))
+		}
+	}
+	for _, check := range contract {
+		if _, ok := r.results["TestConformance/contract/"+check]; !ok {
+			wrong = append(wrong, fmt.Sprintf("contract/%s: did not run, wanted \"fail\"", check))
+		}
+	}
+	if checks == 0 {
+		wrong = append(wrong, "contract: no check ran")
+	}
 	if len(wrong) > 0 {
-		t.Errorf("properties not as expected:\n\t%s\nthe run:\n%s", strings.Join(wrong, "\n\t"), r.output)
+		t.Errorf("subtests not as expected:\n\t%s\nthe run:\n%s", strings.Join(wrong, "\n\t"), r.output)
 	}
 }
 

@@ -61,6 +61,8 @@ type Config struct {
 	// stays down first: 0 restarts it at once; antirez's delayed restart
 	// keeps it down for longer than the longest TTL (here Timing.Long).
 	RestartDelay time.Duration
+
+	perms *permissions // the NOPERMs of the check under way; nil outside one
 }
 
 // Timing is the time scale of the scenarios. Sleeps serve only real TTL
@@ -153,6 +155,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	case cfg.RestartDelay < 0:
 		return Result{Err: fmt.Errorf("config: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
 	}
+	cfg.perms = &permissions{}
 	pool := cfg.pool()
 	defer pool.Close()
 	if err := checkPool(ctx, pool); err != nil {
@@ -168,6 +171,9 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		m := watch(ctx, pool, tm.Short)
 		res = checkOnce(ctx, cfg, pool, m, p, scenario, suffix)
 		why := m.stop()
+		if err := cfg.perms.err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {
+			return Result{Err: err, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+		}
 		if why == nil || errors.Is(res.Err, ErrInterrupted) {
 			return res
 		}
@@ -255,7 +261,7 @@ func (cfg Config) timeout() time.Duration {
 // its timeline, starting now, and its detector.
 func (cfg Config) newRun(ctx context.Context, pool *redis.Pool, key string) *run {
 	now := time.Now()
-	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key,
+	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key, perms: cfg.perms,
 		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now},
 		masters: cfg.Masters, restartDelay: cfg.RestartDelay}
 	r.det = &detector{rec: r.rec}
@@ -347,7 +353,11 @@ func (cfg Config) pool() *redis.Pool {
 			if err != nil {
 				return nil, err
 			}
-			return redis.NewConn(nc, 10*time.Second, 10*time.Second), nil
+			c := redis.NewConn(nc, 10*time.Second, 10*time.Second)
+			if cfg.perms != nil {
+				return permConn{c.(connWithAll), cfg.perms}, nil
+			}
+			return c, nil
 		},
 	}
 }

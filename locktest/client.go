@@ -354,6 +354,7 @@ func (c *client) after(node int, cmd *wire.Command, reply wire.Value, err error)
 		e.Err = "no reply: the connection closed first"
 	case reply.IsError():
 		e.Err = c.r.errText(errors.New(string(reply.Text)))
+		c.r.perms.saw(e.Command, string(reply.Text))
 	default:
 		e.ReplyArgs = replyArgs(c.r, reply)
 		if name == "SCRIPT" && len(cmd.Args) > 1 && strings.EqualFold(string(cmd.Args[1]), "LOAD") && len(e.ReplyArgs) == 1 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/setnxexpire"
 	"github.com/locklab/locklab/strategy/setnxpx"
@@ -172,4 +173,45 @@ func TestFactoryCommandsNotCounted(t *testing.T) {
 	assert.Contains(t, res.Reason, "A died after command 1 of 2 of its acquire")
 	assert.True(t, strings.HasPrefix(replies(res.Timeline), "A PING -> PONG\nB PING -> PONG\nA SETNX K 1 -> 1\nB SETNX K 1 -> 0\n"),
 		"A dies after its SETNX, before its EXPIRE: %s", replies(res.Timeline))
+}
+
+// TestProxyRefusesStrangers: a client's proxy relays nothing for a
+// connection that does not give the client's own secret, so a process
+// that finds its port does not reach the server the proxy logged in to;
+// the client's pool and a connection with Client.Password work.
+func TestProxyRefusesStrangers(t *testing.T) {
+	srv := redistest.Shared(t)
+	var strangers []error
+	var mu sync.Mutex
+	newLock := func(c locktest.Client) (strategy.Strategy, error) {
+		require.NotEmpty(t, c.Password)
+		stranger, err := redis.Dial("tcp", c.Addr)
+		if err == nil {
+			_, err = stranger.Do("SET", "stranger:"+c.Name, "x")
+			stranger.Close()
+		}
+		mu.Lock()
+		strangers = append(strangers, err)
+		mu.Unlock()
+		own, err := redis.Dial("tcp", c.Addr, redis.DialPassword(c.Password))
+		if err != nil {
+			return nil, err
+		}
+		defer own.Close()
+		if _, err := own.Do("PING"); err != nil {
+			return nil, err
+		}
+		return setnxpx.New(c.Pool)
+	}
+	cfg := locktest.Config{Addr: srv.Addr, New: newLock, Key: redistest.Key(t)}
+	res := locktest.Check(context.Background(), cfg, locktest.DoubleRelease)
+	require.NoError(t, res.Err)
+	assert.Equal(t, locktest.Breaks, res.Verdict)
+	require.NotEmpty(t, strangers)
+	for _, err := range strangers {
+		assert.ErrorContains(t, err, "NOAUTH")
+	}
+	n, err := redis.Int(redistest.Pool(t).Get().Do("EXISTS", "stranger:A", "stranger:B"))
+	require.NoError(t, err)
+	assert.Zero(t, n, "a stranger's command reached Redis")
 }

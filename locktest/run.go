@@ -184,6 +184,7 @@ type run struct {
 	rec        *recorder
 	det        *detector
 	clockReads atomic.Int64
+	perms      *permissions // the NOPERMs met, the clients' and the suite's own
 	mu         sync.Mutex
 	clients    []*client
 

@@ -196,6 +196,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -346,6 +347,12 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 		fmt.Fprintf(e.stderr, "lockcheck: cannot tell whether the server evicts keys: %v\n", err)
 	case ev.evicts():
 		say(e.stderr, ev.before())
+	}
+	if s.srv.Kind == redistest.KindExternal {
+		if private := topologyOf(opts.properties); len(private) > 0 {
+			fmt.Fprintf(e.stderr, "lockcheck: %s %s on private redis-server processes the suite starts, not on yours: they kill, restart and partition servers\n",
+				joinAnd(private), plural(len(private), "runs", "run"))
+		}
 	}
 	m := matrix{addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check, undeclared: opts.undeclared}
 	rep, err := m.run(ctx, s.srv.Version, opts.strategies, opts.properties, opts.runs)
@@ -522,4 +529,31 @@ func redactTarget(target string) string {
 		return target
 	}
 	return u.Redacted()
+}
+
+// topologyOf returns those of props that run on servers of their own.
+func topologyOf(props []locktest.Property) []string {
+	var out []string
+	for _, p := range props {
+		if slices.Contains(locktest.TopologyProperties(), p) {
+			out = append(out, string(p))
+		}
+	}
+	return out
+}
+
+// joinAnd joins words as a sentence does: "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

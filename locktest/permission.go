@@ -1,0 +1,112 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// A server whose ACL user may not run a command, or touch a key, answers
+// NOPERM. That says nothing about the lock: a check that met it ends with
+// an error naming the rule to add, never with a verdict.
+
+// permissions remembers the first NOPERM a check met.
+type permissions struct {
+	mu    sync.Mutex
+	first error
+}
+
+// saw records a NOPERM reply to cmd, and reports whether reply was one.
+// A nil p records nothing.
+func (p *permissions) saw(cmd []string, reply string) bool {
+	if p == nil || !strings.HasPrefix(reply, "NOPERM") {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.first == nil {
+		p.first = permissionError(cmd, reply)
+	}
+	return true
+}
+
+// err returns the first NOPERM met, or nil.
+func (p *permissions) err() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.first
+}
+
+// permissionError says what the ACL rules lack for cmd, which Redis
+// refused with reply.
+func permissionError(cmd []string, reply string) error {
+	name, what := "", "it"
+	if len(cmd) > 0 {
+		name = strings.ToLower(cmd[0])
+		what = strings.ToUpper(name)
+		if len(cmd) > 1 {
+			what += " " + cmd[1]
+		}
+	}
+	var rule string
+	switch {
+	case strings.Contains(reply, "keys"):
+		rule = "a key pattern (~pattern) that covers the key of " + what
+	case strings.Contains(reply, "channels"):
+		rule = "a channel pattern (&pattern) that covers the channel of " + what
+	case name != "":
+		rule = "+" + name
+	default:
+		rule = "the command's permission"
+	}
+	return fmt.Errorf("the server's user may not run %s (%s): add %s to its ACL rules; docs/lockcheck.md lists the rules the suite needs", what, reply, rule)
+}
+
+// connWithAll is what a redigo connection implements.
+type connWithAll interface {
+	redis.Conn
+	redis.ConnWithContext
+	redis.ConnWithTimeout
+}
+
+// permConn is a connection of the suite's own that records the NOPERMs
+// its commands meet.
+type permConn struct {
+	connWithAll
+	perms *permissions
+}
+
+func (c permConn) seen(cmd string, args []any, reply any, err error) (any, error) {
+	var re redis.Error
+	if errors.As(err, &re) {
+		named := []string{cmd}
+		if len(args) > 0 {
+			named = append(named, fmt.Sprint(args[0]))
+		}
+		c.perms.saw(named, string(re))
+	}
+	return reply, err
+}
+
+func (c permConn) Do(cmd string, args ...any) (any, error) {
+	reply, err := c.connWithAll.Do(cmd, args...)
+	return c.seen(cmd, args, reply, err)
+}
+
+func (c permConn) DoContext(ctx context.Context, cmd string, args ...any) (any, error) {
+	reply, err := c.connWithAll.DoContext(ctx, cmd, args...)
+	return c.seen(cmd, args, reply, err)
+}
+
+func (c permConn) DoWithTimeout(d time.Duration, cmd string, args ...any) (any, error) {
+	reply, err := c.connWithAll.DoWithTimeout(d, cmd, args...)
+	return c.seen(cmd, args, reply, err)
+}

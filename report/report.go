@@ -199,7 +199,7 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	header, rows := rep.cells(t)
 	align(ew, append([][]string{header}, rows...))
 	fmt.Fprintln(ew)
-	summary(ew, rep, "  ", t)
+	summary(ew, rep, "  ", true, t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
 			fmt.Fprintf(ew, m.textTrace, r.Strategy, r.Property, t.reason(r))
@@ -222,7 +222,7 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	fmt.Fprintf(ew, m.header+m.colon+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
 	markdownTable(ew, rep, t)
 	fmt.Fprintln(ew)
-	summary(ew, rep, "- ", t)
+	summary(ew, rep, "- ", false, t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
 			fmt.Fprintf(ew, m.markdownTrace, r.Strategy, r.Property, t.sentence(t.reason(r)), t.mermaid(r.Timeline))
@@ -244,8 +244,10 @@ func markdownTable(w io.Writer, rep *Report, t tr) {
 }
 
 // summary writes whether the verdicts are the declared ones, and lists
-// those that are not and those that changed between runs.
-func summary(w io.Writer, rep *Report, bullet string, t tr) {
+// those that are not and those that changed between runs, each on one
+// line; with whole, an error's further lines follow it, indented (what an
+// -exec program wrote to standard error).
+func summary(w io.Writer, rep *Report, bullet string, whole bool, t tr) {
 	m := t.msg()
 	mism := rep.Mismatches()
 	switch {
@@ -263,9 +265,14 @@ func summary(w io.Writer, rep *Report, bullet string, t tr) {
 	for _, r := range mism {
 		if r.Expected == "" {
 			fmt.Fprintf(w, m.noVerdict, bullet, r.Strategy, r.Property, firstLine(t.reason(r)))
-			continue
+		} else {
+			fmt.Fprintf(w, m.mismatch, bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(t.reason(r)))
 		}
-		fmt.Fprintf(w, m.mismatch, bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(t.reason(r)))
+		if _, more, ok := strings.Cut(t.reason(r), "\n"); whole && r.Err != nil && ok {
+			for l := range strings.Lines(more) {
+				fmt.Fprintf(w, "%s  %s\n", strings.Repeat(" ", len(bullet)), strings.TrimSuffix(l, "\n"))
+			}
+		}
 	}
 	if rep.Runs > 1 {
 		switch len(rep.Changes) {

@@ -44,7 +44,8 @@
 //
 // Without -redis, lockcheck finds a Redis the way package redistest does:
 // REDIS_ADDR or REDIS_URL, else a Docker container of LOCKLAB_REDIS_IMAGE:
-// LOCKLAB_REDIS_TAG (redis:7 by default), else a redis-server process from
+// LOCKLAB_REDIS_TAG (by default locklab/redis:local where the engine has
+// it, else redis:7), else a redis-server process from
 // PATH; LOCKLAB_REDIS=external|docker|process forces one of them. A server
 // it started is stopped when it exits. Each run makes its keys under
 // "lockcheck:<xid>:" (the locks) and "{lockcheck:<xid>:" (luatoken's

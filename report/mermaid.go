@@ -43,8 +43,15 @@ import (
 // another language.
 func Mermaid(tl []locktest.Event) string { return English.tr().mermaid(tl) }
 
-func (t tr) mermaid(tl []locktest.Event) string {
-	m := &mermaid{tr: t, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
+func (t tr) mermaid(tl []locktest.Event) string { return t.diagram(tl, escape) }
+
+// plainMermaid is the diagram as text output prints it, for a reader
+// rather than for Mermaid: its texts as they are, each on one line.
+func (t tr) plainMermaid(tl []locktest.Event) string { return t.diagram(tl, oneLine) }
+
+// diagram draws tl, writing each text of it with esc.
+func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
+	m := &mermaid{tr: t, esc: esc, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
 	tl = fanOut(tl)
 	m.start(tl)
 	var b strings.Builder
@@ -73,8 +80,9 @@ const notAcquired = "not acquired"
 
 type mermaid struct {
 	tr           tr
-	participants []string // the clients, then the servers
-	servers      int      // how many of participants are servers
+	esc          func(string) string // escape, or oneLine for text output
+	participants []string            // the clients, then the servers
+	servers      int                 // how many of participants are servers
 	active       map[string]bool
 	names        map[string]string // a token (its client, NUL, its text): its name
 	count        map[string]int    // tokens named after each client so far
@@ -411,7 +419,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 	}
 	// note writes text as it is: what the strategy's errors say; say
 	// translates the suite's own sentence text.
-	note := func(text string) line { return l("Note over %s: %s", c, escape(text)) }
+	note := func(text string) line { return l("Note over %s: %s", c, m.esc(text)) }
 	say := func(f func(e locktest.Event) string) line {
 		return note(texts(func(e locktest.Event) string { return m.tr.text(f(e)) }))
 	}
@@ -427,7 +435,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		}
 		cmd := m.show(commandArgs(e), oc, " ")
 		if e.Reply == "(sent)" { // pipelined: the reply comes with a later Receive
-			return []line{l("%s->>%s: %s%s", c, server(e), escape(cmd), words.pipelined)}
+			return []line{l("%s->>%s: %s%s", c, server(e), m.esc(cmd), words.pipelined)}
 		}
 		var r string
 		if e.Err != "" {
@@ -439,7 +447,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 			r = `""`
 		}
 		srv := server(e)
-		return []line{l("%s->>%s: %s", c, srv, escape(cmd)), l("%s-->>%s: %s", srv, c, escape(r))}
+		return []line{l("%s->>%s: %s", c, srv, m.esc(cmd)), l("%s-->>%s: %s", srv, c, m.esc(r))}
 	case locktest.EvClock:
 		return []line{say(text)}
 	case locktest.EvAcquired:
@@ -476,7 +484,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 			}
 		}
 		t := texts(func(e locktest.Event) string { return m.tr.text(text(e)) })
-		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, escape(t))}
+		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, m.esc(t))}
 	case locktest.EvCrash:
 		return []line{say(text)}
 	}
@@ -489,7 +497,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 	if c != "" {
 		return []line{note(t)}
 	}
-	return []line{l("Note over %s: %s", m.span("", nil), escape(t))}
+	return []line{l("Note over %s: %s", m.span("", nil), m.esc(t))}
 }
 
 // span returns the participants a note spans: from the leftmost to the
@@ -546,6 +554,9 @@ func escape(s string) string {
 	)
 	return r.Replace(s)
 }
+
+// oneLine keeps s on one line, and otherwise as it is.
+func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ").Replace(s) }
 
 func ms(d time.Duration) string {
 	return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)

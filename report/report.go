@@ -187,7 +187,8 @@ type Options struct {
 }
 
 // Text writes the matrix as aligned plain text, then the mismatches, the
-// changes between runs and, with opts.Trace, the diagrams.
+// changes between runs and, with opts.Trace, the diagrams, their texts as
+// they are rather than escaped for Mermaid (a # or ; reads as it is).
 func Text(w io.Writer, rep *Report, opts Options) error {
 	return text(w, rep, opts, opts.Lang.tr())
 }
@@ -203,7 +204,7 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
 			fmt.Fprintf(ew, m.textTrace, r.Strategy, r.Property, t.reason(r))
-			ew.WriteString(t.mermaid(r.Timeline))
+			ew.WriteString(t.plainMermaid(r.Timeline))
 		}
 	}
 	return ew.err

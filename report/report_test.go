@@ -258,6 +258,15 @@ func TestMermaidEscapes(t *testing.T) {
 	assert.Contains(t, got, "Redis-->>A: #quot;#quot;\n")
 	assert.Contains(t, got, "Redis-->>A: error: ERR x#59;y\n")
 	assert.NotContains(t, got, "loop", "events that differ do not collapse")
+
+	// Text output prints the same diagram for a reader: nothing escaped.
+	var b bytes.Buffer
+	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
+	res.Property, res.Verdict, res.Reason, res.Timeline = locktest.Exclusion, locktest.Breaks, "because", tl
+	require.NoError(t, report.Text(&b, &report.Report{Results: []report.Result{res}}, report.Options{Trace: true}))
+	assert.Contains(t, b.String(), "Note over A: dies right after its command #1 (SETNX) returns; \"quoted\" <b>\n")
+	assert.Contains(t, b.String(), "Redis-->>A: error: ERR x;y\n")
+	assert.NotContains(t, b.String(), "#59;")
 }
 
 func sample() *report.Report {

@@ -103,6 +103,8 @@
 // to Redis and its reply a dashed arrow back; clock readings, crashes, the
 // critical section and the scenario's notes are notes; a waiter's failed
 // attempts are drawn once, in a loop labelled with how many times they ran.
+// Markdown and JSON escape the characters Mermaid would misread (# ; " <
+// >); text prints them as they are.
 //
 // # Languages
 //

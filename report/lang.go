@@ -156,6 +156,7 @@ type messages struct {
 	sameRuns                 string
 	oneChanged, manyChanged  string // runs; changes, runs
 	change                   string // bullet, strategy, property, verdicts
+	why                      string // how to see why a cell breaks
 	textTrace                string // strategy, property, reason
 	markdownTrace            string // strategy, property, reason, diagram
 
@@ -181,6 +182,7 @@ var english = messages{
 	manyChanged: "%d verdicts changed between the %d runs:\n",
 	change:      "%s%s / %s: %s\n",
 
+	why:           "Why a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n",
 	textTrace:     "\n%s / %s: breaks: %s\n",
 	markdownTrace: "\n### %s: %s\n\n%s\n\n```mermaid\n%s```\n",
 
@@ -210,6 +212,7 @@ var chinese = messages{
 	manyChanged: "有 %d 项判定在 %d 次运行之间变了：\n",
 	change:      "%s%s / %s：%s\n",
 
+	why:           "某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n",
 	textTrace:     "\n%s / %s：breaks：%s\n",
 	markdownTrace: "\n### %s：%s\n\n%s\n\n```mermaid\n%s```\n",
 

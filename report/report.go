@@ -184,6 +184,10 @@ type Options struct {
 	// diagrams; "" is English. In JSON only the reasons and diagrams are
 	// translated.
 	Lang Lang
+	// Hint adds to text output, when some cell breaks and Trace is off, a
+	// line under the matrix on how to see why: lockcheck's -trace, and
+	// the strategy's page under docs/.
+	Hint bool
 }
 
 // Text writes the matrix as aligned plain text, then the mismatches, the
@@ -200,6 +204,9 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	header, rows := rep.cells(t)
 	align(ew, append([][]string{header}, rows...))
 	fmt.Fprintln(ew)
+	if opts.Hint && !opts.Trace && len(rep.Breaks()) > 0 {
+		fmt.Fprint(ew, m.why)
+	}
 	summary(ew, rep, "  ", true, t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {

@@ -304,6 +304,20 @@ holder-overrun  breaks   holds!
 `, b.String())
 }
 
+// TestTextHint: with Hint, a matrix with a break says under it how to see
+// why, in the report's language; not with Trace, which shows why already.
+func TestTextHint(t *testing.T) {
+	text := func(opts report.Options) string {
+		var b bytes.Buffer
+		require.NoError(t, report.Text(&b, sample(), opts))
+		return b.String()
+	}
+	assert.Contains(t, text(report.Options{Hint: true}), "holder-overrun  breaks   holds!\n\nWhy a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n1 of 4")
+	assert.Contains(t, text(report.Options{Hint: true, Lang: report.Chinese}), "\n\n某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n")
+	assert.NotContains(t, text(report.Options{Hint: true, Trace: true}), "Why a cell breaks")
+	assert.NotContains(t, text(report.Options{}), "Why a cell breaks")
+}
+
 // TestUndeclared: a report with no declared verdict (lockcheck -exec)
 // marks nothing but the checks that reached no verdict.
 func TestUndeclared(t *testing.T) {

@@ -333,7 +333,7 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 	if opts.docs {
 		return writeDocs(rep, opts.paths, e.stderr)
 	}
-	ropts := report.Options{Trace: opts.trace, Lang: opts.lang}
+	ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared}
 	switch opts.format {
 	case "markdown":
 		err = report.Markdown(e.stdout, rep, ropts)

@@ -55,6 +55,7 @@ func TestText(t *testing.T) {
 	assert.Regexp(t, `(?m)^safe-release +breaks +holds$`, out)
 	assert.Regexp(t, `(?m)^double-release +breaks +holds$`, out)
 	assert.Contains(t, out, "All 4 verdicts are the declared ones.")
+	assert.Contains(t, out, "\nWhy a cell breaks: -trace draws each break")
 	assert.NotContains(t, out, "sequenceDiagram", "no diagrams without -trace")
 
 	// Progress: one line per property per strategy, with verdict and time.

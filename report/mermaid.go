@@ -59,7 +59,7 @@ func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
 	for _, p := range m.participants {
 		fmt.Fprintf(&b, "    participant %s\n", p)
 	}
-	for _, l := range m.body(groups(tl)) {
+	for _, l := range m.body(locktest.Fold(tl)) {
 		b.WriteString("    ")
 		b.WriteString(strings.Repeat("    ", l.depth))
 		b.WriteString(l.text)
@@ -70,13 +70,6 @@ func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
 
 // redis is the server's participant name.
 const redis = "Redis"
-
-// maxGroup is the longest group of events that collapse looks for.
-const maxGroup = 6
-
-// notAcquired is the Reply of a client's EvAcquired when its attempt
-// failed.
-const notAcquired = "not acquired"
 
 type mermaid struct {
 	tr           tr
@@ -143,178 +136,6 @@ func server(e locktest.Event) string {
 	return redis
 }
 
-// The typed values of an event; an event without them (a timeline written
-// before they were recorded) has its text as they.
-func commandArgs(e locktest.Event) []locktest.Arg {
-	if e.Args != nil {
-		return e.Args
-	}
-	out := make([]locktest.Arg, len(e.Command))
-	for i, c := range e.Command {
-		out[i] = locktest.Arg{Kind: locktest.ArgText, Text: c}
-	}
-	return out
-}
-
-func replyArgs(e locktest.Event) []locktest.Arg {
-	if e.ReplyArgs != nil || e.Reply == "" {
-		return e.ReplyArgs
-	}
-	return []locktest.Arg{{Kind: locktest.ArgText, Text: e.Reply}}
-}
-
-func textArgs(e locktest.Event) []locktest.Arg {
-	if e.TextArgs != nil || e.Text == "" {
-		return e.TextArgs
-	}
-	return []locktest.Arg{{Kind: locktest.ArgText, Text: e.Text}}
-}
-
-// group is a block of events seen reps times in a row.
-type group struct {
-	events [][]locktest.Event // one slice per repetition
-	// first and last are the repetitions drawn, merged: the first and the
-	// last, but for a client's failed attempts the first and last of the
-	// way most went; the others count, but are not drawn.
-	first, last int
-}
-
-// signature is what must be equal for two events to count as the same:
-// everything but the time, the times in values and which token a client
-// wrote.
-func signature(e locktest.Event) string {
-	sig := func(args []locktest.Arg) string {
-		parts := make([]string, len(args))
-		for i, a := range args {
-			switch a.Kind {
-			case locktest.ArgTime:
-				parts[i] = "time"
-			case locktest.ArgToken:
-				parts[i] = "token:" + a.Client
-			default:
-				parts[i] = string(a.Kind) + ":" + a.Text
-			}
-		}
-		return strings.Join(parts, "\x01")
-	}
-	return strings.Join([]string{string(e.Kind), e.Client, e.Node, sig(commandArgs(e)), sig(replyArgs(e)), e.Err, sig(textArgs(e))}, "\x00")
-}
-
-// groups cuts the timeline into groups: each client's failed attempts in
-// a row (see attempts), and between them what collapse makes of the rest.
-func groups(tl []locktest.Event) []group {
-	var out []group
-	plain := 0
-	for i := 0; i < len(tl); {
-		g, n := attempts(tl[i:])
-		if n == 0 {
-			i++
-			continue
-		}
-		out = append(out, collapse(tl[plain:i])...)
-		out = append(out, g...)
-		i += n
-		plain = i
-	}
-	return append(out, collapse(tl[plain:])...)
-}
-
-// attempts reads the failed attempts of one client in a row at the start
-// of tl: each its commands and clock readings, then its EvAcquired "not
-// acquired", with nothing of anyone else between them. When there are at
-// least two, it returns them as groups, and how many events they cover:
-// the attempts before the first that went the way most of them did are
-// drawn as they are, then that one and all that follow as one loop.
-func attempts(tl []locktest.Event) ([]group, int) {
-	if len(tl) == 0 || tl[0].Client == "" {
-		return nil, 0
-	}
-	c := tl[0].Client
-	var reps [][]locktest.Event
-	for i, j := 0, 0; j < len(tl); j++ {
-		e := tl[j]
-		if e.Client != c {
-			break
-		}
-		if e.Kind == locktest.EvAcquired && e.Reply == notAcquired && e.Err == "" {
-			reps = append(reps, tl[i:j+1])
-			i = j + 1
-			continue
-		}
-		if e.Kind != locktest.EvCommand && e.Kind != locktest.EvClock {
-			break
-		}
-	}
-	if len(reps) < 2 {
-		return nil, 0
-	}
-	sigs := make([]string, len(reps))
-	count := map[string]int{}
-	for i, r := range reps {
-		s := make([]string, len(r))
-		for j, e := range r {
-			s[j] = signature(e)
-		}
-		sigs[i] = strings.Join(s, "\x02")
-		count[sigs[i]]++
-	}
-	first := 0
-	for i, s := range sigs {
-		if count[s] > count[sigs[first]] {
-			first = i
-		}
-	}
-	last := first
-	for i := first + 1; i < len(sigs); i++ {
-		if sigs[i] == sigs[first] {
-			last = i
-		}
-	}
-	var out []group
-	n := 0
-	for _, r := range reps[:first] {
-		out = append(out, group{events: [][]locktest.Event{r}})
-		n += len(r)
-	}
-	loop := group{events: reps[first:], last: last - first}
-	for _, r := range loop.events {
-		n += len(r)
-	}
-	return append(out, loop), n
-}
-
-// collapse cuts the timeline into groups: at each point it takes the block
-// of up to maxGroup events that repeats to cover the most events (the
-// shortest on a tie), or the single event when nothing repeats.
-func collapse(tl []locktest.Event) []group {
-	sigs := make([]string, len(tl))
-	for i, e := range tl {
-		sigs[i] = signature(e)
-	}
-	same := func(i, j, k int) bool { return slices.Equal(sigs[i:i+k], sigs[j:j+k]) }
-	var out []group
-	for i := 0; i < len(tl); {
-		bestK, bestReps := 1, 1
-		for k := 1; k <= maxGroup && i+2*k <= len(tl); k++ {
-			reps := 1
-			for i+(reps+1)*k <= len(tl) && same(i, i+reps*k, k) {
-				reps++
-			}
-			if reps >= 2 && k*reps > bestK*bestReps {
-				bestK, bestReps = k, reps
-			}
-		}
-		g := group{}
-		for r := range bestReps {
-			g.events = append(g.events, tl[i+r*bestK:i+(r+1)*bestK])
-		}
-		g.last = bestReps - 1
-		out = append(out, g)
-		i += bestK * bestReps
-	}
-	return out
-}
-
 // line is one statement of the diagram.
 type line struct {
 	depth int
@@ -322,22 +143,22 @@ type line struct {
 }
 
 // body renders the groups.
-func (m *mermaid) body(groups []group) []line {
+func (m *mermaid) body(groups []locktest.Repeat) []line {
 	var out []line
 	for _, g := range groups {
-		if len(g.events) == 1 {
-			for _, e := range g.events[0] {
+		if len(g.Events) == 1 {
+			for _, e := range g.Events[0] {
 				out = append(out, m.event(e, nil, 0)...)
 			}
 			continue
 		}
-		first, last := g.events[g.first], g.events[g.last]
-		end := g.events[len(g.events)-1]
-		from, to := g.events[0][0].At, end[len(end)-1].At
-		out = append(out, line{text: fmt.Sprintf("loop ×%d (%s–%s)", len(g.events), ms(from), ms(to))})
+		first, last := g.Events[g.First], g.Events[g.Last]
+		end := g.Events[len(g.Events)-1]
+		from, to := g.Events[0][0].At, end[len(end)-1].At
+		out = append(out, line{text: fmt.Sprintf("loop ×%d (%s–%s)", len(g.Events), ms(from), ms(to))})
 		for j := range first {
 			var other *locktest.Event
-			if g.last != g.first {
+			if g.Last != g.First {
 				other = &last[j]
 			}
 			out = append(out, m.event(first[j], other, 1)...)
@@ -424,16 +245,16 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		return note(texts(func(e locktest.Event) string { return m.tr.text(f(e)) }))
 	}
 	reply := func(e locktest.Event) string { return e.Reply }
-	text := func(e locktest.Event) string { return m.show(textArgs(e), nil, "") }
+	text := func(e locktest.Event) string { return m.show(e.TypedText(), nil, "") }
 	errText := func(e locktest.Event) string { return e.Err }
 	words := m.tr.msg()
 	switch e.Kind {
 	case locktest.EvCommand:
 		var oc, or []locktest.Arg
 		if other != nil {
-			oc, or = commandArgs(*other), replyArgs(*other)
+			oc, or = other.TypedCommand(), other.TypedReply()
 		}
-		cmd := m.show(commandArgs(e), oc, " ")
+		cmd := m.show(e.TypedCommand(), oc, " ")
 		if e.Reply == "(sent)" { // pipelined: the reply comes with a later Receive
 			return []line{l("%s->>%s: %s%s", c, server(e), m.esc(cmd), words.pipelined)}
 		}
@@ -441,7 +262,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		if e.Err != "" {
 			r = words.errorReply + texts(errText)
 		} else {
-			r = m.show(replyArgs(e), or, "")
+			r = m.show(e.TypedReply(), or, "")
 		}
 		if r == "" {
 			r = `""`
@@ -478,7 +299,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		return append(out, say(text))
 	case locktest.EvOverlap:
 		var who []string
-		for _, a := range textArgs(e) {
+		for _, a := range e.TypedText() {
 			if a.Kind == locktest.ArgClient {
 				who = append(who, a.Text)
 			}

@@ -184,6 +184,11 @@ type Options struct {
 	// diagrams; "" is English. In JSON only the reasons and diagrams are
 	// translated.
 	Lang Lang
+	// Width is the most columns text output's matrix may take, 0 for no
+	// limit: a wider matrix is printed in parts, one under the other, each
+	// with the property column and as many strategies as fit (one at
+	// least).
+	Width int
 	// Hint adds to text output, when some cell breaks and Trace is off, a
 	// line under the matrix on how to see why: lockcheck's -trace, and
 	// the strategy's page under docs/.
@@ -202,7 +207,12 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	m := t.msg()
 	fmt.Fprintf(ew, m.header+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
 	header, rows := rep.cells(t)
-	align(ew, append([][]string{header}, rows...))
+	for i, part := range split(append([][]string{header}, rows...), opts.Width) {
+		if i > 0 {
+			fmt.Fprintln(ew)
+		}
+		align(ew, part)
+	}
 	fmt.Fprintln(ew)
 	if opts.Hint && !opts.Trace && len(rep.Breaks()) > 0 {
 		fmt.Fprint(ew, m.why)

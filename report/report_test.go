@@ -304,6 +304,23 @@ holder-overrun  breaks   holds!
 `, b.String())
 }
 
+// TestTextWidth: a matrix wider than Options.Width is printed in parts
+// that fit, the property column in each; one that fits, as it is.
+func TestTextWidth(t *testing.T) {
+	text := func(width int) string {
+		var b bytes.Buffer
+		require.NoError(t, report.Text(&b, sample(), report.Options{Width: width}))
+		return b.String()
+	}
+	whole := "property        setnxpx  luatoken\nexclusion       holds    holds\nholder-overrun  breaks   holds!\n\n"
+	assert.Contains(t, text(0), whole)
+	assert.Contains(t, text(33), whole, "33 columns fit the matrix")
+	parts := "property        setnxpx\nexclusion       holds\nholder-overrun  breaks\n\n" +
+		"property        luatoken\nexclusion       holds\nholder-overrun  holds!\n\n1 of 4"
+	assert.Contains(t, text(32), parts)
+	assert.Contains(t, text(5), parts, "each part has one strategy at least")
+}
+
 // TestTextHint: with Hint, a matrix with a break says under it how to see
 // why, in the report's language; not with Trace, which shows why already.
 func TestTextHint(t *testing.T) {

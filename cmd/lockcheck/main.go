@@ -15,6 +15,12 @@
 //
 //	-format text|markdown|json
 //		how to print the matrix (text by default).
+//	-width N
+//		the most columns the text matrix may take: a wider one is printed
+//		in parts, one under the other, each with the property column and
+//		as many strategies as fit; 0 for no limit. By default, COLUMNS
+//		when set, else the width of the terminal standard output is, else
+//		100 (a pipe or a file).
 //	-strategy NAMES, -property NAMES
 //		check only these strategies or properties (comma-separated).
 //	-trace
@@ -199,7 +205,7 @@ const (
 
 func main() {
 	ctx, stop := onSignals(os.Stderr)
-	code := lockcheck(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, start: redistest.Start})
+	code := lockcheck(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, start: redistest.Start, width: columns(os.Stdout)})
 	stop()
 	os.Exit(code)
 }
@@ -212,6 +218,9 @@ type env struct {
 	stdout, stderr io.Writer
 	// start finds a Redis when -redis is not given; lockcheck closes it.
 	start func(ctx context.Context) (*redistest.Server, error)
+	// width is what the text matrix is cut to without -width (see
+	// columns); 0 is no limit.
+	width int
 }
 
 // options are the parsed flags.
@@ -221,6 +230,7 @@ type options struct {
 	strategies []catalog.Entry
 	properties []locktest.Property
 	trace      bool
+	width      int // -width; -1 when not given
 	runs       int
 	redisAddr  string
 	timeout    time.Duration
@@ -333,7 +343,10 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 	if opts.docs {
 		return writeDocs(rep, opts.paths, e.stderr)
 	}
-	ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared}
+	ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
+	if opts.width >= 0 {
+		ropts.Width = opts.width
+	}
 	switch opts.format {
 	case "markdown":
 		err = report.Markdown(e.stdout, rep, ropts)
@@ -362,6 +375,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	lang := fs.String("lang", "en", "the `language` of the output: en or zh")
 	runs := fs.Int("runs", 1, "run the matrix `N` times and report verdicts that changed")
+	width := fs.Int("width", -1, "cut the text matrix to `N` columns, in parts of whole strategy columns; 0 for no limit (default: $COLUMNS, else the terminal's width, else 100)")
 	addr := fs.String("redis", "", "use the Redis at `ADDR` (host:port) instead of finding one")
 	timeout := fs.Duration("timeout", 30*time.Second, "the most one property may take")
 	docs := fs.Bool("docs", false, "regenerate the lockcheck blocks of the Markdown files given (default README.md, docs and docs/zh)")
@@ -379,7 +393,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{format: *format, trace: *trace, runs: *runs, redisAddr: *addr, timeout: *timeout, docs: *docs, cleanup: *cleanup}
+	opts := options{format: *format, trace: *trace, width: *width, runs: *runs, redisAddr: *addr, timeout: *timeout, docs: *docs, cleanup: *cleanup}
 	if opts.cleanup {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -400,6 +414,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var err error
 	if opts.lang, err = report.ParseLang(*lang); err != nil || *lang == "" {
 		return opts, usageError{fmt.Sprintf("-lang %q: want %s", *lang, langList())}
+	}
+	if opts.width < -1 {
+		return opts, usageError{fmt.Sprintf("-width %d: want 0 (no limit) or more", opts.width)}
 	}
 	if opts.runs < 1 {
 		return opts, usageError{fmt.Sprintf("-runs %d: want 1 or more", opts.runs)}

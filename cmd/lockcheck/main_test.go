@@ -66,6 +66,18 @@ func TestText(t *testing.T) {
 	assert.Contains(t, errOut, "lockcheck: 4 checks in ")
 }
 
+// TestWidth: -width cuts the text matrix into parts that fit, and leaves
+// Markdown as it is.
+func TestWidth(t *testing.T) {
+	code, out, _ := run(t, append([]string{"-width", "30"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^property +setnxpx\n(.*\n){2}\nproperty +luatoken\n`, out)
+	assert.Regexp(t, `(?m)^safe-release +holds$`, out)
+	code, out, _ = run(t, append([]string{"-width", "30", "-format", "markdown"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "| property | setnxpx | luatoken |\n|---|---|---|\n")
+}
+
 func TestMarkdown(t *testing.T) {
 	code, out, _ := run(t, append([]string{"-format", "markdown"}, subset...)...)
 	assert.Equal(t, exitOK, code)
@@ -281,6 +293,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
 		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
 		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},
+		{[]string{"-width", "-2"}, "-width -2: want 0 (no limit) or more"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},
 		{[]string{"matrix"}, `unexpected arguments ["matrix"]`},
 		{[]string{"-docs", "-strategy", "getset"}, "-docs needs the whole matrix"},

@@ -223,7 +223,7 @@ func joinArgs(args []Arg, sep string) string {
 // String formats the event on one line.
 func (e Event) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%8.1fms ", float64(e.At.Microseconds())/1000)
+	fmt.Fprintf(&b, "%8.1fms ", ms(e.At))
 	if e.Client != "" {
 		fmt.Fprintf(&b, "%s ", e.Client)
 	} else {
@@ -255,15 +255,27 @@ func (e Event) String() string {
 	return b.String()
 }
 
-// FormatTimeline formats a timeline one event a line.
+// FormatTimeline formats a timeline one event a line, its repetitions
+// (see Fold) once: a line "loop ×N, until <time of its last event>:",
+// then the events of one repetition, indented.
 func FormatTimeline(tl []Event) string {
 	var b strings.Builder
-	for _, e := range tl {
-		b.WriteString(e.String())
-		b.WriteByte('\n')
+	for _, r := range Fold(tl) {
+		indent := ""
+		if len(r.Events) > 1 {
+			end := r.Events[len(r.Events)-1]
+			fmt.Fprintf(&b, "%8.1fms loop ×%d, until %.1fms:\n", ms(r.Events[0][0].At), len(r.Events), ms(end[len(end)-1].At))
+			indent = "    "
+		}
+		for _, e := range r.Events[r.First] {
+			b.WriteString(indent + e.String() + "\n")
+		}
 	}
 	return b.String()
 }
+
+// ms is d in milliseconds, to a microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // formatTimeline formats the timeline of r, after a line that says what K
 // and t0 stand for.

@@ -9,11 +9,11 @@
 //     never stopped or flushed; tests keep apart by using [Key].
 //  2. A container started through a Docker engine that answers (DOCKER_HOST
 //     or the default socket), with github.com/ory/dockertest/v3. The image
-//     is LOCKLAB_REDIS_IMAGE:LOCKLAB_REDIS_TAG, redis:7 by default. It is
-//     pulled only when it is missing; where no registry can be reached,
-//     scripts/redis-image.sh builds locklab/redis:local from the local
-//     redis-server binary, to be used with LOCKLAB_REDIS_IMAGE=locklab/redis
-//     and LOCKLAB_REDIS_TAG=local. The container runs without persistence,
+//     is LOCKLAB_REDIS_IMAGE:LOCKLAB_REDIS_TAG; when neither is set, it is
+//     locklab/redis:local if the engine has it (scripts/redis-image.sh,
+//     which make setup runs, builds it from the local redis-server binary,
+//     for where no registry can be reached), else redis:7. It is pulled
+//     only when it is missing. The container runs without persistence,
 //     is bound to a loopback port, is removed by [Server.Close], and stops
 //     and removes itself after LOCKLAB_REDIS_EXPIRE (a Go duration, 30m by
 //     default) should the program die before that.

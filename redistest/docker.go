@@ -18,8 +18,13 @@ import (
 )
 
 const (
-	defaultImage  = "redis"
-	defaultTag    = "7"
+	defaultImage = "redis"
+	defaultTag   = "7"
+	// The image scripts/redis-image.sh builds from the local redis-server
+	// (make setup): preferred, when the engine has it, to the default.
+	localImage = "locklab/redis"
+	localTag   = "local"
+
 	defaultExpire = 30 * time.Minute
 	redisPort     = "6379/tcp"
 
@@ -40,10 +45,11 @@ var serverArgs = []string{
 	"--appendonly", "no",
 }
 
-// Image returns the Docker image that [StartDocker] runs, as repository and
-// tag: LOCKLAB_REDIS_IMAGE and LOCKLAB_REDIS_TAG, by default redis and 7.
+// Image returns the Docker image named by LOCKLAB_REDIS_IMAGE and
+// LOCKLAB_REDIS_TAG, as repository and tag, by default redis and 7.
 // LOCKLAB_REDIS_IMAGE may carry its own tag (locklab/redis:local) when
-// LOCKLAB_REDIS_TAG is not set.
+// LOCKLAB_REDIS_TAG is not set. When neither is set, [StartDocker] runs
+// locklab/redis:local instead if the engine has it.
 func Image() (repository, tag string) {
 	repository, tag = os.Getenv(EnvImage), os.Getenv(EnvTag)
 	if repository == "" {
@@ -64,15 +70,15 @@ func Image() (repository, tag string) {
 
 // StartDocker starts Redis in a new container through the Docker engine
 // named by DOCKER_HOST, or the default one, and waits until it answers
-// PING. The image is [Image]; it is pulled only when it is missing. The
+// PING. The image is [Image], or locklab/redis:local when neither
+// LOCKLAB_REDIS_IMAGE nor LOCKLAB_REDIS_TAG is set and the engine has it
+// (make setup builds it); it is pulled only when it is missing. The
 // container publishes Redis on a loopback port, and is removed by
 // [Server.Close] or, should the program die first, by the engine after
 // LOCKLAB_REDIS_EXPIRE (30m by default). The error matches [ErrNoDocker]
 // when no engine answers, and [ErrNoImage] when the image is missing and
 // cannot be pulled.
 func StartDocker(ctx context.Context) (*Server, error) {
-	repository, tag := Image()
-	image := repository + ":" + tag
 	expire, err := expireAfter()
 	if err != nil {
 		return nil, err
@@ -88,6 +94,14 @@ func StartDocker(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w at %s: %v", ErrNoDocker, dockerEndpoint(), err)
 	}
+
+	repository, tag := Image()
+	if os.Getenv(EnvImage) == "" && os.Getenv(EnvTag) == "" {
+		if _, err := pool.Client.InspectImage(localImage + ":" + localTag); err == nil {
+			repository, tag = localImage, localTag
+		}
+	}
+	image := repository + ":" + tag
 
 	// dockertest pulls a missing image itself, but without a context or a
 	// way to tell its error from others: look first, and pull here.
@@ -129,7 +143,7 @@ func StartDocker(ctx context.Context) (*Server, error) {
 	// auto-removed, removes it) after expire even if this program dies.
 	_ = resource.Expire(uint(expire / time.Second))
 
-	s := &Server{Kind: KindDocker}
+	s := &Server{Kind: KindDocker, image: image}
 	s.stop = func() error {
 		err := pool.Purge(resource)
 		if err != nil && isGone(err) {

@@ -31,9 +31,11 @@ const (
 	// EnvMode forces one way of finding a server: "external", "docker" or
 	// "process". Unset, empty or "auto" tries them in order.
 	EnvMode = "LOCKLAB_REDIS"
-	// EnvImage is the Docker image's repository, "redis" by default.
+	// EnvImage is the Docker image's repository. When neither it nor
+	// EnvTag is set, the image is locklab/redis:local if the engine has
+	// it, else redis:7.
 	EnvImage = "LOCKLAB_REDIS_IMAGE"
-	// EnvTag is the Docker image's tag, "7" by default.
+	// EnvTag is the Docker image's tag, "7" by default (see EnvImage).
 	EnvTag = "LOCKLAB_REDIS_TAG"
 	// EnvExpire is how long a container may live at most, as a Go duration
 	// ("30m" by default). It only matters when the program dies before
@@ -79,6 +81,7 @@ type Server struct {
 	// named by a URL may have a user, a password, a database and TLS.
 	Login Login
 
+	image      string // the image of a container, repository:tag
 	passedOver []step // the ways Start tried before this one, and why they failed
 
 	closeOnce sync.Once
@@ -87,9 +90,14 @@ type Server struct {
 }
 
 // String describes the server, such as "redis 7.0.15 (process) at
-// 127.0.0.1:40123".
+// 127.0.0.1:40123"; a container's names its image, "redis 7.0.15 (docker
+// locklab/redis:local) at 127.0.0.1:32847".
 func (s *Server) String() string {
-	return fmt.Sprintf("redis %s (%s) at %s", s.Version, s.Kind, s.Addr)
+	kind := s.Kind
+	if s.image != "" {
+		kind += " " + s.image
+	}
+	return fmt.Sprintf("redis %s (%s) at %s", s.Version, kind, s.Addr)
 }
 
 // Close stops the server and removes whatever was made for it: the
@@ -383,9 +391,9 @@ func indent(s string) string {
 const howTo = `Get a Redis server in one of these ways:
   - point at a running one: REDIS_ADDR=host:port (or REDIS_URL=redis://host:port/0);
   - start a Docker engine with a Redis image: LOCKLAB_REDIS_IMAGE and LOCKLAB_REDIS_TAG
-    name it (default redis:7); without a registry, scripts/redis-image.sh builds
-    locklab/redis:local from a local redis-server, then set
-    LOCKLAB_REDIS_IMAGE=locklab/redis LOCKLAB_REDIS_TAG=local (make test does);
+    name it (default locklab/redis:local when the engine has it, else redis:7);
+    without a registry, scripts/redis-image.sh (make setup) builds
+    locklab/redis:local from a local redis-server;
   - install redis-server on PATH: apt-get install redis-server (Debian, Ubuntu),
     brew install redis (macOS), or run scripts/setup-redis.sh.
 LOCKLAB_REDIS=external|docker|process forces one of these.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/redistest"
+	"github.com/ory/dockertest/v3"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
@@ -55,13 +56,35 @@ func TestStartDocker(t *testing.T) {
 		t.Skipf("SKIPPED the Docker path: %v", err)
 	case errors.Is(err, redistest.ErrNoImage):
 		t.Skipf("SKIPPED the Docker path: %v\n"+
-			"Without a registry, build an image from the local redis-server with scripts/redis-image.sh "+
-			"and run the tests with LOCKLAB_REDIS_IMAGE=locklab/redis LOCKLAB_REDIS_TAG=local (make test does both).", err)
+			"Without a registry, build locklab/redis:local from the local redis-server with scripts/redis-image.sh "+
+			"(make setup does), which is then the default.", err)
 	}
 	mustNot(t, err, "StartDocker")
 	wantEqual(t, s.Kind, redistest.KindDocker, "Kind")
 	exercise(t, s)
 	requireGone(t, s)
+}
+
+// TestStartDockerLocalImage: without LOCKLAB_REDIS_IMAGE and
+// LOCKLAB_REDIS_TAG, StartDocker runs locklab/redis:local where the engine
+// has it (make setup builds it), and says so.
+func TestStartDockerLocalImage(t *testing.T) {
+	pool, err := dockertest.NewPool("")
+	if err == nil {
+		err = pool.Client.Ping()
+	}
+	if err != nil {
+		t.Skipf("SKIPPED: no Docker engine: %v", err)
+	}
+	if _, err := pool.Client.InspectImage("locklab/redis:local"); err != nil {
+		t.Skipf("SKIPPED: the engine has no locklab/redis:local (scripts/redis-image.sh builds it): %v", err)
+	}
+	t.Setenv("LOCKLAB_REDIS_IMAGE", "")
+	t.Setenv("LOCKLAB_REDIS_TAG", "")
+	s, err := redistest.StartDocker(startCtx(t))
+	mustNot(t, err, "StartDocker")
+	wantContains(t, s.String(), "(docker locklab/redis:local) at ")
+	mustNot(t, s.Close(), "Close")
 }
 
 func TestStartProcess(t *testing.T) {

@@ -156,6 +156,7 @@ type messages struct {
 	sameRuns                 string
 	oneChanged, manyChanged  string // runs; changes, runs
 	change                   string // bullet, strategy, property, verdicts
+	why                      string // how to see why a cell breaks
 	textTrace                string // strategy, property, reason
 	markdownTrace            string // strategy, property, reason, diagram
 
@@ -181,6 +182,7 @@ var english = messages{
 	manyChanged: "%d verdicts changed between the %d runs:\n",
 	change:      "%s%s / %s: %s\n",
 
+	why:           "Why a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n",
 	textTrace:     "\n%s / %s: breaks: %s\n",
 	markdownTrace: "\n### %s: %s\n\n%s\n\n```mermaid\n%s```\n",
 
@@ -210,6 +212,7 @@ var chinese = messages{
 	manyChanged: "有 %d 项判定在 %d 次运行之间变了：\n",
 	change:      "%s%s / %s：%s\n",
 
+	why:           "某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n",
 	textTrace:     "\n%s / %s：breaks：%s\n",
 	markdownTrace: "\n### %s：%s\n\n%s\n\n```mermaid\n%s```\n",
 
@@ -226,15 +229,7 @@ var chinese = messages{
 // text/tabwriter does with a padding of 2, except that a Chinese character
 // counts as the two columns a terminal gives it.
 func align(w io.Writer, rows [][]string) {
-	var widths []int
-	for _, row := range rows {
-		for j, cell := range row[:max(len(row)-1, 0)] {
-			if j == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[j] = max(widths[j], width(cell))
-		}
-	}
+	widths := widths(rows)
 	for _, row := range rows {
 		var b strings.Builder
 		for j, cell := range row {
@@ -246,6 +241,48 @@ func align(w io.Writer, rows [][]string) {
 		b.WriteByte('\n')
 		io.WriteString(w, b.String())
 	}
+}
+
+// widths returns the width of each column of rows, as align pads them:
+// the widest cell of the column.
+func widths(rows [][]string) []int {
+	var out []int
+	for _, row := range rows {
+		for j, cell := range row {
+			if j == len(out) {
+				out = append(out, 0)
+			}
+			out[j] = max(out[j], width(cell))
+		}
+	}
+	return out
+}
+
+// split cuts a matrix wider than limit columns, as align writes it, into
+// parts of whole columns that fit, each with the first column; one part,
+// the matrix, when it fits or limit is 0.
+func split(rows [][]string, limit int) [][][]string {
+	w := widths(rows)
+	if limit <= 0 || len(w) < 3 {
+		return [][][]string{rows}
+	}
+	var parts [][][]string
+	for from := 1; from < len(w); {
+		// The first column and at least one more; each padded by two
+		// but the last.
+		to, used := from+1, w[0]+2+w[from]
+		for to < len(w) && used+2+w[to] <= limit {
+			used += 2 + w[to]
+			to++
+		}
+		part := make([][]string, len(rows))
+		for i, row := range rows {
+			part[i] = append([]string{row[0]}, row[from:min(to, len(row))]...)
+		}
+		parts = append(parts, part)
+		from = to
+	}
+	return parts
 }
 
 // width is how many columns s takes in a terminal.

@@ -43,8 +43,15 @@ import (
 // another language.
 func Mermaid(tl []locktest.Event) string { return English.tr().mermaid(tl) }
 
-func (t tr) mermaid(tl []locktest.Event) string {
-	m := &mermaid{tr: t, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
+func (t tr) mermaid(tl []locktest.Event) string { return t.diagram(tl, escape) }
+
+// plainMermaid is the diagram as text output prints it, for a reader
+// rather than for Mermaid: its texts as they are, each on one line.
+func (t tr) plainMermaid(tl []locktest.Event) string { return t.diagram(tl, oneLine) }
+
+// diagram draws tl, writing each text of it with esc.
+func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
+	m := &mermaid{tr: t, esc: esc, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
 	tl = fanOut(tl)
 	m.start(tl)
 	var b strings.Builder
@@ -52,7 +59,7 @@ func (t tr) mermaid(tl []locktest.Event) string {
 	for _, p := range m.participants {
 		fmt.Fprintf(&b, "    participant %s\n", p)
 	}
-	for _, l := range m.body(groups(tl)) {
+	for _, l := range m.body(locktest.Fold(tl)) {
 		b.WriteString("    ")
 		b.WriteString(strings.Repeat("    ", l.depth))
 		b.WriteString(l.text)
@@ -64,17 +71,11 @@ func (t tr) mermaid(tl []locktest.Event) string {
 // redis is the server's participant name.
 const redis = "Redis"
 
-// maxGroup is the longest group of events that collapse looks for.
-const maxGroup = 6
-
-// notAcquired is the Reply of a client's EvAcquired when its attempt
-// failed.
-const notAcquired = "not acquired"
-
 type mermaid struct {
 	tr           tr
-	participants []string // the clients, then the servers
-	servers      int      // how many of participants are servers
+	esc          func(string) string // escape, or oneLine for text output
+	participants []string            // the clients, then the servers
+	servers      int                 // how many of participants are servers
 	active       map[string]bool
 	names        map[string]string // a token (its client, NUL, its text): its name
 	count        map[string]int    // tokens named after each client so far
@@ -135,178 +136,6 @@ func server(e locktest.Event) string {
 	return redis
 }
 
-// The typed values of an event; an event without them (a timeline written
-// before they were recorded) has its text as they.
-func commandArgs(e locktest.Event) []locktest.Arg {
-	if e.Args != nil {
-		return e.Args
-	}
-	out := make([]locktest.Arg, len(e.Command))
-	for i, c := range e.Command {
-		out[i] = locktest.Arg{Kind: locktest.ArgText, Text: c}
-	}
-	return out
-}
-
-func replyArgs(e locktest.Event) []locktest.Arg {
-	if e.ReplyArgs != nil || e.Reply == "" {
-		return e.ReplyArgs
-	}
-	return []locktest.Arg{{Kind: locktest.ArgText, Text: e.Reply}}
-}
-
-func textArgs(e locktest.Event) []locktest.Arg {
-	if e.TextArgs != nil || e.Text == "" {
-		return e.TextArgs
-	}
-	return []locktest.Arg{{Kind: locktest.ArgText, Text: e.Text}}
-}
-
-// group is a block of events seen reps times in a row.
-type group struct {
-	events [][]locktest.Event // one slice per repetition
-	// first and last are the repetitions drawn, merged: the first and the
-	// last, but for a client's failed attempts the first and last of the
-	// way most went; the others count, but are not drawn.
-	first, last int
-}
-
-// signature is what must be equal for two events to count as the same:
-// everything but the time, the times in values and which token a client
-// wrote.
-func signature(e locktest.Event) string {
-	sig := func(args []locktest.Arg) string {
-		parts := make([]string, len(args))
-		for i, a := range args {
-			switch a.Kind {
-			case locktest.ArgTime:
-				parts[i] = "time"
-			case locktest.ArgToken:
-				parts[i] = "token:" + a.Client
-			default:
-				parts[i] = string(a.Kind) + ":" + a.Text
-			}
-		}
-		return strings.Join(parts, "\x01")
-	}
-	return strings.Join([]string{string(e.Kind), e.Client, e.Node, sig(commandArgs(e)), sig(replyArgs(e)), e.Err, sig(textArgs(e))}, "\x00")
-}
-
-// groups cuts the timeline into groups: each client's failed attempts in
-// a row (see attempts), and between them what collapse makes of the rest.
-func groups(tl []locktest.Event) []group {
-	var out []group
-	plain := 0
-	for i := 0; i < len(tl); {
-		g, n := attempts(tl[i:])
-		if n == 0 {
-			i++
-			continue
-		}
-		out = append(out, collapse(tl[plain:i])...)
-		out = append(out, g...)
-		i += n
-		plain = i
-	}
-	return append(out, collapse(tl[plain:])...)
-}
-
-// attempts reads the failed attempts of one client in a row at the start
-// of tl: each its commands and clock readings, then its EvAcquired "not
-// acquired", with nothing of anyone else between them. When there are at
-// least two, it returns them as groups, and how many events they cover:
-// the attempts before the first that went the way most of them did are
-// drawn as they are, then that one and all that follow as one loop.
-func attempts(tl []locktest.Event) ([]group, int) {
-	if len(tl) == 0 || tl[0].Client == "" {
-		return nil, 0
-	}
-	c := tl[0].Client
-	var reps [][]locktest.Event
-	for i, j := 0, 0; j < len(tl); j++ {
-		e := tl[j]
-		if e.Client != c {
-			break
-		}
-		if e.Kind == locktest.EvAcquired && e.Reply == notAcquired && e.Err == "" {
-			reps = append(reps, tl[i:j+1])
-			i = j + 1
-			continue
-		}
-		if e.Kind != locktest.EvCommand && e.Kind != locktest.EvClock {
-			break
-		}
-	}
-	if len(reps) < 2 {
-		return nil, 0
-	}
-	sigs := make([]string, len(reps))
-	count := map[string]int{}
-	for i, r := range reps {
-		s := make([]string, len(r))
-		for j, e := range r {
-			s[j] = signature(e)
-		}
-		sigs[i] = strings.Join(s, "\x02")
-		count[sigs[i]]++
-	}
-	first := 0
-	for i, s := range sigs {
-		if count[s] > count[sigs[first]] {
-			first = i
-		}
-	}
-	last := first
-	for i := first + 1; i < len(sigs); i++ {
-		if sigs[i] == sigs[first] {
-			last = i
-		}
-	}
-	var out []group
-	n := 0
-	for _, r := range reps[:first] {
-		out = append(out, group{events: [][]locktest.Event{r}})
-		n += len(r)
-	}
-	loop := group{events: reps[first:], last: last - first}
-	for _, r := range loop.events {
-		n += len(r)
-	}
-	return append(out, loop), n
-}
-
-// collapse cuts the timeline into groups: at each point it takes the block
-// of up to maxGroup events that repeats to cover the most events (the
-// shortest on a tie), or the single event when nothing repeats.
-func collapse(tl []locktest.Event) []group {
-	sigs := make([]string, len(tl))
-	for i, e := range tl {
-		sigs[i] = signature(e)
-	}
-	same := func(i, j, k int) bool { return slices.Equal(sigs[i:i+k], sigs[j:j+k]) }
-	var out []group
-	for i := 0; i < len(tl); {
-		bestK, bestReps := 1, 1
-		for k := 1; k <= maxGroup && i+2*k <= len(tl); k++ {
-			reps := 1
-			for i+(reps+1)*k <= len(tl) && same(i, i+reps*k, k) {
-				reps++
-			}
-			if reps >= 2 && k*reps > bestK*bestReps {
-				bestK, bestReps = k, reps
-			}
-		}
-		g := group{}
-		for r := range bestReps {
-			g.events = append(g.events, tl[i+r*bestK:i+(r+1)*bestK])
-		}
-		g.last = bestReps - 1
-		out = append(out, g)
-		i += bestK * bestReps
-	}
-	return out
-}
-
 // line is one statement of the diagram.
 type line struct {
 	depth int
@@ -314,22 +143,22 @@ type line struct {
 }
 
 // body renders the groups.
-func (m *mermaid) body(groups []group) []line {
+func (m *mermaid) body(groups []locktest.Repeat) []line {
 	var out []line
 	for _, g := range groups {
-		if len(g.events) == 1 {
-			for _, e := range g.events[0] {
+		if len(g.Events) == 1 {
+			for _, e := range g.Events[0] {
 				out = append(out, m.event(e, nil, 0)...)
 			}
 			continue
 		}
-		first, last := g.events[g.first], g.events[g.last]
-		end := g.events[len(g.events)-1]
-		from, to := g.events[0][0].At, end[len(end)-1].At
-		out = append(out, line{text: fmt.Sprintf("loop ×%d (%s–%s)", len(g.events), ms(from), ms(to))})
+		first, last := g.Events[g.First], g.Events[g.Last]
+		end := g.Events[len(g.Events)-1]
+		from, to := g.Events[0][0].At, end[len(end)-1].At
+		out = append(out, line{text: fmt.Sprintf("loop ×%d (%s–%s)", len(g.Events), ms(from), ms(to))})
 		for j := range first {
 			var other *locktest.Event
-			if g.last != g.first {
+			if g.Last != g.First {
 				other = &last[j]
 			}
 			out = append(out, m.event(first[j], other, 1)...)
@@ -411,35 +240,35 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 	}
 	// note writes text as it is: what the strategy's errors say; say
 	// translates the suite's own sentence text.
-	note := func(text string) line { return l("Note over %s: %s", c, escape(text)) }
+	note := func(text string) line { return l("Note over %s: %s", c, m.esc(text)) }
 	say := func(f func(e locktest.Event) string) line {
 		return note(texts(func(e locktest.Event) string { return m.tr.text(f(e)) }))
 	}
 	reply := func(e locktest.Event) string { return e.Reply }
-	text := func(e locktest.Event) string { return m.show(textArgs(e), nil, "") }
+	text := func(e locktest.Event) string { return m.show(e.TypedText(), nil, "") }
 	errText := func(e locktest.Event) string { return e.Err }
 	words := m.tr.msg()
 	switch e.Kind {
 	case locktest.EvCommand:
 		var oc, or []locktest.Arg
 		if other != nil {
-			oc, or = commandArgs(*other), replyArgs(*other)
+			oc, or = other.TypedCommand(), other.TypedReply()
 		}
-		cmd := m.show(commandArgs(e), oc, " ")
+		cmd := m.show(e.TypedCommand(), oc, " ")
 		if e.Reply == "(sent)" { // pipelined: the reply comes with a later Receive
-			return []line{l("%s->>%s: %s%s", c, server(e), escape(cmd), words.pipelined)}
+			return []line{l("%s->>%s: %s%s", c, server(e), m.esc(cmd), words.pipelined)}
 		}
 		var r string
 		if e.Err != "" {
 			r = words.errorReply + texts(errText)
 		} else {
-			r = m.show(replyArgs(e), or, "")
+			r = m.show(e.TypedReply(), or, "")
 		}
 		if r == "" {
 			r = `""`
 		}
 		srv := server(e)
-		return []line{l("%s->>%s: %s", c, srv, escape(cmd)), l("%s-->>%s: %s", srv, c, escape(r))}
+		return []line{l("%s->>%s: %s", c, srv, m.esc(cmd)), l("%s-->>%s: %s", srv, c, m.esc(r))}
 	case locktest.EvClock:
 		return []line{say(text)}
 	case locktest.EvAcquired:
@@ -470,13 +299,13 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		return append(out, say(text))
 	case locktest.EvOverlap:
 		var who []string
-		for _, a := range textArgs(e) {
+		for _, a := range e.TypedText() {
 			if a.Kind == locktest.ArgClient {
 				who = append(who, a.Text)
 			}
 		}
 		t := texts(func(e locktest.Event) string { return m.tr.text(text(e)) })
-		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, escape(t))}
+		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, m.esc(t))}
 	case locktest.EvCrash:
 		return []line{say(text)}
 	}
@@ -489,7 +318,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 	if c != "" {
 		return []line{note(t)}
 	}
-	return []line{l("Note over %s: %s", m.span("", nil), escape(t))}
+	return []line{l("Note over %s: %s", m.span("", nil), m.esc(t))}
 }
 
 // span returns the participants a note spans: from the leftmost to the
@@ -546,6 +375,9 @@ func escape(s string) string {
 	)
 	return r.Replace(s)
 }
+
+// oneLine keeps s on one line, and otherwise as it is.
+func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ").Replace(s) }
 
 func ms(d time.Duration) string {
 	return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)

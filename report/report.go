@@ -184,10 +184,20 @@ type Options struct {
 	// diagrams; "" is English. In JSON only the reasons and diagrams are
 	// translated.
 	Lang Lang
+	// Width is the most columns text output's matrix may take, 0 for no
+	// limit: a wider matrix is printed in parts, one under the other, each
+	// with the property column and as many strategies as fit (one at
+	// least).
+	Width int
+	// Hint adds to text output, when some cell breaks and Trace is off, a
+	// line under the matrix on how to see why: lockcheck's -trace, and
+	// the strategy's page under docs/.
+	Hint bool
 }
 
 // Text writes the matrix as aligned plain text, then the mismatches, the
-// changes between runs and, with opts.Trace, the diagrams.
+// changes between runs and, with opts.Trace, the diagrams, their texts as
+// they are rather than escaped for Mermaid (a # or ; reads as it is).
 func Text(w io.Writer, rep *Report, opts Options) error {
 	return text(w, rep, opts, opts.Lang.tr())
 }
@@ -197,13 +207,21 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	m := t.msg()
 	fmt.Fprintf(ew, m.header+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
 	header, rows := rep.cells(t)
-	align(ew, append([][]string{header}, rows...))
+	for i, part := range split(append([][]string{header}, rows...), opts.Width) {
+		if i > 0 {
+			fmt.Fprintln(ew)
+		}
+		align(ew, part)
+	}
 	fmt.Fprintln(ew)
-	summary(ew, rep, "  ", t)
+	if opts.Hint && !opts.Trace && len(rep.Breaks()) > 0 {
+		fmt.Fprint(ew, m.why)
+	}
+	summary(ew, rep, "  ", true, t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
 			fmt.Fprintf(ew, m.textTrace, r.Strategy, r.Property, t.reason(r))
-			ew.WriteString(t.mermaid(r.Timeline))
+			ew.WriteString(t.plainMermaid(r.Timeline))
 		}
 	}
 	return ew.err
@@ -222,7 +240,7 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	fmt.Fprintf(ew, m.header+m.colon+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
 	markdownTable(ew, rep, t)
 	fmt.Fprintln(ew)
-	summary(ew, rep, "- ", t)
+	summary(ew, rep, "- ", false, t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
 			fmt.Fprintf(ew, m.markdownTrace, r.Strategy, r.Property, t.sentence(t.reason(r)), t.mermaid(r.Timeline))
@@ -244,8 +262,10 @@ func markdownTable(w io.Writer, rep *Report, t tr) {
 }
 
 // summary writes whether the verdicts are the declared ones, and lists
-// those that are not and those that changed between runs.
-func summary(w io.Writer, rep *Report, bullet string, t tr) {
+// those that are not and those that changed between runs, each on one
+// line; with whole, an error's further lines follow it, indented (what an
+// -exec program wrote to standard error).
+func summary(w io.Writer, rep *Report, bullet string, whole bool, t tr) {
 	m := t.msg()
 	mism := rep.Mismatches()
 	switch {
@@ -263,9 +283,14 @@ func summary(w io.Writer, rep *Report, bullet string, t tr) {
 	for _, r := range mism {
 		if r.Expected == "" {
 			fmt.Fprintf(w, m.noVerdict, bullet, r.Strategy, r.Property, firstLine(t.reason(r)))
-			continue
+		} else {
+			fmt.Fprintf(w, m.mismatch, bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(t.reason(r)))
 		}
-		fmt.Fprintf(w, m.mismatch, bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(t.reason(r)))
+		if _, more, ok := strings.Cut(t.reason(r), "\n"); whole && r.Err != nil && ok {
+			for l := range strings.Lines(more) {
+				fmt.Fprintf(w, "%s  %s\n", strings.Repeat(" ", len(bullet)), strings.TrimSuffix(l, "\n"))
+			}
+		}
 	}
 	if rep.Runs > 1 {
 		switch len(rep.Changes) {

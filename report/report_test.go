@@ -258,6 +258,15 @@ func TestMermaidEscapes(t *testing.T) {
 	assert.Contains(t, got, "Redis-->>A: #quot;#quot;\n")
 	assert.Contains(t, got, "Redis-->>A: error: ERR x#59;y\n")
 	assert.NotContains(t, got, "loop", "events that differ do not collapse")
+
+	// Text output prints the same diagram for a reader: nothing escaped.
+	var b bytes.Buffer
+	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
+	res.Property, res.Verdict, res.Reason, res.Timeline = locktest.Exclusion, locktest.Breaks, "because", tl
+	require.NoError(t, report.Text(&b, &report.Report{Results: []report.Result{res}}, report.Options{Trace: true}))
+	assert.Contains(t, b.String(), "Note over A: dies right after its command #1 (SETNX) returns; \"quoted\" <b>\n")
+	assert.Contains(t, b.String(), "Redis-->>A: error: ERR x;y\n")
+	assert.NotContains(t, b.String(), "#59;")
 }
 
 func sample() *report.Report {
@@ -293,6 +302,37 @@ holder-overrun  breaks   holds!
 1 of 4 verdicts is not the declared one (marked !):
   luatoken / holder-overrun: holds, declared breaks: because
 `, b.String())
+}
+
+// TestTextWidth: a matrix wider than Options.Width is printed in parts
+// that fit, the property column in each; one that fits, as it is.
+func TestTextWidth(t *testing.T) {
+	text := func(width int) string {
+		var b bytes.Buffer
+		require.NoError(t, report.Text(&b, sample(), report.Options{Width: width}))
+		return b.String()
+	}
+	whole := "property        setnxpx  luatoken\nexclusion       holds    holds\nholder-overrun  breaks   holds!\n\n"
+	assert.Contains(t, text(0), whole)
+	assert.Contains(t, text(33), whole, "33 columns fit the matrix")
+	parts := "property        setnxpx\nexclusion       holds\nholder-overrun  breaks\n\n" +
+		"property        luatoken\nexclusion       holds\nholder-overrun  holds!\n\n1 of 4"
+	assert.Contains(t, text(32), parts)
+	assert.Contains(t, text(5), parts, "each part has one strategy at least")
+}
+
+// TestTextHint: with Hint, a matrix with a break says under it how to see
+// why, in the report's language; not with Trace, which shows why already.
+func TestTextHint(t *testing.T) {
+	text := func(opts report.Options) string {
+		var b bytes.Buffer
+		require.NoError(t, report.Text(&b, sample(), opts))
+		return b.String()
+	}
+	assert.Contains(t, text(report.Options{Hint: true}), "holder-overrun  breaks   holds!\n\nWhy a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n1 of 4")
+	assert.Contains(t, text(report.Options{Hint: true, Lang: report.Chinese}), "\n\n某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n")
+	assert.NotContains(t, text(report.Options{Hint: true, Trace: true}), "Why a cell breaks")
+	assert.NotContains(t, text(report.Options{}), "Why a cell breaks")
 }
 
 // TestUndeclared: a report with no declared verdict (lockcheck -exec)

@@ -13,8 +13,8 @@
 #
 # Usage: scripts/redis-image.sh [IMAGE]   (IMAGE defaults to locklab/redis:local)
 #
-# Tests use the image with LOCKLAB_REDIS_IMAGE=locklab/redis
-# LOCKLAB_REDIS_TAG=local, as `make test` sets them.
+# redistest runs locklab/redis:local by default when LOCKLAB_REDIS_IMAGE and
+# LOCKLAB_REDIS_TAG are unset; another IMAGE needs them set.
 set -euo pipefail
 
 image="${1:-locklab/redis:local}"

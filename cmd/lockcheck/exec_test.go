@@ -73,3 +73,26 @@ func TestExecFlags(t *testing.T) {
 		assert.Contains(t, stderr.String(), tt.want)
 	}
 }
+
+// TestExecStderr: a program that fails before its ready line, or a
+// command that does not exist, shows in the text output what it wrote to
+// standard error, under the check it left without a verdict.
+func TestExecStderr(t *testing.T) {
+	for _, tt := range []struct {
+		command string
+		status  string
+		want    []string
+	}{
+		{`echo 'Traceback (most recent call last):' >&2; echo "ModuleNotFoundError: No module named 'redis'" >&2; exit 1`,
+			"exit status 1", []string{"        Traceback (most recent call last):\n", "        ModuleNotFoundError: No module named 'redis'\n"}},
+		{`locklab-no-such-command`, "exit status 127", []string{"locklab-no-such-command: not found\n"}},
+	} {
+		code, out, _ := run(t, "-exec", tt.command, "-name", "failing", "-property", "exclusion")
+		assert.Equal(t, exitMismatch, code, tt.command)
+		assert.Contains(t, out, "failing / exclusion: no verdict: ", tt.command)
+		assert.Contains(t, out, "it exited before it wrote its ready line ("+tt.status+"); its standard error ended with:\n", tt.command)
+		for _, w := range tt.want {
+			assert.Contains(t, out, w, tt.command)
+		}
+	}
+}

@@ -15,6 +15,12 @@
 //
 //	-format text|markdown|json
 //		how to print the matrix (text by default).
+//	-width N
+//		the most columns the text matrix may take: a wider one is printed
+//		in parts, one under the other, each with the property column and
+//		as many strategies as fit; 0 for no limit. By default, COLUMNS
+//		when set, else the width of the terminal standard output is, else
+//		100 (a pipe or a file).
 //	-strategy NAMES, -property NAMES
 //		check only these strategies or properties (comma-separated).
 //	-trace
@@ -47,7 +53,8 @@
 //
 // Without -redis, lockcheck finds a Redis the way package redistest does:
 // REDIS_ADDR or REDIS_URL, else a Docker container of LOCKLAB_REDIS_IMAGE:
-// LOCKLAB_REDIS_TAG (redis:7 by default), else a redis-server process from
+// LOCKLAB_REDIS_TAG (by default locklab/redis:local where the engine has
+// it, else redis:7), else a redis-server process from
 // PATH; LOCKLAB_REDIS=external|docker|process forces one of them. A server
 // it started is stopped when it exits. Each run makes its keys under
 // "lockcheck:<xid>:" (the locks) and "{lockcheck:<xid>:" (luatoken's
@@ -119,6 +126,8 @@
 // to Redis and its reply a dashed arrow back; clock readings, crashes, the
 // critical section and the scenario's notes are notes; a waiter's failed
 // attempts are drawn once, in a loop labelled with how many times they ran.
+// Markdown and JSON escape the characters Mermaid would misread (# ; " <
+// >); text prints them as they are.
 //
 // # Languages
 //
@@ -215,7 +224,7 @@ const (
 
 func main() {
 	ctx, stop := onSignals(os.Stderr)
-	code := lockcheck(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, start: redistest.Start})
+	code := lockcheck(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, start: redistest.Start, width: columns(os.Stdout)})
 	stop()
 	os.Exit(code)
 }
@@ -228,6 +237,9 @@ type env struct {
 	stdout, stderr io.Writer
 	// start finds a Redis when -redis is not given; lockcheck closes it.
 	start func(ctx context.Context) (*redistest.Server, error)
+	// width is what the text matrix is cut to without -width (see
+	// columns); 0 is no limit.
+	width int
 }
 
 // options are the parsed flags.
@@ -237,6 +249,7 @@ type options struct {
 	strategies []catalog.Entry
 	properties []locktest.Property
 	trace      bool
+	width      int // -width; -1 when not given
 	runs       int
 	redisAddr  string
 	tls        redistest.TLSFiles
@@ -374,7 +387,10 @@ func (s *session) run(ctx context.Context, opts options, e env) int {
 	if opts.docs {
 		return writeDocs(rep, opts.paths, e.stderr)
 	}
-	ropts := report.Options{Trace: opts.trace, Lang: opts.lang}
+	ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
+	if opts.width >= 0 {
+		ropts.Width = opts.width
+	}
 	switch opts.format {
 	case "markdown":
 		err = report.Markdown(e.stdout, rep, ropts)
@@ -410,6 +426,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	lang := fs.String("lang", "en", "the `language` of the output: en or zh")
 	runs := fs.Int("runs", 1, "run the matrix `N` times and report verdicts that changed")
+	width := fs.Int("width", -1, "cut the text matrix to `N` columns, in parts of whole strategy columns; 0 for no limit (default: $COLUMNS, else the terminal's width, else 100)")
 	addr := fs.String("redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL with [user:password@] and /db) instead of finding one")
 	fromEnv := redistest.TLSFilesFromEnv()
 	var tlsFiles redistest.TLSFiles
@@ -433,7 +450,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{format: *format, trace: *trace, runs: *runs, redisAddr: *addr, tls: tlsFiles, timeout: *timeout, docs: *docs, cleanup: *cleanup}
+	opts := options{format: *format, trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: tlsFiles, timeout: *timeout, docs: *docs, cleanup: *cleanup}
 	if opts.cleanup {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -454,6 +471,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var err error
 	if opts.lang, err = report.ParseLang(*lang); err != nil || *lang == "" {
 		return opts, usageError{fmt.Sprintf("-lang %q: want %s", *lang, langList())}
+	}
+	if opts.width < -1 {
+		return opts, usageError{fmt.Sprintf("-width %d: want 0 (no limit) or more", opts.width)}
 	}
 	if opts.runs < 1 {
 		return opts, usageError{fmt.Sprintf("-runs %d: want 1 or more", opts.runs)}

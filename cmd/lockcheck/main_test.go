@@ -55,6 +55,7 @@ func TestText(t *testing.T) {
 	assert.Regexp(t, `(?m)^safe-release +breaks +holds$`, out)
 	assert.Regexp(t, `(?m)^double-release +breaks +holds$`, out)
 	assert.Contains(t, out, "All 4 verdicts are the declared ones.")
+	assert.Contains(t, out, "\nWhy a cell breaks: -trace draws each break")
 	assert.NotContains(t, out, "sequenceDiagram", "no diagrams without -trace")
 
 	// Progress: one line per property per strategy, with verdict and time.
@@ -63,6 +64,18 @@ func TestText(t *testing.T) {
 	assert.Regexp(t, `(?m)^luatoken +safe-release +holds +as declared +[0-9.]+ms$`, errOut)
 	assert.Regexp(t, `(?m)^luatoken +double-release +holds +as declared +[0-9.]+ms$`, errOut)
 	assert.Contains(t, errOut, "lockcheck: 4 checks in ")
+}
+
+// TestWidth: -width cuts the text matrix into parts that fit, and leaves
+// Markdown as it is.
+func TestWidth(t *testing.T) {
+	code, out, _ := run(t, append([]string{"-width", "30"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^property +setnxpx\n(.*\n){2}\nproperty +luatoken\n`, out)
+	assert.Regexp(t, `(?m)^safe-release +holds$`, out)
+	code, out, _ = run(t, append([]string{"-width", "30", "-format", "markdown"}, subset...)...)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "| property | setnxpx | luatoken |\n|---|---|---|\n")
 }
 
 func TestMarkdown(t *testing.T) {
@@ -175,7 +188,9 @@ func TestTraceRetries(t *testing.T) {
 	code, out, _ := run(t, "-trace", "-strategy", "setnxdel", "-property", "crash-recovery")
 	assert.Equal(t, exitOK, code)
 	assert.Regexp(t, `(?m)^    loop ×\d+ \([0-9.]+ms–[0-9.]+ms\)\n        B->>Redis: SETNX K 1\n        Redis-->>B: 0\n        Note over B: not acquired\n    end\n`, out)
-	assert.Contains(t, out, "Note over A: crashes while holding the lock#59; it never releases\n")
+	// Text output prints the texts as they are, not escaped for Mermaid.
+	assert.Contains(t, out, "Note over A: crashes while holding the lock; it never releases\n")
+	assert.NotContains(t, out, "#59;")
 }
 
 // TestTraceTokens: luatoken's random tokens get names after their owner.
@@ -278,6 +293,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
 		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
 		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},
+		{[]string{"-width", "-2"}, "-width -2: want 0 (no limit) or more"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},
 		{[]string{"matrix"}, `unexpected arguments ["matrix"]`},
 		{[]string{"-docs", "-strategy", "getset"}, "-docs needs the whole matrix"},

@@ -93,6 +93,8 @@ type proc struct {
 	exited  chan struct{} // closed once the process has exited and waitErr is set
 	waitErr error
 	stderr  *tail
+	// errRead is closed once standard error has been read to its end.
+	errRead chan struct{}
 
 	mu sync.Mutex // one request at a time
 
@@ -111,13 +113,14 @@ type capabilities struct {
 // start starts the program for one client and waits for its ready line.
 func start(cfg *config, s spec) (*proc, error) {
 	p := &proc{
-		cfg:    cfg,
-		client: s.client,
-		clock:  s.clock,
-		lines:  make(chan string, 16),
-		exited: make(chan struct{}),
-		stderr: &tail{max: stderrTail},
-		killed: make(chan struct{}),
+		cfg:     cfg,
+		client:  s.client,
+		clock:   s.clock,
+		lines:   make(chan string, 16),
+		exited:  make(chan struct{}),
+		stderr:  &tail{max: stderrTail},
+		errRead: make(chan struct{}),
+		killed:  make(chan struct{}),
 	}
 	if len(cfg.argv) == 0 {
 		return nil, p.protocolError("start", "no command to run")
@@ -167,6 +170,7 @@ func start(cfg *config, s spec) (*proc, error) {
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
+		close(p.errRead)
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -347,10 +351,16 @@ func (p *proc) crashedErr() error {
 func (p *proc) fail(request, got string) error {
 	p.kill()
 	// What the program wrote to standard error before it died is read
-	// to its end, briefly.
-	select {
-	case <-p.exited:
-	case <-time.After(time.Second):
+	// to its end, briefly: its exit does not wait for the reader, and a
+	// child it left behind may hold the pipe open.
+	deadline := time.After(time.Second)
+wait:
+	for _, done := range []chan struct{}{p.exited, p.errRead} {
+		select {
+		case <-done:
+		case <-deadline:
+			break wait
+		}
 	}
 	err := p.protocolError(request, got)
 	p.stateMu.Lock()

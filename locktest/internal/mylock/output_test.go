@@ -269,6 +269,7 @@ var masks = []struct {
 	with string
 }{
 	{regexp.MustCompile(`^\s+\d+\.\dms `), "\tT "}, // a timeline's first column
+	{regexp.MustCompile(`loop ×\d+`), "loop ×N"},   // how many times a waiter polled
 	{regexp.MustCompile(`\d+(\.\d+)?(ms|s|µs)\b`), "Δ"},
 	{regexp.MustCompile(`t0 = \d+`), "t0 = T"},
 	{regexp.MustCompile(`\b[A-Z2-7]{26}\b`), "TOKEN"}, // rand.Text

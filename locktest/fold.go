@@ -1,0 +1,205 @@
+package locktest
+
+import (
+	"slices"
+	"strings"
+)
+
+// A timeline repeats itself: a waiter polls the key a hundred times, a
+// scenario retries the same commands. Fold finds the repetitions, once for
+// every form that shows a timeline: report's diagrams draw each as a loop,
+// FormatTimeline writes it once.
+
+// Repeat is a stretch of a timeline seen len(Events) times in a row, or
+// once.
+type Repeat struct {
+	// Events holds one slice per repetition.
+	Events [][]Event
+	// First and Last are the repetitions to show, merged: the first and
+	// the last, but for a client's failed attempts the first and last of
+	// the way most of them went; the others count, but are not shown.
+	First, Last int
+}
+
+// Fold cuts a timeline into Repeats, in order: each client's failed
+// attempts in a row (its commands and clock readings, each attempt ended
+// by an EvAcquired "not acquired") as one Repeat from the first that went
+// the way most did, those before it once each; and, elsewhere, at each
+// point the block of up to six events that repeats to cover the most
+// events. Two events are the same when all but their times, the times in
+// their values and which token a client wrote are equal.
+func Fold(tl []Event) []Repeat { return groups(tl) }
+
+// maxGroup is the longest group of events that collapse looks for.
+const maxGroup = 6
+
+// notAcquired is the Reply of a client's EvAcquired when its attempt
+// failed.
+const notAcquired = "not acquired"
+
+// TypedCommand returns Args, or, for an event recorded without them, the
+// Command as text.
+func (e Event) TypedCommand() []Arg {
+	if e.Args != nil {
+		return e.Args
+	}
+	out := make([]Arg, len(e.Command))
+	for i, c := range e.Command {
+		out[i] = Arg{Kind: ArgText, Text: c}
+	}
+	return out
+}
+
+// TypedReply returns ReplyArgs, or, for an event recorded without them,
+// the Reply as text.
+func (e Event) TypedReply() []Arg {
+	if e.ReplyArgs != nil || e.Reply == "" {
+		return e.ReplyArgs
+	}
+	return []Arg{{Kind: ArgText, Text: e.Reply}}
+}
+
+// TypedText returns TextArgs, or, for an event recorded without them, the
+// Text as text.
+func (e Event) TypedText() []Arg {
+	if e.TextArgs != nil || e.Text == "" {
+		return e.TextArgs
+	}
+	return []Arg{{Kind: ArgText, Text: e.Text}}
+}
+
+// signature is what must be equal for two events to count as the same:
+// everything but the time, the times in values and which token a client
+// wrote.
+func signature(e Event) string {
+	sig := func(args []Arg) string {
+		parts := make([]string, len(args))
+		for i, a := range args {
+			switch a.Kind {
+			case ArgTime:
+				parts[i] = "time"
+			case ArgToken:
+				parts[i] = "token:" + a.Client
+			default:
+				parts[i] = string(a.Kind) + ":" + a.Text
+			}
+		}
+		return strings.Join(parts, "\x01")
+	}
+	return strings.Join([]string{string(e.Kind), e.Client, e.Node, sig(e.TypedCommand()), sig(e.TypedReply()), e.Err, sig(e.TypedText())}, "\x00")
+}
+
+// groups cuts the timeline into Repeats: each client's failed attempts in
+// a row (see attempts), and between them what collapse makes of the rest.
+func groups(tl []Event) []Repeat {
+	var out []Repeat
+	plain := 0
+	for i := 0; i < len(tl); {
+		g, n := attempts(tl[i:])
+		if n == 0 {
+			i++
+			continue
+		}
+		out = append(out, collapse(tl[plain:i])...)
+		out = append(out, g...)
+		i += n
+		plain = i
+	}
+	return append(out, collapse(tl[plain:])...)
+}
+
+// attempts reads the failed attempts of one client in a row at the start
+// of tl: each its commands and clock readings, then its EvAcquired "not
+// acquired", with nothing of anyone else between them. When there are at
+// least two, it returns them as groups, and how many events they cover:
+// the attempts before the first that went the way most of them did are
+// drawn as they are, then that one and all that follow as one loop.
+func attempts(tl []Event) ([]Repeat, int) {
+	if len(tl) == 0 || tl[0].Client == "" {
+		return nil, 0
+	}
+	c := tl[0].Client
+	var reps [][]Event
+	for i, j := 0, 0; j < len(tl); j++ {
+		e := tl[j]
+		if e.Client != c {
+			break
+		}
+		if e.Kind == EvAcquired && e.Reply == notAcquired && e.Err == "" {
+			reps = append(reps, tl[i:j+1])
+			i = j + 1
+			continue
+		}
+		if e.Kind != EvCommand && e.Kind != EvClock {
+			break
+		}
+	}
+	if len(reps) < 2 {
+		return nil, 0
+	}
+	sigs := make([]string, len(reps))
+	count := map[string]int{}
+	for i, r := range reps {
+		s := make([]string, len(r))
+		for j, e := range r {
+			s[j] = signature(e)
+		}
+		sigs[i] = strings.Join(s, "\x02")
+		count[sigs[i]]++
+	}
+	first := 0
+	for i, s := range sigs {
+		if count[s] > count[sigs[first]] {
+			first = i
+		}
+	}
+	last := first
+	for i := first + 1; i < len(sigs); i++ {
+		if sigs[i] == sigs[first] {
+			last = i
+		}
+	}
+	var out []Repeat
+	n := 0
+	for _, r := range reps[:first] {
+		out = append(out, Repeat{Events: [][]Event{r}})
+		n += len(r)
+	}
+	loop := Repeat{Events: reps[first:], Last: last - first}
+	for _, r := range loop.Events {
+		n += len(r)
+	}
+	return append(out, loop), n
+}
+
+// collapse cuts the timeline into groups: at each point it takes the block
+// of up to maxGroup events that repeats to cover the most events (the
+// shortest on a tie), or the single event when nothing repeats.
+func collapse(tl []Event) []Repeat {
+	sigs := make([]string, len(tl))
+	for i, e := range tl {
+		sigs[i] = signature(e)
+	}
+	same := func(i, j, k int) bool { return slices.Equal(sigs[i:i+k], sigs[j:j+k]) }
+	var out []Repeat
+	for i := 0; i < len(tl); {
+		bestK, bestReps := 1, 1
+		for k := 1; k <= maxGroup && i+2*k <= len(tl); k++ {
+			reps := 1
+			for i+(reps+1)*k <= len(tl) && same(i, i+reps*k, k) {
+				reps++
+			}
+			if reps >= 2 && k*reps > bestK*bestReps {
+				bestK, bestReps = k, reps
+			}
+		}
+		g := Repeat{}
+		for r := range bestReps {
+			g.Events = append(g.Events, tl[i+r*bestK:i+(r+1)*bestK])
+		}
+		g.Last = bestReps - 1
+		out = append(out, g)
+		i += bestK * bestReps
+	}
+	return out
+}

@@ -315,7 +315,10 @@ func (cfg Config) login(ctx context.Context, nc net.Conn) error {
 			args = []any{cfg.Username, cfg.Password}
 		}
 		if _, err := redis.DoContext(rc, ctx, "AUTH", args...); err != nil {
-			return fmt.Errorf("AUTH as %s: %w", userName(cfg.Username), err)
+			if cfg.Username == "" {
+				return fmt.Errorf("AUTH as the default user: %w", err)
+			}
+			return fmt.Errorf("AUTH as user %s: %w", cfg.Username, err)
 		}
 	}
 	if cfg.DB != 0 {
@@ -326,13 +329,6 @@ func (cfg Config) login(ctx context.Context, nc net.Conn) error {
 	return nc.SetDeadline(time.Time{}) // the ones redigo set for the login
 }
 
-// userName names a Redis user for a message.
-func userName(u string) string {
-	if u == "" {
-		return "the default user"
-	}
-	return "user " + u
-}
 
 // dialTCP returns a dial of addr over TCP.
 func dialTCP(addr string) func(context.Context) (net.Conn, error) {

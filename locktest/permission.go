@@ -48,7 +48,7 @@ func (p *permissions) err() error {
 // permissionError says what the ACL rules lack for cmd, which Redis
 // refused with reply.
 func permissionError(cmd []string, reply string) error {
-	name, what := "", "it"
+	name, what := "", ""
 	if len(cmd) > 0 {
 		name = strings.ToLower(cmd[0])
 		what = strings.ToUpper(name)
@@ -56,18 +56,13 @@ func permissionError(cmd []string, reply string) error {
 			what += " " + cmd[1]
 		}
 	}
-	var rule string
 	switch {
 	case strings.Contains(reply, "keys"):
-		rule = "a key pattern (~pattern) that covers the key of " + what
+		return fmt.Errorf("the server's user may not run %s (%s): add a key pattern (~pattern) that covers its key to the user's ACL rules (docs/lockcheck.md lists the rules the suite needs)", what, reply)
 	case strings.Contains(reply, "channels"):
-		rule = "a channel pattern (&pattern) that covers the channel of " + what
-	case name != "":
-		rule = "+" + name
-	default:
-		rule = "the command's permission"
+		return fmt.Errorf("the server's user may not run %s (%s): add a channel pattern (&pattern) that covers its channel to the user's ACL rules (docs/lockcheck.md lists the rules the suite needs)", what, reply)
 	}
-	return fmt.Errorf("the server's user may not run %s (%s): add %s to its ACL rules; docs/lockcheck.md lists the rules the suite needs", what, reply, rule)
+	return fmt.Errorf("the server's user may not run %s (%s): add +%s to the user's ACL rules (docs/lockcheck.md lists the rules the suite needs)", what, reply, name)
 }
 
 // connWithAll is what a redigo connection implements.

@@ -329,7 +329,6 @@ func (cfg Config) login(ctx context.Context, nc net.Conn) error {
 	return nc.SetDeadline(time.Time{}) // the ones redigo set for the login
 }
 
-
 // dialTCP returns a dial of addr over TCP.
 func dialTCP(addr string) func(context.Context) (net.Conn, error) {
 	return func(ctx context.Context) (net.Conn, error) {

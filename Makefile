@@ -79,6 +79,7 @@ stress: setup
 peers: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck $(PEERCHECK_FLAGS)
 
-# Regenerate the generated blocks of docs/peers.md from one real run.
+# Regenerate the generated blocks of docs/peers.md from one real run, on
+# the runner lockcheck and lockdocs use (internal/matrixrun).
 peers-docs: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -docs -root .. ../docs/peers.md

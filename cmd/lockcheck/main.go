@@ -276,65 +276,14 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		if opts.update {
-			return updateGrid(rep, cmp.Or(e.root, "."), e.stderr)
+			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
 		}
-		return print(rep, opts, e)
+		ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
+		if opts.width >= 0 {
+			ropts.Width = opts.width
+		}
+		return p.Print(rep, opts.format, ropts)
 	})
-}
-
-// print writes the matrix in the format and language of opts; it returns
-// the exit status.
-func print(rep *report.Report, opts options, e env) int {
-	var err error
-	ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
-	if opts.width >= 0 {
-		ropts.Width = opts.width
-	}
-	switch opts.format {
-	case "markdown":
-		err = report.Markdown(e.stdout, rep, ropts)
-	case "json":
-		err = report.JSON(e.stdout, rep, ropts)
-	default:
-		err = report.Text(e.stdout, rep, ropts)
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
-		return exitMismatch
-	}
-	if !rep.OK() {
-		return exitMismatch
-	}
-	return exitOK
-}
-
-// updateGrid is -update: it writes the verdicts of rep into the declared
-// grid, catalog.GridFile under root, and says which cells changed. A
-// check without a verdict, or one whose verdict changed between runs,
-// writes nothing.
-func updateGrid(rep *report.Report, root string, stderr io.Writer) int {
-	found := catalog.Found{}
-	for _, r := range rep.Results {
-		if r.Err != nil {
-			fmt.Fprintf(stderr, "lockcheck: -update: %s %s reached no verdict: %s left as it is\n", r.Strategy, r.Property, catalog.GridFile)
-			return exitMismatch
-		}
-		found.Add(r.Strategy, r.Property, r.Verdict)
-	}
-	if len(rep.Changes) > 0 {
-		fmt.Fprintf(stderr, "lockcheck: -update: %d verdicts changed between runs: %s left as it is\n", len(rep.Changes), catalog.GridFile)
-		return exitMismatch
-	}
-	changes, err := catalog.UpdateGrid(root, found)
-	if err != nil {
-		fmt.Fprintf(stderr, "lockcheck: -update: %v\n", err)
-		return exitMismatch
-	}
-	for _, c := range changes {
-		fmt.Fprintf(stderr, "lockcheck: -update: %v\n", c)
-	}
-	fmt.Fprintf(stderr, "lockcheck: -update: %d of %d cells changed in %s\n", len(changes), len(rep.Results), catalog.GridFile)
-	return exitOK
 }
 
 // parseFlags parses and checks the command line.

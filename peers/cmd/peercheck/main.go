@@ -180,54 +180,8 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		case o.docs:
 			return writeDocs(rep, o.paths, o.root, stderr)
 		case o.update:
-			return updateGrid(rep, o.root, stderr)
+			return p.UpdateGrid(rep, o.root)
 		}
-		return print(rep, o, stdout, stderr)
+		return p.Print(rep, o.format, report.Options{Trace: o.trace})
 	})
-}
-
-// print writes the matrix in the format of o; it returns the exit status.
-func print(rep *report.Report, o options, stdout, stderr io.Writer) int {
-	var err error
-	ropts := report.Options{Trace: o.trace}
-	switch o.format {
-	case "markdown":
-		err = report.Markdown(stdout, rep, ropts)
-	case "json":
-		err = report.JSON(stdout, rep, ropts)
-	default:
-		err = report.Text(stdout, rep, ropts)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "peercheck: %v\n", err)
-		return exitMismatch
-	}
-	if !rep.OK() {
-		return exitMismatch
-	}
-	return exitOK
-}
-
-// updateGrid is -update: it writes the verdicts of rep into the declared
-// grid under root and says which cells changed. A check without a verdict
-// writes nothing.
-func updateGrid(rep *report.Report, root string, stderr io.Writer) int {
-	found := catalog.Found{}
-	for _, r := range rep.Results {
-		if r.Err != nil {
-			fmt.Fprintf(stderr, "peercheck: -update: %s %s reached no verdict: %s left as it is\n", r.Strategy, r.Property, catalog.GridFile)
-			return exitMismatch
-		}
-		found.Add(r.Strategy, r.Property, r.Verdict)
-	}
-	changes, err := catalog.UpdateGrid(root, found)
-	if err != nil {
-		fmt.Fprintf(stderr, "peercheck: -update: %v\n", err)
-		return exitMismatch
-	}
-	for _, c := range changes {
-		fmt.Fprintf(stderr, "peercheck: -update: %v\n", c)
-	}
-	fmt.Fprintf(stderr, "peercheck: -update: %d of %d cells changed in %s\n", len(changes), len(rep.Results), catalog.GridFile)
-	return exitOK
 }

@@ -57,9 +57,9 @@ check: setup
 # Regenerate the generated blocks of README.md, docs/*.md and the Chinese
 # edition docs/zh/*.md, in Chinese (the matrix, each strategy's verdicts,
 # the traces of its breaks, the quoted code) from one real run; the prose
-# around them is left as it is.
+# around them is left as it is (cmd/lockdocs).
 docs: setup
-	$(LOCAL_REDIS) go run ./cmd/lockcheck -docs README.md docs docs/zh
+	$(LOCAL_REDIS) go run ./cmd/lockdocs README.md docs docs/zh
 
 # The whole matrix ten times in a row: every verdict must be the declared
 # one, every time.
@@ -79,6 +79,7 @@ stress: setup
 peers: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck $(PEERCHECK_FLAGS)
 
-# Regenerate the generated blocks of docs/peers.md from one real run.
+# Regenerate the generated blocks of docs/peers.md from one real run, on
+# the runner lockcheck and lockdocs use (internal/matrixrun).
 peers-docs: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -docs -root .. ../docs/peers.md

@@ -1,6 +1,9 @@
 // Package catalog lists locklab's strategies with what the conformance suite
-// is expected to find for each: the single place that the strategies' tests,
-// the lockcheck command and the docs read the declared verdicts from.
+// is expected to find for each. The declared verdicts of every column, the
+// strategies here and those declared elsewhere (the peers, redis-py), live
+// in one grid, verdicts.txt (GridFile), shaped like lockcheck's matrix:
+// the strategies' tests, lockcheck, peercheck, the recipes and the docs
+// read it, and -update rewrites it from a real run.
 package catalog
 
 import (
@@ -32,7 +35,8 @@ type Entry struct {
 	Sources string
 	// New builds the strategy for one simulated client.
 	New locktest.Factory
-	// Expect is the declared verdict of every property.
+	// Expect is the declared verdict of every property: the entry's
+	// column of the grid in GridFile.
 	Expect locktest.Expect
 	// Masters and RestartDelay go to locktest.Config: how many masters a
 	// lock over several spans, and how long a restarted one stays down.
@@ -46,45 +50,30 @@ func (e Entry) Config(cfg locktest.Config) locktest.Config {
 	return cfg
 }
 
-// Shorthands for the declarations below.
-const (
-	crashMid  = locktest.CrashMidAcquire
-	stale     = locktest.StaleTakeoverRace
-	skew      = locktest.ClockSkew
-	safeRel   = locktest.SafeRelease
-	doubleRel = locktest.DoubleRelease
-	overrun   = locktest.HolderOverrun
-	fenced    = locktest.FencedOverrun
-	renewed   = locktest.RenewedOverrun
-
-	crashMidRel = locktest.CrashMidRelease
-	safeRefresh = locktest.SafeRefresh
-
-	failover  = locktest.Failover
-	amnesia   = locktest.RestartAmnesia
-	clockJump = locktest.NodeClockJump
-	minority  = locktest.MinorityDown
-)
-
-type props = []locktest.Property
-
 // Strategies returns the seventeen columns: the strategies on one Redis,
 // from the most naive to the one to use, getsetcompare twice (as document
 // 004 writes it, then as document 003 does), luatoken with the two fixes
 // for an overrunning holder, auto-renewal and fencing tokens; then Redlock
 // over five masters, with a crashed master restarted at once and, as
-// antirez advises, only after the longest TTL.
+// antirez advises, only after the longest TTL. Each one's Expect is its
+// column of the declared grid (GridFile).
 func Strategies() []Entry {
+	es := strategies()
+	for i := range es {
+		es[i].Expect = Declare(es[i].Name)
+	}
+	return es
+}
+
+// strategies are the columns without their declared verdicts, which the
+// grid's columns are checked against.
+func strategies() []Entry {
 	return []Entry{
 		{
 			Name:    "setnxdel",
 			Sources: "004 方式一/二, 003 简易锁",
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return setnxdel.New(c.Pool)
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{locktest.CrashRecovery, doubleRel, failover, amnesia},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRel, safeRefresh, overrun, fenced, renewed, minority},
 			},
 		},
 		{
@@ -93,20 +82,12 @@ func Strategies() []Entry {
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return setnxexpire.New(c.Pool)
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{crashMid, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia, clockJump},
-				NotApplicable: props{crashMidRel, stale, skew, safeRefresh, minority},
-			},
 		},
 		{
 			Name:    "multiget",
 			Sources: "002 (as published)",
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return multiget.New(c.Pool)
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{locktest.ReleaseFrees, crashMid, overrun, fenced, renewed, failover, amnesia, clockJump},
-				NotApplicable: props{locktest.Exclusion, stale, skew, doubleRel, safeRefresh, minority},
 			},
 		},
 		{
@@ -115,20 +96,12 @@ func Strategies() []Entry {
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return getset.New(c.Pool, getset.WithClock(c.Clock))
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
-				NotApplicable: props{safeRefresh, minority},
-			},
 		},
 		{
 			Name:    "getsetexpire",
 			Sources: "000 【代码实现】",
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return getsetexpire.New(c.Pool, getsetexpire.WithClock(c.Clock))
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia, clockJump},
-				NotApplicable: props{stale, safeRefresh, minority},
 			},
 		},
 		{
@@ -137,20 +110,12 @@ func Strategies() []Entry {
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return getsetcompare.New(c.Pool, getsetcompare.WithClock(c.Clock))
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
-				NotApplicable: props{crashMidRel, safeRefresh, minority},
-			},
 		},
 		{
 			Name:    "getsetcompare-003",
 			Sources: "003 方案2",
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return getsetcompare.New(c.Pool, getsetcompare.WithClock(c.Clock), getsetcompare.Document003())
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
-				NotApplicable: props{crashMidRel, safeRefresh, minority},
 			},
 		},
 		{
@@ -159,20 +124,12 @@ func Strategies() []Entry {
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return delsetnx.New(c.Pool, delsetnx.WithClock(c.Clock))
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{stale, skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
-				NotApplicable: props{safeRefresh, minority},
-			},
 		},
 		{
 			Name:    "delsetnxcheck",
 			Sources: "004 方式三",
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return delsetnxcheck.New(c.Pool, delsetnxcheck.WithClock(c.Clock))
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{locktest.Exclusion, stale, skew, safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia},
-				NotApplicable: props{crashMidRel, safeRefresh, minority},
 			},
 		},
 		{
@@ -181,20 +138,12 @@ func Strategies() []Entry {
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return setnxpx.New(c.Pool)
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia, clockJump},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRefresh, minority},
-			},
 		},
 		{
 			Name:    "fixedpassword",
 			Sources: "004 方式六 (as its code writes it)",
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return fixedpassword.New(c.Pool)
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{safeRel, doubleRel, overrun, fenced, renewed, failover, amnesia, clockJump},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew, safeRefresh, minority},
 			},
 		},
 		{
@@ -203,10 +152,6 @@ func Strategies() []Entry {
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return tokengetdel.New(c.Pool)
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{safeRel, overrun, fenced, renewed, failover, amnesia, clockJump},
-				NotApplicable: props{crashMid, stale, skew, safeRefresh, minority},
-			},
 		},
 		{
 			Name:    "watchdel",
@@ -214,20 +159,12 @@ func Strategies() []Entry {
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return watchdel.New(c.Pool)
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{crashMid, overrun, fenced, renewed, failover, amnesia, clockJump},
-				NotApplicable: props{stale, skew, safeRefresh, minority},
-			},
 		},
 		{
 			Name:    "luatoken",
 			Sources: "004 方式六, 002",
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return luatoken.New(c.Pool)
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed, failover, amnesia, clockJump},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew, minority},
 			},
 		},
 		{
@@ -238,20 +175,12 @@ func Strategies() []Entry {
 				// see the holder stop before the key can expire.
 				return luatoken.New(c.Pool, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{failover, amnesia, clockJump},
-				NotApplicable: props{crashMid, crashMidRel, stale, skew, minority},
-			},
 		},
 		{
 			Name:    "redlock",
 			Sources: "antirez's Redlock over five independent masters",
 			New:     newRedlock,
 			Masters: 5,
-			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed, amnesia, clockJump},
-				NotApplicable: props{crashMid, crashMidRel, stale, failover},
-			},
 		},
 		{
 			Name:    "redlock-delayed-restart",
@@ -260,10 +189,6 @@ func Strategies() []Entry {
 			Masters: 5,
 			// Longer than the suite's longest TTL, Timing.Long (5s).
 			RestartDelay: 6 * time.Second,
-			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed, clockJump},
-				NotApplicable: props{crashMid, crashMidRel, stale, failover},
-			},
 		},
 	}
 }

@@ -7,10 +7,8 @@ replace github.com/locklab/locklab => ../
 require (
 	github.com/bsm/redislock v0.9.4
 	github.com/go-redsync/redsync/v4 v4.18.1
-	github.com/gomodule/redigo v1.9.3
 	github.com/locklab/locklab v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/rs/xid v1.6.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -28,6 +26,7 @@ require (
 	github.com/docker/go-units v0.5.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.1.0 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
+	github.com/gomodule/redigo v1.9.3 // indirect
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
 	github.com/moby/docker-image-spec v1.3.1 // indirect
 	github.com/moby/sys/user v0.3.0 // indirect
@@ -37,6 +36,7 @@ require (
 	github.com/opencontainers/runc v1.2.3 // indirect
 	github.com/ory/dockertest/v3 v3.12.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
+	github.com/rs/xid v1.6.0 // indirect
 	github.com/sirupsen/logrus v1.9.3 // indirect
 	github.com/tidwall/btree v1.1.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect

@@ -35,24 +35,11 @@ const (
 	GoRedisModule   = "github.com/redis/go-redis/v9 v9.23.0"
 )
 
-// Shorthands for the declarations below.
-const (
-	crashMid    = locktest.CrashMidAcquire
-	crashMidRel = locktest.CrashMidRelease
-	stale       = locktest.StaleTakeoverRace
-	skew        = locktest.ClockSkew
-	safeRefresh = locktest.SafeRefresh
-	overrun     = locktest.HolderOverrun
-	fenced      = locktest.FencedOverrun
-	renewed     = locktest.RenewedOverrun
-)
-
-type props = []locktest.Property
-
 // Peers returns the peers, each as a catalog entry: its name, the module
 // it comes from (Sources), a factory that builds it on a go-redis client
 // of its own to the suite's proxy for the client, and its declared
-// verdicts, strict.
+// verdicts, strict: its column of the grid in package catalog
+// (catalog.GridFile), which peercheck -update rewrites.
 //
 // Why each verdict, from the code (docs/peers.md shows the runs):
 //
@@ -72,8 +59,7 @@ type props = []locktest.Property
 //     next one (the three overrun properties break), as on every TTL lock
 //     that does not renew (docs/no-ttl-lock-is-safe.md).
 func Peers() []catalog.Entry {
-	notApplicable := props{crashMid, crashMidRel, stale, skew, locktest.MinorityDown}
-	return []catalog.Entry{
+	peers := []catalog.Entry{
 		{
 			Name:    "redsync",
 			Sources: RedsyncModule + ", one pool, go-redis v9 driver",
@@ -83,11 +69,6 @@ func Peers() []catalog.Entry {
 					return nil, err
 				}
 				return redsync.New(rdb)
-			},
-			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed, locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump},
-				NotApplicable: notApplicable,
-				Strict:        true,
 			},
 		},
 		{
@@ -100,11 +81,6 @@ func Peers() []catalog.Entry {
 				}
 				return redislock.New(rdb)
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed, locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump},
-				NotApplicable: notApplicable,
-				Strict:        true,
-			},
 		},
 		{
 			Name:    "goredislock",
@@ -116,13 +92,13 @@ func Peers() []catalog.Entry {
 				}
 				return goredislock.New(rdb)
 			},
-			Expect: locktest.Expect{
-				Breaks:        props{overrun, fenced, renewed, locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump},
-				NotApplicable: append(notApplicable, safeRefresh),
-				Strict:        true,
-			},
 		},
 	}
+	for i := range peers {
+		peers[i].Expect = catalog.Declare(peers[i].Name)
+		peers[i].Expect.Strict = true
+	}
+	return peers
 }
 
 // Columns returns the peers, then luatoken as package catalog declares it:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"
@@ -38,6 +39,17 @@ func TestColumns(t *testing.T) {
 		assert.Equal(t, e.Sources, got.Sources)
 	}
 	assert.Equal(t, []string{"redsync", "redislock", "goredislock", "luatoken"}, names)
+	for _, e := range peers.Peers() {
+		assert.Contains(t, catalog.Outside, e.Name, "a peer's column is declared in the grid")
+		for _, p := range locktest.AllProperties() {
+			assert.NotEmpty(t, catalog.Declared().Verdict(e.Name, p), "%s: %s declares nothing for %s", catalog.GridFile, e.Name, p)
+		}
+		assert.Equal(t, e.Expect, func() locktest.Expect {
+			want := catalog.Declare(e.Name)
+			want.Strict = true
+			return want
+		}(), "%s: its column of %s, strict", e.Name, catalog.GridFile)
+	}
 	_, ok := peers.Lookup("redlock")
 	assert.False(t, ok)
 }

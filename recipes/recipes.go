@@ -30,7 +30,8 @@ type Program struct {
 	// Argv runs the program from the repository's root.
 	Argv []string
 	// Expect is the declared verdict of every property (Strict: n/a is
-	// declared too). A PHP recipe's is its Go column's.
+	// declared too). A PHP recipe's is its Go column's: the same column
+	// of the grid in package catalog (catalog.GridFile).
 	Expect locktest.Expect
 }
 
@@ -51,12 +52,10 @@ func PHP() []Program {
 		if e.Name == "luatoken-renew-fence" || e.Masters > 1 {
 			continue
 		}
-		expect := e.Expect
-		expect.Strict = true
 		out = append(out, Program{
 			Name:   e.Name,
 			Argv:   append(PHPCommand(), "recipes/php/"+e.Name+".php"),
-			Expect: expect,
+			Expect: strict(e.Expect),
 		})
 	}
 	return out
@@ -86,8 +85,6 @@ var phpCommand = sync.OnceValue(func() []string {
 	return []string{"php"}
 })
 
-type props = []locktest.Property
-
 // RedisPy is redis-py's Lock (Debian's python3-redis 4.3.4), through the
 // adapter recipes/python/redis_py_lock.py. From its code: acquire is one
 // SET key <uuid1 token> NX PX ttl (the token kept in a thread-local);
@@ -95,17 +92,21 @@ type props = []locktest.Property
 // the token; a second release raises LockError without sending anything.
 // So it is luatoken's column: it breaks only where every TTL lock without
 // renewal and fencing does, and it has nothing to crash between, no stale
-// lock to take over and no clock to skew.
+// lock to take over and no clock to skew. Its verdicts are the column
+// redis-py of the grid in package catalog (catalog.GridFile); the
+// topology properties are not run on it ("-" there).
 func RedisPy() Program {
 	return Program{
-		Name: "redis-py",
-		Argv: []string{Python, "recipes/python/redis_py_lock.py"},
-		Expect: locktest.Expect{
-			Strict:        true,
-			Breaks:        props{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
-			NotApplicable: props{locktest.CrashMidAcquire, locktest.CrashMidRelease, locktest.StaleTakeoverRace, locktest.ClockSkew},
-		},
+		Name:   "redis-py",
+		Argv:   []string{Python, "recipes/python/redis_py_lock.py"},
+		Expect: strict(catalog.Declare("redis-py")),
 	}
+}
+
+// strict is e with n/a declared too.
+func strict(e locktest.Expect) locktest.Expect {
+	e.Strict = true
+	return e
 }
 
 // TokenLock is the example program of docs/exec.md: SET NX PX with a

@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"strings"
-	"unicode"
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest/process"
@@ -33,11 +31,8 @@ func (x execFlags) apply(opts *options, strategy string) error {
 		}
 		return nil
 	}
-	switch {
-	case strategy != "":
+	if strategy != "" {
 		return usageError{"-exec checks its own program: drop -strategy"}
-	case opts.docs:
-		return usageError{"-docs regenerates the catalog's blocks: drop -exec"}
 	}
 	name := *x.name
 	if name == "" {
@@ -55,16 +50,4 @@ func execEntry(name, command string) catalog.Entry {
 		Sources: fmt.Sprintf("-exec %q", command),
 		New:     process.Factory([]string{"sh", "-c", command}, process.WithName(name)),
 	}
-}
-
-// keyName is a column's name as its keys carry it: white space, which the
-// line protocol cannot carry in a key, becomes "_" (an -exec column is
-// named after its command by default).
-func keyName(name string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return '_'
-		}
-		return r
-	}, name)
 }

@@ -62,7 +62,7 @@ func TestExecFlags(t *testing.T) {
 	}{
 		{[]string{"-exec", "php x.php", "-strategy", "setnxpx"}, "-exec checks its own program: drop -strategy"},
 		{[]string{"-name", "x"}, "-name names the column of -exec: give -exec COMMAND too"},
-		{[]string{"-docs", "-exec", "php x.php"}, "-docs regenerates the catalog's blocks: drop -exec"},
+		{[]string{"-update", "-exec", "php x.php"}, "-update writes the declared grid of the catalog's strategies: drop -exec"},
 	} {
 		var stdout, stderr bytes.Buffer
 		e := env{stdout: &stdout, stderr: &stderr, start: func(context.Context) (*redistest.Server, error) {

@@ -83,7 +83,7 @@ func TestInterrupt(t *testing.T) {
 				strings.Join(args, " "), tt.sig, sent.Sub(start).Round(time.Millisecond), res.exited.Sub(sent).Round(time.Millisecond), res.stderr)
 
 			assert.Equal(t, 128+int(tt.sig), res.code, "exit status")
-			assert.Contains(t, res.stderr, "lockcheck: interrupted by "+signalName(tt.sig)+": ")
+			assert.Contains(t, res.stderr, "lockcheck: interrupted by "+sigNames[tt.sig]+": ")
 			assert.NotContains(t, res.stderr, "watchdog")
 			assert.NotContains(t, res.stderr, "no verdict after")
 			assert.NotContains(t, res.stderr, "error!")
@@ -141,7 +141,7 @@ func TestInterruptOwnServer(t *testing.T) {
 			t.Logf("lockcheck %s: %v\nstderr:\n%s", strings.Join(args, " "), tt.sig, res.stderr)
 			require.NotEmpty(t, addr, "the banner names the server")
 			assert.Equal(t, 128+int(tt.sig), res.code, "exit status")
-			assert.Contains(t, res.stderr, "lockcheck: interrupted by "+signalName(tt.sig)+": 1 of 2 checks done; setnxdel crash-recovery was under way and has no verdict")
+			assert.Contains(t, res.stderr, "lockcheck: interrupted by "+sigNames[tt.sig]+": 1 of 2 checks done; setnxdel crash-recovery was under way and has no verdict")
 			assert.NotContains(t, res.stderr, "watchdog")
 			checkProgress(t, res.stderr)
 			if !tt.group {
@@ -183,6 +183,9 @@ func checkProgress(t *testing.T, stderr string) {
 		assert.False(t, m[2] != "" && strings.HasPrefix(l, m[2]+" ") && strings.Fields(l)[1] == m[3], "a verdict for the unfinished check: %s", l)
 	}
 }
+
+// sigNames are the names lockcheck gives the signals it stops on.
+var sigNames = map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
 
 // signalled is how a run of lockcheck ended.
 type signalledRun struct {

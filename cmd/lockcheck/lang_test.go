@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/locktest"
@@ -53,28 +52,4 @@ func TestLangJSON(t *testing.T) {
 	for _, f := range []string{"strategy", "property", "verdict", "expected", "match", "reason", "elapsed_ms", "timeline", "mermaid"} {
 		assert.Contains(t, raw.Results[0], f)
 	}
-}
-
-// TestEverythingTranslated: every reason, note and diagram text of a run
-// of the whole matrix, every strategy and property, has its Chinese. The
-// run is the one TestDocsUpToDate checks the docs with. When it fails, add
-// the sentences it lists to the table of report/internal/zh.
-func TestEverythingTranslated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the whole matrix")
-	}
-	rep := wholeMatrix(t)
-	breaks := len(rep.Breaks())
-	require.NotZero(t, breaks)
-	if missing := report.Untranslated(rep, report.Chinese); len(missing) > 0 {
-		t.Errorf("%d texts of the run have no Chinese translation:\n  %s", len(missing), strings.Join(missing, "\n  "))
-	}
-	t.Logf("%d results, %d of them breaks with their diagrams: every text translated", len(rep.Results), breaks)
-}
-
-func TestLangOf(t *testing.T) {
-	assert.Equal(t, report.Chinese, langOf("docs/zh/getset.md"))
-	assert.Equal(t, report.Chinese, langOf("../../docs/zh/README.md"))
-	assert.Equal(t, report.English, langOf("docs/getset.md"))
-	assert.Equal(t, report.English, langOf("README.md"))
 }

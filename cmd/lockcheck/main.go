@@ -7,7 +7,7 @@
 // Usage:
 //
 //	lockcheck [flags]
-//	lockcheck -docs [file or directory ...]
+//	lockcheck -update [-strategy NAMES] [-property NAMES]
 //	lockcheck -cleanup [-redis TARGET]
 //	lockcheck -exec COMMAND [-name NAME] [flags]
 //
@@ -40,8 +40,12 @@
 //		(or LOCKLAB_REDIS_CA, _CERT, _KEY, _SERVER_NAME) configure.
 //	-timeout D
 //		the most one property may take (30s by default).
-//	-docs
-//		regenerate the generated blocks of Markdown files (see below).
+//	-update
+//		write the verdicts found into the declared grid,
+//		catalog/verdicts.txt from the working directory (the repository's
+//		root), instead of printing the matrix, and say which cells
+//		changed: a change of verdict is then a diff of that file. A check
+//		without a verdict writes nothing.
 //	-cleanup
 //		remove what earlier runs left behind (see below), and nothing else.
 //	-exec COMMAND, -name NAME
@@ -141,32 +145,9 @@
 //
 // # Docs
 //
-// lockcheck -docs rewrites the generated blocks of Markdown files (by
-// default README.md and the files of docs/ and docs/zh/) from one run of
-// the whole matrix; everything outside the blocks is left as it is. A block sits
-// between two HTML comments:
-//
-//	<!-- lockcheck:matrix --> ... <!-- /lockcheck:matrix -->
-//		the verdict matrix, with the Redis version and date of the run;
-//	<!-- lockcheck:verdicts strategy=getset --> ... <!-- /lockcheck:verdicts -->
-//		one strategy's verdicts, with the suite's reason for each;
-//	<!-- lockcheck:trace strategy=getset property=clock-skew --> ... <!-- /lockcheck:trace -->
-//		the counterexample of that break, as a Mermaid diagram;
-//	<!-- lockcheck:source file=strategy/getset/getset.go func=takeover --> ... <!-- /lockcheck:source -->
-//		a code block quoting a file, or one Go function or method
-//		(func=Type.Method) of it, so that quoted code stays current.
-//
-// File paths are relative to the working directory, which for make docs is
-// the repository's root. The blocks of a file in a directory named zh
-// (docs/zh) are written in Chinese, as -lang zh writes them.
-//
-// Each break is drawn from its one run; the diagrams show nothing else
-// that changes from run to run than times and retry counts. A block whose
-// structure is unchanged (only times, retry counts, the Redis version or
-// the date differ) is kept as it is. When a
-// verdict is not the declared one, or a trace block names a property that
-// does not break, nothing is written. make docs runs it; docs/lockcheck.md
-// says more.
+// The generated blocks of README.md and docs/ are written from a run of
+// the whole matrix by the command lockdocs (make docs), on the same
+// runner (package internal/matrixrun).
 //
 // # Signals and cleanup
 //
@@ -198,18 +179,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/internal/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
@@ -217,14 +198,15 @@ import (
 
 // Exit statuses.
 const (
-	exitOK       = 0
-	exitMismatch = 1
-	exitUsage    = 2
+	exitOK       = matrixrun.ExitOK
+	exitMismatch = matrixrun.ExitMismatch
+	exitUsage    = matrixrun.ExitUsage
 )
 
 func main() {
-	ctx, stop := onSignals(os.Stderr)
-	code := lockcheck(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, start: redistest.Start, width: columns(os.Stdout)})
+	e := env{stdout: os.Stdout, stderr: os.Stderr, start: redistest.Start, width: columns(os.Stdout)}
+	ctx, stop := e.program().Signals()
+	code := lockcheck(ctx, os.Args[1:], e)
 	stop()
 	os.Exit(code)
 }
@@ -240,6 +222,14 @@ type env struct {
 	// width is what the text matrix is cut to without -width (see
 	// columns); 0 is no limit.
 	width int
+	// root is the repository's root, where -update finds the grid: the
+	// working directory when "".
+	root string
+}
+
+// program is lockcheck as package matrixrun runs it.
+func (e env) program() matrixrun.Program {
+	return matrixrun.Program{Name: "lockcheck", Stdout: e.stdout, Stderr: e.stderr, Start: e.start}
 }
 
 // options are the parsed flags.
@@ -254,8 +244,7 @@ type options struct {
 	redisAddr  string
 	tls        redistest.TLSFiles
 	timeout    time.Duration
-	docs       bool
-	paths      []string
+	update     bool
 	cleanup    bool
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
@@ -279,141 +268,22 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage
 	}
+	p := e.program()
 	if opts.cleanup {
-		return cleanupCommand(ctx, opts.redisAddr, opts.tls, e)
+		return p.Cleanup(ctx, opts.redisAddr, opts.tls)
 	}
-	srv, closeServer, err := connect(ctx, opts.redisAddr, opts.tls, e.start)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "lockcheck: %s while getting a Redis: no check ran\n", interruptCause(ctx))
-			return interruptStatus(ctx)
+	m := matrixrun.Matrix{Target: opts.redisAddr, TLS: opts.tls, Entries: opts.strategies, Properties: opts.properties,
+		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared}
+	return p.Run(ctx, m, func(rep *report.Report) int {
+		if opts.update {
+			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
 		}
-		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
-	// Every run's keys start with a prefix of its own, removed at the end;
-	// on a Cluster node, one whose slot the node serves.
-	prefix, note, err := preflight(ctx, srv)
-	if err != nil {
-		return refused(ctx, srv, err, closeServer, e.stderr)
-	}
-	if note != "" {
-		fmt.Fprintf(e.stderr, "lockcheck: %s\n", note)
-	}
-
-	// Each check dials its connections afresh, through the gate: a
-	// connection the server cut (CLIENT KILL, a proxy's timeout) never
-	// outlives the check that saw it cut.
-	r := &session{srv: srv, gate: newGate(srv.Addr), prefixes: []string{prefix}}
-	code := r.run(ctx, opts, e)
-
-	interrupted := ctx.Err() != nil
-	if interrupted {
-		msg := interruptCause(ctx)
-		if r.stopped != nil {
-			msg += ": " + r.stopped.Error()
-		} else {
-			msg += " once the checks were done"
+		ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
+		if opts.width >= 0 {
+			ropts.Width = opts.width
 		}
-		fmt.Fprintf(e.stderr, "lockcheck: %s\n", msg)
-		// Whatever an unfinished check left running sends nothing more.
-		if !r.gate.close(shutLimit) {
-			fmt.Fprintf(e.stderr, "lockcheck: commands of the unfinished check still under way after %v; cleaning up regardless\n", shutLimit)
-		}
-	}
-	cleanupRun(srv, r.prefixes, interrupted, e.stderr)
-	r.gate.close(0)
-	if err := closeServer(); err != nil {
-		fmt.Fprintf(e.stderr, "lockcheck: stopping Redis: %v\n", err)
-	} else if interrupted && srv.Kind != redistest.KindExternal {
-		fmt.Fprintf(e.stderr, "lockcheck: stopped the Redis it started (%s)\n", srv.Kind)
-	}
-	if interrupted {
-		return interruptStatus(ctx)
-	}
-	return code
-}
-
-// session is one run of the checks on a server.
-type session struct {
-	srv  *redistest.Server
-	gate *gate
-	// prefixes start the keys of the run: one, for the matrix.
-	prefixes []string
-	// stopped says how far the run got when ctx ended, if it ended during
-	// the checks.
-	stopped *interruption
-}
-
-// run checks and prints; it returns the exit status, which the caller
-// replaces when ctx has ended.
-func (s *session) run(ctx context.Context, opts options, e env) int {
-	h, err := newHealth(ctx, s.srv)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
-		return exitUsage
-	}
-	ev, err := readEviction(ctx, s.srv)
-	switch {
-	case err != nil:
-		fmt.Fprintf(e.stderr, "lockcheck: cannot tell whether the server evicts keys: %v\n", err)
-	case ev.evicts():
-		say(e.stderr, ev.before())
-	}
-	if s.srv.Kind == redistest.KindExternal {
-		if private := topologyOf(opts.properties); len(private) > 0 {
-			fmt.Fprintf(e.stderr, "lockcheck: %s %s on private redis-server processes the suite starts, not on yours: they kill, restart and partition servers\n",
-				joinAnd(private), plural(len(private), "runs", "run"))
-		}
-	}
-	m := matrix{addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: opts.timeout, progress: e.stderr, health: h.check, undeclared: opts.undeclared}
-	rep, err := m.run(ctx, s.srv.Version, opts.strategies, opts.properties, opts.runs)
-	var lost *lostServer
-	if errors.As(err, &lost) {
-		fmt.Fprintf(e.stderr, "lockcheck: %v\n", lost)
-		return exitUsage
-	}
-	if errors.As(err, &s.stopped) {
-		return exitMismatch
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
-		return exitMismatch
-	}
-	if msg := ev.after(rep); msg != "" {
-		say(e.stderr, msg)
-	}
-	if opts.docs {
-		return writeDocs(rep, opts.paths, e.stderr)
-	}
-	ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
-	if opts.width >= 0 {
-		ropts.Width = opts.width
-	}
-	switch opts.format {
-	case "markdown":
-		err = report.Markdown(e.stdout, rep, ropts)
-	case "json":
-		err = report.JSON(e.stdout, rep, ropts)
-	default:
-		err = report.Text(e.stdout, rep, ropts)
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
-		return exitMismatch
-	}
-	if !rep.OK() {
-		return exitMismatch
-	}
-	return exitOK
-}
-
-// say writes msg to w, each line after "lockcheck: ".
-func say(w io.Writer, msg string) {
-	for line := range strings.Lines(msg) {
-		fmt.Fprintf(w, "lockcheck: %s\n", strings.TrimSuffix(line, "\n"))
-	}
+		return p.Print(rep, opts.format, ropts)
+	})
 }
 
 // parseFlags parses and checks the command line.
@@ -428,18 +298,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	runs := fs.Int("runs", 1, "run the matrix `N` times and report verdicts that changed")
 	width := fs.Int("width", -1, "cut the text matrix to `N` columns, in parts of whole strategy columns; 0 for no limit (default: $COLUMNS, else the terminal's width, else 100)")
 	addr := fs.String("redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL with [user:password@] and /db) instead of finding one")
-	fromEnv := redistest.TLSFilesFromEnv()
-	var tlsFiles redistest.TLSFiles
-	fs.StringVar(&tlsFiles.CA, "tls-ca", fromEnv.CA, "for rediss://, the PEM `file` of the authorities to trust (the system's by default; "+redistest.EnvCA+")")
-	fs.StringVar(&tlsFiles.Cert, "tls-cert", fromEnv.Cert, "for rediss://, the PEM `file` of a client certificate ("+redistest.EnvCert+")")
-	fs.StringVar(&tlsFiles.Key, "tls-key", fromEnv.Key, "for rediss://, the PEM `file` of the client certificate's key ("+redistest.EnvKey+")")
-	fs.StringVar(&tlsFiles.ServerName, "tls-server-name", fromEnv.ServerName, "for rediss://, the `name` the server's certificate must carry (the URL's host by default; "+redistest.EnvServerName+")")
+	tlsFiles := matrixrun.TLSFlags(fs)
 	timeout := fs.Duration("timeout", 30*time.Second, "the most one property may take")
-	docs := fs.Bool("docs", false, "regenerate the lockcheck blocks of the Markdown files given (default README.md, docs and docs/zh)")
+	update := fs.Bool("update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" (run from the repository's root)")
 	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
 	execF := addExecFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -docs [file or directory ...]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -update [-strategy NAMES] [-property NAMES]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
 			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
 			"1 when one is not, 2 for bad flags or no Redis (a replica, or one lost during the run),\n"+
@@ -450,7 +315,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{format: *format, trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: tlsFiles, timeout: *timeout, docs: *docs, cleanup: *cleanup}
+	opts := options{format: *format, trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, update: *update, cleanup: *cleanup}
 	if opts.cleanup {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -490,19 +355,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := execF.apply(&opts, *strategyList); err != nil {
 		return opts, err
 	}
-	opts.paths = fs.Args()
-	if opts.docs {
-		if *strategyList != "" || *properties != "" || opts.runs != 1 {
-			return opts, usageError{"-docs needs the whole matrix, once: drop -strategy, -property and -runs"}
-		}
-		if opts.lang != report.English {
-			return opts, usageError{"-docs writes each file in its own language (the files of docs/zh in Chinese): drop -lang"}
-		}
-		if len(opts.paths) == 0 {
-			opts.paths = []string{"README.md", "docs", "docs/zh"}
-		}
-	} else if len(opts.paths) > 0 {
-		return opts, usageError{fmt.Sprintf("unexpected arguments %q (file arguments go with -docs)", opts.paths)}
+	if fs.NArg() > 0 {
+		return opts, usageError{fmt.Sprintf("unexpected arguments %q (the docs are written by lockdocs: make docs)", fs.Args())}
+	}
+	if opts.update && opts.undeclared {
+		return opts, usageError{"-update writes the declared grid of the catalog's strategies: drop -exec"}
 	}
 	return opts, nil
 }
@@ -514,66 +371,4 @@ func langList() string {
 		names = append(names, string(l))
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// connect returns the server to run on: the one target names (host:port
-// or a URL), or the one start finds; and how to let it go.
-func connect(ctx context.Context, target string, files redistest.TLSFiles, start func(context.Context) (*redistest.Server, error)) (*redistest.Server, func() error, error) {
-	if target == "" {
-		srv, err := start(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		return srv, srv.Close, nil
-	}
-	shown := redactTarget(target)
-	if _, _, err := redistest.ParseTarget(target, files); err != nil {
-		return nil, nil, fmt.Errorf("-redis %s: %w", shown, err)
-	}
-	srv, err := redistest.Connect(ctx, target, files)
-	if err != nil {
-		if errors.Is(err, redistest.ErrLogin) {
-			return nil, nil, fmt.Errorf("-redis %s: %w", shown, err)
-		}
-		return nil, nil, fmt.Errorf("-redis %s: no Redis answers there: %w\n"+
-			"Give the address of a running Redis, or drop -redis to let lockcheck find one\n"+
-			"(REDIS_ADDR, a Docker container, or a redis-server on PATH)", shown, err)
-	}
-	return srv, srv.Close, nil
-}
-
-// redactTarget hides the password of a URL, for messages.
-func redactTarget(target string) string {
-	u, err := url.Parse(target)
-	if err != nil || u.User == nil || !strings.Contains(target, "://") {
-		return target
-	}
-	return u.Redacted()
-}
-
-// topologyOf returns those of props that run on servers of their own.
-func topologyOf(props []locktest.Property) []string {
-	var out []string
-	for _, p := range props {
-		if slices.Contains(locktest.TopologyProperties(), p) {
-			out = append(out, string(p))
-		}
-	}
-	return out
-}
-
-// joinAnd joins words as a sentence does: "a", "a and b", "a, b and c".
-func joinAnd(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
-}
-
-// plural returns one when n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

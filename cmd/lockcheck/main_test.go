@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -145,25 +147,6 @@ func TestJSON(t *testing.T) {
 	assert.Equal(t, map[string]any{"kind": "key", "text": raw.Results[0]["key"]}, key)
 }
 
-// TestJSONAll runs the whole matrix once: the verdicts are the declared
-// ones, and every break carries a timeline.
-// TestJSONAll: the JSON of the whole matrix (the run the docs are compared
-// with, not one more) has every result, each matching its declaration and
-// each break with its timeline.
-func TestJSONAll(t *testing.T) {
-	var buf strings.Builder
-	require.NoError(t, report.JSON(&buf, wholeMatrix(t), report.Options{}))
-	var got report.JSONReport
-	require.NoError(t, json.Unmarshal([]byte(buf.String()), &got))
-	require.Equal(t, len(catalog.Strategies())*len(locktest.AllProperties()), len(got.Results))
-	for _, r := range got.Results {
-		assert.True(t, r.Match, "%s/%s: %s, declared %s", r.Strategy, r.Property, r.Verdict, r.Expected)
-		if r.Verdict == locktest.Breaks {
-			assert.NotEmpty(t, r.Timeline, "%s/%s", r.Strategy, r.Property)
-		}
-	}
-}
-
 func TestTrace(t *testing.T) {
 	code, out, _ := run(t, "-trace", "-strategy", "setnxpx", "-property", "double-release")
 	assert.Equal(t, exitOK, code)
@@ -296,10 +279,10 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-width", "-2"}, "-width -2: want 0 (no limit) or more"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},
 		{[]string{"matrix"}, `unexpected arguments ["matrix"]`},
-		{[]string{"-docs", "-strategy", "getset"}, "-docs needs the whole matrix"},
+		{[]string{"-docs"}, "flag provided but not defined: -docs"},
 		{[]string{"-lang", "fr"}, `-lang "fr": want en or zh`},
 		{[]string{"-lang", ""}, `-lang "": want en or zh`},
-		{[]string{"-docs", "-lang", "zh"}, "-docs writes each file in its own language"},
+		{[]string{"-update", "README.md"}, `unexpected arguments ["README.md"] (the docs are written by lockdocs: make docs)`},
 		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag"},
 		{[]string{"-redis", "localhost"}, `-redis localhost: "localhost" is neither host:port nor a redis:// or rediss:// URL`},
 	}
@@ -391,4 +374,28 @@ func TestDefaultRedis(t *testing.T) {
 	code := lockcheck(context.Background(), args, env{stdout: &stdout, stderr: &stderr, start: redistest.Start})
 	assert.Equal(t, exitOK, code, stderr.String())
 	assert.Regexp(t, `(?m)^double-release +holds$`, stdout.String())
+}
+
+// TestUpdate: -update writes the verdicts found into the declared grid, a
+// cell that was not the one found included, and says which changed.
+func TestUpdate(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, catalog.GridFile)
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	committed, err := os.ReadFile(filepath.Join("../..", catalog.GridFile))
+	require.NoError(t, err)
+	stale := catalog.Declared().Clone()
+	stale.Set("setnxpx", locktest.DoubleRelease, locktest.Holds)
+	require.NoError(t, os.WriteFile(file, stale.Format(), 0o644))
+
+	e, stdout, stderr := sharedEnv(t)
+	e.root = root
+	code := lockcheck(context.Background(), []string{"-update", "-strategy", "setnxpx,luatoken", "-property", "double-release"}, e)
+	require.Equal(t, exitOK, code, stderr.String())
+	assert.Empty(t, stdout.String(), "-update prints no matrix")
+	assert.Contains(t, stderr.String(), "lockcheck: -update: setnxpx double-release: holds -> breaks\n")
+	assert.Contains(t, stderr.String(), "lockcheck: -update: 1 of 2 cells changed in "+catalog.GridFile+"\n")
+	got, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, string(committed), string(got), "the grid is the committed one again")
 }

@@ -1,16 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/locklab/locklab/internal/docblock"
 	"github.com/locklab/locklab/report"
 )
 
 // style is the blocks peercheck writes: markers named peercheck, so that
-// lockcheck -docs, which reads every page of docs/, leaves them alone.
+// lockdocs, which reads every page of docs/, leaves them alone.
 var style = docblock.Style{
 	Marker: "peercheck",
 	Words: map[report.Lang]docblock.Words{report.English: {
@@ -21,46 +21,20 @@ var style = docblock.Style{
 }
 
 // writeDocs regenerates the blocks of files from rep, each break's trace
-// from its one run. It writes nothing unless every verdict is the declared
-// one and every block can be generated. Source blocks quote files
-// relative to root.
+// from its one run, and returns the exit status. It writes nothing unless
+// every verdict is the declared one and every block can be generated.
+// Source blocks quote files relative to root.
 func writeDocs(rep *report.Report, files []string, root string, stderr io.Writer) int {
-	if !rep.OK() {
+	written, err := style.Write(rep, files, root, func(string) report.Lang { return report.English })
+	for _, f := range written {
+		fmt.Fprintf(stderr, "peercheck: rewrote the generated blocks of %s\n", f)
+	}
+	if errors.Is(err, docblock.ErrMismatch) {
 		report.Text(stderr, rep, report.Options{})
-		fmt.Fprintln(stderr, "peercheck: the docs were left as they are: some verdicts are not the declared ones")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "peercheck: -docs: %v\n", err)
 		return exitMismatch
-	}
-	type update struct{ file, old, new string }
-	var updates []update
-	for _, f := range files {
-		old, err := os.ReadFile(f)
-		if err != nil {
-			fmt.Fprintf(stderr, "peercheck: -docs: %v\n", err)
-			return exitMismatch
-		}
-		if _, err := style.Parse(string(old)); err != nil {
-			fmt.Fprintf(stderr, "peercheck: -docs: %s: %v\n", f, err)
-			return exitMismatch
-		}
-		updates = append(updates, update{file: f, old: string(old)})
-	}
-	for i, u := range updates {
-		text, err := style.Rewrite(u.old, rep, root, report.English)
-		if err != nil {
-			fmt.Fprintf(stderr, "peercheck: -docs: %s: %v\n", u.file, err)
-			return exitMismatch
-		}
-		updates[i].new = text
-	}
-	for _, u := range updates {
-		if u.old == u.new {
-			continue
-		}
-		if err := os.WriteFile(u.file, []byte(u.new), 0o644); err != nil {
-			fmt.Fprintf(stderr, "peercheck: -docs: %v\n", err)
-			return exitMismatch
-		}
-		fmt.Fprintf(stderr, "peercheck: rewrote the generated blocks of %s\n", u.file)
 	}
 	return exitOK
 }

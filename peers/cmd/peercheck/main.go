@@ -7,19 +7,28 @@
 //
 // Usage:
 //
-//	peercheck [-format text|markdown|json] [-trace] [-strategy NAMES] [-property NAMES] [-redis ADDR] [-timeout D]
+//	peercheck [-format text|markdown|json] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
 //	peercheck -docs [-root DIR] [file ...]
+//	peercheck -update [-root DIR] [-strategy NAMES] [-property NAMES]
+//	peercheck -cleanup [-redis TARGET]
 //
-// The flags are lockcheck's (see its documentation); -strategy names
-// columns: redsync, redislock, goredislock, luatoken. Without -redis, peercheck finds a Redis as lockcheck
-// does: REDIS_ADDR or REDIS_URL, else a Docker container, else a
-// redis-server from PATH (package redistest). Its keys are made under
-// "peercheck:<xid>:" and deleted at the end; progress goes to standard
-// error, one line per check.
+// The flags are lockcheck's (see its documentation), and so is the run:
+// package internal/matrixrun finds or connects to the Redis (REDIS_ADDR or
+// REDIS_URL, else a Docker container, else a redis-server from PATH; -redis
+// takes host:port or a redis:// or rediss:// URL, with the -tls-* flags),
+// refuses a replica, puts the keys of a Cluster node's run in a slot it
+// serves, watches the server between checks, stops cleanly on SIGINT,
+// SIGTERM or SIGHUP, and removes the run's keys, made under
+// "peercheck:<xid>:"; each column runs with every field of its
+// catalog.Entry.Config. -strategy names columns: redsync, redislock,
+// goredislock, luatoken. Before its checks, each column takes and
+// releases a lock once (locktest.Detect), so that scripts are loaded
+// outside the interleavings, and says what it offers; progress goes to
+// standard error, one line per check.
 //
 // peercheck -docs rewrites the generated blocks of docs/peers.md (or the
-// files given) from one run, as lockcheck -docs does for the other pages,
-// with markers named peercheck instead of lockcheck:
+// files given) from one run, as lockdocs does for the other pages, with
+// markers named peercheck instead of lockcheck:
 //
 //	<!-- peercheck:matrix --> ... <!-- /peercheck:matrix -->
 //	<!-- peercheck:verdicts strategy=redsync --> ... <!-- /peercheck:verdicts -->
@@ -31,9 +40,18 @@
 // repository's root). Nothing is written unless every verdict is the
 // declared one.
 //
+// peercheck -update writes the verdicts found into the declared grid,
+// catalog/verdicts.txt under -root, where the peers' columns are declared
+// with the catalog's, and says which cells changed.
+//
+// peercheck -cleanup removes every key matching "peercheck:*" and
+// "{peercheck:*" from the server that -redis (or REDIS_ADDR, REDIS_URL)
+// names, as lockcheck -cleanup does for its own.
+//
 // Exit status: 0 when every verdict is the declared one; 1 when one is
-// not, or a check reached no verdict; 2 for bad flags or when no Redis can
-// be had; 130 when interrupted.
+// not, or a check reached no verdict; 2 for bad flags, when no Redis can
+// be had, or when the server cannot take the run or was lost during it;
+// 128+n when signal n stopped it.
 package main
 
 import (
@@ -42,37 +60,34 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/internal/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
-	"github.com/rs/xid"
 )
 
 // Exit statuses.
 const (
-	exitOK        = 0
-	exitMismatch  = 1
-	exitUsage     = 2
-	exitInterrupt = 130
+	exitOK       = matrixrun.ExitOK
+	exitMismatch = matrixrun.ExitMismatch
+	exitUsage    = matrixrun.ExitUsage
 )
 
-// keyPrefix starts every key a run makes.
-const keyPrefix = "peercheck:"
-
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := program(os.Stdout, os.Stderr).Signals()
 	code := peercheck(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// program is peercheck as package matrixrun runs it.
+func program(stdout, stderr io.Writer) matrixrun.Program {
+	return matrixrun.Program{Name: "peercheck", Stdout: stdout, Stderr: stderr, Start: redistest.Start}
 }
 
 // options are the parsed flags.
@@ -82,8 +97,11 @@ type options struct {
 	columns    []catalog.Entry
 	properties []locktest.Property
 	addr       string
+	tls        redistest.TLSFiles
 	timeout    time.Duration
 	docs       bool
+	update     bool
+	cleanup    bool
 	root       string
 	paths      []string
 }
@@ -96,12 +114,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.trace, "trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	columns := fs.String("strategy", "", "check only these `columns` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
-	fs.StringVar(&o.addr, "redis", "", "use the Redis at `ADDR` (host:port) instead of finding one")
+	fs.StringVar(&o.addr, "redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL) instead of finding one")
+	tlsFiles := matrixrun.TLSFlags(fs)
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "the most one property may take")
 	fs.BoolVar(&o.docs, "docs", false, "regenerate the peercheck blocks of the Markdown files given (default docs/peers.md)")
-	fs.StringVar(&o.root, "root", ".", "with -docs, the `directory` that the file paths of source blocks are relative to")
+	fs.BoolVar(&o.update, "update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" under -root")
+	fs.BoolVar(&o.cleanup, "cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
+	fs.StringVar(&o.root, "root", ".", "with -docs, the `directory` that the file paths of source blocks are relative to; with -update, the repository's root")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -docs [file ...]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -docs [file ...]\n       peercheck -update\n       peercheck -cleanup [-redis TARGET]\n\n"+
 			"peercheck runs locklab's conformance suite on redsync, redislock and a plain go-redis lock,\n"+
 			"and on luatoken, against a real Redis, and prints their columns side by side.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -109,6 +130,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	o.tls = *tlsFiles
 	switch o.format {
 	case "text", "markdown", "json":
 	default:
@@ -126,6 +148,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	o.paths = fs.Args()
 	switch {
+	case o.docs && o.update:
+		return o, errors.New("-docs and -update: one at a time")
 	case o.docs && (*columns != "" || *properties != ""):
 		return o, errors.New("-docs needs every column and property: drop -strategy and -property")
 	case o.docs && len(o.paths) == 0:
@@ -146,152 +170,18 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "peercheck: %v\n", err)
 		return exitUsage
 	}
-	srv, err := connect(ctx, o.addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "peercheck: %v\n", err)
-		return exitUsage
+	p := program(stdout, stderr)
+	if o.cleanup {
+		return p.Cleanup(ctx, o.addr, o.tls)
 	}
-	defer srv.Close()
-	fmt.Fprintf(stderr, "peercheck: %v\n", srv)
-
-	r := &runner{addr: srv.Addr, timeout: o.timeout, progress: stderr}
-	defer r.cleanup(srv, stderr)
-	rep := r.run(ctx, srv.Version, o.columns, o.properties)
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "peercheck: interrupted")
-		return exitInterrupt
-	}
-	if o.docs {
-		return writeDocs(rep, o.paths, o.root, stderr)
-	}
-	ropts := report.Options{Trace: o.trace}
-	switch o.format {
-	case "markdown":
-		err = report.Markdown(stdout, rep, ropts)
-	case "json":
-		err = report.JSON(stdout, rep, ropts)
-	default:
-		err = report.Text(stdout, rep, ropts)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "peercheck: %v\n", err)
-		return exitMismatch
-	}
-	if !rep.OK() {
-		return exitMismatch
-	}
-	return exitOK
-}
-
-// connect returns the server at addr, or the one redistest finds.
-func connect(ctx context.Context, addr string) (*redistest.Server, error) {
-	if addr == "" {
-		return redistest.Start(ctx)
-	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return nil, fmt.Errorf("-redis %q is not host:port: %w", addr, err)
-	}
-	return redistest.Connect(ctx, addr, redistest.TLSFilesFromEnv())
-}
-
-// runner checks properties on columns, one at a time.
-type runner struct {
-	addr     string
-	timeout  time.Duration
-	progress io.Writer
-	// prefixes start the keys of the run: one for the checks, and one for
-	// each check a test runs again.
-	prefixes []string
-}
-
-// newPrefix returns a new prefix for the run's keys.
-func (r *runner) newPrefix() string {
-	p := keyPrefix + xid.New().String()
-	r.prefixes = append(r.prefixes, p)
-	return p
-}
-
-// check runs property p on e, on keys under prefix.
-func (r *runner) check(ctx context.Context, e catalog.Entry, p locktest.Property, prefix string) report.Result {
-	cfg := locktest.Config{Addr: r.addr, New: e.New, Key: prefix + ":" + e.Name, Timeout: r.timeout}
-	res := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, cfg, p)}
-	status := "as declared"
-	if !res.Matches() {
-		status = fmt.Sprintf("DECLARED %s!", res.Expected)
-	}
-	line := fmt.Sprintf("%-11s  %-19s  %-6s  %-16s %8.1fms", e.Name, p, res.Outcome(), status, float64(res.Elapsed.Microseconds())/1000)
-	if res.Err != nil {
-		line += "  " + res.Err.Error()
-	}
-	fmt.Fprintln(r.progress, line)
-	return res
-}
-
-// run checks props on columns, until ctx ends.
-func (r *runner) run(ctx context.Context, version string, columns []catalog.Entry, props []locktest.Property) *report.Report {
-	start := time.Now()
-	rep := &report.Report{RedisVersion: version, When: start, Runs: 1}
-	prefix := r.newPrefix()
-	for _, e := range columns {
-		r.warmUp(ctx, e, prefix)
-		for _, p := range props {
-			if ctx.Err() != nil {
-				return rep
-			}
-			rep.Results = append(rep.Results, r.check(ctx, e, p, prefix))
+	m := matrixrun.Matrix{Target: o.addr, TLS: o.tls, Entries: o.columns, Properties: o.properties, Runs: 1, Timeout: o.timeout, WarmUp: true}
+	return p.Run(ctx, m, func(rep *report.Report) int {
+		switch {
+		case o.docs:
+			return writeDocs(rep, o.paths, o.root, stderr)
+		case o.update:
+			return p.UpdateGrid(rep, o.root)
 		}
-	}
-	fmt.Fprintf(r.progress, "peercheck: %d checks in %.2fs\n", len(rep.Results), time.Since(start).Seconds())
-	return rep
-}
-
-// warmUp takes and releases a lock of e once, as locktest.Run does first
-// (locktest.Detect), and reports what e offers. A lock loads its scripts
-// into Redis on first use (EVALSHA, NOSCRIPT, EVAL); loaded beforehand,
-// they take no turn in the interleavings exclusion counts, whatever ran
-// on the server before.
-func (r *runner) warmUp(ctx context.Context, e catalog.Entry, prefix string) {
-	cfg := locktest.Config{Addr: r.addr, New: e.New, Key: prefix + ":" + e.Name, Timeout: r.timeout}
-	caps, err := locktest.Detect(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(r.progress, "%-11s  capabilities: %v\n", e.Name, err)
-		return
-	}
-	fmt.Fprintf(r.progress, "%-11s  capabilities: %s\n", e.Name, caps)
-}
-
-// cleanup deletes the run's keys: the locks, and luatoken's fencing
-// counters beside them ("{" + key + "}:fence").
-func (r *runner) cleanup(srv *redistest.Server, stderr io.Writer) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	c, err := srv.Dial(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "peercheck: removing the run's keys: %v\n", err)
-		return
-	}
-	defer c.Close()
-	var patterns []string
-	for _, p := range r.prefixes {
-		patterns = append(patterns, p+":*", "{"+p+":*")
-	}
-	for _, pattern := range patterns {
-		for cursor := "0"; ; {
-			reply, err := redis.Values(redis.DoContext(c, ctx, "SCAN", cursor, "MATCH", pattern, "COUNT", 1000))
-			var keys []string
-			if err == nil {
-				_, err = redis.Scan(reply, &cursor, &keys)
-			}
-			if err == nil && len(keys) > 0 {
-				_, err = redis.DoContext(c, ctx, "DEL", redis.Args{}.AddFlat(keys)...)
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "peercheck: removing the run's keys (%s): %v\n", pattern, err)
-				return
-			}
-			if cursor == "0" {
-				break
-			}
-		}
-	}
+		return p.Print(rep, o.format, report.Options{Trace: o.trace})
+	})
 }

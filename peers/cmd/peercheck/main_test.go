@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/docblock"
+	"github.com/locklab/locklab/internal/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"
@@ -42,6 +44,7 @@ func TestFlags(t *testing.T) {
 		{"-timeout", "0s"},
 		{"docs/peers.md"},
 		{"-docs", "-strategy", "redsync"},
+		{"-docs", "-update"},
 		{"-redis", "not-an-address"},
 	} {
 		code, _, stderr := run(t, args...)
@@ -81,7 +84,7 @@ func TestColumns(t *testing.T) {
 	conn, err := srv.Dial(context.Background())
 	require.NoError(t, err)
 	defer conn.Close()
-	for _, pattern := range []string{keyPrefix + "*", "{" + keyPrefix + "*"} {
+	for _, pattern := range []string{"peercheck:*", "{peercheck:*"} {
 		keys, err := conn.Do("KEYS", pattern)
 		require.NoError(t, err)
 		assert.Empty(t, keys, "peercheck removes the keys of its run (%s)", pattern)
@@ -130,7 +133,8 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 // TestDocsUpToDate regenerates the blocks of the page from a real run and
 // compares them with the committed ones, masked (docblock.Canonical): the
 // same commands, replies, clients and order, whatever the times. Each
-// break is drawn from its one run, as peercheck -docs draws it. When it
+// break is drawn from its one run, as peercheck -docs draws it, on the
+// runner of package internal/matrixrun. When it
 // fails, run make peers-docs.
 func TestDocsUpToDate(t *testing.T) {
 	if testing.Short() {
@@ -138,10 +142,13 @@ func TestDocsUpToDate(t *testing.T) {
 	}
 	srv := redistest.Shared(t)
 	var progress bytes.Buffer
-	r := &runner{addr: srv.Addr, timeout: 30 * time.Second, progress: &progress}
-	defer r.cleanup(srv, os.Stderr)
-	ctx := context.Background()
-	rep := r.run(ctx, srv.Version, peers.Columns(), locktest.AllProperties())
+	var rep *report.Report
+	m := matrixrun.Matrix{Target: srv.Addr, Entries: peers.Columns(), Properties: locktest.AllProperties(), Runs: 1, Timeout: 30 * time.Second, WarmUp: true}
+	code := program(io.Discard, &progress).Run(context.Background(), m, func(r *report.Report) int {
+		rep = r
+		return exitOK
+	})
+	require.Equal(t, exitOK, code, progress.String())
 	require.True(t, rep.OK(), "the verdicts are not the declared ones:\n%s", progress.String())
 
 	blocks, err := style.Parse(committedPage(t))

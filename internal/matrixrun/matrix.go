@@ -1,4 +1,4 @@
-package main
+package matrixrun
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
@@ -17,6 +18,8 @@ import (
 // matrix runs properties on strategies, one at a time: the scenarios time
 // TTLs in tens of milliseconds and are best left alone.
 type matrix struct {
+	// name is the program's, which starts its summary line.
+	name string
 	// addr is the server's; dial, when set, opens the connections to it.
 	addr string
 	dial func(context.Context) (net.Conn, error)
@@ -36,13 +39,20 @@ type matrix struct {
 	// undeclared: no verdict is declared (lockcheck -exec); each one found
 	// is reported as it is.
 	undeclared bool
+	// warmUp: see Matrix.WarmUp.
+	warmUp bool
+}
+
+// config is the configuration of the checks of e on key: every field of
+// the entry's (catalog.Entry.Config), and the server's.
+func (m matrix) config(e catalog.Entry, key string) locktest.Config {
+	return e.Config(locktest.Config{Addr: m.addr, Dial: m.dial, Key: key, Timeout: m.timeout,
+		TLS: m.login.TLS, Username: m.login.Username, Password: m.login.Password, DB: m.login.DB})
 }
 
 // check runs property p on strategy e.
 func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
-	cfg := e.Config(locktest.Config{Addr: m.addr, Dial: m.dial, Key: key, Timeout: m.timeout,
-		TLS: m.login.TLS, Username: m.login.Username, Password: m.login.Password, DB: m.login.DB})
-	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, cfg, p)}
+	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, m.config(e, key), p)}
 	if m.undeclared {
 		r.Expected = ""
 	}
@@ -65,6 +75,9 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 			key := m.prefix + ":" + keyName(e.Name)
 			if runs > 1 {
 				key += fmt.Sprintf(":run-%d", i)
+			}
+			if m.warmUp && i == 1 {
+				m.warm(ctx, e, key)
 			}
 			for _, p := range props {
 				done := (i-1)*len(entries)*len(props) + len(results)
@@ -97,7 +110,7 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 		if n == 1 {
 			plural = ""
 		}
-		fmt.Fprintf(m.progress, "lockcheck: %d check%s in %.2fs\n", n, plural, time.Since(start).Seconds())
+		fmt.Fprintf(m.progress, "%s: %d check%s in %.2fs\n", m.name, n, plural, time.Since(start).Seconds())
 	}
 	return rep, nil
 }
@@ -139,4 +152,30 @@ func (m matrix) report(r report.Result, run, runs int) {
 		line += "  " + msg
 	}
 	fmt.Fprintln(m.progress, line)
+}
+
+// warm takes and releases a lock of e once (locktest.Detect) and writes
+// what e offers, or why it could not tell, as a progress line.
+func (m matrix) warm(ctx context.Context, e catalog.Entry, key string) {
+	caps, err := locktest.Detect(ctx, m.config(e, key))
+	if m.progress == nil {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(m.progress, "%-*s  capabilities: %v\n", m.width, e.Name, err)
+		return
+	}
+	fmt.Fprintf(m.progress, "%-*s  capabilities: %s\n", m.width, e.Name, caps)
+}
+
+// keyName is a column's name as its keys carry it: white space, which the
+// line protocol cannot carry in a key, becomes "_" (an -exec column is
+// named after its command by default).
+func keyName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, name)
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/locklab/locklab/internal/docblock"
+	"github.com/locklab/locklab/internal/matrixrun"
 	"github.com/locklab/locklab/report"
 )
 
@@ -87,53 +89,25 @@ func docFiles(paths []string) ([]string, error) {
 }
 
 // writeDocs regenerates the blocks of the files named by paths from rep,
-// each break's trace from its one run. It writes nothing unless every
-// verdict is the declared one and every block can be generated.
+// each break's trace from its one run, and returns the exit status. It
+// writes nothing unless every verdict is the declared one and every block
+// can be generated.
 func writeDocs(rep *report.Report, paths []string, stderr io.Writer) int {
-	if !rep.OK() {
-		report.Text(stderr, rep, report.Options{})
-		fmt.Fprintln(stderr, "lockcheck: the docs were left as they are: some verdicts are not the declared ones")
-		return exitMismatch
-	}
 	files, err := docFiles(paths)
 	if err != nil {
-		fmt.Fprintf(stderr, "lockcheck: -docs: %v\n", err)
-		return exitUsage
+		fmt.Fprintf(stderr, "lockdocs: %v\n", err)
+		return matrixrun.ExitUsage
 	}
-	type update struct {
-		file     string
-		old, new string
+	written, err := style.Write(rep, files, ".", langOf)
+	for _, f := range written {
+		fmt.Fprintf(stderr, "lockdocs: rewrote the generated blocks of %s\n", f)
 	}
-	var updates []update
-	for _, f := range files {
-		old, err := os.ReadFile(f)
-		if err != nil {
-			fmt.Fprintf(stderr, "lockcheck: -docs: %v\n", err)
-			return exitMismatch
-		}
-		if _, err := parseBlocks(string(old)); err != nil {
-			fmt.Fprintf(stderr, "lockcheck: -docs: %s: %v\n", f, err)
-			return exitMismatch
-		}
-		updates = append(updates, update{file: f, old: string(old)})
+	if errors.Is(err, docblock.ErrMismatch) {
+		report.Text(stderr, rep, report.Options{})
 	}
-	for i, u := range updates {
-		new, err := rewrite(u.old, rep, ".", langOf(u.file))
-		if err != nil {
-			fmt.Fprintf(stderr, "lockcheck: -docs: %s: %v\n", u.file, err)
-			return exitMismatch
-		}
-		updates[i].new = new
+	if err != nil {
+		fmt.Fprintf(stderr, "lockdocs: %v\n", err)
+		return matrixrun.ExitMismatch
 	}
-	for _, u := range updates {
-		if u.old == u.new {
-			continue
-		}
-		if err := os.WriteFile(u.file, []byte(u.new), 0o644); err != nil {
-			fmt.Fprintf(stderr, "lockcheck: -docs: %v\n", err)
-			return exitMismatch
-		}
-		fmt.Fprintf(stderr, "lockcheck: rewrote the generated blocks of %s\n", u.file)
-	}
-	return exitOK
+	return matrixrun.ExitOK
 }

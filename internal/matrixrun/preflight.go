@@ -1,10 +1,9 @@
-package main
+package matrixrun
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -38,7 +37,7 @@ func (e unfit) Error() string { return e.msg }
 // slots it serves. It returns the prefix of the run's keys and, for a
 // Cluster node, a line saying where they go. An error of type unfit means
 // the run cannot be made there, and says why and what to do.
-func preflight(ctx context.Context, srv *redistest.Server) (prefix, note string, err error) {
+func preflight(ctx context.Context, srv *redistest.Server, keyPrefix string) (prefix, note string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
 	c, err := srv.Dial(ctx)
@@ -53,7 +52,7 @@ func preflight(ctx context.Context, srv *redistest.Server) (prefix, note string,
 	if f["cluster_enabled"] != "1" {
 		return keyPrefix + xid.New().String(), "", nil
 	}
-	return clusterPrefix(ctx, c, srv.Addr)
+	return clusterPrefix(ctx, c, srv.Addr, keyPrefix)
 }
 
 // writable reads INFO on c and returns its fields, or an unfit error when
@@ -123,7 +122,7 @@ func checkWritable(ctx context.Context, srv *redistest.Server) error {
 // start with the prefix, and luatoken's fencing counters keep the tag)
 // hashes to one slot, and a slot that this node serves. Fresh xids are
 // tried until one lands there.
-func clusterPrefix(ctx context.Context, c redis.Conn, addr string) (prefix, note string, err error) {
+func clusterPrefix(ctx context.Context, c redis.Conn, addr, keyPrefix string) (prefix, note string, err error) {
 	f, err := infoFields(ctx, c, "CLUSTER", "INFO")
 	if err != nil {
 		return "", "", err
@@ -235,22 +234,22 @@ func infoFields(ctx context.Context, c redis.Conn, cmd string, args ...any) (map
 
 // refused reports a look at the server that failed (preflight, or
 // checkWritable for -cleanup), before any key was written or removed,
-// lets the server go, and returns the exit status: exitUsage, as for any
+// lets the server go, and returns the exit status: ExitUsage, as for any
 // server that cannot be had, or the signal's status when ctx ended.
-func refused(ctx context.Context, srv *redistest.Server, err error, closeServer func() error, stderr io.Writer) int {
+func (p Program) refused(ctx context.Context, srv *redistest.Server, err error, closeServer func() error) int {
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "lockcheck: %s while looking at the Redis: nothing was written\n", interruptCause(ctx))
+		p.log("%s while looking at the Redis: nothing was written", interruptCause(ctx))
 	case errors.As(err, new(unfit)):
-		fmt.Fprintf(stderr, "lockcheck: %v\n", err)
+		p.log("%v", err)
 	default:
-		fmt.Fprintf(stderr, "lockcheck: looking at the Redis at %s: %v\n", srv.Addr, err)
+		p.log("looking at the Redis at %s: %v", srv.Addr, err)
 	}
 	if cerr := closeServer(); cerr != nil {
-		fmt.Fprintf(stderr, "lockcheck: stopping Redis: %v\n", cerr)
+		p.log("stopping Redis: %v", cerr)
 	}
 	if ctx.Err() != nil {
 		return interruptStatus(ctx)
 	}
-	return exitUsage
+	return ExitUsage
 }

@@ -1,10 +1,8 @@
-package main
+package matrixrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -14,17 +12,16 @@ import (
 	"github.com/locklab/locklab/redistest"
 )
 
-// keyPrefix starts the name of every key lockcheck makes: a run's keys are
-// under keyPrefix + xid + ":", and the fencing counters of luatoken, named
+// A run's keys are under the program's prefix (Program.keyPrefix,
+// "lockcheck:") + xid + ":", and the fencing counters of luatoken, named
 // "{" + key + "}:fence" (luatoken.FenceKey of a key without braces), under
-// "{" + keyPrefix + xid + ":". On a Cluster node the run's prefix is a hash
-// tag, "{" + keyPrefix + xid + "}", and every key is under it + ":", the
+// "{" + prefix + xid + ":". On a Cluster node the run's prefix is a hash
+// tag, "{" + prefix + xid + "}", and every key is under it + ":", the
 // counters too (key + ":fence", which keeps the tag).
-const keyPrefix = "lockcheck:"
 
 // runPatterns are the SCAN patterns of the keys made under a run's prefix
-// (keyPrefix + xid, or a Cluster run's tag): the locks, and the fencing
-// counters beside them.
+// (the program's prefix + xid, or a Cluster run's tag): the locks, and the
+// fencing counters beside them.
 func runPatterns(prefix string) []string {
 	if strings.HasPrefix(prefix, "{") {
 		return []string{prefix + ":*"}
@@ -32,8 +29,11 @@ func runPatterns(prefix string) []string {
 	return []string{prefix + ":*", "{" + prefix + ":*"}
 }
 
-// allPatterns are the SCAN patterns of every key any run may have made.
-var allPatterns = []string{keyPrefix + "*", "{" + keyPrefix + "*"}
+// allPatterns are the SCAN patterns of every key any run of the program
+// may have made.
+func (p Program) allPatterns() []string {
+	return []string{p.keyPrefix() + "*", "{" + p.keyPrefix() + "*"}
+}
 
 // Bounds of a cleanup: the whole of it, how many fresh connections it
 // tries, and how many times one connection scans and deletes again because
@@ -156,13 +156,13 @@ func scan(ctx context.Context, c redis.Conn, patterns []string) ([]string, error
 // connections to srv: the pool the checks used may be the reason the run
 // ended. It reports what it removed when verbose, and always what it could
 // not remove.
-func cleanupRun(srv *redistest.Server, prefixes []string, verbose bool, stderr io.Writer) {
+func (p Program) cleanupRun(srv *redistest.Server, prefixes []string, verbose bool) {
 	if len(prefixes) == 0 {
 		return
 	}
 	var patterns []string
-	for _, p := range prefixes {
-		patterns = append(patterns, runPatterns(p)...)
+	for _, prefix := range prefixes {
+		patterns = append(patterns, runPatterns(prefix)...)
 	}
 	where := "matching " + strings.Join(runPatterns(prefixes[0]), " and ")
 	if len(prefixes) > 1 {
@@ -171,11 +171,11 @@ func cleanupRun(srv *redistest.Server, prefixes []string, verbose bool, stderr i
 	s := sweep(context.Background(), srv.Dial, patterns)
 	if s.err == nil {
 		if verbose {
-			fmt.Fprintf(stderr, "lockcheck: removed the run's keys: %s %s\n", countKeys(s.removed), where)
+			p.log("removed the run's keys: %s %s", countKeys(s.removed), where)
 		}
 		return
 	}
-	msg := fmt.Sprintf("lockcheck: could not remove all the run's keys (%s): %v", where, s.err)
+	msg := fmt.Sprintf("could not remove all the run's keys (%s): %v", where, s.err)
 	if s.removed > 0 {
 		msg += fmt.Sprintf("; removed %s", countKeys(s.removed))
 	}
@@ -183,11 +183,11 @@ func cleanupRun(srv *redistest.Server, prefixes []string, verbose bool, stderr i
 		msg += fmt.Sprintf("; %s may remain: %s", countKeys(len(s.left)), listKeys(s.left))
 	}
 	if srv.Kind == redistest.KindExternal {
-		msg += fmt.Sprintf("\nlockcheck: lockcheck -cleanup -redis %s removes them", srv.Addr)
+		msg += fmt.Sprintf("\n%s -cleanup -redis %s removes them", p.keys(), srv.Addr)
 	} else {
-		msg += "\nlockcheck: they go with the Redis lockcheck started, which runs without persistence and is stopped now"
+		msg += fmt.Sprintf("\nthey go with the Redis %s started, which runs without persistence and is stopped now", p.Name)
 	}
-	fmt.Fprintln(stderr, msg)
+	p.say(msg)
 }
 
 // countKeys says "1 key", "3 keys".
@@ -207,54 +207,56 @@ func listKeys(keys []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(keys[:most], ", "), len(keys)-most)
 }
 
-// errNoServerToClean: -cleanup without -redis, where the server lockcheck
-// would use is one it starts itself.
-var errNoServerToClean = errors.New("-cleanup: no server named: give -redis host:port, or set " +
-	redistest.EnvAddr + " or " + redistest.EnvURL + " (a Redis that lockcheck starts itself, " +
-	"in Docker or as a redis-server process, is new and empty: it is stopped with its keys)")
+// noServerToClean is the error of -cleanup without -redis, where the
+// server the program would use is one it starts itself.
+func (p Program) noServerToClean() error {
+	return fmt.Errorf("-cleanup: no server named: give -redis host:port, or set %s or %s "+
+		"(a Redis that %s starts itself, in Docker or as a redis-server process, is new and empty: it is stopped with its keys)",
+		redistest.EnvAddr, redistest.EnvURL, p.Name)
+}
 
-// cleanupCommand is lockcheck -cleanup: it removes every key under the
-// lockcheck prefixes from the server given by -redis, or named by the
-// environment, and says how many it removed.
-func cleanupCommand(ctx context.Context, addr string, files redistest.TLSFiles, e env) int {
-	if addr == "" && !externalNamed() {
-		fmt.Fprintf(e.stderr, "lockcheck: %v\n", errNoServerToClean)
-		return exitUsage
+// Cleanup is -cleanup: it removes every key under the program's prefixes
+// from the server that target names, or the environment, and says how
+// many it removed; it returns the exit status.
+func (p Program) Cleanup(ctx context.Context, target string, files redistest.TLSFiles) int {
+	if target == "" && !externalNamed() {
+		p.log("%v", p.noServerToClean())
+		return ExitUsage
 	}
-	srv, closeServer, err := connect(ctx, addr, files, e.start)
+	srv, closeServer, err := p.connect(ctx, target, files)
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "lockcheck: %s while connecting to Redis: nothing removed\n", interruptCause(ctx))
+			p.log("%s while connecting to Redis: nothing removed", interruptCause(ctx))
 			return interruptStatus(ctx)
 		}
-		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
-		return exitUsage
+		p.log("%v", err)
+		return ExitUsage
 	}
 	defer closeServer()
-	fmt.Fprintf(e.stderr, "lockcheck: %v\n", srv)
+	p.log("%v", srv)
 	if err := checkWritable(ctx, srv); err != nil {
-		return refused(ctx, srv, err, closeServer, e.stderr)
+		return p.refused(ctx, srv, err, closeServer)
 	}
-	s := sweep(ctx, srv.Dial, allPatterns)
-	what := strings.Join(allPatterns, " and ")
+	all := p.allPatterns()
+	s := sweep(ctx, srv.Dial, all)
+	what := strings.Join(all, " and ")
 	if ctx.Err() != nil {
-		fmt.Fprintf(e.stderr, "lockcheck: %s: removed %s matching %s before it stopped\n", interruptCause(ctx), countKeys(s.removed), what)
+		p.log("%s: removed %s matching %s before it stopped", interruptCause(ctx), countKeys(s.removed), what)
 		return interruptStatus(ctx)
 	}
+	fmt.Fprintf(p.Stdout, "removed %s matching %s from %s\n", countKeys(s.removed), what, srv.Addr)
 	if s.err != nil {
-		fmt.Fprintf(e.stdout, "removed %s matching %s from %s\n", countKeys(s.removed), what, srv.Addr)
-		msg := fmt.Sprintf("lockcheck: -cleanup: could not remove every key: %v", s.err)
+		msg := fmt.Sprintf("-cleanup: could not remove every key: %v", s.err)
 		if len(s.left) > 0 {
 			msg += fmt.Sprintf("; %s may remain: %s", countKeys(len(s.left)), listKeys(s.left))
 		}
-		fmt.Fprintln(e.stderr, msg)
-		return exitMismatch
+		p.log("%s", msg)
+		return ExitMismatch
 	}
-	fmt.Fprintf(e.stdout, "removed %s matching %s from %s\n", countKeys(s.removed), what, srv.Addr)
-	return exitOK
+	return ExitOK
 }
 
-// externalNamed reports whether, without -redis, lockcheck would use a
+// externalNamed reports whether, without -redis, the program would use a
 // server named by the environment rather than start one.
 func externalNamed() bool {
 	switch strings.ToLower(strings.TrimSpace(os.Getenv(redistest.EnvMode))) {

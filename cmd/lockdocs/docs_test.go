@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -13,10 +14,10 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/internal/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
-	"github.com/rs/xid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -70,6 +71,22 @@ var matrixOnce struct {
 	rep *report.Report
 }
 
+// runMatrix runs props on entries on the shared server, as lockdocs runs
+// them, and returns the report.
+func runMatrix(t *testing.T, entries []catalog.Entry, props []locktest.Property) *report.Report {
+	t.Helper()
+	var rep *report.Report
+	var stderr strings.Builder
+	p := program(&stderr)
+	m := matrixrun.Matrix{Target: redistest.Shared(t).Addr, Entries: entries, Properties: props, Runs: 1, Timeout: 30 * time.Second}
+	code := p.Run(context.Background(), m, func(r *report.Report) int {
+		rep = r
+		return matrixrun.ExitOK
+	})
+	require.Equal(t, matrixrun.ExitOK, code, "the run:\n%s", stderr.String())
+	return rep
+}
+
 // wholeMatrix runs the whole matrix on the shared server, once for all the
 // tests of the package, and returns a copy of its report.
 func wholeMatrix(t *testing.T) *report.Report {
@@ -77,11 +94,7 @@ func wholeMatrix(t *testing.T) *report.Report {
 	matrixOnce.Lock()
 	defer matrixOnce.Unlock()
 	if matrixOnce.rep == nil {
-		srv := redistest.Shared(t)
-		m := matrix{addr: redistest.Shared(t).Addr, prefix: "lockcheck:" + xid.New().String()}
-		defer cleanupRun(srv, []string{m.prefix}, false, os.Stderr)
-		rep, err := m.run(context.Background(), srv.Version, catalog.Strategies(), locktest.AllProperties(), 1)
-		require.NoError(t, err)
+		rep := runMatrix(t, catalog.Strategies(), locktest.AllProperties())
 		if !rep.OK() {
 			var b strings.Builder
 			for _, r := range rep.Mismatches() {
@@ -94,6 +107,25 @@ func wholeMatrix(t *testing.T) *report.Report {
 	rep := *matrixOnce.rep
 	rep.Results = slices.Clone(rep.Results)
 	return &rep
+}
+
+// TestJSONAll runs the whole matrix once: the verdicts are the declared
+// ones, and every break carries a timeline.
+// TestJSONAll: the JSON of the whole matrix (the run the docs are compared
+// with, not one more) has every result, each matching its declaration and
+// each break with its timeline.
+func TestJSONAll(t *testing.T) {
+	var buf strings.Builder
+	require.NoError(t, report.JSON(&buf, wholeMatrix(t), report.Options{}))
+	var got report.JSONReport
+	require.NoError(t, json.Unmarshal([]byte(buf.String()), &got))
+	require.Equal(t, len(catalog.Strategies())*len(locktest.AllProperties()), len(got.Results))
+	for _, r := range got.Results {
+		assert.True(t, r.Match, "%s/%s: %s, declared %s", r.Strategy, r.Property, r.Verdict, r.Expected)
+		if r.Verdict == locktest.Breaks {
+			assert.NotEmpty(t, r.Timeline, "%s/%s", r.Strategy, r.Property)
+		}
+	}
 }
 
 // TestDocsCoverEveryBreak: every strategy has a page that traces each of
@@ -168,11 +200,6 @@ func TestDocsUpToDate(t *testing.T) {
 		t.Skip("runs the whole matrix")
 	}
 	docs := committedDocs(t)
-	srv := redistest.Shared(t)
-	m := matrix{addr: redistest.Shared(t).Addr}
-	var prefixes []string
-	defer func() { cleanupRun(srv, prefixes, false, os.Stderr) }()
-	ctx := context.Background()
 	rep := wholeMatrix(t)
 
 	for _, file := range slices.Sorted(maps.Keys(docs)) {
@@ -194,10 +221,8 @@ func TestDocsUpToDate(t *testing.T) {
 				p := locktest.Property(b.Attrs["property"])
 				t.Logf("%s: %s: this run drew another shape than the committed one; running it again\n%s", file, b.Name(), canonical(text))
 				for range 3 {
-					prefix := "lockcheck:" + xid.New().String()
-					prefixes = append(prefixes, prefix)
 					again := *rep
-					again.Results = []report.Result{m.check(ctx, e, p, prefix+":"+e.Name)}
+					again.Results = runMatrix(t, []catalog.Entry{e}, []locktest.Property{p}).Results
 					if text, err = generate(b, &again, root, lang); err == nil && canonical(text) == want {
 						break
 					}
@@ -302,3 +327,30 @@ func TestQuote(t *testing.T) {
 	assert.Equal(t, "lua", lang)
 	assert.Contains(t, text, `redis.call("DEL", KEYS[1])`)
 }
+
+func TestLangOf(t *testing.T) {
+	assert.Equal(t, report.Chinese, langOf("docs/zh/getset.md"))
+	assert.Equal(t, report.Chinese, langOf("../../docs/zh/README.md"))
+	assert.Equal(t, report.English, langOf("docs/getset.md"))
+	assert.Equal(t, report.English, langOf("README.md"))
+}
+
+// TestEverythingTranslated: every reason, note and diagram text of a run
+// of the whole matrix, every strategy and property, has its Chinese. The
+// run is the one TestDocsUpToDate checks the docs with. When it fails, add
+// the sentences it lists to the table of report/internal/zh.
+func TestEverythingTranslated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole matrix")
+	}
+	rep := wholeMatrix(t)
+	breaks := len(rep.Breaks())
+	require.NotZero(t, breaks)
+	if missing := report.Untranslated(rep, report.Chinese); len(missing) > 0 {
+		t.Errorf("%d texts of the run have no Chinese translation:\n  %s", len(missing), strings.Join(missing, "\n  "))
+	}
+	t.Logf("%d results, %d of them breaks with their diagrams: every text translated", len(rep.Results), breaks)
+}
+
+// TestMain runs the tests against a real Redis (package redistest).
+func TestMain(m *testing.M) { redistest.Main(m) }

@@ -1,10 +1,9 @@
-package main
+package matrixrun
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -40,10 +39,11 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
-// onSignals returns a context that the first of interruptSignals cancels,
-// with a signalled cause. A second signal ends the program at once, with
-// the status of the first, saying what may be left behind.
-func onSignals(stderr io.Writer) (context.Context, func()) {
+// Signals returns a context that the first of SIGINT, SIGTERM and SIGHUP
+// cancels, with the signal as its cause, and a function that stops
+// listening. A second signal ends program p at once, with the status of
+// the first, saying on its Stderr what may be left behind.
+func (p Program) Signals() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, interruptSignals...)
@@ -51,22 +51,22 @@ func onSignals(stderr io.Writer) (context.Context, func()) {
 		first, _ := (<-sigs).(syscall.Signal)
 		cancel(signalled{first})
 		again, _ := (<-sigs).(syscall.Signal)
-		fmt.Fprintf(stderr, "lockcheck: %s during the cleanup: exiting at once; keys of the run may remain "+
-			"(lockcheck -cleanup removes them), and so may a Redis container it started (it expires by itself)\n",
-			signalName(again))
+		p.log("%s during the cleanup: exiting at once; keys of the run may remain "+
+			"(%s -cleanup removes them), and so may a Redis container it started (it expires by itself)",
+			signalName(again), p.keys())
 		os.Exit(signalled{first}.status())
 	}()
 	return ctx, func() { signal.Stop(sigs); cancel(nil) }
 }
 
 // interruptStatus is the exit status of a run whose context ended: 128 plus
-// the signal's number, or exitMismatch when no signal ended it.
+// the signal's number, or ExitMismatch when no signal ended it.
 func interruptStatus(ctx context.Context) int {
 	var s signalled
 	if errors.As(context.Cause(ctx), &s) {
 		return s.status()
 	}
-	return exitMismatch
+	return ExitMismatch
 }
 
 // interruptCause says what ended ctx, for a message: "interrupted by
@@ -88,7 +88,9 @@ func unfinished(ctx context.Context, res locktest.Result) bool {
 
 // errShut is what the connections of a shut gate return: nothing more is
 // written to the server.
-var errShut = errors.New("lockcheck: the run was interrupted: command not sent")
+type errShut struct{ name string }
+
+func (e errShut) Error() string { return e.name + ": the run was interrupted: command not sent" }
 
 // gate dials every connection of the checks to the server, the suite's own
 // and those of its clients' proxies, and can be shut: from then on no
@@ -99,6 +101,7 @@ var errShut = errors.New("lockcheck: the run was interrupted: command not sent")
 // cleanup starts.
 type gate struct {
 	addr string
+	name string // the program's, for errShut
 
 	mu    sync.Mutex
 	shut  bool
@@ -106,12 +109,14 @@ type gate struct {
 	busy  sync.WaitGroup // writes under way
 }
 
-func newGate(addr string) *gate { return &gate{addr: addr, conns: map[*gatedConn]struct{}{}} }
+func newGate(addr, name string) *gate {
+	return &gate{addr: addr, name: name, conns: map[*gatedConn]struct{}{}}
+}
 
 // dial opens a connection to the server, unless the gate is shut.
 func (g *gate) dial(ctx context.Context) (net.Conn, error) {
 	if !g.enter() {
-		return nil, errShut
+		return nil, errShut{g.name}
 	}
 	defer g.leave()
 	var d net.Dialer
@@ -174,7 +179,7 @@ type gatedConn struct {
 
 func (c *gatedConn) Write(b []byte) (int, error) {
 	if !c.g.enter() {
-		return 0, errShut
+		return 0, errShut{c.g.name}
 	}
 	defer c.g.leave()
 	return c.Conn.Write(b)

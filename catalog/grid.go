@@ -1,0 +1,293 @@
+package catalog
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/locklab/locklab/locktest"
+)
+
+// GridFile is where the declared grid lives, from the repository's root:
+// lockcheck -update, peercheck -update and go test ./catalog -update
+// rewrite it.
+const GridFile = "catalog/verdicts.txt"
+
+//go:embed verdicts.txt
+var gridText string
+
+// Outside are the grid's columns that are declared outside this package:
+// the peers (module peers) and redis-py's Lock (package recipes). A column
+// of the grid is one of the catalog's strategies or one of these.
+var Outside = []string{"redsync", "redislock", "goredislock", "redis-py"}
+
+// NotDeclared is the cell of a property a column is not checked on (the
+// topology properties for a program run through package recipes).
+const NotDeclared = "-"
+
+// Grid is the declared verdict of every column on every property, shaped
+// like lockcheck's matrix: one column per strategy, one row per property.
+type Grid struct {
+	// Columns are the columns in the file's order.
+	Columns []string
+	cells   map[string]map[locktest.Property]locktest.Verdict
+}
+
+var declared = sync.OnceValues(func() (*Grid, error) { return ParseGrid(gridText) })
+
+// Declared returns the grid of GridFile, as embedded in the build. It
+// panics when the file does not parse, which TestGrid rules out.
+func Declared() *Grid {
+	g, err := declared()
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// Declare returns the verdicts the grid of GridFile declares for column,
+// not strict. It panics when the grid has no such column.
+func Declare(column string) locktest.Expect {
+	e, ok := Declared().Expect(column)
+	if !ok {
+		panic(fmt.Sprintf("catalog: %s has no column %q", GridFile, column))
+	}
+	return e
+}
+
+// Expect returns the verdicts g declares for column, not strict: breaks
+// and n/a in the suite's order of properties. A cell NotDeclared declares
+// nothing.
+func (g *Grid) Expect(column string) (locktest.Expect, bool) {
+	col, ok := g.cells[column]
+	if !ok {
+		return locktest.Expect{}, false
+	}
+	var e locktest.Expect
+	for _, p := range locktest.AllProperties() {
+		switch col[p] {
+		case locktest.Breaks:
+			e.Breaks = append(e.Breaks, p)
+		case locktest.NotApplicable:
+			e.NotApplicable = append(e.NotApplicable, p)
+		}
+	}
+	return e, true
+}
+
+// Verdict returns the cell of column and p: "" when the cell is
+// NotDeclared or the column is not in g.
+func (g *Grid) Verdict(column string, p locktest.Property) locktest.Verdict {
+	return g.cells[column][p]
+}
+
+// Set makes v the cell of column and p; a new column is added last, its
+// other cells NotDeclared.
+func (g *Grid) Set(column string, p locktest.Property, v locktest.Verdict) {
+	if g.cells == nil {
+		g.cells = map[string]map[locktest.Property]locktest.Verdict{}
+	}
+	if _, ok := g.cells[column]; !ok {
+		g.Columns = append(g.Columns, column)
+		g.cells[column] = map[locktest.Property]locktest.Verdict{}
+	}
+	g.cells[column][p] = v
+}
+
+// Clone returns a copy of g that Set leaves g alone in.
+func (g *Grid) Clone() *Grid {
+	c := &Grid{Columns: slices.Clone(g.Columns), cells: map[string]map[locktest.Property]locktest.Verdict{}}
+	for name, col := range g.cells {
+		c.cells[name] = map[locktest.Property]locktest.Verdict{}
+		for p, v := range col {
+			c.cells[name][p] = v
+		}
+	}
+	return c
+}
+
+// gridHeader starts the file.
+const gridHeader = `# The declared verdicts of every column: the catalog's strategies, the
+# peers (module peers), redis-py (package recipes); a PHP recipe reads its
+# Go column. Cells: holds, breaks, n/a, or - (not checked).
+# lockcheck -update, peercheck -update or go test ./catalog -update rewrite
+# it from a real run: a change of verdict is a diff of this file.
+`
+
+// Format returns g as GridFile holds it: a comment, then the matrix as
+// aligned text, a row per property in the suite's order.
+func (g *Grid) Format() []byte {
+	rows := [][]string{append([]string{"property"}, g.Columns...)}
+	for _, p := range locktest.AllProperties() {
+		row := []string{string(p)}
+		for _, c := range g.Columns {
+			v := string(g.cells[c][p])
+			if v == "" {
+				v = NotDeclared
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	width := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, cell := range row {
+			width[i] = max(width[i], len(cell))
+		}
+	}
+	var b strings.Builder
+	b.WriteString(gridHeader)
+	for _, row := range rows {
+		var line strings.Builder
+		for i, cell := range row {
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			fmt.Fprintf(&line, "%-*s", width[i], cell)
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	return []byte(b.String())
+}
+
+// ParseGrid reads a grid as Format writes it: lines starting with # are
+// comments, the first other line names the columns after "property", and
+// each row gives a property's cell in every column. An unknown property
+// or column (neither a strategy of the catalog nor Outside), a repeated
+// one, a missing row, a row of the wrong length or an unknown cell is an
+// error.
+func ParseGrid(src string) (*Grid, error) {
+	known := slices.Clone(Outside)
+	for _, e := range strategies() {
+		known = append(known, e.Name)
+	}
+	g := &Grid{cells: map[string]map[locktest.Property]locktest.Verdict{}}
+	seen := map[locktest.Property]bool{}
+	header := false
+	for n, line := range strings.Split(src, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		at := func(format string, args ...any) error {
+			return fmt.Errorf("%s:%d: %s", GridFile, n+1, fmt.Sprintf(format, args...))
+		}
+		if !header {
+			if fields[0] != "property" {
+				return nil, at("the first line names the columns after %q, not %q", "property", fields[0])
+			}
+			for _, c := range fields[1:] {
+				switch {
+				case !slices.Contains(known, c):
+					return nil, at("unknown column %q: the columns are the catalog's strategies and %s", c, strings.Join(Outside, ", "))
+				case slices.Contains(g.Columns, c):
+					return nil, at("column %q twice", c)
+				}
+				g.Columns = append(g.Columns, c)
+				g.cells[c] = map[locktest.Property]locktest.Verdict{}
+			}
+			header = true
+			continue
+		}
+		p, err := locktest.ParseProperty(fields[0])
+		if err != nil {
+			return nil, at("%v", err)
+		}
+		if seen[p] {
+			return nil, at("row %s twice", p)
+		}
+		seen[p] = true
+		if len(fields)-1 != len(g.Columns) {
+			return nil, at("%s: %d cells for %d columns", p, len(fields)-1, len(g.Columns))
+		}
+		for i, cell := range fields[1:] {
+			switch v := locktest.Verdict(cell); v {
+			case locktest.Holds, locktest.Breaks, locktest.NotApplicable:
+				g.cells[g.Columns[i]][p] = v
+			case NotDeclared:
+			default:
+				return nil, at("%s, %s: cell %q: want holds, breaks, n/a or %s", p, g.Columns[i], cell, NotDeclared)
+			}
+		}
+	}
+	if !header {
+		return nil, fmt.Errorf("%s: no line naming the columns", GridFile)
+	}
+	for _, p := range locktest.AllProperties() {
+		if !seen[p] {
+			return nil, fmt.Errorf("%s: no row for %s", GridFile, p)
+		}
+	}
+	return g, nil
+}
+
+// Change is a cell that UpdateGrid changed.
+type Change struct {
+	Column   string
+	Property locktest.Property
+	Old, New locktest.Verdict // "" for NotDeclared
+}
+
+func (c Change) String() string {
+	show := func(v locktest.Verdict) string {
+		if v == "" {
+			return NotDeclared
+		}
+		return string(v)
+	}
+	return fmt.Sprintf("%s %s: %s -> %s", c.Column, c.Property, show(c.Old), show(c.New))
+}
+
+// Found are verdicts found by a run, by column and property.
+type Found map[string]map[locktest.Property]locktest.Verdict
+
+// Add records verdict v of column on p.
+func (f Found) Add(column string, p locktest.Property, v locktest.Verdict) {
+	if f[column] == nil {
+		f[column] = map[locktest.Property]locktest.Verdict{}
+	}
+	f[column][p] = v
+}
+
+// UpdateGrid reads the grid of GridFile under root, the repository's
+// root, puts in it the verdicts found, and writes the file back when a
+// cell changed: -update. It returns the cells that changed, in the order
+// of the columns' names and the suite's order of properties.
+func UpdateGrid(root string, found Found) ([]Change, error) {
+	file := filepath.Join(root, GridFile)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	g, err := ParseGrid(string(src))
+	if err != nil {
+		return nil, err
+	}
+	var changes []Change
+	for _, c := range slices.Sorted(maps.Keys(found)) {
+		for _, p := range locktest.AllProperties() {
+			v, ok := found[c][p]
+			if !ok || v == g.Verdict(c, p) {
+				continue
+			}
+			changes = append(changes, Change{Column: c, Property: p, Old: g.Verdict(c, p), New: v})
+			g.Set(c, p, v)
+		}
+	}
+	out := g.Format()
+	if _, err := ParseGrid(string(out)); err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(out, src) {
+		if err := os.WriteFile(file, out, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return changes, nil
+}

@@ -1,0 +1,108 @@
+// Command lockdocs regenerates the generated blocks of locklab's Markdown
+// files, README.md and the pages of docs/ and docs/zh (in Chinese), from
+// one run of lockcheck's whole matrix on a real Redis: the matrix, each
+// strategy's verdicts, the trace of each break, the quoted code.
+// Everything outside the blocks is left as it is. make docs runs it from
+// the repository's root.
+//
+// Usage:
+//
+//	lockdocs [-redis TARGET] [-timeout D] [file or directory ...]
+//
+// The files are README.md, docs and docs/zh by default; a directory stands
+// for its *.md files. -redis, the -tls-* flags and -timeout are
+// lockcheck's, and the Redis is found, looked at, watched and cleaned up
+// after as lockcheck does it (package internal/matrixrun); its keys are
+// lockcheck's, which lockcheck -cleanup removes. A block sits between two
+// HTML comments:
+//
+//	<!-- lockcheck:matrix --> ... <!-- /lockcheck:matrix -->
+//		the verdict matrix, with the Redis version and date of the run;
+//	<!-- lockcheck:verdicts strategy=getset --> ... <!-- /lockcheck:verdicts -->
+//		one strategy's verdicts, with the suite's reason for each;
+//	<!-- lockcheck:trace strategy=getset property=clock-skew --> ... <!-- /lockcheck:trace -->
+//		the counterexample of that break, as a Mermaid diagram;
+//	<!-- lockcheck:source file=strategy/getset/getset.go func=takeover --> ... <!-- /lockcheck:source -->
+//		a code block quoting a file, or one Go function or method
+//		(func=Type.Method) of it, so that quoted code stays current.
+//
+// File paths are relative to the working directory. The blocks of a file
+// in a directory named zh (docs/zh) are written in Chinese, as lockcheck
+// -lang zh writes them.
+//
+// Each break is drawn from its one run; the diagrams show nothing else
+// that changes from run to run than times and retry counts. A block whose
+// structure is unchanged (only times, retry counts, the Redis version or
+// the date differ) is kept as it is. When a verdict is not the declared
+// one, or a trace block names a property that does not break, nothing is
+// written. docs/lockcheck.md says more.
+//
+// Exit status: 0 when the docs are written (or were current); 1 when a
+// verdict is not the declared one or a block cannot be generated; 2 for
+// bad flags or no Redis; 128+n when signal n stopped it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/report"
+)
+
+func main() {
+	ctx, stop := program(os.Stderr).Signals()
+	code := lockdocs(ctx, os.Args[1:], os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// program is lockdocs as package matrixrun runs it: its keys are
+// lockcheck's.
+func program(stderr io.Writer) matrixrun.Program {
+	return matrixrun.Program{Name: "lockdocs", Keys: "lockcheck", Stdout: io.Discard, Stderr: stderr, Start: redistest.Start}
+}
+
+// lockdocs is the command; it returns the exit status.
+func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lockdocs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var m matrixrun.Matrix
+	fs.StringVar(&m.Target, "redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL) instead of finding one")
+	tlsFiles := matrixrun.TLSFlags(fs)
+	fs.DurationVar(&m.Timeout, "timeout", 30*time.Second, "the most one property may take")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: lockdocs [flags] [file or directory ...]\n\n"+
+			"lockdocs regenerates the generated blocks of README.md, docs and docs/zh (or of the\n"+
+			"files given) from one run of lockcheck's whole matrix on a real Redis.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return matrixrun.ExitOK
+	}
+	if err == nil && m.Timeout <= 0 {
+		err = fmt.Errorf("-timeout %v: want a positive duration", m.Timeout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "lockdocs: %v\n", err)
+		return matrixrun.ExitUsage
+	}
+	m.TLS = *tlsFiles
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"README.md", "docs", "docs/zh"}
+	}
+	m.Entries, m.Properties, m.Runs = catalog.Strategies(), locktest.AllProperties(), 1
+	return program(stderr).Run(ctx, m, func(rep *report.Report) int {
+		return writeDocs(rep, paths, stderr)
+	})
+}

@@ -1,0 +1,58 @@
+package matrixrun
+
+import (
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/report"
+)
+
+// Print writes the matrix of rep to p.Stdout in format (text, markdown or
+// json) and returns the exit status: ExitMismatch when a verdict is not
+// the declared one.
+func (p Program) Print(rep *report.Report, format string, opts report.Options) int {
+	var err error
+	switch format {
+	case "markdown":
+		err = report.Markdown(p.Stdout, rep, opts)
+	case "json":
+		err = report.JSON(p.Stdout, rep, opts)
+	default:
+		err = report.Text(p.Stdout, rep, opts)
+	}
+	if err != nil {
+		p.log("%v", err)
+		return ExitMismatch
+	}
+	if !rep.OK() {
+		return ExitMismatch
+	}
+	return ExitOK
+}
+
+// UpdateGrid is -update: it writes the verdicts of rep into the declared
+// grid, catalog.GridFile under root, the repository's root, and says which
+// cells changed. A check without a verdict, or one whose verdict changed
+// between runs, writes nothing.
+func (p Program) UpdateGrid(rep *report.Report, root string) int {
+	found := catalog.Found{}
+	for _, r := range rep.Results {
+		if r.Err != nil {
+			p.log("-update: %s %s reached no verdict: %s left as it is", r.Strategy, r.Property, catalog.GridFile)
+			return ExitMismatch
+		}
+		found.Add(r.Strategy, r.Property, r.Verdict)
+	}
+	if len(rep.Changes) > 0 {
+		p.log("-update: %d verdicts changed between runs: %s left as it is", len(rep.Changes), catalog.GridFile)
+		return ExitMismatch
+	}
+	changes, err := catalog.UpdateGrid(root, found)
+	if err != nil {
+		p.log("-update: %v", err)
+		return ExitMismatch
+	}
+	for _, c := range changes {
+		p.log("-update: %v", c)
+	}
+	p.log("-update: %d of %d cells changed in %s", len(changes), len(rep.Results), catalog.GridFile)
+	return ExitOK
+}

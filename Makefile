@@ -28,7 +28,7 @@ lint:
 .PHONY: bench
 
 # Benchmarks against the two-round-trip floor, redsync and redislock, in one
-# run against one server; writes docs/performance.json and .svg (about three
+# run against one server; writes docs/performance.json and .svg (about six
 # minutes). On a private redis-server process over loopback unless
 # LOCKLAB_REDIS says otherwise (see redistest).
 bench: setup

@@ -26,9 +26,18 @@
 // commandstats), which says how much of a lock's distance from the floors
 // is Redis's own work.
 //
+// The same-client figure (sameclient.go) puts every lock beside the
+// others on the same client: luatoken, redsync (on its redigo, go-redis and
+// rueidis pools) and redislock (go-redis only: it takes go-redis's own
+// types) at 1, 16 and 64 goroutines, with luatoken's commands by hand in
+// each way the client offers (pooled, with a context with a deadline, on a
+// pinned connection), in shuffled rounds; every figure is a median with the
+// slowest and fastest round, and two figures whose rounds overlap are
+// reported as "no difference measured", not as a ratio.
+//
 // The files: subjects.go declares every lock measured, clients.go the
 // client kinds, hand.go the floors' commands sent by hand; each figure has
 // a file of its own (commands.go, uncontended.go, allocations.go,
-// parallel.go, contended.go), run.go runs them in turn, targets.go checks
+// parallel.go, sameclient.go, contended.go), run.go runs them in turn, targets.go checks
 // the goals, and report.go, table.go and svg.go hold and draw the result.
 package bench

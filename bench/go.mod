@@ -17,6 +17,7 @@ require (
 	github.com/locklab/locklab/adapters/rueidispool v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/redis/rueidis v1.0.79
+	github.com/redis/rueidis/rueidiscompat v1.0.79
 	github.com/rs/xid v1.6.0
 )
 

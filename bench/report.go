@@ -29,6 +29,10 @@ type Report struct {
 	// costs luatoken.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
 	Targets     []Target     `json:"targets"`
+
+	// SameClient holds the same-client figure: a row per lock (and per way
+	// by hand) per client per goroutine count.
+	SameClient []SameClientRow `json:"same_client,omitempty"`
 }
 
 // Floor is what one client kind costs for the commands a lock cannot avoid.
@@ -96,6 +100,9 @@ type Settings struct {
 	TTLms          int64   `json:"ttl_ms"`
 	RedislockRetry string  `json:"redislock_retry"`
 	RedsyncRetry   string  `json:"redsync_retry"`
+
+	SameClientRounds int     `json:"same_client_rounds,omitempty"`
+	SameClientS      float64 `json:"same_client_s,omitempty"`
 }
 
 // Row holds the figures of one subject, or of one subject in one waiting

@@ -31,6 +31,11 @@ type Config struct {
 	Contenders    int
 	ContendedTime time.Duration
 	Rounds        int
+	// Same client: for each count of SameClientGoroutines,
+	// SameClientRounds rounds in which every lock and way by hand runs
+	// for SameClientTime, in a shuffled order.
+	SameClientRounds int
+	SameClientTime   time.Duration
 	// Warm is discarded at the start of every contended run (and up to
 	// 50ms of it at the start of every parallel slice).
 	Warm time.Duration
@@ -56,6 +61,9 @@ func DefaultConfig() Config {
 		Contenders:    8,
 		ContendedTime: 4 * time.Second,
 		Warm:          250 * time.Millisecond,
+
+		SameClientRounds: 5,
+		SameClientTime:   300 * time.Millisecond,
 	}
 }
 
@@ -65,10 +73,11 @@ const (
 	FigureAllocations = "allocations"
 	FigureParallel    = "parallel"
 	FigureContended   = "contended"
+	FigureSameClient  = "sameclient"
 )
 
 // Figures lists them all, in the order a run measures them.
-var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureContended}
+var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureContended}
 
 // Runner measures every subject against one server.
 type Runner struct {
@@ -98,6 +107,12 @@ func NewRunner(srv *redistest.Server, cfg Config) (*Runner, error) {
 	}
 	if cfg.ContendedTime <= 0 {
 		cfg.ContendedTime = def.ContendedTime
+	}
+	if cfg.SameClientRounds <= 0 {
+		cfg.SameClientRounds = def.SameClientRounds
+	}
+	if cfg.SameClientTime <= 0 {
+		cfg.SameClientTime = def.SameClientTime
 	}
 	for _, fig := range cfg.Figures {
 		if !slices.Contains(Figures, fig) {
@@ -152,17 +167,19 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		OS:           runtime.GOOS + "/" + runtime.GOARCH,
 		CPUs:         runtime.NumCPU(),
 		Settings: Settings{
-			Iterations:     r.cfg.Iterations,
-			Warmup:         r.cfg.Warmup,
-			Rounds:         r.cfg.Rounds,
-			AllocCycles:    r.cfg.AllocCycles,
-			Goroutines:     r.cfg.Goroutines,
-			ParallelS:      r.cfg.ParallelTime.Seconds(),
-			Contenders:     r.cfg.Contenders,
-			ContendedS:     r.cfg.ContendedTime.Seconds(),
-			TTLms:          TTL.Milliseconds(),
-			RedislockRetry: "LinearBackoff(100ms), no try limit",
-			RedsyncRetry:   "defaults: 32 tries, random 50–250ms apart",
+			Iterations:       r.cfg.Iterations,
+			Warmup:           r.cfg.Warmup,
+			Rounds:           r.cfg.Rounds,
+			AllocCycles:      r.cfg.AllocCycles,
+			Goroutines:       r.cfg.Goroutines,
+			ParallelS:        r.cfg.ParallelTime.Seconds(),
+			Contenders:       r.cfg.Contenders,
+			ContendedS:       r.cfg.ContendedTime.Seconds(),
+			TTLms:            TTL.Milliseconds(),
+			RedislockRetry:   "LinearBackoff(100ms), no try limit",
+			RedsyncRetry:     "defaults: 32 tries, random 50–250ms apart",
+			SameClientRounds: r.cfg.SameClientRounds,
+			SameClientS:      r.cfg.SameClientTime.Seconds(),
 		},
 	}
 	for _, kind := range ClientKinds {
@@ -181,6 +198,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		{FigureUncontended, r.uncontended},
 		{FigureAllocations, r.allocations},
 		{FigureParallel, r.parallel},
+		{FigureSameClient, r.sameClient},
 		{FigureContended, r.contended},
 	}
 	for _, st := range steps {

@@ -8,7 +8,10 @@ import (
 
 	"github.com/bsm/redislock"
 	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
+	redsyncgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	redsyncredigo "github.com/go-redsync/redsync/v4/redis/redigo"
+	redsyncrueidis "github.com/go-redsync/redsync/v4/redis/rueidis"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/delsetnx"
 	"github.com/locklab/locklab/strategy/getset"
@@ -16,6 +19,7 @@ import (
 	"github.com/locklab/locklab/strategy/setnxdel"
 	"github.com/locklab/locklab/strategy/setnxexpire"
 	"github.com/locklab/locklab/strategy/setnxpx"
+	"github.com/redis/rueidis/rueidiscompat"
 )
 
 // TTL is the lock time-to-live every subject is given: redsync's default
@@ -95,6 +99,9 @@ const (
 	AdapterRueidis = "luatoken/rueidis"
 	Redsync        = "redsync"
 	Redislock      = "redislock"
+	// redsync through its go-redis and rueidis pools.
+	RedsyncGoRedis = "redsync/go-redis"
+	RedsyncRueidis = "redsync/rueidis"
 )
 
 // Adapters lists the adapter subjects.
@@ -120,7 +127,15 @@ func Subjects() []*Subject {
 		ll(Locklab, GroupLocklab, "SET NX PX · EVALSHA", func(p strategy.Pool) (strategy.Strategy, error) { return luatoken.New(p) }),
 		{
 			Name: Redsync, Client: ClientRedigo, Group: GroupPeer, Cycle: "SET NX PX · EVALSHA",
-			Waits: []string{WaitRedsync}, open: openRedsync,
+			Waits: []string{WaitRedsync}, open: redsyncOpener(ClientRedigo),
+		},
+		{
+			Name: RedsyncGoRedis, Client: ClientGoRedis, Group: GroupPeer, Cycle: "SET NX PX · EVALSHA",
+			Waits: []string{WaitRedsync}, open: redsyncOpener(ClientGoRedis),
+		},
+		{
+			Name: RedsyncRueidis, Client: ClientRueidis, Group: GroupPeer, Cycle: "SET NX PX · EVALSHA",
+			Waits: []string{WaitRedsync}, open: redsyncOpener(ClientRueidis),
 		},
 		{
 			Name: Redislock, Client: ClientGoRedis, Group: GroupPeer, Cycle: "EVALSHA · EVALSHA",
@@ -255,19 +270,33 @@ func (l *locklabLocker) Unlock(ctx context.Context) error {
 
 var errNotLocked = errors.New("bench: Unlock without Lock")
 
-// openRedsync makes one mutex per locker and reuses it for every cycle, as
-// redsync allows: a mutex keeps the value of its last Lock. All options are
-// redsync's defaults (8s expiry, 32 tries, a random 50–250ms between them).
-func openRedsync(c *Clients, keys []string, wait string) ([]Locker, error) {
-	if wait != "" && wait != WaitRedsync {
-		return nil, fmt.Errorf("bench: no waiting mode %q for redsync", wait)
+// redsyncOpener opens redsync on its pool for the client kind: one mutex
+// per locker, reused for every cycle, as redsync allows (a mutex keeps the
+// value of its last Lock). All options are redsync's defaults (8s expiry,
+// 32 tries, a random 50–250ms between them). redislock has no such choice:
+// it takes go-redis's own types, which rueidiscompat's adapter does not
+// return, so it runs on go-redis only.
+func redsyncOpener(kind string) func(*Clients, []string, string) ([]Locker, error) {
+	return func(c *Clients, keys []string, wait string) ([]Locker, error) {
+		if wait != "" && wait != WaitRedsync {
+			return nil, fmt.Errorf("bench: no waiting mode %q for redsync", wait)
+		}
+		var pool redsyncredis.Pool
+		switch kind {
+		case ClientGoRedis:
+			pool = redsyncgoredis.NewPool(c.GoRedis)
+		case ClientRueidis:
+			pool = redsyncrueidis.NewPool(rueidiscompat.NewAdapter(c.Rueidis))
+		default:
+			pool = redsyncredigo.NewPool(c.Redigo)
+		}
+		rs := redsync.New(pool)
+		lks := make([]Locker, len(keys))
+		for i, key := range keys {
+			lks[i] = &redsyncLocker{m: rs.NewMutex(key)}
+		}
+		return lks, nil
 	}
-	rs := redsync.New(redsyncredigo.NewPool(c.Redigo))
-	lks := make([]Locker, len(keys))
-	for i, key := range keys {
-		lks[i] = &redsyncLocker{m: rs.NewMutex(key)}
-	}
-	return lks, nil
 }
 
 type redsyncLocker struct{ m *redsync.Mutex }

@@ -102,20 +102,14 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 		if r.Wait != "" {
 			continue
 		}
-		var tf, th, tu, ta, tp []*Target
+		var tf, th, ta []*Target
 		switch {
 		case r.Name == Locklab:
 			tf = []*Target{rep.target(TargetFloor)}
-			tu = []*Target{rep.target(fmt.Sprintf(TargetUncontended, Redsync)), rep.target(fmt.Sprintf(TargetUncontended, Redislock))}
 			ta = []*Target{rep.target(TargetAllocs)}
-			tp = []*Target{rep.target(fmt.Sprintf(TargetParallel, Redsync)), rep.target(fmt.Sprintf(TargetParallel, Redislock))}
 		case slices.Contains(Adapters, r.Name):
 			th = []*Target{rep.target(fmt.Sprintf(TargetAdapterHand, r.Name, r.Client))}
 			ta = []*Target{rep.target(fmt.Sprintf(TargetAdapterAllocs, r.Name))}
-			peers := []*Target{rep.target(fmt.Sprintf(TargetAdapterPeers, rep.Settings.Goroutines, Redsync)), rep.target(fmt.Sprintf(TargetAdapterPeers, rep.Settings.Goroutines, Redislock))}
-			if peers[0] != nil && peers[0].Subject == r.Name {
-				tp = peers
-			}
 		}
 		cycle := r.Cycle
 		if r.CommandsPerOp != nil {
@@ -127,10 +121,10 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 			marked(num(r.FloorRatio, "%.2f"), tf...),
 			num(r.SetDelRatio, "%.2f"),
 			marked(num(r.HandRatio, "%.2f"), th...),
-			marked(num(r.UncontendedOpsPerS, "%.0f"), tu...),
+			num(r.UncontendedOpsPerS, "%.0f"),
 			marked(num(r.AllocsPerOp, "%.1f"), ta...),
 			num(r.BytesPerOp, "%.0f"),
-			marked(num(r.ParallelOpsPerS, "%.0f"), tp...),
+			num(r.ParallelOpsPerS, "%.0f"),
 			num(r.ParallelFloorRatio, "%.2f"))
 	}
 	ratio := func(a, b float64) string {
@@ -282,6 +276,11 @@ func (rep *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\n%d goroutines on one key, empty critical sections (%.0fs each):\n\n", rep.Settings.Contenders, rep.Settings.ContendedS)
 	contended.text(w)
+	if len(rep.SameClient) > 0 {
+		fmt.Fprintf(w, "\nThe same client: pairs/s, each goroutine on a key of its own, %d rounds of %.1fs in a shuffled order;\n"+
+			"\"no difference measured\" where the rounds of the two overlap:\n\n", rep.Settings.SameClientRounds, rep.Settings.SameClientS)
+		rep.sameClientTable().text(w)
+	}
 	if len(rep.Diagnostics) > 0 {
 		fmt.Fprintln(w, "\nDiagnostics:")
 		for _, d := range rep.Diagnostics {
@@ -304,5 +303,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 	}
 	contended.markdown(w)
 	fmt.Fprintln(w)
+	if len(rep.SameClient) > 0 {
+		rep.sameClientTable().markdown(w)
+		fmt.Fprintln(w)
+	}
 	targets.markdown(w)
 }

@@ -9,27 +9,22 @@ import (
 // Target thresholds set for luatoken.
 const (
 	MaxFloorRatio    = 1.15 // uncontended p50 at most this many times 2×PING
-	MinPeerSpeedup   = 1.2  // pairs per second against each peer
 	MaxHandoffPings  = 4.0  // woken-on-release hand-off p50 in PINGs
 	MinHandoffGain   = 5.0  // woken-on-release hand-off p50 against each peer's
 	targetAllocsPeer = Redislock
 	// The adapters: uncontended p50 at most this many times their commands
-	// sent by hand through the same client; the best one's pairs per
-	// second with 16 goroutines against each peer.
-	MaxHandRatio      = 1.05
-	MinAdapterSpeedup = 1.5
+	// sent by hand through the same client. (Pairs per second against the
+	// peers are compared on the same client only: see sameClientTargets.)
+	MaxHandRatio = 1.05
 )
 
 // Target names, as in Report.Targets.
 const (
 	TargetFloor          = "luatoken uncontended p50 / (2 × PING p50)"
-	TargetUncontended    = "luatoken uncontended pairs/s vs %s"
-	TargetParallel       = "luatoken pairs/s with 16 goroutines vs %s"
 	TargetHandoff        = "woken-on-release hand-off p50 / PING p50"
 	TargetHandoffVsPeer  = "%s hand-off p50 / woken-on-release hand-off p50"
 	TargetAllocs         = "luatoken allocations per acquire + release vs redislock"
 	TargetAdapterHand    = "%s uncontended p50 / its commands by hand through %s"
-	TargetAdapterPeers   = "best adapter pairs/s with %d goroutines vs %s"
 	TargetAdapterAllocs  = "%s allocations per acquire + release vs the peers"
 	notMeasured          = "not measured in this run"
 	targetsNotifyMissing = "luatoken+notify is not in this build"
@@ -69,26 +64,6 @@ func Targets(rep *Report) []Target {
 	}
 	add(TargetFloor, fmt.Sprintf("≤ %.2f", MaxFloorRatio), MaxFloorRatio, fr, ok,
 		func(g float64) bool { return g <= MaxFloorRatio }, floorNote)
-
-	for _, kind := range []struct {
-		name string
-		v    func(*Row) *float64
-	}{
-		{TargetUncontended, func(r *Row) *float64 { return r.UncontendedOpsPerS }},
-		{TargetParallel, func(r *Row) *float64 { return r.ParallelOpsPerS }},
-	} {
-		for _, peer := range []string{Redsync, Redislock} {
-			a, okA := get(lt, kind.v)
-			b, okB := get(rep.Row(peer), kind.v)
-			ratio := 0.0
-			if okB && b > 0 {
-				ratio = a / b
-			}
-			add(fmt.Sprintf(kind.name, peer), fmt.Sprintf("≥ %.1f×", MinPeerSpeedup), MinPeerSpeedup, ratio, okA && okB && b > 0,
-				func(g float64) bool { return g >= MinPeerSpeedup },
-				fmt.Sprintf("%.0f vs %.0f pairs/s", a, b))
-		}
-	}
 
 	notify := rep.Row(RowName(NotifyName, WaitNotify))
 	hp, okN := get(notify, func(r *Row) *float64 { return r.HandoffP50us })
@@ -130,23 +105,6 @@ func Targets(rep *Report) []Target {
 		add(fmt.Sprintf(TargetAdapterHand, name, client), fmt.Sprintf("≤ %.2f", MaxHandRatio), MaxHandRatio, hr, ok,
 			func(g float64) bool { return g <= MaxHandRatio }, note)
 	}
-	best, bestOps := "", 0.0
-	for _, name := range Adapters {
-		if v, ok := get(rep.Row(name), func(r *Row) *float64 { return r.ParallelOpsPerS }); ok && v > bestOps {
-			best, bestOps = name, v
-		}
-	}
-	for _, peer := range []string{Redsync, Redislock} {
-		b, okB := get(rep.Row(peer), func(r *Row) *float64 { return r.ParallelOpsPerS })
-		ratio := 0.0
-		if okB && b > 0 {
-			ratio = bestOps / b
-		}
-		add(fmt.Sprintf(TargetAdapterPeers, rep.Settings.Goroutines, peer), fmt.Sprintf("≥ %.1f×", MinAdapterSpeedup), MinAdapterSpeedup, ratio,
-			best != "" && okB && b > 0, func(g float64) bool { return g >= MinAdapterSpeedup },
-			fmt.Sprintf("%s: %.0f vs %.0f pairs/s", best, bestOps, b))
-		ts[len(ts)-1].Subject = best
-	}
 	peerAllocs, okP := 0.0, true
 	for i, peer := range []string{Redsync, Redislock} {
 		v, ok := get(rep.Row(peer), func(r *Row) *float64 { return r.AllocsPerOp })
@@ -161,7 +119,7 @@ func Targets(rep *Report) []Target {
 			func(g float64) bool { return g <= peerAllocs },
 			fmt.Sprintf("%.1f vs the fewer of the peers' %.1f", a, peerAllocs))
 	}
-	return ts
+	return append(ts, sameClientTargets(rep)...)
 }
 
 func noteOr(a, b string) string {

@@ -100,7 +100,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		sent = time.Now()
 	}
 	if s.cfg.fencing {
-		l.fence, err = redis.Int64(recipe.Eval(ctx, conn, acquireFencedScript, keyArg, FenceKey(key), l.token, ttl.Milliseconds()))
+		l.fence, err = redis.Int64(recipe.EvalBounded(ctx, conn, acquireFencedScript, keyArg, FenceKey(key), l.token, ttl.Milliseconds()))
 		if err != nil {
 			return nil, opError("acquire", key, err)
 		}
@@ -119,7 +119,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 
 // set sends SET key token NX PX ttl; keyArg is key as an interface value.
 func set(ctx context.Context, conn redis.Conn, key string, keyArg, token any, ttl time.Duration) error {
-	_, err := redis.String(recipe.Do(ctx, conn, "SET", keyArg, token, "NX", "PX", ttl.Milliseconds()))
+	_, err := redis.String(recipe.DoBounded(ctx, conn, "SET", keyArg, token, "NX", "PX", ttl.Milliseconds()))
 	if err != nil {
 		if errors.Is(err, redis.ErrNil) {
 			return notAcquired(key)
@@ -184,9 +184,9 @@ func (l *Lock) Release(ctx context.Context) error {
 	defer conn.Close()
 	var reply any
 	if l.s.hub != nil {
-		reply, err = recipe.Eval(ctx, conn, releaseScript, l.keyArg, l.token, ChannelName(l.key))
+		reply, err = recipe.EvalBounded(ctx, conn, releaseScript, l.keyArg, l.token, ChannelName(l.key))
 	} else {
-		reply, err = recipe.Eval(ctx, conn, releaseScript, l.keyArg, l.token)
+		reply, err = recipe.EvalBounded(ctx, conn, releaseScript, l.keyArg, l.token)
 	}
 	n, err := redis.Int(reply, err)
 	if l.lease != nil {

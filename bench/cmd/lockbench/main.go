@@ -20,7 +20,7 @@
 //	-from path    measure nothing: print, draw and write the report of an earlier run, read from JSON
 //	-quick        a short run, to try things out (figures are rough)
 //	-only a,b     measure only these subjects
-//	-figures a,b  measure only these figures (uncontended, allocations, parallel, contended)
+//	-figures a,b  measure only these figures (uncontended, allocations, parallel, sameclient, contended)
 //	-iterations n uncontended cycles per subject (default 20000)
 //	-parallel d   time per subject with 16 goroutines (default 2s)
 //	-contended d  time per subject and waiting mode on one key (default 4s)
@@ -85,6 +85,7 @@ func run() error {
 	if *quick {
 		cfg.Iterations, cfg.Warmup, cfg.Rounds, cfg.AllocCycles = 2000, 200, 2, 500
 		cfg.ParallelTime, cfg.ContendedTime, cfg.Warm = 400*time.Millisecond, time.Second, 100*time.Millisecond
+		cfg.SameClientRounds, cfg.SameClientTime = 3, 100*time.Millisecond
 	}
 	if *only != "" {
 		cfg.Only = strings.Split(*only, ",")

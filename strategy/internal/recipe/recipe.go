@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/internal/redigoconn"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -139,4 +140,67 @@ func Eval(ctx context.Context, c redis.Conn, s *redis.Script, keysAndArgs ...any
 		}
 	}
 	return s.Do(c, keysAndArgs...)
+}
+
+// DoBounded is Do for the commands of a lock's acquire and release, which
+// must not cost more than the commands themselves: a context with a
+// deadline bounds the command by a read deadline on the caller's own
+// goroutine (redis.DoWithTimeout), where redigo's DoContext would start a
+// goroutine for it and wake the caller from it, a hand-off that costs a
+// single-goroutine caller about as much as the command (see
+// docs/performance.md). The difference: a context cancelled before its
+// deadline no longer interrupts a command already sent; the command
+// returns with its reply, or at the deadline. A context that can be
+// cancelled but has no deadline, and connections that run DoContext
+// without a goroutine (the adapters'), go through Do.
+func DoBounded(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
+	if dc, ok := bounded(ctx, c); ok {
+		return dc.Do(cmd, args...)
+	}
+	return Do(ctx, c, cmd, args...)
+}
+
+// EvalBounded is Eval bounded as DoBounded is.
+func EvalBounded(ctx context.Context, c redis.Conn, s *redis.Script, keysAndArgs ...any) (any, error) {
+	if dc, ok := bounded(ctx, c); ok {
+		return s.Do(dc, keysAndArgs...)
+	}
+	return Eval(ctx, c, s, keysAndArgs...)
+}
+
+// bounded returns c with every command bounded by ctx's deadline, when ctx
+// has one and c is a connection that takes a read timeout but would start
+// a goroutine for a context.
+func bounded(ctx context.Context, c redis.Conn) (deadlineConn, bool) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return deadlineConn{}, false
+	}
+	if _, cheap := c.(*redigoconn.Conn); cheap {
+		return deadlineConn{}, false
+	}
+	ct, ok := c.(redis.ConnWithTimeout)
+	if !ok {
+		return deadlineConn{}, false
+	}
+	return deadlineConn{ConnWithTimeout: ct, ctx: ctx, deadline: dl}, true
+}
+
+// deadlineConn runs Do with a read timeout of the time left to deadline,
+// and fails without sending once ctx is done, as redigo's DoContext does.
+type deadlineConn struct {
+	redis.ConnWithTimeout
+	ctx      context.Context
+	deadline time.Time
+}
+
+func (d deadlineConn) Do(cmd string, args ...any) (any, error) {
+	if err := d.ctx.Err(); err != nil {
+		return nil, err
+	}
+	left := time.Until(d.deadline)
+	if left <= 0 {
+		return nil, context.DeadlineExceeded
+	}
+	return d.DoWithTimeout(left, cmd, args...)
 }

@@ -18,6 +18,7 @@ import (
 
 // opCounts says how many commands a successful release and refresh send.
 type opCounts struct {
+	acquire   int
 	release   int
 	refresh   int
 	refresher bool // whether the lock implements strategy.Refresher
@@ -33,6 +34,7 @@ func countOps(newRun func(string) *run) opCounts {
 		r := newRun(suffix)
 		p := r.newClient("P", 0)
 		l := p.tryAcquire(r.tm.Long)
+		n.acquire = p.commandsSent()
 		if l == nil {
 			r.fail("P could not acquire a free lock")
 		}
@@ -67,9 +69,29 @@ func boundaryText(k, n int, op string) string {
 // pausedAt runs op on its own goroutine with c paused at boundary k of it
 // (see boundaryText). It returns once c has reached the boundary, that is
 // once it tries to send the command after it, with reached true; or once
-// op has ended without reaching it (it sent fewer commands this time). wait waits for op to end, after c is resumed, and
-// passes on an abort raised inside op.
+// op has ended without reaching it (it sent fewer commands this time).
+// wait waits for op to end, after c is resumed, and passes on an abort
+// raised inside op.
 func (c *client) pausedAt(k, n int, op string, f func()) (reached bool, wait func()) {
+	p := c.pauseInside(k, n, op, f)
+	return p.reached, p.wait
+}
+
+// pausedOp is an operation of a client, running on a goroutine of its own,
+// inside which the client is paused at a boundary.
+type pausedOp struct {
+	c       *client
+	k, n    int
+	op      string
+	reached bool     // the client is paused at boundary k
+	ended   chan any // op's recovered panic, once it has ended
+	done    bool     // op has ended, and v is what it raised
+	v       any
+}
+
+// pauseInside is pausedAt, returning the operation, which can then be
+// taken on boundary by boundary (next).
+func (c *client) pauseInside(k, n int, op string, f func()) *pausedOp {
 	why := "paused " + boundaryText(k, n, op)
 	reachedCh := make(chan struct{})
 	c.mu.Lock()
@@ -80,34 +102,67 @@ func (c *client) pausedAt(k, n int, op string, f func()) (reached bool, wait fun
 		c.pauseAt, c.reached = c.sent+k, reachedCh
 	}
 	c.mu.Unlock()
-	ended := make(chan any, 1)
+	p := &pausedOp{c: c, k: k, n: n, op: op, ended: make(chan any, 1)}
 	go func() {
-		defer func() { ended <- recover() }()
+		defer func() { p.ended <- recover() }()
 		f()
 	}()
-	var v any
-	done := false
 	select {
 	case <-reachedCh:
-		reached = true
-	case v = <-ended:
-		done = true
+		p.reached = true
+	case p.v = <-p.ended:
+		p.done = true
 	}
-	wait = func() {
-		if !done {
-			v = <-ended
-		}
-		if v != nil {
-			panic(v)
-		}
-	}
-	if !reached {
-		c.mu.Lock()
-		c.pauseAt, c.reached, c.arrive = 0, nil, nil
-		c.mu.Unlock()
-		c.resume() // a pause before the first command, never reached
-		wait()
+	if !p.reached {
+		p.unpause()
+		p.wait()
 		c.r.note("%s's %s ended before reaching that boundary", c.name, op)
 	}
-	return reached, wait
+	return p
+}
+
+// next lets the paused client send one more command of its operation and
+// pause again at the boundary after it. It reports whether the client is
+// paused there; false once the operation has ended instead.
+func (p *pausedOp) next() bool {
+	if p.done {
+		return false
+	}
+	c := p.c
+	p.k++
+	reachedCh := make(chan struct{})
+	c.mu.Lock()
+	c.pauseWhy = "paused " + boundaryText(p.k, p.n, p.op)
+	c.pauseAt, c.reached = c.sent+1, reachedCh
+	c.mu.Unlock()
+	c.resume()
+	select {
+	case <-reachedCh:
+		return true
+	case p.v = <-p.ended:
+		p.done = true
+		p.unpause()
+		return false
+	}
+}
+
+// unpause drops a pause the client never reached.
+func (p *pausedOp) unpause() {
+	c := p.c
+	c.mu.Lock()
+	c.pauseAt, c.reached, c.arrive = 0, nil, nil
+	c.mu.Unlock()
+	c.resume()
+}
+
+// wait waits for the operation to end, once the client is resumed, and
+// passes on an abort raised inside it.
+func (p *pausedOp) wait() {
+	if !p.done {
+		p.v = <-p.ended
+		p.done = true
+	}
+	if p.v != nil {
+		panic(p.v)
+	}
 }

@@ -2,6 +2,7 @@ package locktest
 
 import (
 	"context"
+	"fmt"
 
 	"sync"
 	"time"
@@ -44,7 +45,10 @@ func (res *resource) write(who string, lock strategy.Lock) bool {
 }
 
 // fencedOverrun: A is paused past its TTL, B acquires and writes, then A
-// wakes up and writes: Kleppmann's example for fencing tokens.
+// wakes up and writes: Kleppmann's example for fencing tokens. A lock
+// whose tokens pass is asked again where a token can still come out of
+// order: with A paused between the commands of its acquire, and with A's
+// clock ahead of B's, then behind it.
 func fencedOverrun(newRun func(string) *run) Result {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
@@ -57,7 +61,80 @@ func fencedOverrun(newRun func(string) *run) Result {
 	if res.write("A", la) {
 		return r.breaks("A's lease had passed to B, yet the resource accepted A's late write after B's")
 	}
-	return r.holds("the resource refused A's late write: its fencing token was older than B's")
+	r.shutdown()
+	if broke := fenceInsideAcquire(newRun); broke != nil {
+		return *broke
+	}
+	for _, skew := range []time.Duration{2 * r.tm.Short, -2 * r.tm.Short} {
+		if broke := fenceUnderSkew(newRun, skew); broke != nil {
+			return *broke
+		}
+	}
+	return r.holds("the resource refused A's late write: its fencing token was older than B's, whether A was paused after its acquire, inside it, or ran with its clock %v ahead or behind", 2*r.tm.Short)
+}
+
+// fenceInsideAcquire pauses A at each boundary between the commands of its
+// acquire until its TTL has run out; B acquires and writes; then A
+// finishes its acquire and writes. A token drawn in a command of its own,
+// after the one that took the lock, comes out larger than B's.
+func fenceInsideAcquire(newRun func(string) *run) *Result {
+	n := countOps(newRun).acquire
+	for k := 1; k < n; k++ {
+		r := newRun(fmt.Sprintf("/acquire-boundary-%d", k))
+		a, b := r.newClient("A", 0), r.newClient("B", 0)
+		res := &resource{r: r}
+		var la strategy.Lock
+		p := a.pauseInside(k, n, "acquire", func() { la = a.tryAcquire(r.tm.Short) })
+		if !p.reached {
+			r.shutdown()
+			continue
+		}
+		r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
+		lb := b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
+		if lb != nil {
+			res.write("B", lb)
+		}
+		a.resume()
+		r.note("A resumes")
+		p.wait()
+		if lb == nil || la == nil {
+			r.shutdown()
+			continue // A's half-done acquire kept the lock (crash-mid-acquire's business), or A lost it
+		}
+		if res.write("A", la) {
+			broke := r.breaks("A was paused %s until its TTL ran out, and B acquired and wrote; A then finished its acquire, and the resource accepted A's late write after B's: A's fencing token was drawn after B's, outside the step that took the lock", boundaryText(k, n, "acquire"))
+			return &broke
+		}
+		r.shutdown()
+	}
+	return nil
+}
+
+// fenceUnderSkew is the overrun with A's clock skew ahead of B's (behind it
+// when skew is negative): a token drawn from a clock follows the clock,
+// not the order in which the lock was held.
+func fenceUnderSkew(newRun func(string) *run, skew time.Duration) *Result {
+	name := "/clock-ahead"
+	if skew < 0 {
+		name = "/clock-behind"
+	}
+	r := newRun(name)
+	a, b := r.newClient("A", skew), r.newClient("B", 0)
+	res := &resource{r: r}
+	la, lb, _, _ := overrunTakeover(r, a, b, false, true)
+	if lb == nil {
+		r.shutdown()
+		return nil
+	}
+	res.write("B", lb)
+	if res.write("A", la) {
+		ta, _ := strategy.FencingToken(la)
+		tb, _ := strategy.FencingToken(lb)
+		broke := r.breaks("with A's clock %v off B's, A's lease passed to B, yet the resource accepted A's late write after B's: A's fencing token (%d), drawn first, was larger than B's (%d), as a token drawn from a clock is", skew, ta, tb)
+		return &broke
+	}
+	r.shutdown()
+	return nil
 }
 
 // lease returns the lock's lease context, or nil when it has none.

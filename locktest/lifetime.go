@@ -131,17 +131,20 @@ func safeRefresh(newRun func(string) *run) Result {
 			r.fail("A's lock does not implement strategy.Refresher, although an earlier one did")
 		}
 		var err error
-		reached, wait := a.pausedAt(k, n, "refresh", func() { err = a.refresh(rf, 3*r.tm.Long) })
-		if !reached {
+		p := a.pauseInside(k, n, "refresh", func() { err = a.refresh(rf, 3*r.tm.Long) })
+		if !p.reached {
 			r.shutdown()
 			continue
 		}
-		lb, held, why := r.takeoverWhilePaused(a, b, wait)
+		lb, held, broke, why := r.takeoverWhilePaused(p, b, c)
 		if lb == nil {
 			return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
 		}
 		r.det.enter("B")
 		at := boundaryText(k, n, "refresh")
+		if broke != "" {
+			return r.breaks("A was paused %s until B acquired; when A resumed, %s", at, broke)
+		}
 		if err == nil {
 			r.det.enter("A")
 			return r.breaks("A was paused %s until its TTL ran out and B acquired; when A resumed, its Refresh reported success: A would go on working while B holds the lock", at)

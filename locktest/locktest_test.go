@@ -53,7 +53,7 @@ func TestSeededBugs(t *testing.T) {
 			name:   "release compares token lengths",
 			new:    mutant(t, "release-length-compare").New,
 			prop:   locktest.DoubleRelease,
-			reason: "second release, that release deleted K, B's lock",
+			reason: "then its second release deleted K, B's lock: C acquired it while B still held it",
 			shows:  "A EVALSHA",
 		},
 		{

@@ -85,14 +85,17 @@ func safeRelease(newRun func(string) *run) Result {
 	for k := range max(n, 1) {
 		r, a, b, c, la := lateHolder(newRun, k)
 		last = r
-		reached, wait := a.pausedAt(k, n, "release", func() { a.release(la) })
-		if !reached {
+		p := a.pauseInside(k, n, "release", func() { a.release(la) })
+		if !p.reached {
 			r.shutdown()
 			continue
 		}
-		lb, held, why := r.takeoverWhilePaused(a, b, wait)
+		lb, held, broke, why := r.takeoverWhilePaused(p, b, c)
 		if lb == nil {
 			return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
+		}
+		if broke != "" {
+			return r.breaks("A was paused %s until its TTL ran out and B acquired; when A resumed, %s", boundaryText(k, n, "release"), broke)
 		}
 		freed := whoFreed(r, held, "its release")
 		if c.tryAcquire(r.tm.Long) != nil {
@@ -106,8 +109,10 @@ func safeRelease(newRun func(string) *run) Result {
 	return last.holds("A's late release, paused at each of the %d boundaries of its %d-command release in turn, left B's lock in place", n, n)
 }
 
-// doubleRelease: A releases twice; B's lock, taken in between, must survive.
+// doubleRelease: A releases twice; B's lock, taken in between, must survive
+// A's second release as it was, and let nobody else in while it runs.
 func doubleRelease(newRun func(string) *run) Result {
+	n := countOps(newRun).release
 	r := newRun("")
 	a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
 	la := a.tryAcquire(r.tm.Long)
@@ -119,7 +124,12 @@ func doubleRelease(newRun func(string) *run) Result {
 		return r.notApplicable("A's release did not free the lock, so nobody can acquire it between A's two releases (release-frees breaks)")
 	}
 	held := r.keyExists()
-	a.release(la)
+	if p := a.pauseInside(0, n, "second release", func() { a.release(la) }); p.reached {
+		if broke := r.lateSteps(p, b, c); broke != "" {
+			return r.breaks("after A's release B acquired; then %s", broke)
+		}
+		p.wait()
+	}
 	freed := whoFreed(r, held, "that release")
 	if c.tryAcquire(r.tm.Long) != nil {
 		return r.breaks("after A's second release, %s", freed)
@@ -166,21 +176,28 @@ func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *client, la st
 	return r, a, b, c, la
 }
 
-// takeoverWhilePaused goes on once A is paused inside an operation with
+// takeoverWhilePaused goes on once A is paused inside an operation p with
 // its lock's TTL (Short) still running: B waits for the lock for the TTL
-// plus slack; then A resumes, and wait waits for A's operation to end. It
-// returns B's lock, whether K still existed right after B got it and,
-// when B got nothing, why the lock had not expired, read before A resumed.
-func (r *run) takeoverWhilePaused(a, b *client, wait func()) (lb strategy.Lock, held bool, why string) {
+// plus slack; then A resumes, and its operation is taken to its end one
+// command at a time (lateSteps), C trying at each boundary. It returns
+// B's lock, whether K still existed right after B got it, what A's late
+// operation did to B's lock ("" when nothing) and, when B got nothing,
+// why the lock had not expired, read before A resumed.
+func (r *run) takeoverWhilePaused(p *pausedOp, b, c *client) (lb strategy.Lock, held bool, broke, why string) {
+	a := p.c
 	r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
 	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
-	if lb != nil {
-		held = r.keyExists()
-	} else {
+	if lb == nil {
 		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
+		a.resume()
+		r.note("A resumes")
+		p.wait()
+		return nil, false, "", why
 	}
-	a.resume()
-	r.note("A resumes")
-	wait()
-	return lb, held, why
+	held = r.keyExists()
+	r.note("A resumes, one command at a time")
+	if broke = r.lateSteps(p, b, c); broke == "" {
+		p.wait()
+	}
+	return lb, held, broke, ""
 }

@@ -19,6 +19,9 @@ type recipe struct {
 	acquire func(s session, token string, ttl time.Duration) (bool, error)
 	release func(s session, token string) (bool, error)
 	refresh func(s session, token string, ttl time.Duration) (bool, error)
+	// fenced, when set, is an acquire that also draws a fencing token,
+	// in place of acquire: the lock is then a strategy.Fenced.
+	fenced func(s session, token string, ttl time.Duration) (ok bool, fence int64, err error)
 }
 
 // correct is the lock the corpus starts from: a unique token set with
@@ -63,9 +66,10 @@ func scriptTTL(sc *redis.Script) func(session, string, time.Duration) (bool, err
 
 // session runs the commands of one lock operation on one connection.
 type session struct {
-	ctx  context.Context
-	conn redis.Conn
-	key  string
+	ctx   context.Context
+	conn  redis.Conn
+	key   string
+	clock strategy.Clock // the client's
 }
 
 // do sends a command whose first argument is the key.
@@ -126,10 +130,8 @@ func (s session) get() (v string, ok bool, err error) {
 	return v, err == nil, err
 }
 
-// build binds the correct recipe, with the steps that changes sets in
-// place of its own, to a pool.
-func build(name string, changes recipe, p strategy.Pool) *lockStrategy {
-	r := correct
+// with returns r with the steps that changes sets in place of its own.
+func (r recipe) with(changes recipe) recipe {
 	if changes.token != nil {
 		r.token = changes.token
 	}
@@ -142,15 +144,26 @@ func build(name string, changes recipe, p strategy.Pool) *lockStrategy {
 	if changes.refresh != nil {
 		r.refresh = changes.refresh
 	}
-	return &lockStrategy{name: name, r: r, pool: p}
+	if changes.fenced != nil {
+		r.fenced = changes.fenced
+	}
+	return r
+}
+
+// build binds the correct recipe, with the steps that changes sets in
+// place of its own, to a pool.
+func build(name string, changes recipe, p strategy.Pool, clock strategy.Clock) *lockStrategy {
+	r := correct.with(changes)
+	return &lockStrategy{name: name, r: r, pool: p, clock: clock}
 }
 
 // lockStrategy is a recipe bound to a pool, as the suite builds one per
 // simulated client.
 type lockStrategy struct {
-	name string
-	r    recipe
-	pool strategy.Pool
+	name  string
+	r     recipe
+	pool  strategy.Pool
+	clock strategy.Clock
 }
 
 // open takes a connection for one operation and runs it; step's false
@@ -161,7 +174,7 @@ func (ls *lockStrategy) open(ctx context.Context, key, op string, miss error, st
 		return &strategy.OpError{Strategy: ls.name, Op: "connect", Key: key, Err: err}
 	}
 	defer conn.Close()
-	ok, err := step(session{ctx: ctx, conn: conn, key: key})
+	ok, err := step(session{ctx: ctx, conn: conn, key: key, clock: ls.clock})
 	switch {
 	case err != nil:
 		return &strategy.OpError{Strategy: ls.name, Op: op, Key: key, Err: err}
@@ -178,10 +191,18 @@ func (ls *lockStrategy) TryAcquire(ctx context.Context, key string, ttl time.Dur
 	}
 	l := &lock{ls: ls, key: key, token: ls.r.token()}
 	err := ls.open(ctx, key, "acquire", strategy.ErrNotAcquired, func(s session) (bool, error) {
+		if ls.r.fenced != nil {
+			ok, fence, err := ls.r.fenced(s, l.token, ttl)
+			l.fence = fence
+			return ok, err
+		}
 		return ls.r.acquire(s, l.token, ttl)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if ls.r.fenced != nil {
+		return &fencedLock{l}, nil
 	}
 	return l, nil
 }
@@ -191,7 +212,14 @@ type lock struct {
 	ls    *lockStrategy
 	key   string
 	token string
+	fence int64 // drawn by a fenced acquire
 }
+
+// fencedLock is a lock whose acquire drew a fencing token.
+type fencedLock struct{ *lock }
+
+// FencingToken returns the token the acquire drew.
+func (l *fencedLock) FencingToken() (int64, bool) { return l.fence, true }
 
 var _ strategy.Refresher = (*lock)(nil)
 

@@ -14,6 +14,8 @@
 package mutants
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -35,14 +37,26 @@ type Mutant struct {
 	// Gap, when set, says what the suite misses about the mutant: a
 	// property that should kill it and does not, or a check it lacks.
 	Gap string
-	// slip is the one step that differs from the correct lock's; its
-	// other steps are nil.
+	// Base, when set, names the variant the slip is made in (a fenced
+	// lock's mutants are made in the fenced variant); the correct lock
+	// when empty. Killers hold on the base.
+	Base string
+	// slip is the one step that differs from the base's; its other steps
+	// are nil.
 	slip recipe
 }
 
 // New builds the mutant for one simulated client; it is a locktest.Factory.
 func (m Mutant) New(c locktest.Client) (strategy.Strategy, error) {
-	return build(m.Name, m.slip, c.Pool), nil
+	steps := m.slip
+	if m.Base != "" {
+		v, ok := LookupVariant(m.Base)
+		if !ok {
+			return nil, fmt.Errorf("mutant %s: no variant %q", m.Name, m.Base)
+		}
+		steps = v.steps.with(m.slip)
+	}
+	return build(m.Name, steps, c.Pool, c.Clock), nil
 }
 
 // Lookup returns the mutant named name.
@@ -68,6 +82,7 @@ const (
 	safeRelease   = locktest.SafeRelease
 	doubleRelease = locktest.DoubleRelease
 	safeRefresh   = locktest.SafeRefresh
+	fencedOverrun = locktest.FencedOverrun
 )
 
 // Mutants returns the corpus, grouped by the step that has the slip.
@@ -206,8 +221,37 @@ func Mutants() []Mutant {
 		{
 			Name:    "release-persist-first",
 			Slip:    "release first PERSISTs the key, so that it cannot expire half-way, then compares and deletes: a crash in between leaves it forever",
-			Killers: props{crashMidRel},
+			Killers: props{crashMidRel, safeRelease, doubleRelease},
 			slip:    recipe{release: persistFirst(correct.release)},
+		},
+
+		{
+			Name:    "release-getdel-restore",
+			Slip:    "release GETDELs the key and, when the value was not its own, SETs it back: without its TTL, and with the key gone in between",
+			Killers: props{safeRelease, doubleRelease},
+			slip:    recipe{release: getDelRestore},
+		},
+		{
+			Name:    "release-restore-drops-ttl",
+			Slip:    "the release script deletes the key and, when the value was not its own, sets it back: the next holder keeps its value and loses its expiry",
+			Killers: props{safeRelease, doubleRelease},
+			slip:    recipe{release: script(restoreWithoutTTL)},
+		},
+
+		// The fencing token, in the fenced variant.
+		{
+			Name:    "fence-incr-after-set",
+			Slip:    "the fencing token is INCRed in a command of its own after SET NX PX: a holder stalled in between draws it after the next holder",
+			Killers: props{fencedOverrun},
+			Base:    "fence-in-acquire",
+			slip:    recipe{fenced: fenceAfterSet},
+		},
+		{
+			Name:    "fence-from-clock",
+			Slip:    "the fencing token is the client's clock in nanoseconds at acquire: a client whose clock runs ahead draws larger tokens than later holders",
+			Killers: props{fencedOverrun},
+			Base:    "fence-in-acquire",
+			slip:    recipe{fenced: fenceFromClock},
 		},
 
 		// The refresh.
@@ -292,7 +336,7 @@ func Survivors() []Mutant {
 		{
 			Name: "release-ignores-reply",
 			Slip: "release runs the compare-and-delete script but ignores its 0: a late or second release reports a lock freed that it did not free",
-			Gap:  "no property asks whether a release reports the truth: safe-release and double-release would need to require an error from A's late or second Release",
+			Gap:  "none, by decision: B's lock keeps its value and expiry and nobody gets in; what A's late Release tells A comes after A's work ran past its lease, which only a heeded lease or a fencing token protects (docs/mutants.md)",
 			slip: recipe{
 				release: func(s session, token string) (bool, error) {
 					_, err := s.eval(compareAndDelete, token)
@@ -412,4 +456,52 @@ func persistFirst(release func(session, string) (bool, error)) func(session, str
 		}
 		return release(s, token)
 	}
+}
+
+// getDelRestore takes the key's value with GETDEL and, when it was not
+// the token, writes it back with SET: the value returns, its TTL does not.
+func getDelRestore(s session, token string) (bool, error) {
+	v, err := redis.String(s.do("GETDEL"))
+	if errors.Is(err, redis.ErrNil) {
+		return false, nil
+	}
+	if err != nil || v == token {
+		return err == nil, err
+	}
+	_, err = s.do("SET", v)
+	return false, err
+}
+
+var restoreWithoutTTL = redis.NewScript(1, `
+local v = redis.call("GET", KEYS[1])
+if not v then
+	return 0
+end
+redis.call("DEL", KEYS[1])
+if v == ARGV[1] then
+	return 1
+end
+redis.call("SET", KEYS[1], v)
+return 0`)
+
+// fenceKey is where the fenced locks of the corpus count their tokens.
+func (s session) fenceKey() string { return "{" + s.key + "}:fence" }
+
+// fenceAfterSet takes the lock with SET NX PX, then draws the token with
+// INCR in a second command.
+func fenceAfterSet(s session, token string, ttl time.Duration) (bool, int64, error) {
+	if ok, err := s.set(token, "NX", "PX", ttl.Milliseconds()); !ok || err != nil {
+		return false, 0, err
+	}
+	n, err := redis.Int64(s.bare("INCR", s.fenceKey()))
+	return err == nil, n, err
+}
+
+// fenceFromClock takes the lock with SET NX PX and makes the token of the
+// client's clock.
+func fenceFromClock(s session, token string, ttl time.Duration) (bool, int64, error) {
+	if ok, err := s.set(token, "NX", "PX", ttl.Milliseconds()); !ok || err != nil {
+		return false, 0, err
+	}
+	return true, s.clock.Now().UnixNano(), nil
 }

@@ -18,15 +18,28 @@ type Variant struct {
 	// Change says what differs from the usual lock, and why it is still
 	// correct.
 	Change string
+	// Fenced says the variant draws fencing tokens: it holds
+	// fenced-overrun as well.
+	Fenced bool
 	// steps are the steps that differ from the correct lock's; the others
 	// are nil.
 	steps recipe
 }
 
+// LookupVariant returns the variant named name.
+func LookupVariant(name string) (Variant, bool) {
+	for _, v := range Variants() {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
 // New builds the variant for one simulated client; it is a
 // locktest.Factory.
 func (v Variant) New(c locktest.Client) (strategy.Strategy, error) {
-	return build(v.Name, v.steps, c.Pool), nil
+	return build(v.Name, v.steps, c.Pool, c.Clock), nil
 }
 
 // Variants returns the correct lock itself, then its correct variants.
@@ -68,6 +81,12 @@ func Variants() []Variant {
 				release: script(hashRelease),
 				refresh: scriptTTL(hashRefresh),
 			},
+		},
+		{
+			Name:   "fence-in-acquire",
+			Change: "a fencing token INCRed in the acquire's own script, in the step that takes the lock: tokens follow the order in which the lock is held",
+			Fenced: true,
+			steps:  recipe{fenced: fenceInScript},
 		},
 		{
 			Name:   "watch-refresh",
@@ -125,3 +144,15 @@ if redis.call("HGET", KEYS[1], "owner") == ARGV[1] then
 end
 return 0`)
 )
+
+var acquireFenced = redis.NewScript(2, `
+if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
+	return redis.call("INCR", KEYS[2])
+end
+return 0`)
+
+// fenceInScript takes the lock and draws its token in one script.
+func fenceInScript(s session, token string, ttl time.Duration) (bool, int64, error) {
+	n, err := redis.Int64(acquireFenced.DoContext(s.ctx, s.conn, s.key, s.fenceKey(), token, ttl.Milliseconds()))
+	return err == nil && n > 0, n, err
+}

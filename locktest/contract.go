@@ -95,14 +95,8 @@ func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string,
 	}
 }
 
-// attempt makes one attempt with ctx and returns what TryAcquire returned.
-func (c *client) attempt(ctx context.Context, key string, ttl time.Duration) (l strategy.Lock, err error) {
-	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(ctx, key, ttl) })
-	return l, err
-}
-
 // refused fails the run unless the attempt failed without a lock.
-func (r *run) refused(what string, l strategy.Lock, err error) {
+func refused(r *run, what string, l strategy.Lock, err error) {
 	if l != nil {
 		r.fail("%s gave a lock; it must fail", what)
 	}
@@ -137,7 +131,7 @@ func contractBadTTL(r *run, c *client) string {
 	var errs []error
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		l, err := c.attempt(r.ctx, r.key, ttl)
-		r.refused(fmt.Sprintf("TryAcquire with a TTL of %v", ttl), l, err)
+		refused(r, fmt.Sprintf("TryAcquire with a TTL of %v", ttl), l, err)
 		if r.exists(r.key) {
 			r.fail("TryAcquire with a TTL of %v failed (%v) but wrote the key", ttl, err)
 		}
@@ -150,7 +144,7 @@ func contractCancelled(r *run, c *client) string {
 	ctx, cancel := context.WithCancel(r.ctx)
 	cancel()
 	l, err := c.attempt(ctx, r.key, r.tm.Long)
-	r.refused("TryAcquire with a cancelled context", l, err)
+	refused(r, "TryAcquire with a cancelled context", l, err)
 	if r.exists(r.key) {
 		r.fail("TryAcquire with a cancelled context failed (%v) but left the key held", err)
 	}
@@ -160,7 +154,7 @@ func contractCancelled(r *run, c *client) string {
 func contractUnreachable(r *run, c *client) string {
 	c.kill() // its connections cut and refused, as a server out of reach
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
-	r.refused("TryAcquire with Redis out of reach", l, err)
+	refused(r, "TryAcquire with Redis out of reach", l, err)
 	if errors.Is(err, strategy.ErrNotAcquired) {
 		r.fail("with Redis out of reach, TryAcquire says someone else holds the lock (%v): a caller that retries on ErrNotAcquired waits on a dead server", err)
 	}
@@ -192,15 +186,4 @@ func contractWrongType(r *run, c *client) string {
 		r.fail("TryAcquire on a key that holds a hash failed (%v) but changed the key: now a %s, owner %q", err, typ, owner)
 	}
 	return fmt.Sprintf("no lock, the hash untouched: %v", err)
-}
-
-// exists says whether key exists, read on the suite's own connection.
-func (r *run) exists(key string) bool {
-	var n int
-	r.redis(func(conn redis.Conn) error {
-		var err error
-		n, err = redis.Int(conn.Do("EXISTS", key))
-		return err
-	})
-	return n > 0
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/locklab/locklab/strategy"
 )
 
 // The scheduler runs clients one command at a time, in an order it chooses,
@@ -30,7 +32,7 @@ type choice struct {
 
 // schedule runs clients' attempts under the order given by prefix, then by
 // the lowest-numbered runnable client. It returns the choices made.
-func (r *run) schedule(clients []*client, attempt func(i int), prefix []int) []choice {
+func schedule(r *run, clients []*client, attempt func(i int), prefix []int) []choice {
 	events := make(chan schedEvent)
 	grants := make([]chan struct{}, len(clients))
 	for i, c := range clients {
@@ -146,21 +148,104 @@ func nextPrefix(trace []choice) ([]int, bool) {
 	return nil, false
 }
 
-// staleTakeoverRace: A and B both find the lock a crashed holder left, and
-// every interleaving of their two attempts is tried; at most one may win.
-func staleTakeoverRace(newRun func(string) *run) Result {
-	stale := makeStale(newRun)
-	if !stale.exists {
-		r := newRun("/none")
-		return r.notApplicable("Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key (exclusion races two acquires on one)")
+// Boundaries of an operation. Wherever a scenario pauses or crashes a client
+// during an operation (a release, a refresh), it tries every boundary
+// between the operation's commands in turn: before the first one (boundary
+// 0), after the first, after the second, and so on. A check-then-act split
+// over two commands meets its race at the boundary between them.
+//
+// A boundary is one between commands the client sends. Commands queued
+// inside MULTI run on the server only at EXEC, and a script runs as one
+// command: the timeline says so, and no boundary is pretended inside them.
+
+// opCounts says how many commands a successful release and refresh send.
+type opCounts struct {
+	release   int
+	refresh   int
+	refresher bool // whether the lock implements strategy.Refresher
+}
+
+// countOps acquires a lock, refreshes it where it can, and releases it,
+// counting the commands of each; a first round on a key of its own loads
+// what a strategy loads once per server (a script: EVALSHA, NOSCRIPT,
+// EVAL), so that it is not counted.
+func countOps(newRun func(string) *run) opCounts {
+	var n opCounts
+	for _, suffix := range []string{"/warm-up", "/count"} {
+		r := newRun(suffix)
+		p := r.newClient("P", 0)
+		l := p.tryAcquire(r.tm.Long)
+		if l == nil {
+			r.fail("P could not acquire a free lock")
+		}
+		if rf, ok := l.(strategy.Refresher); ok {
+			n.refresher = true
+			from := p.commandsSent()
+			p.refresh(rf, r.tm.Long)
+			n.refresh = p.commandsSent() - from
+		}
+		from := p.commandsSent()
+		p.release(l)
+		n.release = p.commandsSent() - from
+		r.shutdown()
 	}
-	if probe(newRun, stale)[1].commands == 0 {
-		r := newRun("/none")
-		r.restore(stale)
-		after := r.tm.Short + r.tm.staleAfter()
-		return r.notApplicable("no stale lock to take over: %v after its holder crashed, nobody could take it over: %s", after, r.unexpired(r.tm.Short, after))
+	return n
+}
+
+// boundaryText names boundary k of an operation of n commands.
+func boundaryText(k, n int, op string) string {
+	if k == 0 {
+		return fmt.Sprintf("before the first command of its %s", op)
 	}
-	return race(newRun, &stale, "both waiters found the same stale lock and both took it over", "on a stale lock")
+	return fmt.Sprintf("after command %d of %d of its %s", k, n, op)
+}
+
+// pausedAt runs op on its own goroutine with c paused at boundary k of it
+// (see boundaryText). It returns once c has reached the boundary, that is
+// once it tries to send the command after it, with reached true; or once
+// op has ended without reaching it (it sent fewer commands this time). wait waits for op to end, after c is resumed, and
+// passes on an abort raised inside op.
+func pausedAt(c *client, k, n int, op string, f func()) (reached bool, wait func()) {
+	why := "paused " + boundaryText(k, n, op)
+	reachedCh := make(chan struct{})
+	c.mu.Lock()
+	c.pauseWhy = why
+	if k == 0 {
+		c.paused, c.arrive = make(chan struct{}), reachedCh
+	} else {
+		c.pauseAt, c.reached = c.sent+k, reachedCh
+	}
+	c.mu.Unlock()
+	ended := make(chan any, 1)
+	go func() {
+		defer func() { ended <- recover() }()
+		f()
+	}()
+	var v any
+	done := false
+	select {
+	case <-reachedCh:
+		reached = true
+	case v = <-ended:
+		done = true
+	}
+	wait = func() {
+		if !done {
+			v = <-ended
+		}
+		if v != nil {
+			panic(v)
+		}
+	}
+	if !reached {
+		c.mu.Lock()
+		c.pauseAt, c.reached, c.arrive = 0, nil, nil
+		c.mu.Unlock()
+		c.resume() // a pause before the first command, never reached
+		wait()
+		c.r.note("%s's %s ended before reaching that boundary", c.name, op)
+	}
+	return reached, wait
 }
 
 // interleavings plays a schedule of the clients' commands on a fresh run
@@ -201,12 +286,13 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 		// A long TTL: the question is only how two attempts meet, and a
 		// winner's lock must not expire while a slow machine takes its
 		// time between the scheduled steps.
-		trace := r.schedule(clients, func(i int) {
+		trace := schedule(r, clients, func(i int) {
 			if l := clients[i].tryAcquire(r.tm.Long); l != nil {
 				won[i] = true
 				r.det.enter(clients[i].name)
 			}
 		}, prefix)
+
 		if won[0] && won[1] {
 			res := r.breaks("%s (interleaving %d of their commands): %s", broken, n, mustOverlap(r))
 			return trace, &res
@@ -217,43 +303,6 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 		return *res
 	}
 	return last.holds("in each of the %d interleavings of two clients' attempts %s, at most one won", n, where)
-}
-
-// handover: A holds the lock, releases it and at once tries to acquire it
-// again, while B makes one attempt; every interleaving of their commands
-// is tried, and at most one of them may end up holding the lock. The TTL
-// is long: nothing expires, the question is only how a release meets an
-// attempt under way. It returns the break, or nil and the number of
-// interleavings tried.
-func handover(newRun func(string) *run) (*Result, int) {
-	return interleavings(newRun, "handover", func(r *run, n int, prefix []int) ([]choice, *Result) {
-		a, b := r.newClient("A", 0), r.newClient("B", 0)
-		la := a.tryAcquire(r.tm.Long)
-		if la == nil {
-			r.fail("A could not acquire a free lock")
-		}
-		// A leaves the critical section before the schedule starts, so
-		// that its note never races with B's first clock read.
-		r.det.enter("A")
-		r.det.leave("A")
-		clients := []*client{a, b}
-		won := []bool{false, false}
-		trace := r.schedule(clients, func(i int) {
-			c := clients[i]
-			if c == a {
-				c.releaseErr(la)
-			}
-			if l := c.tryAcquire(r.tm.Long); l != nil {
-				won[i] = true
-				r.det.enter(c.name)
-			}
-		}, prefix)
-		if won[0] && won[1] {
-			res := r.breaks("A released its lock and at once acquired it again while B made one attempt, and both got it (interleaving %d of their commands): %s", n, mustOverlap(r))
-			return trace, &res
-		}
-		return trace, nil
-	})
 }
 
 func mustOverlap(r *run) string {

@@ -1,5 +1,12 @@
 package locktest
 
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
 // Property names one scenario the suite runs against a strategy.
 type Property string
 
@@ -177,4 +184,41 @@ func lookup(p Property) (property, bool) {
 		}
 	}
 	return property{}, false
+}
+
+// ParseProperty returns the property named s.
+func ParseProperty(s string) (Property, error) {
+	for _, p := range AllProperties() {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("locktest: unknown property %q", s)
+}
+
+// Describe says in one line what it means that a lock breaks p, for
+// example for SafeRelease "a release sent after the holder's TTL ran out
+// freed the next holder's lock". It returns "" for an unknown property.
+func Describe(p Property) string {
+	if d, ok := lookup(p); ok {
+		return d.breaks
+	}
+	return ""
+}
+
+// goName returns the Go expression that names p: locktest.CrashMidAcquire
+// for "crash-mid-acquire", the constant named by p's words; a property
+// that AllProperties does not list is written as a conversion.
+func goName(p Property) string {
+	if !slices.Contains(AllProperties(), p) {
+		return "locktest.Property(" + strconv.Quote(string(p)) + ")"
+	}
+	var b strings.Builder
+	b.WriteString("locktest.")
+	for w := range strings.SplitSeq(string(p), "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
 }

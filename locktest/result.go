@@ -8,16 +8,6 @@ import (
 	"time"
 )
 
-// ParseProperty returns the property named s.
-func ParseProperty(s string) (Property, error) {
-	for _, p := range AllProperties() {
-		if string(p) == s {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("locktest: unknown property %q", s)
-}
-
 // Verdict is the outcome of a property for a strategy.
 type Verdict string
 

@@ -74,7 +74,8 @@ func TestSuiteSentences(t *testing.T) {
 		"suite.go":        true, // go test's messages
 		"capabilities.go": true, // go test's log
 		"contract.go":     true, // go test's log
-		"literal.go":      true, // Go source for go test's log
+		"expect.go":       true, // Go source for go test's log
+		"watchdog.go":     true, // errors, worded by its callers
 		"properties.go":   true, // Describe, for the Go source in go test's log
 		"result.go":       true, // Event.String and FormatTimeline
 		"doc.go":          true,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -110,104 +109,4 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	r := newRun("/spoiled")
 	r.fail("lease-kept: in %d runs, attempts took so long to return that no probe landed inside the TTL: the machine is too loaded to check", keptTries)
 	return Result{}, false
-}
-
-// safeRefresh: at each boundary of its Refresh in turn, A is paused until
-// its TTL has passed and B has acquired; then A's refresh goes on. It must
-// fail, leave B's lock no longer than B asked for, and leave it held.
-func safeRefresh(newRun func(string) *run) Result {
-	ops := countOps(newRun)
-	if !ops.refresher {
-		r := newRun("/none")
-		return r.notApplicable("the lock cannot be refreshed: it does not implement strategy.Refresher")
-	}
-	n := ops.refresh
-	var last *run
-	for k := range max(n, 1) {
-		r, a, b, c, la := lateHolder(newRun, k)
-		last = r
-		rf, ok := la.(strategy.Refresher)
-		if !ok {
-			r.fail("A's lock does not implement strategy.Refresher, although an earlier one did")
-		}
-		var err error
-		reached, wait := a.pausedAt(k, n, "refresh", func() { err = a.refresh(rf, 3*r.tm.Long) })
-		if !reached {
-			r.shutdown()
-			continue
-		}
-		lb, held, why := r.takeoverWhilePaused(a, b, wait)
-		if lb == nil {
-			return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
-		}
-		r.det.enter("B")
-		at := boundaryText(k, n, "refresh")
-		if err == nil {
-			r.det.enter("A")
-			return r.breaks("A was paused %s until its TTL ran out and B acquired; when A resumed, its Refresh reported success: A would go on working while B holds the lock", at)
-		}
-		if left := r.pttl(); left > r.tm.Long+r.tm.Slack/5 {
-			return r.breaks("A was paused %s until B acquired; A's late Refresh (for %v) failed, but B's lock now expires in %v, past the %v B asked for", at, 3*r.tm.Long, left, r.tm.Long)
-		}
-		freed := whoFreed(r, held, "A's late Refresh")
-		if c.tryAcquire(r.tm.Long) != nil {
-			return r.breaks("A was paused %s until B acquired; then %s", at, freed)
-		}
-		r.shutdown()
-	}
-	if n <= 1 {
-		return last.holds("A's late Refresh, paused before its one command until B had acquired, failed and left B's lock as B took it")
-	}
-	return last.holds("A's late Refresh, paused at each of the %d boundaries of its %d-command refresh in turn, failed and left B's lock as B took it", n, n)
-}
-
-// pttl reads how long the run's key has left, as the suite sees it: 0 when
-// the key is gone or does not expire (the lock may live elsewhere).
-func (r *run) pttl() time.Duration {
-	return time.Duration(max(r.readPTTL(), 0)) * time.Millisecond
-}
-
-// readPTTL reads PTTL K on the suite's own connection and notes it: -1 for
-// a key without expiry, -2 for none.
-func (r *run) readPTTL() int64 {
-	var ms int64
-	r.redis(func(c redis.Conn) error {
-		var err error
-		ms, err = redis.Int64(c.Do("PTTL", r.key))
-		return err
-	})
-	r.note("the suite reads PTTL K: %d", ms)
-	return ms
-}
-
-// unexpired says why nobody else could acquire a lock whose TTL, asked
-// after ago, has passed, from what K shows now (call it before the holder
-// resumes, whose release would delete K): no expiry at all, or an expiry
-// pushed back or set longer than asked. It gives no figure, which would
-// differ from run to run; the PTTL read is in the timeline.
-func (r *run) unexpired(asked, after time.Duration) string {
-	switch ms := r.readPTTL(); {
-	case ms == -1:
-		return "K has no expiry, so the lock never expires"
-	case ms >= 0:
-		return fmt.Sprintf("K was still there %v after a TTL of %v was asked: its expiry was set longer than asked, or pushed back since (by the holder's renewals, or by other clients' commands)", after, asked)
-	default:
-		return "the lock is not at K, and K did not expire"
-	}
-}
-
-// lifeLeft says what K shows about a lock that outlived the TTL asked, a
-// wait after it was taken: no expiry at all, or an expiry later than the
-// TTL allows: set so, or pushed back since (the timeline shows who touched
-// K in between).
-func (r *run) lifeLeft(asked, after time.Duration) string {
-	switch ms := r.readPTTL(); {
-	case ms == -1:
-		return "K has no expiry: the lock never expires"
-	case ms >= 0:
-		left := time.Duration(ms) * time.Millisecond
-		return fmt.Sprintf("K still had %v to live %v after a TTL of %v was asked: its expiry was set longer than asked or pushed back since, by the commands the timeline shows", left, after, asked)
-	default:
-		return "the lock is not at K, and did not expire"
-	}
 }

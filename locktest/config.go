@@ -1,0 +1,125 @@
+package locktest
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"time"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// Factory builds a strategy instance for one simulated client. The suite
+// calls it once per client. Every command of the client must go to c.Addr
+// (c.Pool, a strategy.Pool, dials it), where the suite watches and steers it;
+// a strategy that reads the time must read it from c.Clock. What the
+// factory starts that the client's connections do not end (a client of
+// another library, a process) it hands to c.Cleanup.
+type Factory func(c Client) (strategy.Strategy, error)
+
+// Config says where and how to check.
+type Config struct {
+	// Addr is the host:port of the real Redis the scenarios run on. Check
+	// PINGs it before any scenario.
+	Addr string
+	// Dial, when set, opens the connections to Redis, the suite's own and
+	// those of the clients' proxies, in place of a TCP dial of Addr.
+	Dial func(ctx context.Context) (net.Conn, error)
+	// TLS, when set, makes every connection to Redis a TLS one with this
+	// configuration (its ServerName defaults to Addr's host). The clients
+	// still speak plain RESP to their proxies, which speak TLS to Redis.
+	TLS *tls.Config
+	// Username, Password and DB log every connection to Redis in (AUTH,
+	// with Username for an ACL user) and select its database, before the
+	// first command of the suite or of a client crosses it. They never
+	// reach the lock under test: a client logs in to its own proxy with a
+	// secret of the run's (Client.Password).
+	Username string
+	Password string
+	DB       int
+	// New builds the strategy under test.
+	New Factory
+	// Key is the lock key; the suite derives one key per scenario from it
+	// and may leave them behind. It must be unique to this check.
+	Key string
+	// Timeout bounds each property (the watchdog); 0 means 30s.
+	Timeout time.Duration
+	// Timing is the time scale of the scenarios; see Timing.
+	Timing Timing
+	// Masters is, for a lock over several independent Redis masters (such
+	// as Redlock), how many it spans: the topology properties start that
+	// many, and give each client an address and a pool on each
+	// (Client.Addrs, Client.Pools). 0 or 1: a lock on one Redis. Every
+	// other property runs on the one Redis at Addr, which the lock then
+	// sees as its only master.
+	Masters int
+	// RestartDelay is how long a master that restart-amnesia restarts
+	// stays down first: 0 restarts it at once; antirez's delayed restart
+	// keeps it down for longer than the longest TTL (here Timing.Long).
+	RestartDelay time.Duration
+
+	perms *permissions // the NOPERMs of the check under way; nil outside one
+}
+
+// Timing is the time scale of the scenarios. Sleeps serve only real TTL
+// expiry; everything else is ordered by gates and events. The defaults suit
+// a lock that honours millisecond TTLs; a lock that rounds TTLs up to whole
+// seconds (EX) needs a scale it honours, for example
+//
+//	Timing{Short: time.Second, Slack: 1500 * time.Millisecond}
+//
+// Every zero field takes its default.
+type Timing struct {
+	// Short is a lease meant to run out during a scenario; 60ms. The
+	// lease-kept and renewed-overrun holders take five times it.
+	Short time.Duration
+	// Long is a lease that must not run out during a scenario; 5s.
+	Long time.Duration
+	// Slack is how long past a TTL a waiter keeps trying; 500ms.
+	Slack time.Duration
+	// Poll is how often a waiter tries again; 5ms.
+	Poll time.Duration
+}
+
+// withDefaults fills the zero fields of t.
+func (t Timing) withDefaults() Timing {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&t.Short, 60*time.Millisecond)
+	def(&t.Long, 5*time.Second)
+	def(&t.Slack, 500*time.Millisecond)
+	def(&t.Poll, 5*time.Millisecond)
+	return t
+}
+
+// lease is the TTL of renewed-overrun's holder: long enough that a renewal
+// every third of it, and the detector's bookkeeping, are far inside it.
+func (t Timing) lease() time.Duration { return 5 * t.Short }
+
+// kept is the holder's TTL in lease-kept: long enough for many probes.
+func (t Timing) kept() time.Duration { return 5 * t.Short }
+
+// keptTolerance is how long before the end of lease-kept's TTL its probes
+// stop: a tenth of the TTL, and at least a third of Short.
+func (t Timing) keptTolerance() time.Duration { return max(t.kept()/10, t.Short/3) }
+
+// staleAfter is how long past its TTL a lock is waited on before it is
+// called stale: timestamps count whole milliseconds and clocks tick apart.
+func (t Timing) staleAfter() time.Duration { return t.Short / 3 }
+
+// outlast is an interval between a waiter's attempts just longer than ttl:
+// a key that each attempt sets to ttl (an acquire that writes even when it
+// fails) can expire between two of them.
+func (t Timing) outlast(ttl time.Duration) time.Duration { return ttl + 2*t.Poll }
+
+// timeout is the watchdog's bound on a property, a contract check or
+// Detect: Config.Timeout, or 30s.
+func (cfg Config) timeout() time.Duration {
+	if cfg.Timeout <= 0 {
+		return 30 * time.Second
+	}
+	return cfg.Timeout
+}

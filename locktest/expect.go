@@ -1,0 +1,147 @@
+package locktest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Expect declares a strategy's weaknesses, negatively: every property not
+// listed is expected to hold. A declared break is not skipped: the suite
+// must reproduce it, and fails when the property does not break.
+//
+// Whether a scenario can arise for a lock is the suite's business, so by
+// default n/a and holds both mean "not broken": a property declared (or
+// left) to hold that comes out n/a passes, its reason logged, and so does
+// one declared n/a that holds. Strict pins n/a down.
+type Expect struct {
+	// Breaks lists the properties the strategy is known to break.
+	Breaks []Property
+	// NotApplicable lists the properties whose scenario cannot arise for
+	// the strategy (a crash between the commands of a one-command acquire).
+	// Only a strict Expect needs it.
+	NotApplicable []Property
+	// Strict makes n/a a verdict of its own: a property that comes out
+	// n/a must be listed in NotApplicable, and one listed there must not
+	// hold. The strategies of package catalog are strict.
+	Strict bool
+}
+
+// Verdict returns the verdict e declares for p: Breaks, NotApplicable, or
+// by default Holds. Without Strict, Mismatch also accepts n/a for a
+// declared holds, and holds for a declared n/a.
+func (e Expect) Verdict(p Property) Verdict {
+	switch {
+	case slices.Contains(e.Breaks, p):
+		return Breaks
+	case slices.Contains(e.NotApplicable, p):
+		return NotApplicable
+	}
+	return Holds
+}
+
+// Mismatch describes how res differs from what e declares for its
+// property, or returns "" when e accepts it (see Expect). A run without a
+// verdict is always a mismatch.
+func (e Expect) Mismatch(res Result) string {
+	if res.Err == nil && e.lenient(res) {
+		return ""
+	}
+	return Mismatch(res, e.Verdict(res.Property))
+}
+
+// lenient reports whether a non-strict e accepts res although its verdict
+// is not the declared one: n/a and holds stand for each other.
+func (e Expect) lenient(res Result) bool {
+	notBroken := func(v Verdict) bool { return v == Holds || v == NotApplicable }
+	return !e.Strict && notBroken(res.Verdict) && notBroken(e.Verdict(res.Property))
+}
+
+// ExpectFrom returns the Expect that declares the verdicts of results: the
+// properties that broke and, when strict, those that were n/a. A result
+// without a verdict declares nothing. Its GoString is the Go literal to
+// paste into a test.
+func ExpectFrom(results []Result, strict bool) Expect {
+	e := Expect{Strict: strict}
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+		case r.Verdict == Breaks && !slices.Contains(e.Breaks, r.Property):
+			e.Breaks = append(e.Breaks, r.Property)
+		case r.Verdict == NotApplicable && strict && !slices.Contains(e.NotApplicable, r.Property):
+			e.NotApplicable = append(e.NotApplicable, r.Property)
+		}
+	}
+	sortProperties(e.Breaks)
+	sortProperties(e.NotApplicable)
+	return e
+}
+
+// sortProperties puts ps in the order of AllProperties, unknown ones last.
+func sortProperties(ps []Property) {
+	all := AllProperties()
+	rank := func(p Property) int {
+		if i := slices.Index(all, p); i >= 0 {
+			return i
+		}
+		return len(all)
+	}
+	slices.SortStableFunc(ps, func(a, b Property) int { return rank(a) - rank(b) })
+}
+
+// GoString returns e as the Go literal that declares it, formatted as
+// gofmt would, with a comment above each break saying what it means; %#v
+// prints it. It is Literal(nil).
+func (e Expect) GoString() string { return e.Literal(nil) }
+
+// Literal returns e as the Go literal that declares it, formatted as gofmt
+// would, ready to paste into a test that imports locktest. Each break has
+// a comment line above it: what the break means (Describe) and, after a
+// semicolon, notes[p] when there is one, such as the subtest that holds
+// its counterexample. NotApplicable goes on one line.
+func (e Expect) Literal(notes map[Property]string) string {
+	var b strings.Builder
+	b.WriteString("locktest.Expect{")
+	if len(e.Breaks) == 0 && len(e.NotApplicable) == 0 && !e.Strict {
+		b.WriteString("}")
+		return b.String()
+	}
+	b.WriteString("\n")
+	if len(e.Breaks) > 0 {
+		b.WriteString("\tBreaks: []locktest.Property{\n")
+		for _, p := range e.Breaks {
+			comment := Describe(p)
+			if n := notes[p]; n != "" {
+				if comment != "" {
+					comment += "; "
+				}
+				comment += n
+			}
+			if comment != "" {
+				fmt.Fprintf(&b, "\t\t// %s\n", comment)
+			}
+			fmt.Fprintf(&b, "\t\t%s,\n", goName(p))
+		}
+		b.WriteString("\t},\n")
+	}
+	// gofmt aligns the values of NotApplicable and Strict when both are
+	// there, on consecutive lines.
+	pad := func(key string) string {
+		if len(e.NotApplicable) > 0 && e.Strict {
+			return key + ":" + strings.Repeat(" ", len("NotApplicable")-len(key)+1)
+		}
+		return key + ": "
+	}
+	if len(e.NotApplicable) > 0 {
+		names := make([]string, len(e.NotApplicable))
+		for i, p := range e.NotApplicable {
+			names[i] = goName(p)
+		}
+		fmt.Fprintf(&b, "\t%s[]locktest.Property{%s},\n", pad("NotApplicable"), strings.Join(names, ", "))
+	}
+	if e.Strict {
+		fmt.Fprintf(&b, "\t%strue,\n", pad("Strict"))
+	}
+	b.WriteString("}")
+	return b.String()
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/locklab/locklab/strategy"
@@ -111,28 +110,23 @@ func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	case cfg.Key == "":
 		return Capabilities{}, errors.New("locktest: Detect: empty Key")
 	}
-	timeout := cfg.timeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	type outcome struct {
 		caps Capabilities
 		err  error
 	}
-	done := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- outcome{err: fmt.Errorf("locktest: Detect: the strategy panicked: %v\n%s", v, debug.Stack())}
-			}
-		}()
+	o, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) outcome {
 		caps, err := detect(ctx, cfg)
-		done <- outcome{caps, err}
-	}()
-	select {
-	case o := <-done:
+		return outcome{caps, err}
+	})
+	switch e := err.(type) {
+	case nil:
 		return o.caps, o.err
-	case <-ctx.Done():
-		return Capabilities{}, fmt.Errorf("locktest: Detect: no lock after %v: %w", timeout, ctx.Err())
+	case *panicked:
+		return Capabilities{}, fmt.Errorf("locktest: Detect: the strategy panicked: %v\n%s", e.v, e.stack)
+	case *hung:
+		return Capabilities{}, fmt.Errorf("locktest: Detect: no lock after %v: %w", e.after, e.err)
+	default: // an abort
+		return Capabilities{}, fmt.Errorf("locktest: Detect: %w", err)
 	}
 }
 
@@ -142,15 +136,6 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	key := cfg.Key + ":capabilities"
 	r := cfg.newRun(ctx, pool, key)
 	defer r.shutdown()
-	defer func() {
-		if v := recover(); v != nil {
-			a, ok := v.(abort)
-			if !ok {
-				panic(v)
-			}
-			err = fmt.Errorf("locktest: Detect: %w", a.err)
-		}
-	}()
 	s := r.newClient("D", 0).s
 	l, err := s.TryAcquire(ctx, key, cfg.Timing.withDefaults().Long)
 	switch {

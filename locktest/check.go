@@ -77,12 +77,6 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 
 // checkOnce runs a property once, on keys under cfg.Key, p and suffix.
 func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p Property, sc scenario, suffix string) Result {
-	timeout := cfg.timeout()
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	done := make(chan Result, 1)
 	var r *run
 	var runsMu sync.Mutex
 	var runs []*run
@@ -95,43 +89,33 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 			r.shutdown()
 		}
 	}()
-	newRun := func(name string) *run {
-		r = cfg.newRun(ctx, pool, cfg.Key+":"+string(p)+suffix+name)
-		r.lost = m.lost
-		runsMu.Lock()
-		runs = append(runs, r)
-		runsMu.Unlock()
-		return r
+	res, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) Result {
+		return sc(func(name string) *run {
+			r = cfg.newRun(ctx, pool, cfg.Key+":"+string(p)+suffix+name)
+			r.lost = m.lost
+			runsMu.Lock()
+			runs = append(runs, r)
+			runsMu.Unlock()
+			return r
+		})
+	})
+	if ctx.Err() != nil {
+		// Cut short from outside: whatever the run found is not a verdict.
+		return Result{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx))}
 	}
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				a, ok := v.(abort)
-				if !ok {
-					panic(v)
-				}
-				res := Result{Err: a.err}
-				if r != nil {
-					res = r.counterexample(res)
-				}
-				done <- res
-			}
-		}()
-		done <- sc(newRun)
-	}()
-	select {
-	case res := <-done:
-		if parent.Err() != nil {
-			// Cut short from outside: whatever the run found is not a verdict.
-			return Result{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(parent))}
+	switch e := err.(type) {
+	case nil:
+	case *panicked:
+		panic(e.v) // not the strategy's: guard turns its panics into aborts
+	case *hung:
+		return Result{Err: fmt.Errorf("watchdog: no verdict after %v: the strategy hung (%w)", e.after, e.err)}
+	default: // an abort
+		res = Result{Err: err}
+		if r != nil {
+			res = r.counterexample(res)
 		}
-		return res
-	case <-ctx.Done():
-		if parent.Err() != nil {
-			return Result{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(parent))}
-		}
-		return Result{Err: fmt.Errorf("watchdog: no verdict after %v: the strategy hung (%w)", timeout, ctx.Err())}
 	}
+	return res
 }
 
 // ErrInterrupted is the error of a Result whose check was stopped from

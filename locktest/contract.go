@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -63,36 +62,16 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 // contractRun runs one check on a fresh run and client, turning a failure,
 // a panic or a hang into an error.
 func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *client) string) (string, error) {
-	timeout := cfg.timeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
-	type outcome struct {
-		what string
-		err  error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				if a, ok := v.(abort); ok {
-					done <- outcome{err: a.err}
-					return
-				}
-				done <- outcome{err: fmt.Errorf("panicked: %v\n%s", v, debug.Stack())}
-			}
-		}()
+	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) string {
+		r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
+		defer r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
 		defer r.shutdown()
-		what := f(r, r.newClient("A", 0))
-		done <- outcome{what: what}
-	}()
-	select {
-	case o := <-done:
-		r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
-		return o.what, o.err
-	case <-ctx.Done():
-		return "", fmt.Errorf("watchdog: the lock did not return within %v", timeout)
+		return f(r, r.newClient("A", 0))
+	})
+	if h, ok := err.(*hung); ok {
+		return "", fmt.Errorf("watchdog: the lock did not return within %v", h.after)
 	}
+	return what, err
 }
 
 // refused fails the run unless the attempt failed without a lock.

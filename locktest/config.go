@@ -70,10 +70,10 @@ type Config struct {
 //
 // Every zero field takes its default.
 type Timing struct {
-	// Short is a lease meant to run out during a scenario; 60ms. The
+	// Short is a TTL meant to run out during a scenario; 60ms. The
 	// lease-kept and renewed-overrun holders take five times it.
 	Short time.Duration
-	// Long is a lease that must not run out during a scenario; 5s.
+	// Long is a TTL that must not run out during a scenario; 5s.
 	Long time.Duration
 	// Slack is how long past a TTL a waiter keeps trying; 500ms.
 	Slack time.Duration
@@ -95,9 +95,9 @@ func (t Timing) withDefaults() Timing {
 	return t
 }
 
-// lease is the TTL of renewed-overrun's holder: long enough that a renewal
+// renewedTTL is the TTL of renewed-overrun's holder: long enough that a renewal
 // every third of it, and the detector's bookkeeping, are far inside it.
-func (t Timing) lease() time.Duration { return 5 * t.Short }
+func (t Timing) renewedTTL() time.Duration { return 5 * t.Short }
 
 // kept is the holder's TTL in lease-kept: long enough for many probes.
 func (t Timing) kept() time.Duration { return 5 * t.Short }

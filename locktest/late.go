@@ -87,8 +87,8 @@ func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy
 	return l, lb, done, why
 }
 
-// lease returns the lock's lease context, or nil when it has none.
-func lease(l strategy.Lock) context.Context {
+// leaseOf returns the lock's lease context, or nil when it has none.
+func leaseOf(l strategy.Lock) context.Context {
 	ctx, _ := strategy.Lease(l)
 	return ctx
 }
@@ -99,7 +99,7 @@ func lease(l strategy.Lock) context.Context {
 // reports whether who had already left because its lease was lost. Locks
 // without a lease are not watched.
 func watchLease(r *run, who string, l strategy.Lock) (done func() (left bool)) {
-	ctx := lease(l)
+	ctx := leaseOf(l)
 	if ctx == nil {
 		return func() bool { return false }
 	}

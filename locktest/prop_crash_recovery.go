@@ -22,7 +22,7 @@ func crashRecovery(newRun func(string) *run) Result {
 		// the TTL that matters.
 		ttl := r.tm.Short
 		if refreshed {
-			ttl = r.tm.lease()
+			ttl = r.tm.renewedTTL()
 		}
 		la := a.tryAcquire(ttl)
 		if la == nil {

@@ -12,19 +12,19 @@ func renewedOverrun(newRun func(string) *run) Result {
 	// A short pause: the lock must survive it.
 	r := newRun("/short")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	la := a.tryAcquire(r.tm.lease())
+	la := a.tryAcquire(r.tm.renewedTTL())
 	if la == nil {
 		r.fail("A could not acquire a free lock")
 	}
 	a.pause()
-	r.note("A is paused for %v, a third of its TTL (%v)", r.tm.lease()/3, r.tm.lease())
-	time.Sleep(r.tm.lease() / 3)
+	r.note("A is paused for %v, a third of its TTL (%v)", r.tm.renewedTTL()/3, r.tm.renewedTTL())
+	time.Sleep(r.tm.renewedTTL() / 3)
 	a.resume()
 	r.note("A resumes")
-	if ctx := lease(la); ctx != nil && ctx.Err() != nil {
+	if ctx := leaseOf(la); ctx != nil && ctx.Err() != nil {
 		return r.breaks("A lost its lease over a pause of a third of its TTL: %v", context.Cause(ctx))
 	}
-	if lb := b.tryAcquire(r.tm.lease()); lb != nil {
+	if lb := b.tryAcquire(r.tm.renewedTTL()); lb != nil {
 		return r.breaks("B acquired the lock right after A's pause of a third of its TTL")
 	}
 	a.release(la)
@@ -33,21 +33,21 @@ func renewedOverrun(newRun func(string) *run) Result {
 	// A long pause: A must know it lost the lock before B works.
 	r = newRun("/long")
 	a, b = r.newClient("A", 0), r.newClient("B", 0)
-	la = a.tryAcquire(r.tm.lease())
+	la = a.tryAcquire(r.tm.renewedTTL())
 	if la == nil {
 		r.fail("A could not acquire a free lock")
 	}
 	r.det.enter("A")
 	done := watchLease(r, "A", la)
 	a.pause()
-	r.note("A is paused for %v, three times its TTL, while B waits", 3*r.tm.lease())
-	lb := b.acquire(r.tm.lease(), 3*r.tm.lease())
+	r.note("A is paused for %v, three times its TTL, while B waits", 3*r.tm.renewedTTL())
+	lb := b.acquire(r.tm.renewedTTL(), 3*r.tm.renewedTTL())
 	why := ""
 	if lb != nil {
 		r.det.enter("B")
 		r.det.leave("B")
 	} else {
-		why = r.unexpired(r.tm.lease(), 3*r.tm.lease())
+		why = r.unexpired(r.tm.renewedTTL(), 3*r.tm.renewedTTL())
 	}
 	a.resume()
 	if !done() {

@@ -82,10 +82,10 @@ func (c Capabilities) explain() string {
 	return b.String()
 }
 
-// CapabilitiesOf returns the capabilities that the types of s and l show:
+// capabilitiesOf returns the capabilities that the types of s and l show:
 // l is a lock that s returned. Notify is true whenever s implements
 // strategy.Notifier; Detect also asks it for a channel.
-func CapabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
+func capabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
 	_, refresh := l.(strategy.Refresher)
 	_, lease := strategy.Lease(l)
 	_, fencing := strategy.FencingToken(l)
@@ -144,7 +144,7 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	case l == nil:
 		return Capabilities{}, errors.New("locktest: Detect: TryAcquire returned neither a lock nor an error")
 	}
-	caps = CapabilitiesOf(s, l)
+	caps = capabilitiesOf(s, l)
 	var subErr error
 	if n, ok := s.(strategy.Notifier); ok {
 		wake, stop, err := n.Subscribe(ctx, key)

@@ -41,7 +41,7 @@
 // TopologyProperties (a failover, a restart without persistence, a
 // server's clock jump, a minority of masters down) each start servers of
 // their own, private redis-server processes, and run when asked for
-// (RunProperties with AllProperties); a lock over several independent
+// (Run with AllProperties); a lock over several independent
 // masters, such as Redlock, says how many in Config.Masters and gets a
 // pool on each in Client.Pools.
 //

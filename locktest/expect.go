@@ -47,7 +47,7 @@ func (e Expect) Mismatch(res Result) string {
 	if res.Err == nil && e.lenient(res) {
 		return ""
 	}
-	return Mismatch(res, e.Verdict(res.Property))
+	return mismatch(res, e.Verdict(res.Property))
 }
 
 // lenient reports whether a non-strict e accepts res although its verdict
@@ -57,11 +57,11 @@ func (e Expect) lenient(res Result) bool {
 	return !e.Strict && notBroken(res.Verdict) && notBroken(e.Verdict(res.Property))
 }
 
-// ExpectFrom returns the Expect that declares the verdicts of results: the
+// expectFrom returns the Expect that declares the verdicts of results: the
 // properties that broke and, when strict, those that were n/a. A result
 // without a verdict declares nothing. Its GoString is the Go literal to
 // paste into a test.
-func ExpectFrom(results []Result, strict bool) Expect {
+func expectFrom(results []Result, strict bool) Expect {
 	e := Expect{Strict: strict}
 	for _, r := range results {
 		switch {
@@ -91,15 +91,15 @@ func sortProperties(ps []Property) {
 
 // GoString returns e as the Go literal that declares it, formatted as
 // gofmt would, with a comment above each break saying what it means; %#v
-// prints it. It is Literal(nil).
-func (e Expect) GoString() string { return e.Literal(nil) }
+// prints it. It is literal(nil).
+func (e Expect) GoString() string { return e.literal(nil) }
 
-// Literal returns e as the Go literal that declares it, formatted as gofmt
+// literal returns e as the Go literal that declares it, formatted as gofmt
 // would, ready to paste into a test that imports locktest. Each break has
-// a comment line above it: what the break means (Describe) and, after a
+// a comment line above it: what the break means (describe) and, after a
 // semicolon, notes[p] when there is one, such as the subtest that holds
 // its counterexample. NotApplicable goes on one line.
-func (e Expect) Literal(notes map[Property]string) string {
+func (e Expect) literal(notes map[Property]string) string {
 	var b strings.Builder
 	b.WriteString("locktest.Expect{")
 	if len(e.Breaks) == 0 && len(e.NotApplicable) == 0 && !e.Strict {
@@ -110,7 +110,7 @@ func (e Expect) Literal(notes map[Property]string) string {
 	if len(e.Breaks) > 0 {
 		b.WriteString("\tBreaks: []locktest.Property{\n")
 		for _, p := range e.Breaks {
-			comment := Describe(p)
+			comment := describe(p)
 			if n := notes[p]; n != "" {
 				if comment != "" {
 					comment += "; "

@@ -8,7 +8,7 @@ import (
 // A timeline repeats itself: a waiter polls the key a hundred times, a
 // scenario retries the same commands. Fold finds the repetitions, once for
 // every form that shows a timeline: report's diagrams draw each as a loop,
-// FormatTimeline writes it once.
+// formatEvents writes it once.
 
 // Repeat is a stretch of a timeline seen len(Events) times in a row, or
 // once.

@@ -125,7 +125,7 @@ type property struct {
 
 // table is the one list of the properties, in the order the suite runs
 // them, that lockcheck's matrix follows and the docs list: Properties,
-// Check's scenarios and Describe all read it.
+// Check's scenarios and describe all read it.
 var table = []property{
 	{Exclusion, exclusion, "two clients were inside the critical section at once, without any fault", false},
 	{ReleaseFrees, releaseFrees, "a release did not free the lock for the next client's attempt", false},
@@ -159,7 +159,7 @@ func Properties() []Property { return properties(func(d property) bool { return 
 // (and a C compiler, once, for node-clock-jump's clock shim). Run checks
 // them only when asked:
 //
-//	locktest.RunProperties(t, f, expect, locktest.AllProperties()...)
+//	locktest.Run(t, f, expect, locktest.AllProperties()...)
 func TopologyProperties() []Property { return properties(func(d property) bool { return d.topology }) }
 
 // AllProperties returns Properties, then TopologyProperties: the rows of
@@ -196,10 +196,10 @@ func ParseProperty(s string) (Property, error) {
 	return "", fmt.Errorf("locktest: unknown property %q", s)
 }
 
-// Describe says in one line what it means that a lock breaks p, for
+// describe says in one line what it means that a lock breaks p, for
 // example for SafeRelease "a release sent after the holder's TTL ran out
 // freed the next holder's lock". It returns "" for an unknown property.
-func Describe(p Property) string {
+func describe(p Property) string {
 	if d, ok := lookup(p); ok {
 		return d.breaks
 	}

@@ -245,10 +245,10 @@ func (e Event) String() string {
 	return b.String()
 }
 
-// FormatTimeline formats a timeline one event a line, its repetitions
+// formatEvents formats a timeline one event a line, its repetitions
 // (see Fold) once: a line "loop ×N, until <time of its last event>:",
 // then the events of one repetition, indented.
-func FormatTimeline(tl []Event) string {
+func formatEvents(tl []Event) string {
 	var b strings.Builder
 	for _, r := range Fold(tl) {
 		indent := ""
@@ -271,7 +271,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // and t0 stand for.
 func (r Result) formatTimeline() string {
 	if r.Key == "" {
-		return FormatTimeline(r.Timeline)
+		return formatEvents(r.Timeline)
 	}
-	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + FormatTimeline(r.Timeline)
+	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + formatEvents(r.Timeline)
 }

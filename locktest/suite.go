@@ -12,44 +12,23 @@ import (
 	"github.com/locklab/locklab/redistest"
 )
 
-// Run runs the properties of a lock on one Redis (Properties) against the
-// strategy newStrategy builds, each as a subtest named after the property,
-// in their order, on the real Redis that package redistest provides; the
-// topology properties run only when RunProperties is given them. A leading subtest,
-// capabilities, logs what Detect finds the lock offers. A verdict that
-// expect does not accept fails the subtest, with the counterexample of
-// any break; a declared break logs its counterexample, which go test -v
-// shows. Subtests report at the line that called Run. When some verdict
-// was not accepted, the test's output ends, once every subtest has run,
-// with the Expect literal that declares what was observed, one comment
-// per break saying what it means and which subtest shows it.
+// Run checks the lock newStrategy builds against props (by default
+// Properties), each as a subtest named after it, on the Redis package
+// redistest provides. It first runs the contract and logs the lock's
+// capabilities. A verdict expect does not accept fails its subtest, with
+// the counterexample of a break; the test's output then ends with the
+// Expect literal that declares what was observed.
 //
-// Call it from a strategy's test file:
-//
-//	func TestConformance(t *testing.T) {
-//		locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
-//			return mylock.New(c.Pool)
-//		}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun}})
-//	}
-func Run(t *testing.T, newStrategy Factory, expect Expect) {
-	t.Helper()
-	RunProperties(t, newStrategy, expect, Properties()...)
-}
-
-// RunProperties is Run for the given properties only. The Expect it
-// suggests keeps the declaration of the properties it did not run.
-func RunProperties(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
+//	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
+//		return mylock.New(c.Pool)
+//	}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun}})
+func Run(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
 	RunConfig(t, Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}, expect, props...)
 }
 
-// RunConfig is Run on the Redis that cfg names (Config.Addr or
-// Config.Dial), with cfg's key, timing and watchdog, for the given
-// properties, or all of them when none is given. A key left empty is
-// derived from the test's name. Its first subtest, contract, checks what
-// every lock must do whatever its algorithm (see Contract); then come
-// capabilities and the properties. What the factory builds it releases
-// with Client.Cleanup; the caller tears down the server, with t.Cleanup.
+// RunConfig is Run on the server cfg names, with its key, timing and
+// watchdog. A key left empty is derived from the test's name.
 func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	t.Helper()
 	if len(props) == 0 {
@@ -92,7 +71,7 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 			res := Check(context.Background(), cfg, p)
 			results = append(results, res)
 			where[p] = t.Name()
-			report(t, res, expect)
+			judge(t, res, expect)
 		})
 	}
 	if s := suggest(expect, results, where, caps); s != "" {
@@ -100,8 +79,8 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	}
 }
 
-// report is Report with what expect accepts.
-func report(t *testing.T, res Result, expect Expect) {
+// judge is Report with what expect accepts.
+func judge(t *testing.T, res Result, expect Expect) {
 	t.Helper()
 	want := expect.Verdict(res.Property)
 	switch {
@@ -142,7 +121,7 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 	if len(differ) == 0 {
 		return ""
 	}
-	observed := ExpectFrom(results, expect.Strict)
+	observed := expectFrom(results, expect.Strict)
 	notes := map[Property]string{}
 	for _, p := range observed.Breaks {
 		if expect.Verdict(p) == Breaks {
@@ -177,7 +156,7 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 		fmt.Fprintf(&b, " The lock offers %s.", caps)
 	}
 	b.WriteString(" The Expect that declares what this run observed:\n\n")
-	b.WriteString(observed.Literal(notes))
+	b.WriteString(observed.literal(notes))
 	return b.String()
 }
 
@@ -185,17 +164,17 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 // for a break, the timeline; otherwise it logs the verdict.
 func Report(t testing.TB, res Result, want Verdict) {
 	t.Helper()
-	if msg := Mismatch(res, want); msg != "" {
+	if msg := mismatch(res, want); msg != "" {
 		t.Error(msg)
 		return
 	}
 	t.Logf("%s: %s as expected (%v): %s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason)
 }
 
-// Mismatch describes how res differs from the verdict wanted, or returns ""
+// mismatch describes how res differs from the verdict wanted, or returns ""
 // when it does not: the verdicts must be equal, n/a included, as lockcheck
 // compares them. A run without a verdict is always a mismatch.
-func Mismatch(res Result, want Verdict) string {
+func mismatch(res Result, want Verdict) string {
 	switch {
 	case res.Err != nil:
 		return fmt.Sprintf("%s: no verdict: %v\n%s", res.Property, res.Err, res.formatTimeline())

@@ -11,8 +11,7 @@ import (
 
 // Capabilities are the optional interfaces a lock offers, found by looking
 // at a strategy and at a lock it returned, never declared. Each one is an
-// interface of package strategy; the package documentation says how to
-// offer it.
+// interface of package strategy, which says how to offer it.
 type Capabilities struct {
 	// Refresh: the lock implements strategy.Refresher, so safe-refresh
 	// can refresh it late.

@@ -1,5 +1,8 @@
 package locktest
 
+// ClockSkew: while the lock is held, a client whose clock runs ahead by
+// more than the TTL tries to acquire it, and must fail.
+
 // clockSkew: A holds the lock with a long TTL; B, whose clock runs ahead by
 // twice that TTL, tries for a while and must not get in.
 func clockSkew(newRun func(string) *run) Result {

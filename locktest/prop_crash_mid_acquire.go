@@ -4,6 +4,9 @@ import (
 	"fmt"
 )
 
+// CrashMidAcquire: a client dies between the commands of its acquire,
+// after each command in turn; a waiter must still get the lock.
+
 // crashMidAcquire: for every way an acquire can go, and every point between
 // two of its commands, A dies there; B must still get the lock.
 func crashMidAcquire(newRun func(string) *run) Result {

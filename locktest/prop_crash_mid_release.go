@@ -4,6 +4,10 @@ import (
 	"fmt"
 )
 
+// CrashMidRelease: a holder that dies between the commands of its
+// release, at each boundary in turn, leaves a lock that still frees
+// within its TTL.
+
 // crashMidRelease: for every boundary between the commands of a release, A
 // dies there; the lock must still free within its TTL.
 func crashMidRelease(newRun func(string) *run) Result {

@@ -6,6 +6,9 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
+// CrashRecovery: the holder crashes after acquiring and never releases;
+// a waiter must get the lock within the TTL plus some slack.
+
 // crashRecovery: A acquires and crashes; B must get the lock within the TTL
 // plus slack. A lock that can be refreshed goes through it again with A's
 // TTL set by Refresh: a refresh must not make the lock outlive its TTL.

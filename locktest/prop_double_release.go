@@ -1,5 +1,8 @@
 package locktest
 
+// DoubleRelease: a client releases twice; a lock acquired in between by
+// someone else must survive.
+
 // doubleRelease: A releases twice; B's lock, taken in between, must survive.
 func doubleRelease(newRun func(string) *run) Result {
 	r := newRun("")

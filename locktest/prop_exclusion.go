@@ -10,6 +10,10 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
+// Exclusion, the fault-free baseline: two clients race for a free key
+// in every interleaving of their attempts' commands, then many clients
+// contend for it and work well inside the TTL; never two inside at once.
+
 const (
 	contenders = 6 // clients in the exclusion scenario
 	rounds     = 8 // critical sections each

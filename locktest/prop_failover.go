@@ -8,6 +8,13 @@ import (
 	"github.com/locklab/locklab/redistest"
 )
 
+// Failover: A acquires on the primary of a primary and replica while
+// the replication link is held; the primary dies, the replica is
+// promoted and the clients are sent to it; B must not acquire while A
+// holds the lock. A lock that grants nothing the replica has not
+// acknowledged (WAIT) holds it, once it is granted with the link
+// carrying on. n/a for a lock over several masters.
+
 // failover: A acquires on the primary of a primary and replica while the
 // replication link is held, so that the replica never gets A's write; the
 // primary dies, the replica is promoted and the clients are sent to it,

@@ -6,6 +6,11 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
+// FencedOverrun: the holder is paused past its TTL, another client
+// acquires and writes to a protected resource; the first one's late
+// write, when it wakes up, must be refused. The resource refuses a write whose fencing token is below
+// the highest it has seen; a lock without tokens cannot be protected.
+
 // The fixes for the holder that overruns its lease: fencing tokens, checked
 // by the resource, and renewal, which tells the holder when its lease is
 // lost. Each is a property of its own, run on every strategy like the rest.

@@ -1,5 +1,8 @@
 package locktest
 
+// HolderOverrun: the holder's work outlasts its TTL while others wait;
+// they must not enter while it is still inside.
+
 // holderOverrun: A's work outlasts its TTL while B waits; B must not enter
 // while A is inside.
 func holderOverrun(newRun func(string) *run) Result {

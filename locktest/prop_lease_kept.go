@@ -7,6 +7,11 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
+// LeaseKept: while the holder is alive and not paused, nobody else can
+// acquire before the TTL it asked for has passed. Other clients poll
+// with the holder's TTL and with a much shorter one until the TTL less
+// a tolerance of a tenth of it (at least 20ms).
+
 // How long a lock lives: lease-kept asks whether it lives as long as its
 // holder was told, safe-refresh whether a late extension stays harmless.
 

@@ -1,5 +1,10 @@
 package locktest
 
+// MinorityDown: over several masters, with a minority of them down,
+// A acquires, B is refused while A holds the lock, and B acquires once
+// A has released; then C, cut off from one more master, reaches only a
+// minority and must be refused. n/a on one Redis.
+
 // minorityDown: over several masters, a minority of them is down for the
 // whole run; the lock must still work: A acquires, B cannot while A holds
 // it, and B gets it once A has released. n/a on one Redis.

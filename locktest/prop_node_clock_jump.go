@@ -4,6 +4,11 @@ import (
 	"github.com/locklab/locklab/redistest"
 )
 
+// NodeClockJump: a master holding A's lock has its clock jump forward
+// past A's TTL; B must not acquire while A holds the lock by the real
+// clock. Over several masters, A holds a bare majority and the clock
+// of one master of it jumps.
+
 // nodeClockJump: A holds K for Long; then the clock of a master holding
 // A's lock jumps forward by twice that, so that its expiry of A's key
 // comes early; B tries to acquire. Over several masters, A first locks a

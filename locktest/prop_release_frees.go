@@ -1,5 +1,10 @@
 package locktest
 
+// ReleaseFrees (liveness): right after the holder releases, another
+// client's single attempt succeeds, without waiting for the TTL; and a
+// Release that reports success when its command failed has still freed
+// the lock.
+
 // releaseFrees: right after A releases, B's single attempt must succeed;
 // and a Release that reports success when its command failed must have
 // freed the lock all the same.

@@ -5,6 +5,16 @@ import (
 	"time"
 )
 
+// RenewedOverrun: a holder whose connection stalls for a third of its
+// TTL keeps its lock; one stalled for three TTLs must learn that its
+// lease is lost (its Lease context is cancelled) before another
+// holder's work begins. Only the holder's commands are held: its
+// process and lease timer run on, so this is a stalled connection, not
+// a GC or VM pause that would freeze the timer too.
+// The detector sees the holder stop when a goroutine wakes on its Lease
+// context, so the lease must end some milliseconds before the key can
+// expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
+
 // renewedOverrun: first A is paused briefly and must keep its lock; then A
 // is paused for three TTLs while B waits, and must leave the critical
 // section, told by its lease, before B enters.

@@ -4,6 +4,11 @@ import (
 	"time"
 )
 
+// RestartAmnesia: a master holding A's lock restarts without
+// persistence and comes back empty (after Config.RestartDelay); B must
+// not acquire while A holds the lock. Over several masters, A holds a
+// bare majority and one master of it restarts.
+
 // restartAmnesia: A holds K; a master holding A's lock restarts without
 // persistence (no RDB, no AOF) and comes back empty, at once or, with
 // Config.RestartDelay, after that long; B tries to acquire. Over several

@@ -4,6 +4,12 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
+// SafeRefresh: for locks that implement strategy.Refresher, a refresh
+// sent after the lock passed to someone else, paused before it and at
+// each boundary between its commands in turn, must neither claim the
+// lock (Refresh returns an error), nor extend the new holder's lock,
+// nor free it.
+
 // safeRefresh: at each boundary of its Refresh in turn, A is paused until
 // its TTL has passed and B has acquired; then A's refresh goes on. It must
 // fail, leave B's lock no longer than B asked for, and leave it held.

@@ -1,5 +1,10 @@
 package locktest
 
+// SafeRelease: the holder is paused past its TTL, another client
+// acquires, and the first one's late release must not free the second
+// one's lock. The pause falls before the release and, in turn, at every
+// boundary between its commands.
+
 // safeRelease: at each boundary of its release in turn, A is paused until
 // its TTL has passed and B has acquired; then A finishes its release, and C
 // checks whether B's lock survived. A lock that renews itself runs out too:

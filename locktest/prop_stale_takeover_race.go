@@ -1,5 +1,10 @@
 package locktest
 
+// StaleTakeoverRace: two waiters find the same expired lock at the same
+// moment; every interleaving of their attempts is tried, and at most one
+// may win. n/a where Redis itself deleted the expired key: then there is
+// no stale lock, only a free key, and exclusion covers that race.
+
 // staleTakeoverRace: A and B both find the lock a crashed holder left, and
 // every interleaving of their two attempts is tried; at most one may win.
 func staleTakeoverRace(newRun func(string) *run) Result {

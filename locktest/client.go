@@ -56,56 +56,41 @@ type client struct {
 	closed  bool
 }
 
-// Client is what the suite gives a Factory for one simulated client. All
-// the client's commands must go to Addr, the client's own proxy to Redis,
-// on which the suite records them and injects its faults; Pool is a
-// pool already dialing it.
+// Client is what the suite gives a Factory for one simulated client:
+// every command of it must go to Addr, where the suite watches it.
 type Client struct {
 	// Name is the client's name in timelines: "A", "B", ...
 	Name string
-	// Addr is the host:port to dial: a loopback proxy to the real Redis,
-	// speaking RESP2 and RESP3 for any client library.
+	// Addr is the client's own loopback proxy to Redis (RESP2 and RESP3).
 	Addr string
-	// Password is what every connection to Addr must log in with (AUTH
-	// Password, or HELLO 3 AUTH default Password), before anything else:
-	// a secret of this client's own, not the server's password, so that
-	// no other process on the machine reaches Redis through the proxy.
-	// The proxy logs in to Redis itself.
+	// Password is the client's own secret for Addr (AUTH or HELLO 3 AUTH
+	// default), not the server's: the proxy logs in to Redis itself.
 	Password string
-	// Pool is a pool on Addr of redigo connections, logged in. It is a
-	// strategy.Pool, not a *redis.Pool: a constructor that takes a
-	// *redis.Pool is given one of its own, dialing Addr with Password.
+	// Pool is a pool of logged-in redigo connections to Addr.
 	Pool strategy.Pool
-	// Clock is the client's clock; it runs Skew ahead of the real time. A
-	// strategy that reads the time must read it here (or, in another
-	// process, be run with its clock moved by Skew).
+	// Clock is the client's clock, Skew ahead of the real time; a lock
+	// that reads the time must read it here.
 	Clock strategy.Clock
 	// Skew is how far the client's clock runs ahead of the real time.
 	Skew time.Duration
-	// Addrs and Pools are, for a lock over several independent masters
-	// (Config.Masters), an address and a pool for each master, each a
-	// proxy of the client's own, in the order of the masters. On one
-	// Redis they hold Addr and Pool alone.
+	// Addrs and Pools hold a proxy per master (Config.Masters); on one
+	// Redis, Addr and Pool alone.
 	Addrs []string
 	Pools []strategy.Pool
 
 	c *client
 }
 
-// Cleanup registers f to run when the suite is done with the client, at
-// the end of its run, after its connections are cut: it releases what the
-// factory built (a client of another library, a process, a goroutine).
-// Functions run in the reverse order of their registration.
+// Cleanup registers f to release, once the client's run is over, what the
+// factory built (a client of another library, a process); last in, first run.
 func (c Client) Cleanup(f func()) {
 	c.c.mu.Lock()
 	defer c.c.mu.Unlock()
 	c.c.cleanup = append(c.c.cleanup, f)
 }
 
-// OnCrash registers f to run when the suite crashes the client, right
-// after the reply that ends it has been handed over. By then every
-// connection of the client is cut and new ones are refused; f is for what
-// the connections do not end, such as another process, to be killed.
+// OnCrash registers f to run when the suite crashes the client, after its
+// connections are cut: to kill what they do not end, such as a process.
 func (c Client) OnCrash(f func()) {
 	c.c.mu.Lock()
 	defer c.c.mu.Unlock()

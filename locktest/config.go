@@ -19,59 +19,40 @@ type Factory func(c Client) (strategy.Strategy, error)
 
 // Config says where and how to check.
 type Config struct {
-	// Addr is the host:port of the real Redis the scenarios run on. Check
-	// PINGs it before any scenario.
+	// Addr is the host:port of the real Redis the scenarios run on.
 	Addr string
-	// Dial, when set, opens the connections to Redis, the suite's own and
-	// those of the clients' proxies, in place of a TCP dial of Addr.
+	// Dial, when set, opens every connection to Redis instead of Addr.
 	Dial func(ctx context.Context) (net.Conn, error)
-	// TLS, when set, makes every connection to Redis a TLS one with this
-	// configuration (its ServerName defaults to Addr's host). The clients
-	// still speak plain RESP to their proxies, which speak TLS to Redis.
+	// TLS, when set, is used on every connection to Redis (not to the
+	// clients' proxies); its ServerName defaults to Addr's host.
 	TLS *tls.Config
-	// Username, Password and DB log every connection to Redis in (AUTH,
-	// with Username for an ACL user) and select its database, before the
-	// first command of the suite or of a client crosses it. They never
-	// reach the lock under test: a client logs in to its own proxy with a
-	// secret of the run's (Client.Password).
+	// Username, Password and DB log every connection to Redis in; the
+	// lock under test never sees them (see Client.Password).
 	Username string
 	Password string
 	DB       int
 	// New builds the strategy under test.
 	New Factory
-	// Key is the lock key; the suite derives one key per scenario from it
-	// and may leave them behind. It must be unique to this check.
+	// Key, unique to this check, prefixes every key the suite uses.
 	Key string
 	// Timeout bounds each property (the watchdog); 0 means 30s.
 	Timeout time.Duration
 	// Timing is the time scale of the scenarios; see Timing.
 	Timing Timing
-	// Masters is, for a lock over several independent Redis masters (such
-	// as Redlock), how many it spans: the topology properties start that
-	// many, and give each client an address and a pool on each
-	// (Client.Addrs, Client.Pools). 0 or 1: a lock on one Redis. Every
-	// other property runs on the one Redis at Addr, which the lock then
-	// sees as its only master.
+	// Masters is how many independent masters a lock such as Redlock
+	// spans in the topology properties (Client.Pools); 0 or 1: one Redis.
 	Masters int
-	// RestartDelay is how long a master that restart-amnesia restarts
-	// stays down first: 0 restarts it at once; antirez's delayed restart
-	// keeps it down for longer than the longest TTL (here Timing.Long).
+	// RestartDelay is how long restart-amnesia's master stays down.
 	RestartDelay time.Duration
 
 	perms *permissions // the NOPERMs of the check under way; nil outside one
 }
 
-// Timing is the time scale of the scenarios. Sleeps serve only real TTL
-// expiry; everything else is ordered by gates and events. The defaults suit
-// a lock that honours millisecond TTLs; a lock that rounds TTLs up to whole
-// seconds (EX) needs a scale it honours, for example
-//
-//	Timing{Short: time.Second, Slack: 1500 * time.Millisecond}
-//
-// Every zero field takes its default.
+// Timing is the time scale of the scenarios; a zero field takes its
+// default. A lock that rounds TTLs up to seconds (EX) needs, for example,
+// Timing{Short: time.Second, Slack: 1500 * time.Millisecond}.
 type Timing struct {
-	// Short is a TTL meant to run out during a scenario; 60ms. The
-	// lease-kept and renewed-overrun holders take five times it.
+	// Short is a TTL meant to run out during a scenario; 60ms.
 	Short time.Duration
 	// Long is a TTL that must not run out during a scenario; 5s.
 	Long time.Duration

@@ -25,25 +25,18 @@ const (
 type Result struct {
 	Property Property `json:"property"`
 	Verdict  Verdict  `json:"verdict"`
-	// Reason says in a sentence why the verdict is what it is: what broke,
-	// or why the scenario cannot arise.
+	// Reason says why the verdict is what it is.
 	Reason string `json:"reason"`
-	// Timeline is the counterexample of a break: every command each client
-	// sent and what came back, the clock readings, and the critical section
-	// as the detector saw it. Runs that hold keep no timeline.
+	// Timeline is a break's counterexample: each client's commands and
+	// replies, clock readings, and who was in the critical section.
 	Timeline []Event `json:"timeline,omitempty"`
-	// Key is the lock key of the run the timeline is from; the timeline
-	// writes it K (an Arg of kind ArgKey).
+	// Key is the timeline's lock key, K in its text.
 	Key string `json:"key,omitempty"`
-	// Start is when that run began, t0: the timeline's times (ArgTime)
-	// count from it.
+	// Start is t0, when that run began.
 	Start time.Time `json:"start,omitzero"`
-	// Tokens are the tokens each client wrote at the key, by client, in
-	// the order it first wrote them (see ArgToken).
+	// Tokens are the values each client wrote at the key, in order.
 	Tokens map[string][]string `json:"tokens,omitempty"`
-	// Err is set when the suite could not reach a verdict: the factory
-	// failed, the strategy panicked, hung or returned an unexpected error.
-	// The verdict is then NoVerdict. In JSON it is the error's text.
+	// Err, with Verdict NoVerdict, says why there is no verdict.
 	Err error `json:"-"`
 	// Elapsed is how long the property took; in JSON, in nanoseconds.
 	Elapsed time.Duration `json:"-"`
@@ -87,28 +80,17 @@ type EventKind string
 
 // The kinds of events.
 const (
-	// EvCommand is a command a client sent and the reply or error it got.
-	EvCommand EventKind = "command"
-	// EvClock is a reading of a client's clock by the strategy.
-	EvClock EventKind = "clock"
-	// EvAcquired and EvReleased are a client's lock calls returning.
-	EvAcquired EventKind = "acquired"
-	EvReleased EventKind = "released"
-	// EvRefreshed is a client's Refresh returning.
-	EvRefreshed EventKind = "refreshed"
-	// EvEnter and EvLeave are a client entering and leaving the critical
-	// section; EvOverlap is the detector seeing two clients inside.
-	EvEnter   EventKind = "enter"
-	EvLeave   EventKind = "leave"
-	EvOverlap EventKind = "overlap"
-	// EvCrash is a client dying: it never sends another command.
-	EvCrash EventKind = "crash"
-	// EvPause is a client stopped at a boundary between two commands of
-	// an operation; it sends nothing until the scenario resumes it.
-	EvPause EventKind = "pause"
-	// EvNote is the scenario saying what it does next (waiting for the TTL,
-	// pausing a client).
-	EvNote EventKind = "note"
+	EvCommand   EventKind = "command"   // a command sent, with its reply or error
+	EvClock     EventKind = "clock"     // the strategy read a client's clock
+	EvAcquired  EventKind = "acquired"  // an attempt to acquire returned
+	EvReleased  EventKind = "released"  // Release returned
+	EvRefreshed EventKind = "refreshed" // Refresh returned
+	EvEnter     EventKind = "enter"     // a client entered the critical section
+	EvLeave     EventKind = "leave"     // a client left it
+	EvOverlap   EventKind = "overlap"   // the detector saw two clients inside
+	EvCrash     EventKind = "crash"     // a client died
+	EvPause     EventKind = "pause"     // a client stopped between two commands
+	EvNote      EventKind = "note"      // the scenario says what it does next
 )
 
 // Event is one entry of a timeline.
@@ -117,8 +99,7 @@ type Event struct {
 	At     time.Duration `json:"at_ns"`
 	Client string        `json:"client,omitempty"`
 	Kind   EventKind     `json:"kind"`
-	// Node names the master a command went to, when the lock spans
-	// several (Config.Masters): "master-0", "master-1"...
+	// Node names the master a command went to, over several.
 	Node string `json:"node,omitempty"`
 	// Command holds the command and its arguments, for EvCommand.
 	Command []string `json:"command,omitempty"`
@@ -126,67 +107,38 @@ type Event struct {
 	Reply string `json:"reply,omitempty"`
 	// Err is the error of a command or lock call.
 	Err string `json:"error,omitempty"`
-	// Text is a free description: the clock reading, the note, who overlapped whom.
+	// Text describes a clock reading, a note or an overlap.
 	Text string `json:"text,omitempty"`
 
-	// Args is Command typed, one Arg per argument, the command's name
-	// first: what each one is (the key, a token, a time, a script's
-	// digest) is named when it is recorded, so that no reader has to guess
-	// it from the text.
-	Args []Arg `json:"args,omitempty"`
-	// ReplyArgs is Reply typed, in pieces whose Strings joined make Reply:
-	// a value alone, or an array as "[", its elements with ", " between
-	// them, and "]".
+	// Args, ReplyArgs and TextArgs are Command, Reply and Text typed:
+	// the Strings of their pieces, joined, make the text.
+	Args      []Arg `json:"args,omitempty"`
 	ReplyArgs []Arg `json:"reply_args,omitempty"`
-	// TextArgs is Text typed, in pieces whose Strings joined make Text,
-	// when Text holds values: a clock reading's time, the clients of an
-	// overlap, the token a stale lock holds.
-	TextArgs []Arg `json:"text_args,omitempty"`
+	TextArgs  []Arg `json:"text_args,omitempty"`
 }
 
 // ArgKind says what a value of a timeline is.
 type ArgKind string
 
-// The kinds of values.
+// The kinds of values. A token is a value exactly one client wrote at
+// the key (Arg.Client), wherever it shows after; a value several clients
+// wrote is text, and numbers are never tokens.
 const (
-	// ArgText is anything else, as it was: a command's name, an option
-	// (NX, PX), a status (OK), a value nobody or several clients wrote,
-	// or the words of a sentence.
-	ArgText ArgKind = "text"
-	// ArgNumber is an integer that is not a time.
-	ArgNumber ArgKind = "number"
-	// ArgKey is the run's lock key (Result.Key), written K.
-	ArgKey ArgKind = "key"
-	// ArgTime is an integer that reads as a Unix time in milliseconds
-	// within a day of the run's start; Ms is its distance from t0.
-	ArgTime ArgKind = "time"
-	// ArgToken is a token: a value that exactly one client wrote at the
-	// key (the value of SET, SETNX, GETSET, SETEX, PSETEX or MSET, a
-	// field or value of HSET, HSETNX or HINCRBY, an argument of a script
-	// or function called on the key), wherever it shows after: in a
-	// reply, in a release script's arguments. Client is that client. A
-	// value that several clients wrote (a fixed password, "1") is text,
-	// and numbers are never tokens.
-	ArgToken ArgKind = "token"
-	// ArgDigest is a script's SHA-1 digest: EVALSHA's first argument, the
-	// reply of SCRIPT LOAD, and wherever else it shows.
-	ArgDigest ArgKind = "digest"
-	// ArgClient is the name of a simulated client in a sentence (who
-	// overlapped whom).
-	ArgClient ArgKind = "client"
+	ArgText   ArgKind = "text"   // anything else, as it was
+	ArgNumber ArgKind = "number" // an integer that is not a time
+	ArgKey    ArgKind = "key"    // the run's lock key, written K
+	ArgTime   ArgKind = "time"   // a Unix time in ms near t0 (Arg.Ms after it)
+	ArgToken  ArgKind = "token"  // a value one client alone wrote
+	ArgDigest ArgKind = "digest" // a script's SHA-1 digest
+	ArgClient ArgKind = "client" // a simulated client's name
 )
 
 // Arg is one value of an event, typed.
 type Arg struct {
-	Kind ArgKind `json:"kind"`
-	// Text is the value as it was: the key, the token, the digest, the
-	// number (a time's Unix milliseconds), the client's name, the text.
-	Text string `json:"text"`
-	// Client is, for a token, the client that wrote it.
-	Client string `json:"client,omitempty"`
-	// Ms is, for a time, how many milliseconds it is after t0 (negative
-	// before).
-	Ms int64 `json:"ms,omitempty"`
+	Kind   ArgKind `json:"kind"`
+	Text   string  `json:"text"`             // the value as it was
+	Client string  `json:"client,omitempty"` // a token's writer
+	Ms     int64   `json:"ms,omitempty"`     // a time's distance from t0
 }
 
 // String writes a as the text fields of an event do: the key as K, a time

@@ -92,14 +92,9 @@ func capabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
 	return Capabilities{Refresh: refresh, Lease: lease, Fencing: fencing, Notify: notify}
 }
 
-// Detect builds the strategy cfg.New makes (with the real pool and the
-// system clock), acquires a lock once on the key cfg.Key + ":capabilities",
-// looks at what it offers, and releases it. A Notifier is asked to
-// Subscribe to that key: a nil channel means notifications are off. An
-// error means no lock could be had for looking at (the factory failed, the
-// key was held, the strategy failed, panicked, or did not return within
-// cfg.Timeout, 30s when 0), or Subscribe failed. What Release returns is
-// ignored.
+// Detect acquires a lock once, on cfg.Key + ":capabilities", and says
+// what it offers; an error means no lock could be had to look at, or a
+// Notifier's Subscribe failed.
 func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	switch {
 	case cfg.New == nil:

@@ -118,9 +118,7 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	return res
 }
 
-// ErrInterrupted is the error of a Result whose check was stopped from
-// outside (its context was cancelled) before it reached a verdict: it says
-// nothing about the strategy.
+// ErrInterrupted: the check's context ended before a verdict.
 var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
 
 // scenario runs a property; it calls newRun for each fresh run it needs

@@ -9,12 +9,7 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// Factory builds a strategy instance for one simulated client. The suite
-// calls it once per client. Every command of the client must go to c.Addr
-// (c.Pool, a strategy.Pool, dials it), where the suite watches and steers it;
-// a strategy that reads the time must read it from c.Clock. What the
-// factory starts that the client's connections do not end (a client of
-// another library, a process) it hands to c.Cleanup.
+// Factory builds the strategy of one simulated client, once per client.
 type Factory func(c Client) (strategy.Strategy, error)
 
 // Config says where and how to check.

@@ -10,30 +10,19 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// ContractCheck is one check of Contract: what was asked of the lock, and
-// Err when the lock did not do it.
+// ContractCheck is one check of Contract.
 type ContractCheck struct {
 	Name string // empty-key, bad-ttl, cancelled, unreachable, wrong-type
 	What string // what the lock did, when it passed
 	Err  error  // what went wrong, when it did not
 }
 
-// Contract checks what every lock must do whatever its algorithm, each on
-// a client of its own built by cfg.New, under a watchdog (cfg.Timeout,
-// 30s when 0):
-//   - empty-key: TryAcquire with an empty key fails and writes nothing,
-//     or locks "" as any other key, whose Release frees it;
-//   - bad-ttl: TryAcquire with a TTL of zero, or a negative one, fails,
-//     and writes nothing;
-//   - cancelled: TryAcquire with a context already cancelled fails, and
-//     leaves no lock behind;
-//   - unreachable: with Redis out of reach (the client's connections cut
-//     and refused), TryAcquire fails, and not with ErrNotAcquired, which
-//     would tell the caller someone else holds the lock;
-//   - wrong-type: on a key that holds a hash, TryAcquire returns no lock,
-//     and the hash is left as it was.
-//
-// None may panic or hang. Run and RunConfig run the contract first.
+// Contract checks, under the watchdog, what every lock must do whatever
+// its algorithm: refuse the empty key or lock it as any other (empty-key),
+// refuse a TTL of zero or less (bad-ttl), leave no lock after a cancelled
+// attempt (cancelled), fail, and not with ErrNotAcquired, when Redis is out
+// of reach (unreachable), and leave a key of another type alone
+// (wrong-type). None may panic or hang.
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string

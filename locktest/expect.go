@@ -6,30 +6,20 @@ import (
 	"strings"
 )
 
-// Expect declares a strategy's weaknesses, negatively: every property not
-// listed is expected to hold. A declared break is not skipped: the suite
-// must reproduce it, and fails when the property does not break.
-//
-// Whether a scenario can arise for a lock is the suite's business, so by
-// default n/a and holds both mean "not broken": a property declared (or
-// left) to hold that comes out n/a passes, its reason logged, and so does
-// one declared n/a that holds. Strict pins n/a down.
+// Expect declares a strategy's weaknesses, negatively: a property not
+// listed must hold. A declared break must be reproduced. By default n/a
+// and holds both mean "not broken"; Strict tells them apart.
 type Expect struct {
 	// Breaks lists the properties the strategy is known to break.
 	Breaks []Property
 	// NotApplicable lists the properties whose scenario cannot arise for
-	// the strategy (a crash between the commands of a one-command acquire).
-	// Only a strict Expect needs it.
+	// the strategy; only a strict Expect needs it.
 	NotApplicable []Property
-	// Strict makes n/a a verdict of its own: a property that comes out
-	// n/a must be listed in NotApplicable, and one listed there must not
-	// hold. The strategies of package catalog are strict.
+	// Strict makes n/a a verdict to declare, as package catalog does.
 	Strict bool
 }
 
-// Verdict returns the verdict e declares for p: Breaks, NotApplicable, or
-// by default Holds. Without Strict, Mismatch also accepts n/a for a
-// declared holds, and holds for a declared n/a.
+// Verdict returns the verdict e declares for p.
 func (e Expect) Verdict(p Property) Verdict {
 	switch {
 	case slices.Contains(e.Breaks, p):
@@ -40,9 +30,7 @@ func (e Expect) Verdict(p Property) Verdict {
 	return Holds
 }
 
-// Mismatch describes how res differs from what e declares for its
-// property, or returns "" when e accepts it (see Expect). A run without a
-// verdict is always a mismatch.
+// Mismatch says how res differs from what e accepts, or returns "".
 func (e Expect) Mismatch(res Result) string {
 	if res.Err == nil && e.lenient(res) {
 		return ""
@@ -89,9 +77,8 @@ func sortProperties(ps []Property) {
 	slices.SortStableFunc(ps, func(a, b Property) int { return rank(a) - rank(b) })
 }
 
-// GoString returns e as the Go literal that declares it, formatted as
-// gofmt would, with a comment above each break saying what it means; %#v
-// prints it. It is literal(nil).
+// GoString returns e as the Go literal that declares it, with a comment
+// on what each break means; %#v prints it.
 func (e Expect) GoString() string { return e.literal(nil) }
 
 // literal returns e as the Go literal that declares it, formatted as gofmt

@@ -72,15 +72,9 @@ var table = []property{
 // fails, in the order the suite runs them: the ones Run checks.
 func Properties() []Property { return properties(func(d property) bool { return !d.topology }) }
 
-// TopologyProperties returns what a lock survives beyond one Redis that
-// never fails: a failover, a restart without persistence, a server's clock
-// jump, a minority of masters down. Each check starts servers of its own,
-// private redis-server processes on loopback ports (package redistest),
-// whatever Redis Config.Addr names, so they need redis-server on PATH
-// (and a C compiler, once, for node-clock-jump's clock shim). Run checks
-// them only when asked:
-//
-//	locktest.Run(t, f, expect, locktest.AllProperties()...)
+// TopologyProperties are a failover, a restart, a clock jump and a
+// minority of masters down. They start redis-server processes of their own
+// and run only when asked: Run(t, f, expect, AllProperties()...).
 func TopologyProperties() []Property { return properties(func(d property) bool { return d.topology }) }
 
 // AllProperties returns Properties, then TopologyProperties: the rows of

@@ -9,23 +9,13 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// Capabilities are the optional interfaces a lock offers, found by looking
-// at a strategy and at a lock it returned, never declared. Each one is an
-// interface of package strategy, which says how to offer it.
+// Capabilities are the optional interfaces of package strategy that a
+// lock offers, found by looking at it, never declared.
 type Capabilities struct {
-	// Refresh: the lock implements strategy.Refresher, so safe-refresh
-	// can refresh it late.
-	Refresh bool
-	// Lease: the lock implements strategy.Leased: it renews itself and
-	// says when it may be lost, which renewed-overrun needs to hold.
-	Lease bool
-	// Fencing: the lock implements strategy.Fenced, so fenced-overrun's
-	// resource can refuse a late holder's write.
-	Fencing bool
-	// Notify: the strategy implements strategy.Notifier and its Subscribe
-	// gave a channel (a nil one means notifications are off), so
-	// strategy.Acquire wakes on a release instead of polling.
-	Notify bool
+	Refresh bool // the lock is a strategy.Refresher
+	Lease   bool // the lock is a strategy.Leased, with its lease on
+	Fencing bool // the lock is a strategy.Fenced, with tokens on
+	Notify  bool // the strategy is a strategy.Notifier, notifications on
 }
 
 // capability is one field of Capabilities as the log and String name it.
@@ -46,8 +36,7 @@ func (c Capabilities) list() []capability {
 	}
 }
 
-// String lists what the lock offers, then what it does not, for example
-// "refresh, fencing token; no lease, no release notification".
+// String lists what the lock offers, then what it does not.
 func (c Capabilities) String() string {
 	var has, hasNot []string
 	for _, k := range c.list() {

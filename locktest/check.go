@@ -10,9 +10,8 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// Check runs one property and returns its verdict. It never hangs: a
-// strategy that does not return within the watchdog's timeout, panics, or
-// fails in a way the scenario did not expect yields a Result with Err set.
+// Check runs one property. A watchdog bounds it: a strategy that hangs,
+// panics or fails unexpectedly yields a Result with Err set.
 func Check(ctx context.Context, cfg Config, p Property) Result {
 	start := time.Now()
 	res := check(ctx, cfg, p)

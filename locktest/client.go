@@ -59,20 +59,16 @@ type client struct {
 // Client is what the suite gives a Factory for one simulated client:
 // every command of it must go to Addr, where the suite watches it.
 type Client struct {
-	// Name is the client's name in timelines: "A", "B", ...
-	Name string
-	// Addr is the client's own loopback proxy to Redis (RESP2 and RESP3).
-	Addr string
+	Name string // "A", "B", ...
+	Addr string // the client's own loopback proxy to Redis (RESP2, RESP3)
 	// Password is the client's own secret for Addr (AUTH or HELLO 3 AUTH
 	// default), not the server's: the proxy logs in to Redis itself.
 	Password string
-	// Pool is a pool of logged-in redigo connections to Addr.
-	Pool strategy.Pool
+	Pool     strategy.Pool // logged-in redigo connections to Addr
 	// Clock is the client's clock, Skew ahead of the real time; a lock
 	// that reads the time must read it here.
 	Clock strategy.Clock
-	// Skew is how far the client's clock runs ahead of the real time.
-	Skew time.Duration
+	Skew  time.Duration
 	// Addrs and Pools hold a proxy per master (Config.Masters); on one
 	// Redis, Addr and Pool alone.
 	Addrs []string

@@ -14,10 +14,8 @@ type Factory func(c Client) (strategy.Strategy, error)
 
 // Config says where and how to check.
 type Config struct {
-	// Addr is the host:port of the real Redis the scenarios run on.
-	Addr string
-	// Dial, when set, opens every connection to Redis instead of Addr.
-	Dial func(ctx context.Context) (net.Conn, error)
+	Addr string                                      // host:port of the Redis to check on
+	Dial func(ctx context.Context) (net.Conn, error) // if set, dials Redis instead of Addr
 	// TLS, when set, is used on every connection to Redis (not to the
 	// clients' proxies); its ServerName defaults to Addr's host.
 	TLS *tls.Config
@@ -26,19 +24,14 @@ type Config struct {
 	Username string
 	Password string
 	DB       int
-	// New builds the strategy under test.
-	New Factory
-	// Key, unique to this check, prefixes every key the suite uses.
-	Key string
-	// Timeout bounds each property (the watchdog); 0 means 30s.
-	Timeout time.Duration
-	// Timing is the time scale of the scenarios; see Timing.
-	Timing Timing
+	New      Factory       // builds the strategy under test
+	Key      string        // unique to this check: prefixes every key used
+	Timeout  time.Duration // the watchdog's bound on each property; 30s if 0
+	Timing   Timing
 	// Masters is how many independent masters a lock such as Redlock
 	// spans in the topology properties (Client.Pools); 0 or 1: one Redis.
-	Masters int
-	// RestartDelay is how long restart-amnesia's master stays down.
-	RestartDelay time.Duration
+	Masters      int
+	RestartDelay time.Duration // how long restart-amnesia's master stays down
 
 	perms *permissions // the NOPERMs of the check under way; nil outside one
 }
@@ -47,14 +40,10 @@ type Config struct {
 // default. A lock that rounds TTLs up to seconds (EX) needs, for example,
 // Timing{Short: time.Second, Slack: 1500 * time.Millisecond}.
 type Timing struct {
-	// Short is a TTL meant to run out during a scenario; 60ms.
-	Short time.Duration
-	// Long is a TTL that must not run out during a scenario; 5s.
-	Long time.Duration
-	// Slack is how long past a TTL a waiter keeps trying; 500ms.
-	Slack time.Duration
-	// Poll is how often a waiter tries again; 5ms.
-	Poll time.Duration
+	Short time.Duration // a TTL meant to run out during a scenario; 60ms
+	Long  time.Duration // a TTL that must not run out; 5s
+	Slack time.Duration // how long past a TTL a waiter keeps trying; 500ms
+	Poll  time.Duration // how often a waiter tries again; 5ms
 }
 
 // withDefaults fills the zero fields of t.

@@ -10,13 +10,9 @@ import (
 // listed must hold. A declared break must be reproduced. By default n/a
 // and holds both mean "not broken"; Strict tells them apart.
 type Expect struct {
-	// Breaks lists the properties the strategy is known to break.
-	Breaks []Property
-	// NotApplicable lists the properties whose scenario cannot arise for
-	// the strategy; only a strict Expect needs it.
-	NotApplicable []Property
-	// Strict makes n/a a verdict to declare, as package catalog does.
-	Strict bool
+	Breaks        []Property // what the strategy is known to break
+	NotApplicable []Property // scenarios that cannot arise, for Strict
+	Strict        bool       // n/a is a verdict to declare, as in catalog
 }
 
 // Verdict returns the verdict e declares for p.

@@ -68,8 +68,7 @@ var table = []property{
 	{MinorityDown, minorityDown, "with a minority of the masters down, the lock did not work or was not exclusive", true},
 }
 
-// Properties returns the properties of a lock on one Redis that never
-// fails, in the order the suite runs them: the ones Run checks.
+// Properties are those of a lock on one Redis that never fails.
 func Properties() []Property { return properties(func(d property) bool { return !d.topology }) }
 
 // TopologyProperties are a failover, a restart, a clock jump and a
@@ -77,8 +76,7 @@ func Properties() []Property { return properties(func(d property) bool { return 
 // and run only when asked: Run(t, f, expect, AllProperties()...).
 func TopologyProperties() []Property { return properties(func(d property) bool { return d.topology }) }
 
-// AllProperties returns Properties, then TopologyProperties: the rows of
-// lockcheck's matrix.
+// AllProperties are Properties, then TopologyProperties.
 func AllProperties() []Property { return properties(func(property) bool { return true }) }
 
 func properties(keep func(property) bool) []Property {

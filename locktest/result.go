@@ -16,30 +16,22 @@ const (
 	Holds         Verdict = "holds"
 	Breaks        Verdict = "breaks"
 	NotApplicable Verdict = "n/a"
-	// NoVerdict is the verdict of a check that could not reach one: its
-	// Result's Err says why.
-	NoVerdict Verdict = "error"
+	NoVerdict     Verdict = "error" // Result.Err says why
 )
 
 // Result is what one property run found.
 type Result struct {
 	Property Property `json:"property"`
 	Verdict  Verdict  `json:"verdict"`
-	// Reason says why the verdict is what it is.
-	Reason string `json:"reason"`
+	Reason   string   `json:"reason"` // why the verdict is what it is
 	// Timeline is a break's counterexample: each client's commands and
 	// replies, clock readings, and who was in the critical section.
-	Timeline []Event `json:"timeline,omitempty"`
-	// Key is the timeline's lock key, K in its text.
-	Key string `json:"key,omitempty"`
-	// Start is t0, when that run began.
-	Start time.Time `json:"start,omitzero"`
-	// Tokens are the values each client wrote at the key, in order.
-	Tokens map[string][]string `json:"tokens,omitempty"`
-	// Err, with Verdict NoVerdict, says why there is no verdict.
-	Err error `json:"-"`
-	// Elapsed is how long the property took; in JSON, in nanoseconds.
-	Elapsed time.Duration `json:"-"`
+	Timeline []Event             `json:"timeline,omitempty"`
+	Key      string              `json:"key,omitempty"`    // the timeline's key, K
+	Start    time.Time           `json:"start,omitzero"`   // t0, when that run began
+	Tokens   map[string][]string `json:"tokens,omitempty"` // each client's values at K
+	Err      error               `json:"-"`                // why there is NoVerdict
+	Elapsed  time.Duration       `json:"-"`                // in JSON, in ns
 }
 
 // resultJSON is Result as JSON: Err as its text, Elapsed in nanoseconds.
@@ -51,7 +43,7 @@ type resultJSON struct {
 
 type plainResult Result
 
-// MarshalJSON writes r with its error's text and its elapsed time.
+// MarshalJSON writes r with Err as text and Elapsed in ns.
 func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{plainResult: plainResult(r), Elapsed: int64(r.Elapsed)}
 	if r.Err != nil {
@@ -60,8 +52,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes; the error comes back as its
-// text only.
+// UnmarshalJSON reads what MarshalJSON writes.
 func (r *Result) UnmarshalJSON(b []byte) error {
 	var j resultJSON
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -95,20 +86,14 @@ const (
 
 // Event is one entry of a timeline.
 type Event struct {
-	// At is the time since the scenario started; in JSON, in nanoseconds.
-	At     time.Duration `json:"at_ns"`
-	Client string        `json:"client,omitempty"`
-	Kind   EventKind     `json:"kind"`
-	// Node names the master a command went to, over several.
-	Node string `json:"node,omitempty"`
-	// Command holds the command and its arguments, for EvCommand.
-	Command []string `json:"command,omitempty"`
-	// Reply is the reply of a command, or the result of a lock call.
-	Reply string `json:"reply,omitempty"`
-	// Err is the error of a command or lock call.
-	Err string `json:"error,omitempty"`
-	// Text describes a clock reading, a note or an overlap.
-	Text string `json:"text,omitempty"`
+	At      time.Duration `json:"at_ns"` // since the run began
+	Client  string        `json:"client,omitempty"`
+	Kind    EventKind     `json:"kind"`
+	Node    string        `json:"node,omitempty"` // the master, over several
+	Command []string      `json:"command,omitempty"`
+	Reply   string        `json:"reply,omitempty"` // or a lock call's result
+	Err     string        `json:"error,omitempty"`
+	Text    string        `json:"text,omitempty"` // a clock reading, note, overlap
 
 	// Args, ReplyArgs and TextArgs are Command, Reply and Text typed:
 	// the Strings of their pieces, joined, make the text.
@@ -141,8 +126,7 @@ type Arg struct {
 	Ms     int64   `json:"ms,omitempty"`     // a time's distance from t0
 }
 
-// String writes a as the text fields of an event do: the key as K, a time
-// as t0±Δms, anything else as it is.
+// String writes a as an event's text does: the key as K, a time as t0±Δms.
 func (a Arg) String() string {
 	switch a.Kind {
 	case ArgKey:

@@ -18,10 +18,6 @@ import (
 // capabilities. A verdict expect does not accept fails its subtest, with
 // the counterexample of a break; the test's output then ends with the
 // Expect literal that declares what was observed.
-//
-//	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
-//		return mylock.New(c.Pool)
-//	}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun}})
 func Run(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
 	RunConfig(t, Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}, expect, props...)
@@ -160,8 +156,7 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 	return b.String()
 }
 
-// Report fails t when res is not the verdict wanted, with the reason and,
-// for a break, the timeline; otherwise it logs the verdict.
+// Report fails t when res is not the verdict wanted, or logs it.
 func Report(t testing.TB, res Result, want Verdict) {
 	t.Helper()
 	if msg := mismatch(res, want); msg != "" {

@@ -77,7 +77,7 @@ func TestSuiteSentences(t *testing.T) {
 		"expect.go":       true, // Go source for go test's log
 		"watchdog.go":     true, // errors, worded by its callers
 		"properties.go":   true, // Describe, for the Go source in go test's log
-		"result.go":       true, // Event.String and FormatTimeline
+		"result.go":       true, // Event.String and formatEvents
 		"doc.go":          true,
 	}
 	// Calls whose strings are errors or panics, never sentences.

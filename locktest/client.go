@@ -16,12 +16,12 @@ import (
 // proxy never forwards it, and the client finds its connection cut.
 var errCrashed = errors.New("locktest: client crashed")
 
-// client is one simulated process: its own strategy instance, built by the
+// simClient is one simulated process: its own strategy instance, built by the
 // factory on a proxy of its own between it and Redis, and a clock that the
 // suite controls. Every command it sends, on any connection and from any
 // client library or language, crosses the proxy, where the suite records
 // it and steers it (see before and after).
-type client struct {
+type simClient struct {
 	name  string
 	r     *run
 	s     strategy.Strategy
@@ -74,7 +74,7 @@ type Client struct {
 	Addrs []string
 	Pools []strategy.Pool
 
-	c *client
+	c *simClient
 }
 
 // Cleanup registers f to release, once the client's run is over, what the
@@ -95,7 +95,7 @@ func (c Client) OnCrash(f func()) {
 
 // clientClock is a client's clock: the real time plus the client's skew.
 // Every reading is recorded.
-type clientClock struct{ c *client }
+type clientClock struct{ c *simClient }
 
 func (k clientClock) Now() time.Time {
 	now := time.Now().Add(k.c.skew)
@@ -109,7 +109,7 @@ func (k clientClock) Now() time.Time {
 	return now
 }
 
-func (c *client) isCrashed() bool {
+func (c *simClient) isCrashed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.crashed
@@ -117,7 +117,7 @@ func (c *client) isCrashed() bool {
 
 // crash kills the client, once: it sends nothing more, and what the
 // factory registered with OnCrash runs.
-func (c *client) crash(why string) {
+func (c *simClient) crash(why string) {
 	c.mu.Lock()
 	if c.crashed {
 		c.mu.Unlock()
@@ -133,7 +133,7 @@ func (c *client) crash(why string) {
 // proxy cuts every connection, once the reply it may be handing over is
 // written, and refuses new ones, so that the client sends nothing more;
 // then what the factory registered with OnCrash runs.
-func (c *client) kill() (already bool) {
+func (c *simClient) kill() (already bool) {
 	c.mu.Lock()
 	already, c.crashed = c.crashed, true
 	c.mu.Unlock()
@@ -148,7 +148,7 @@ func (c *client) kill() (already bool) {
 // crashDone runs what the factory registered with OnCrash when the client
 // crashed (not when it is merely stopped at the end of its run); the proxy
 // calls it once a Crash has cut every connection.
-func (c *client) crashDone() {
+func (c *simClient) crashDone() {
 	c.mu.Lock()
 	var fs []func()
 	if c.dying {
@@ -162,7 +162,7 @@ func (c *client) crashDone() {
 
 // close ends the client for good: it is crashed if it was not, its pool
 // and proxy are closed, and what the factory registered with Cleanup runs.
-func (c *client) close() {
+func (c *simClient) close() {
 	c.resume()
 	c.kill()
 	c.mu.Lock()
@@ -193,7 +193,7 @@ func (c *client) close() {
 // process whose connection stalls with its work unfinished. Only its
 // commands are held: its goroutines and timers (a lease deadline) keep
 // running, so this is a stalled connection, not a whole-process pause.
-func (c *client) pause() {
+func (c *simClient) pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.paused == nil {
@@ -201,7 +201,7 @@ func (c *client) pause() {
 	}
 }
 
-func (c *client) resume() {
+func (c *simClient) resume() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.paused != nil {
@@ -212,7 +212,7 @@ func (c *client) resume() {
 
 // tryAcquire makes one attempt. It returns nil when the lock was not
 // acquired; crashes and ErrNotAcquired are expected, other errors abort.
-func (c *client) tryAcquire(ttl time.Duration) strategy.Lock {
+func (c *simClient) tryAcquire(ttl time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(c.r.ctx, c.r.key, ttl) })
@@ -220,12 +220,12 @@ func (c *client) tryAcquire(ttl time.Duration) strategy.Lock {
 }
 
 // acquire waits up to wait for the lock, retrying every Timing.Poll.
-func (c *client) acquire(ttl, wait time.Duration) strategy.Lock {
+func (c *simClient) acquire(ttl, wait time.Duration) strategy.Lock {
 	return c.acquireEvery(ttl, wait, c.r.tm.Poll)
 }
 
 // acquireEvery is acquire with attempts poll apart.
-func (c *client) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
+func (c *simClient) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "Acquire", func() {
@@ -237,7 +237,7 @@ func (c *client) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
 	return c.acquired(l, err)
 }
 
-func (c *client) acquired(l strategy.Lock, err error) strategy.Lock {
+func (c *simClient) acquired(l strategy.Lock, err error) strategy.Lock {
 	switch {
 	case err == nil && l == nil:
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
@@ -256,7 +256,7 @@ func (c *client) acquired(l strategy.Lock, err error) strategy.Lock {
 }
 
 // release gives l up. ErrNotHeld and crashes are recorded, not fatal.
-func (c *client) release(l strategy.Lock) {
+func (c *simClient) release(l strategy.Lock) {
 	err := c.releaseErr(l)
 	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
 		c.r.fail("%s: release: unexpected error: %v", c.name, err)
@@ -264,7 +264,7 @@ func (c *client) release(l strategy.Lock) {
 }
 
 // releaseErr gives l up and records what Release returned, whatever it is.
-func (c *client) releaseErr(l strategy.Lock) error {
+func (c *simClient) releaseErr(l strategy.Lock) error {
 	var err error
 	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
 	c.r.rec.add(c.outcome(EvReleased, "released", err))
@@ -273,7 +273,7 @@ func (c *client) releaseErr(l strategy.Lock) error {
 
 // refresh extends l and records what Refresh returned. Any error is a
 // refusal the holder hears of; only a nil error claims the lock.
-func (c *client) refresh(l strategy.Refresher, ttl time.Duration) error {
+func (c *simClient) refresh(l strategy.Refresher, ttl time.Duration) error {
 	var err error
 	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(c.r.ctx, ttl) })
 	c.r.rec.add(c.outcome(EvRefreshed, "refreshed", err))
@@ -282,7 +282,7 @@ func (c *client) refresh(l strategy.Refresher, ttl time.Duration) error {
 
 // tryAcquireErr makes one attempt and returns its lock or its error,
 // recorded, whatever it is.
-func (c *client) tryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
+func (c *simClient) tryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(c.r.ctx, c.r.key, ttl) })
@@ -300,12 +300,12 @@ func (c *client) tryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
 }
 
 // attempt makes one attempt with ctx and returns what TryAcquire returned.
-func (c *client) attempt(ctx context.Context, key string, ttl time.Duration) (l strategy.Lock, err error) {
+func (c *simClient) attempt(ctx context.Context, key string, ttl time.Duration) (l strategy.Lock, err error) {
 	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(ctx, key, ttl) })
 	return l, err
 }
 
-func (c *client) outcome(kind EventKind, ok string, err error) Event {
+func (c *simClient) outcome(kind EventKind, ok string, err error) Event {
 	e := Event{Client: c.name, Kind: kind, Reply: ok}
 	if err != nil {
 		e.Reply, e.Err = "", c.r.errText(err)
@@ -313,7 +313,7 @@ func (c *client) outcome(kind EventKind, ok string, err error) Event {
 	return e
 }
 
-func (c *client) commandsSent() int {
+func (c *simClient) commandsSent() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sent
@@ -328,7 +328,7 @@ func (c *client) commandsSent() int {
 type until struct {
 	deadline time.Time
 	poll     time.Duration
-	c        *client
+	c        *simClient
 }
 
 func (u until) Delay(int) (time.Duration, bool) {

@@ -26,7 +26,7 @@ type ContractCheck struct {
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string
-		f    func(r *run, c *client) string
+		f    func(r *run, c *simClient) string
 	}{
 		{"empty-key", contractEmptyKey},
 		{"bad-ttl", contractBadTTL},
@@ -50,7 +50,7 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 
 // contractRun runs one check on a fresh run and client, turning a failure,
 // a panic or a hang into an error.
-func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *client) string) (string, error) {
+func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *simClient) string) (string, error) {
 	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) string {
 		r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
 		defer r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
@@ -73,7 +73,7 @@ func refused(r *run, what string, l strategy.Lock, err error) {
 	}
 }
 
-func contractEmptyKey(r *run, c *client) string {
+func contractEmptyKey(r *run, c *simClient) string {
 	l, err := c.attempt(r.ctx, "", r.tm.Long)
 	switch {
 	case l == nil && err == nil:
@@ -95,7 +95,7 @@ func contractEmptyKey(r *run, c *client) string {
 	return `took "" as a key like any other; its release freed it`
 }
 
-func contractBadTTL(r *run, c *client) string {
+func contractBadTTL(r *run, c *simClient) string {
 	var errs []error
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		l, err := c.attempt(r.ctx, r.key, ttl)
@@ -108,7 +108,7 @@ func contractBadTTL(r *run, c *client) string {
 	return fmt.Sprintf("refused: %v; %v", errs[0], errs[1])
 }
 
-func contractCancelled(r *run, c *client) string {
+func contractCancelled(r *run, c *simClient) string {
 	ctx, cancel := context.WithCancel(r.ctx)
 	cancel()
 	l, err := c.attempt(ctx, r.key, r.tm.Long)
@@ -119,7 +119,7 @@ func contractCancelled(r *run, c *client) string {
 	return fmt.Sprintf("refused: %v", err)
 }
 
-func contractUnreachable(r *run, c *client) string {
+func contractUnreachable(r *run, c *simClient) string {
 	c.kill() // its connections cut and refused, as a server out of reach
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
 	refused(r, "TryAcquire with Redis out of reach", l, err)
@@ -129,7 +129,7 @@ func contractUnreachable(r *run, c *client) string {
 	return fmt.Sprintf("refused: %v", err)
 }
 
-func contractWrongType(r *run, c *client) string {
+func contractWrongType(r *run, c *simClient) string {
 	r.redis(func(conn redis.Conn) error { _, err := conn.Do("HSET", r.key, "owner", "someone else"); return err })
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
 	if l != nil {

@@ -20,8 +20,8 @@ const maxSchedules = 2000
 const stepTimeout = 5 * time.Second
 
 type schedEvent struct {
-	client int
-	cmd    string // the command it wants to send; "" when done
+	simClient int
+	cmd       string // the command it wants to send; "" when done
 }
 
 // choice is one step of a schedule: who ran, among who could.
@@ -32,14 +32,14 @@ type choice struct {
 
 // schedule runs clients' attempts under the order given by prefix, then by
 // the lowest-numbered runnable client. It returns the choices made.
-func schedule(r *run, clients []*client, attempt func(i int), prefix []int) []choice {
+func schedule(r *run, clients []*simClient, attempt func(i int), prefix []int) []choice {
 	events := make(chan schedEvent)
 	grants := make([]chan struct{}, len(clients))
 	for i, c := range clients {
 		grants[i] = make(chan struct{})
 		c.gate = func(ctx context.Context, cmd string) error {
 			select {
-			case events <- schedEvent{client: i, cmd: cmd}:
+			case events <- schedEvent{simClient: i, cmd: cmd}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -64,7 +64,7 @@ func schedule(r *run, clients []*client, attempt func(i int), prefix []int) []ch
 				clients[i].gate = nil
 				clients[i].mu.Unlock()
 				select {
-				case events <- schedEvent{client: i}:
+				case events <- schedEvent{simClient: i}:
 				case <-r.ctx.Done():
 				}
 			}()
@@ -86,9 +86,9 @@ func schedule(r *run, clients []*client, attempt func(i int), prefix []int) []ch
 	done := make([]bool, len(clients))
 	record := func(e schedEvent) {
 		if e.cmd == "" {
-			done[e.client] = true
+			done[e.simClient] = true
 		} else {
-			pending[e.client] = e.cmd
+			pending[e.simClient] = e.cmd
 		}
 	}
 	for range clients {
@@ -205,7 +205,7 @@ func boundaryText(k, n int, op string) string {
 // once it tries to send the command after it, with reached true; or once
 // op has ended without reaching it (it sent fewer commands this time). wait waits for op to end, after c is resumed, and
 // passes on an abort raised inside op.
-func pausedAt(c *client, k, n int, op string, f func()) (reached bool, wait func()) {
+func pausedAt(c *simClient, k, n int, op string, f func()) (reached bool, wait func()) {
 	why := "paused " + boundaryText(k, n, op)
 	reachedCh := make(chan struct{})
 	c.mu.Lock()
@@ -281,7 +281,7 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 		if stale != nil {
 			r.restore(*stale)
 		}
-		clients := []*client{r.newClient("A", 0), r.newClient("B", 0)}
+		clients := []*simClient{r.newClient("A", 0), r.newClient("B", 0)}
 		won := make([]bool, len(clients))
 		// A long TTL: the question is only how two attempts meet, and a
 		// winner's lock must not expire while a slow machine takes its

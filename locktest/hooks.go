@@ -17,7 +17,7 @@ var errInjected = errors.New("locktest: injected failure: the command was not se
 
 // hooks are what the client's proxy to its node-th master (0 on one
 // Redis) calls for each of its commands.
-func (c *client) hooks(node int) wire.Hooks {
+func (c *simClient) hooks(node int) wire.Hooks {
 	return wire.Hooks{
 		Before: func(ctx context.Context, cmd *wire.Command) error {
 			if err := c.unreachable(node); err != nil {
@@ -33,7 +33,7 @@ func (c *client) hooks(node int) wire.Hooks {
 
 // before runs ahead of every command: a crashed client sends nothing, a
 // paused one waits, and a scheduled one waits for its turn.
-func (c *client) before(ctx context.Context, cmd string) error {
+func (c *simClient) before(ctx context.Context, cmd string) error {
 	c.mu.Lock()
 	crashed, paused, gate := c.crashed, c.paused, c.gate
 	arrive, why := c.arrive, c.pauseWhy
@@ -79,7 +79,7 @@ func (c *client) before(ctx context.Context, cmd string) error {
 
 // unreachable returns the error of a command to a master the client is
 // cut off from: it is never sent, and the client gets an error reply.
-func (c *client) unreachable(node int) error {
+func (c *simClient) unreachable(node int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if node < len(c.cut) && c.cut[node] {
@@ -90,7 +90,7 @@ func (c *client) unreachable(node int) error {
 
 // partition cuts the client off from the given masters, or restores its
 // links to them.
-func (c *client) partition(cut bool, nodes ...int) {
+func (c *simClient) partition(cut bool, nodes ...int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, n := range nodes {
@@ -103,7 +103,7 @@ func (c *client) partition(cut bool, nodes ...int) {
 // the reply is handed to the client, so the timeline has the command
 // before anything the client does on reading its reply, and a crash comes
 // before the client can send anything more.
-func (c *client) after(node int, cmd *wire.Command, reply wire.Value, err error) {
+func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err error) {
 	if !cmd.Sent {
 		if cut := c.unreachable(node); cut != nil {
 			// Refused by a partition: the timeline shows the attempt.
@@ -174,7 +174,7 @@ func (c *client) after(node int, cmd *wire.Command, reply wire.Value, err error)
 // commandArgs types a command's arguments: the name as text, then each
 // argument through run.arg. A script's digest is named as such, and a
 // value the client writes at the key is noted as its (see ArgToken).
-func (c *client) commandArgs(args [][]byte) []Arg {
+func (c *simClient) commandArgs(args [][]byte) []Arg {
 	r := c.r
 	out := make([]Arg, len(args))
 	for i, a := range args {

@@ -10,7 +10,7 @@ import (
 // lateHolder starts the run of boundary k of a scenario in which A, late,
 // finishes an operation on a lock that has passed to B: A holds the lock
 // with the short TTL, and B and C are ready to wait for it.
-func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *client, la strategy.Lock) {
+func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *simClient, la strategy.Lock) {
 	r = newRun(fmt.Sprintf("/boundary-%d", k))
 	a, b, c = r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
 	if la = a.tryAcquire(r.tm.Short); la == nil {
@@ -24,7 +24,7 @@ func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *client, la st
 // plus slack; then A resumes, and wait waits for A's operation to end. It
 // returns B's lock, whether K still existed right after B got it and,
 // when B got nothing, why the lock had not expired, read before A resumed.
-func takeoverWhilePaused(r *run, a, b *client, wait func()) (lb strategy.Lock, held bool, why string) {
+func takeoverWhilePaused(r *run, a, b *simClient, wait func()) (lb strategy.Lock, held bool, why string) {
 	r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
 	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
 	if lb != nil {
@@ -63,7 +63,7 @@ func whoFreed(r *run, held bool, release string) string {
 //
 // With inside, A works in the critical section; done ends its work and
 // reports whether A had already stopped because its lease was lost.
-func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy.Lock, done func() bool, why string) {
+func overrunTakeover(r *run, a, b *simClient, inside, paused bool) (la, lb strategy.Lock, done func() bool, why string) {
 	l := a.tryAcquire(r.tm.Short)
 	if l == nil {
 		r.fail("A could not acquire a free lock")

@@ -37,7 +37,7 @@ func exclusion(newRun func(string) *run) Result {
 		return *broken
 	}
 	r := newRun("/contend")
-	clients := make([]*client, contenders)
+	clients := make([]*simClient, contenders)
 	for i := range clients {
 		clients[i] = r.newClient(names[i], 0)
 	}
@@ -130,7 +130,7 @@ func handover(newRun func(string) *run) (*Result, int) {
 		// that its note never races with B's first clock read.
 		r.det.enter("A")
 		r.det.leave("A")
-		clients := []*client{a, b}
+		clients := []*simClient{a, b}
 		won := []bool{false, false}
 		trace := schedule(r, clients, func(i int) {
 			c := clients[i]

@@ -20,14 +20,14 @@ type recorder struct {
 
 // wrote notes that client wrote value at the key: a token if it is the
 // only one that ever does.
-func (r *recorder) wrote(client, value string) {
+func (r *recorder) wrote(simClient, value string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.writers == nil {
 		r.writers = map[string][]string{}
 	}
-	if !slices.Contains(r.writers[value], client) {
-		r.writers[value] = append(r.writers[value], client)
+	if !slices.Contains(r.writers[value], simClient) {
+		r.writers[value] = append(r.writers[value], simClient)
 	}
 }
 

@@ -37,7 +37,7 @@ type run struct {
 	clockReads atomic.Int64
 	perms      *permissions // the NOPERMs met, the clients' and the suite's own
 	mu         sync.Mutex
-	clients    []*client
+	clients    []*simClient
 
 	// A topology scenario's servers (see topology.go): the masters the
 	// clients' proxies dial, when they are not dial, and what to stop at
@@ -131,8 +131,8 @@ func (r *run) notApplicable(reason string, args ...any) Result {
 
 // newClient builds a simulated client: a proxy of its own to Redis, a
 // redigo pool on it, and its own strategy instance from the factory.
-func (r *run) newClient(name string, skew time.Duration) *client {
-	c := &client{name: name, r: r, skew: skew}
+func (r *run) newClient(name string, skew time.Duration) *simClient {
+	c := &simClient{name: name, r: r, skew: skew}
 	nodes := r.nodes
 	if len(nodes) == 0 {
 		nodes = []nodeDial{{dial: r.dial}}
@@ -196,7 +196,7 @@ func (r *run) guard(who, what string, f func()) {
 // what their factories registered with Client.Cleanup runs.
 func (r *run) shutdown() {
 	r.mu.Lock()
-	cs := append([]*client(nil), r.clients...)
+	cs := append([]*simClient(nil), r.clients...)
 	r.mu.Unlock()
 	for _, c := range cs {
 		c.close()

@@ -4,30 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/locklab/locklab/strategy"
 )
 
-// Capabilities are the optional interfaces a lock offers, found by looking
-// at a strategy and at a lock it returned, never declared. Each one is an
-// interface of package strategy; the package documentation says how to
-// offer it.
+// Capabilities are the optional interfaces of package strategy that a
+// lock offers, found by looking at it, never declared.
 type Capabilities struct {
-	// Refresh: the lock implements strategy.Refresher, so safe-refresh
-	// can refresh it late.
-	Refresh bool
-	// Lease: the lock implements strategy.Leased: it renews itself and
-	// says when it may be lost, which renewed-overrun needs to hold.
-	Lease bool
-	// Fencing: the lock implements strategy.Fenced, so fenced-overrun's
-	// resource can refuse a late holder's write.
-	Fencing bool
-	// Notify: the strategy implements strategy.Notifier and its Subscribe
-	// gave a channel (a nil one means notifications are off), so
-	// strategy.Acquire wakes on a release instead of polling.
-	Notify bool
+	Refresh bool // the lock is a strategy.Refresher
+	Lease   bool // the lock is a strategy.Leased, with its lease on
+	Fencing bool // the lock is a strategy.Fenced, with tokens on
+	Notify  bool // the strategy is a strategy.Notifier, notifications on
 }
 
 // capability is one field of Capabilities as the log and String name it.
@@ -48,8 +36,7 @@ func (c Capabilities) list() []capability {
 	}
 }
 
-// String lists what the lock offers, then what it does not, for example
-// "refresh, fencing token; no lease, no release notification".
+// String lists what the lock offers, then what it does not.
 func (c Capabilities) String() string {
 	var has, hasNot []string
 	for _, k := range c.list() {
@@ -83,10 +70,10 @@ func (c Capabilities) explain() string {
 	return b.String()
 }
 
-// CapabilitiesOf returns the capabilities that the types of s and l show:
+// capabilitiesOf returns the capabilities that the types of s and l show:
 // l is a lock that s returned. Notify is true whenever s implements
 // strategy.Notifier; Detect also asks it for a channel.
-func CapabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
+func capabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
 	_, refresh := l.(strategy.Refresher)
 	_, lease := strategy.Lease(l)
 	_, fencing := strategy.FencingToken(l)
@@ -94,14 +81,9 @@ func CapabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
 	return Capabilities{Refresh: refresh, Lease: lease, Fencing: fencing, Notify: notify}
 }
 
-// Detect builds the strategy cfg.New makes (with the real pool and the
-// system clock), acquires a lock once on the key cfg.Key + ":capabilities",
-// looks at what it offers, and releases it. A Notifier is asked to
-// Subscribe to that key: a nil channel means notifications are off. An
-// error means no lock could be had for looking at (the factory failed, the
-// key was held, the strategy failed, panicked, or did not return within
-// cfg.Timeout, 30s when 0), or Subscribe failed. What Release returns is
-// ignored.
+// Detect acquires a lock once, on cfg.Key + ":capabilities", and says
+// what it offers; an error means no lock could be had to look at, or a
+// Notifier's Subscribe failed.
 func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	switch {
 	case cfg.New == nil:
@@ -111,28 +93,23 @@ func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	case cfg.Key == "":
 		return Capabilities{}, errors.New("locktest: Detect: empty Key")
 	}
-	timeout := cfg.timeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	type outcome struct {
 		caps Capabilities
 		err  error
 	}
-	done := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- outcome{err: fmt.Errorf("locktest: Detect: the strategy panicked: %v\n%s", v, debug.Stack())}
-			}
-		}()
+	o, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) outcome {
 		caps, err := detect(ctx, cfg)
-		done <- outcome{caps, err}
-	}()
-	select {
-	case o := <-done:
+		return outcome{caps, err}
+	})
+	switch e := err.(type) {
+	case nil:
 		return o.caps, o.err
-	case <-ctx.Done():
-		return Capabilities{}, fmt.Errorf("locktest: Detect: no lock after %v: %w", timeout, ctx.Err())
+	case *panicked:
+		return Capabilities{}, fmt.Errorf("locktest: Detect: the strategy panicked: %v\n%s", e.v, e.stack)
+	case *hung:
+		return Capabilities{}, fmt.Errorf("locktest: Detect: no lock after %v: %w", e.after, e.err)
+	default: // an abort
+		return Capabilities{}, fmt.Errorf("locktest: Detect: %w", err)
 	}
 }
 
@@ -142,15 +119,6 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	key := cfg.Key + ":capabilities"
 	r := cfg.newRun(ctx, pool, key)
 	defer r.shutdown()
-	defer func() {
-		if v := recover(); v != nil {
-			a, ok := v.(abort)
-			if !ok {
-				panic(v)
-			}
-			err = fmt.Errorf("locktest: Detect: %w", a.err)
-		}
-	}()
 	s := r.newClient("D", 0).s
 	l, err := s.TryAcquire(ctx, key, cfg.Timing.withDefaults().Long)
 	switch {
@@ -159,7 +127,7 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	case l == nil:
 		return Capabilities{}, errors.New("locktest: Detect: TryAcquire returned neither a lock nor an error")
 	}
-	caps = CapabilitiesOf(s, l)
+	caps = capabilitiesOf(s, l)
 	var subErr error
 	if n, ok := s.(strategy.Notifier); ok {
 		wake, stop, err := n.Subscribe(ctx, key)

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,12 +16,12 @@ import (
 // proxy never forwards it, and the client finds its connection cut.
 var errCrashed = errors.New("locktest: client crashed")
 
-// client is one simulated process: its own strategy instance, built by the
+// simClient is one simulated process: its own strategy instance, built by the
 // factory on a proxy of its own between it and Redis, and a clock that the
 // suite controls. Every command it sends, on any connection and from any
 // client library or language, crosses the proxy, where the suite records
 // it and steers it (see before and after).
-type client struct {
+type simClient struct {
 	name  string
 	r     *run
 	s     strategy.Strategy
@@ -59,56 +56,37 @@ type client struct {
 	closed  bool
 }
 
-// Client is what the suite gives a Factory for one simulated client. All
-// the client's commands must go to Addr, the client's own proxy to Redis,
-// on which the suite records them and injects its faults; Pool is a
-// pool already dialing it.
+// Client is what the suite gives a Factory for one simulated client:
+// every command of it must go to Addr, where the suite watches it.
 type Client struct {
-	// Name is the client's name in timelines: "A", "B", ...
-	Name string
-	// Addr is the host:port to dial: a loopback proxy to the real Redis,
-	// speaking RESP2 and RESP3 for any client library.
-	Addr string
-	// Password is what every connection to Addr must log in with (AUTH
-	// Password, or HELLO 3 AUTH default Password), before anything else:
-	// a secret of this client's own, not the server's password, so that
-	// no other process on the machine reaches Redis through the proxy.
-	// The proxy logs in to Redis itself.
+	Name string // "A", "B", ...
+	Addr string // the client's own loopback proxy to Redis (RESP2, RESP3)
+	// Password is the client's own secret for Addr (AUTH or HELLO 3 AUTH
+	// default), not the server's: the proxy logs in to Redis itself.
 	Password string
-	// Pool is a pool on Addr of redigo connections, logged in. It is a
-	// strategy.Pool, not a *redis.Pool: a constructor that takes a
-	// *redis.Pool is given one of its own, dialing Addr with Password.
-	Pool strategy.Pool
-	// Clock is the client's clock; it runs Skew ahead of the real time. A
-	// strategy that reads the time must read it here (or, in another
-	// process, be run with its clock moved by Skew).
+	Pool     strategy.Pool // logged-in redigo connections to Addr
+	// Clock is the client's clock, Skew ahead of the real time; a lock
+	// that reads the time must read it here.
 	Clock strategy.Clock
-	// Skew is how far the client's clock runs ahead of the real time.
-	Skew time.Duration
-	// Addrs and Pools are, for a lock over several independent masters
-	// (Config.Masters), an address and a pool for each master, each a
-	// proxy of the client's own, in the order of the masters. On one
-	// Redis they hold Addr and Pool alone.
+	Skew  time.Duration
+	// Addrs and Pools hold a proxy per master (Config.Masters); on one
+	// Redis, Addr and Pool alone.
 	Addrs []string
 	Pools []strategy.Pool
 
-	c *client
+	c *simClient
 }
 
-// Cleanup registers f to run when the suite is done with the client, at
-// the end of its run, after its connections are cut: it releases what the
-// factory built (a client of another library, a process, a goroutine).
-// Functions run in the reverse order of their registration.
+// Cleanup registers f to release, once the client's run is over, what the
+// factory built (a client of another library, a process); last in, first run.
 func (c Client) Cleanup(f func()) {
 	c.c.mu.Lock()
 	defer c.c.mu.Unlock()
 	c.c.cleanup = append(c.c.cleanup, f)
 }
 
-// OnCrash registers f to run when the suite crashes the client, right
-// after the reply that ends it has been handed over. By then every
-// connection of the client is cut and new ones are refused; f is for what
-// the connections do not end, such as another process, to be killed.
+// OnCrash registers f to run when the suite crashes the client, after its
+// connections are cut: to kill what they do not end, such as a process.
 func (c Client) OnCrash(f func()) {
 	c.c.mu.Lock()
 	defer c.c.mu.Unlock()
@@ -117,7 +95,7 @@ func (c Client) OnCrash(f func()) {
 
 // clientClock is a client's clock: the real time plus the client's skew.
 // Every reading is recorded.
-type clientClock struct{ c *client }
+type clientClock struct{ c *simClient }
 
 func (k clientClock) Now() time.Time {
 	now := time.Now().Add(k.c.skew)
@@ -131,7 +109,7 @@ func (k clientClock) Now() time.Time {
 	return now
 }
 
-func (c *client) isCrashed() bool {
+func (c *simClient) isCrashed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.crashed
@@ -139,7 +117,7 @@ func (c *client) isCrashed() bool {
 
 // crash kills the client, once: it sends nothing more, and what the
 // factory registered with OnCrash runs.
-func (c *client) crash(why string) {
+func (c *simClient) crash(why string) {
 	c.mu.Lock()
 	if c.crashed {
 		c.mu.Unlock()
@@ -155,7 +133,7 @@ func (c *client) crash(why string) {
 // proxy cuts every connection, once the reply it may be handing over is
 // written, and refuses new ones, so that the client sends nothing more;
 // then what the factory registered with OnCrash runs.
-func (c *client) kill() (already bool) {
+func (c *simClient) kill() (already bool) {
 	c.mu.Lock()
 	already, c.crashed = c.crashed, true
 	c.mu.Unlock()
@@ -170,7 +148,7 @@ func (c *client) kill() (already bool) {
 // crashDone runs what the factory registered with OnCrash when the client
 // crashed (not when it is merely stopped at the end of its run); the proxy
 // calls it once a Crash has cut every connection.
-func (c *client) crashDone() {
+func (c *simClient) crashDone() {
 	c.mu.Lock()
 	var fs []func()
 	if c.dying {
@@ -184,7 +162,7 @@ func (c *client) crashDone() {
 
 // close ends the client for good: it is crashed if it was not, its pool
 // and proxy are closed, and what the factory registered with Cleanup runs.
-func (c *client) close() {
+func (c *simClient) close() {
 	c.resume()
 	c.kill()
 	c.mu.Lock()
@@ -215,7 +193,7 @@ func (c *client) close() {
 // process whose connection stalls with its work unfinished. Only its
 // commands are held: its goroutines and timers (a lease deadline) keep
 // running, so this is a stalled connection, not a whole-process pause.
-func (c *client) pause() {
+func (c *simClient) pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.paused == nil {
@@ -223,7 +201,7 @@ func (c *client) pause() {
 	}
 }
 
-func (c *client) resume() {
+func (c *simClient) resume() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.paused != nil {
@@ -232,284 +210,131 @@ func (c *client) resume() {
 	}
 }
 
-// before runs ahead of every command: a crashed client sends nothing, a
-// paused one waits, and a scheduled one waits for its turn.
-func (c *client) before(ctx context.Context, cmd string) error {
-	c.mu.Lock()
-	crashed, paused, gate := c.crashed, c.paused, c.gate
-	arrive, why := c.arrive, c.pauseWhy
-	if paused != nil && !crashed {
-		c.arrive = nil
-	}
-	c.mu.Unlock()
-	if crashed {
-		return errCrashed
-	}
-	if paused != nil {
-		// A pause at a boundary begins here, at the next command, once
-		// whatever the client does between two commands (a clock read, a
-		// compare) is done: the timeline is the same on every run.
-		if arrive != nil {
-			c.r.rec.add(Event{Client: c.name, Kind: EvPause, Text: why})
-			close(arrive)
-		}
-		select {
-		case <-paused:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.r.ctx.Done():
-			return c.r.ctx.Err()
-		}
-	}
-	if gate != nil {
-		if err := gate(ctx, cmd); err != nil {
-			return err
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.crashed {
-		return errCrashed
-	}
-	if c.failNext {
-		c.failNext = false
-		return errInjected
-	}
-	return nil
+// tryAcquire makes one attempt. It returns nil when the lock was not
+// acquired; crashes and ErrNotAcquired are expected, other errors abort.
+func (c *simClient) tryAcquire(ttl time.Duration) strategy.Lock {
+	var l strategy.Lock
+	var err error
+	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(c.r.ctx, c.r.key, ttl) })
+	return c.acquired(l, err)
 }
 
-// errInjected is the error of a command the suite made fail: it was never
-// sent, as when a connection drops before a request leaves.
-var errInjected = errors.New("locktest: injected failure: the command was not sent")
-
-// hooks are what the client's proxy to its node-th master (0 on one
-// Redis) calls for each of its commands.
-func (c *client) hooks(node int) wire.Hooks {
-	return wire.Hooks{
-		Before: func(ctx context.Context, cmd *wire.Command) error {
-			if err := c.unreachable(node); err != nil {
-				return err
-			}
-			return c.before(ctx, cmd.Name())
-		},
-		After: func(cmd *wire.Command, reply wire.Value, err error) {
-			c.after(node, cmd, reply, err)
-		},
-	}
+// acquire waits up to wait for the lock, retrying every Timing.Poll.
+func (c *simClient) acquire(ttl, wait time.Duration) strategy.Lock {
+	return c.acquireEvery(ttl, wait, c.r.tm.Poll)
 }
 
-// unreachable returns the error of a command to a master the client is
-// cut off from: it is never sent, and the client gets an error reply.
-func (c *client) unreachable(node int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if node < len(c.cut) && c.cut[node] {
-		return fmt.Errorf("locktest: %s cannot reach %s: the network between them is cut", c.name, c.nodes[node])
+// acquireEvery is acquire with attempts poll apart.
+func (c *simClient) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
+	var l strategy.Lock
+	var err error
+	c.r.guard(c.name, "Acquire", func() {
+		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
+	})
+	if err != nil && c.r.ctx.Err() != nil {
+		c.r.fail("watchdog: %v", c.r.ctx.Err())
 	}
-	return nil
+	return c.acquired(l, err)
 }
 
-// partition cuts the client off from the given masters, or restores its
-// links to them.
-func (c *client) partition(cut bool, nodes ...int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, n := range nodes {
-		c.cut[n] = cut
-	}
-}
-
-// after records a command and its reply, counts it, and crashes or pauses
-// the client when its count is reached. The proxy calls it just before
-// the reply is handed to the client, so the timeline has the command
-// before anything the client does on reading its reply, and a crash comes
-// before the client can send anything more.
-func (c *client) after(node int, cmd *wire.Command, reply wire.Value, err error) {
-	if !cmd.Sent {
-		if cut := c.unreachable(node); cut != nil {
-			// Refused by a partition: the timeline shows the attempt.
-			e := Event{Client: c.name, Kind: EvCommand, Node: c.nodes[node], Args: c.commandArgs(cmd.Args),
-				Err: "unreachable: the network between them is cut"}
-			for _, a := range e.Args {
-				e.Command = append(e.Command, a.String())
-			}
-			c.r.rec.add(e)
-		}
-		return // failed before it left (a crash, an injected failure): Redis never saw it
-	}
-	if err != nil && c.isCrashed() {
-		return // in flight when the suite cut the client: it never learned the outcome
-	}
-	name := cmd.Name()
-	e := Event{Client: c.name, Kind: EvCommand, Args: c.commandArgs(cmd.Args)}
-	if len(c.nodes) > 1 {
-		e.Node = c.nodes[node]
-	}
-	e.Command = make([]string, len(e.Args))
-	for i, a := range e.Args {
-		e.Command[i] = a.String()
-	}
+func (c *simClient) acquired(l strategy.Lock, err error) strategy.Lock {
 	switch {
-	case err != nil:
-		e.Err = "no reply: the connection closed first"
-	case reply.IsError():
-		e.Err = c.r.errText(errors.New(string(reply.Text)))
-		c.r.perms.saw(e.Command, string(reply.Text))
+	case err == nil && l == nil:
+		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+	case err == nil:
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "lock acquired"})
+		return l
+	case errors.Is(err, strategy.ErrNotAcquired):
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "not acquired"})
+	case c.isCrashed():
+		// Whatever a crashed client's commands return (a cut connection)
+		// is the crash, not the strategy's doing.
 	default:
-		e.ReplyArgs = replyArgs(c.r, reply)
-		if name == "SCRIPT" && len(cmd.Args) > 1 && strings.EqualFold(string(cmd.Args[1]), "LOAD") && len(e.ReplyArgs) == 1 {
-			c.r.rec.digest(e.ReplyArgs[0].Text)
-			e.ReplyArgs[0].Kind = ArgDigest
-		}
-		e.Reply = joinArgs(e.ReplyArgs, "")
-	}
-	c.r.rec.add(e)
-	c.mu.Lock()
-	c.sent++
-	switch name {
-	case "MULTI":
-		c.inMulti = err == nil && !reply.IsError()
-	case "EXEC", "DISCARD":
-		c.inMulti = false
-	}
-	crash := c.crashAfter > 0 && c.sent >= c.crashAfter
-	sent := c.sent
-	if !crash && c.pauseAt > 0 && c.sent == c.pauseAt {
-		c.pauseAt = 0
-		if c.paused == nil {
-			c.paused = make(chan struct{})
-		}
-		if c.inMulti {
-			c.pauseWhy += " (inside MULTI: what it queued runs only at EXEC)"
-		}
-		c.arrive, c.reached = c.reached, nil
-		c.mu.Unlock()
-		return
-	}
-	c.mu.Unlock()
-	if crash {
-		c.crash(fmt.Sprintf("dies right after its command #%d (%s) returns", sent, name))
-	}
-}
-
-// commandArgs types a command's arguments: the name as text, then each
-// argument through run.arg. A script's digest is named as such, and a
-// value the client writes at the key is noted as its (see ArgToken).
-func (c *client) commandArgs(args [][]byte) []Arg {
-	r := c.r
-	out := make([]Arg, len(args))
-	for i, a := range args {
-		if i == 0 {
-			out[i] = Arg{Kind: ArgText, Text: string(a)} // the command's name, as the client wrote it
-			continue
-		}
-		out[i] = r.arg(string(a))
-	}
-	if len(args) == 0 {
-		return out
-	}
-	name := strings.ToUpper(string(args[0]))
-	if (name == "EVALSHA" || name == "EVALSHA_RO") && len(out) > 1 {
-		out[1].Kind = ArgDigest
-		r.rec.digest(out[1].Text)
-	}
-	for _, i := range written(name, out) {
-		if out[i].Kind == ArgText && out[i].Text != "" {
-			r.rec.wrote(c.name, out[i].Text)
-		}
-	}
-	return out
-}
-
-// written returns the positions of the values a command writes at the key
-// (args[0] is its name, upper-cased in name): the value of SET, SETNX,
-// GETSET, SETEX, PSETEX and MSET, the fields and values of HSET, HMSET and
-// HSETNX, HINCRBY's field, and every argument of a script or function
-// called with the key among its keys.
-func written(name string, args []Arg) []int {
-	isKey := func(i int) bool { return i < len(args) && args[i].Kind == ArgKey }
-	switch name {
-	case "SET", "SETNX", "GETSET":
-		if isKey(1) && len(args) > 2 {
-			return []int{2}
-		}
-	case "SETEX", "PSETEX":
-		if isKey(1) && len(args) > 3 {
-			return []int{3}
-		}
-	case "MSET", "MSETNX":
-		for i := 1; i+1 < len(args); i += 2 {
-			if isKey(i) {
-				return []int{i + 1}
-			}
-		}
-	case "HSET", "HMSET", "HSETNX", "HINCRBY", "HINCRBYFLOAT":
-		if !isKey(1) {
-			return nil
-		}
-		var out []int
-		for i := 2; i < len(args); i++ {
-			if strings.HasPrefix(name, "HINCRBY") && i > 2 {
-				break
-			}
-			out = append(out, i)
-		}
-		return out
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
-		if len(args) < 3 {
-			return nil
-		}
-		n, err := strconv.Atoi(args[2].Text)
-		if err != nil || n < 0 || 3+n > len(args) {
-			return nil
-		}
-		if !slices.ContainsFunc(args[3:3+n], func(a Arg) bool { return a.Kind == ArgKey }) {
-			return nil
-		}
-		var out []int
-		for i := 3 + n; i < len(args); i++ {
-			out = append(out, i)
-		}
-		return out
+		c.r.fail("%s: acquire: unexpected error: %v", c.name, err)
 	}
 	return nil
 }
 
-// replyArgs types a reply for the timeline: a status (OK) as text, strings
-// and integers through run.arg (the key as K, times from t0), a null as
-// (nil), an error inside an array as "error: ...", an array as "[", its
-// elements with ", " between them, and "]".
-func replyArgs(r *run, v wire.Value) []Arg {
-	if v.Kind == wire.SimpleString {
-		return []Arg{{Kind: ArgText, Text: string(v.Text)}}
+// release gives l up. ErrNotHeld and crashes are recorded, not fatal.
+func (c *simClient) release(l strategy.Lock) {
+	err := c.releaseErr(l)
+	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
+		c.r.fail("%s: release: unexpected error: %v", c.name, err)
 	}
-	return valueArgs(r, v, nil)
 }
 
-func valueArgs(r *run, v wire.Value, out []Arg) []Arg {
-	text := func(s string) []Arg { return append(out, Arg{Kind: ArgText, Text: s}) }
+// releaseErr gives l up and records what Release returned, whatever it is.
+func (c *simClient) releaseErr(l strategy.Lock) error {
+	var err error
+	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
+	c.r.rec.add(c.outcome(EvReleased, "released", err))
+	return err
+}
+
+// refresh extends l and records what Refresh returned. Any error is a
+// refusal the holder hears of; only a nil error claims the lock.
+func (c *simClient) refresh(l strategy.Refresher, ttl time.Duration) error {
+	var err error
+	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(c.r.ctx, ttl) })
+	c.r.rec.add(c.outcome(EvRefreshed, "refreshed", err))
+	return err
+}
+
+// tryAcquireErr makes one attempt and returns its lock or its error,
+// recorded, whatever it is.
+func (c *simClient) tryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
+	var l strategy.Lock
+	var err error
+	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(c.r.ctx, c.r.key, ttl) })
 	switch {
-	case v.Nil:
-		return text("(nil)")
-	case v.IsError():
-		return text("error: " + string(v.Text))
+	case err == nil && l == nil:
+		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+	case err == nil:
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "lock acquired"})
+	case errors.Is(err, strategy.ErrNotAcquired):
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "not acquired"})
+	default:
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Err: c.r.errText(err)})
 	}
-	switch v.Kind {
-	case wire.SimpleString, wire.BulkString, wire.Integer, wire.Verbatim, wire.Double, wire.BigNumber:
-		s := string(v.Text)
-		if v.Kind == wire.Verbatim && len(s) >= 4 {
-			s = s[4:]
-		}
-		return append(out, r.arg(s))
-	case wire.Array, wire.Set, wire.Push:
-		out = text("[")
-		for i, x := range v.Elems {
-			if i > 0 {
-				out = append(out, Arg{Kind: ArgText, Text: ", "})
-			}
-			out = valueArgs(r, x, out)
-		}
-		return append(out, Arg{Kind: ArgText, Text: "]"})
+	return l, err
+}
+
+// attempt makes one attempt with ctx and returns what TryAcquire returned.
+func (c *simClient) attempt(ctx context.Context, key string, ttl time.Duration) (l strategy.Lock, err error) {
+	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(ctx, key, ttl) })
+	return l, err
+}
+
+func (c *simClient) outcome(kind EventKind, ok string, err error) Event {
+	e := Event{Client: c.name, Kind: kind, Reply: ok}
+	if err != nil {
+		e.Reply, e.Err = "", c.r.errText(err)
 	}
-	return text(v.String())
+	return e
+}
+
+func (c *simClient) commandsSent() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sent
+}
+
+// until retries every poll while the next attempt would start before the
+// deadline. Unlike a context deadline it never cuts a command short, so a
+// waiter's timeline ends on a whole attempt.
+// Each failed attempt that is followed by another is recorded as one
+// that was not acquired, as the last is by acquired, so that a timeline
+// shows where each attempt ends.
+type until struct {
+	deadline time.Time
+	poll     time.Duration
+	c        *simClient
+}
+
+func (u until) Delay(int) (time.Duration, bool) {
+	again := time.Now().Add(u.poll).Before(u.deadline)
+	if again {
+		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvAcquired, Reply: "not acquired"})
+	}
+	return u.poll, again
 }

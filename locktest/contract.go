@@ -4,41 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/strategy"
 )
 
-// ContractCheck is one check of Contract: what was asked of the lock, and
-// Err when the lock did not do it.
+// ContractCheck is one check of Contract.
 type ContractCheck struct {
 	Name string // empty-key, bad-ttl, cancelled, unreachable, wrong-type
 	What string // what the lock did, when it passed
 	Err  error  // what went wrong, when it did not
 }
 
-// Contract checks what every lock must do whatever its algorithm, each on
-// a client of its own built by cfg.New, under a watchdog (cfg.Timeout,
-// 30s when 0):
-//   - empty-key: TryAcquire with an empty key fails and writes nothing,
-//     or locks "" as any other key, whose Release frees it;
-//   - bad-ttl: TryAcquire with a TTL of zero, or a negative one, fails,
-//     and writes nothing;
-//   - cancelled: TryAcquire with a context already cancelled fails, and
-//     leaves no lock behind;
-//   - unreachable: with Redis out of reach (the client's connections cut
-//     and refused), TryAcquire fails, and not with ErrNotAcquired, which
-//     would tell the caller someone else holds the lock;
-//   - wrong-type: on a key that holds a hash, TryAcquire returns no lock,
-//     and the hash is left as it was.
-//
-// None may panic or hang. Run and RunConfig run the contract first.
+// Contract checks, under the watchdog, what every lock must do whatever
+// its algorithm: refuse the empty key or lock it as any other (empty-key),
+// refuse a TTL of zero or less (bad-ttl), leave no lock after a cancelled
+// attempt (cancelled), fail, and not with ErrNotAcquired, when Redis is out
+// of reach (unreachable), and leave a key of another type alone
+// (wrong-type). None may panic or hang.
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string
-		f    func(r *run, c *client) string
+		f    func(r *run, c *simClient) string
 	}{
 		{"empty-key", contractEmptyKey},
 		{"bad-ttl", contractBadTTL},
@@ -62,47 +50,21 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 
 // contractRun runs one check on a fresh run and client, turning a failure,
 // a panic or a hang into an error.
-func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *client) string) (string, error) {
-	timeout := cfg.timeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
-	type outcome struct {
-		what string
-		err  error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				if a, ok := v.(abort); ok {
-					done <- outcome{err: a.err}
-					return
-				}
-				done <- outcome{err: fmt.Errorf("panicked: %v\n%s", v, debug.Stack())}
-			}
-		}()
+func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *simClient) string) (string, error) {
+	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) string {
+		r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
+		defer r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
 		defer r.shutdown()
-		what := f(r, r.newClient("A", 0))
-		done <- outcome{what: what}
-	}()
-	select {
-	case o := <-done:
-		r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
-		return o.what, o.err
-	case <-ctx.Done():
-		return "", fmt.Errorf("watchdog: the lock did not return within %v", timeout)
+		return f(r, r.newClient("A", 0))
+	})
+	if h, ok := err.(*hung); ok {
+		return "", fmt.Errorf("watchdog: the lock did not return within %v", h.after)
 	}
-}
-
-// attempt makes one attempt with ctx and returns what TryAcquire returned.
-func (c *client) attempt(ctx context.Context, key string, ttl time.Duration) (l strategy.Lock, err error) {
-	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(ctx, key, ttl) })
-	return l, err
+	return what, err
 }
 
 // refused fails the run unless the attempt failed without a lock.
-func (r *run) refused(what string, l strategy.Lock, err error) {
+func refused(r *run, what string, l strategy.Lock, err error) {
 	if l != nil {
 		r.fail("%s gave a lock; it must fail", what)
 	}
@@ -111,7 +73,7 @@ func (r *run) refused(what string, l strategy.Lock, err error) {
 	}
 }
 
-func contractEmptyKey(r *run, c *client) string {
+func contractEmptyKey(r *run, c *simClient) string {
 	l, err := c.attempt(r.ctx, "", r.tm.Long)
 	switch {
 	case l == nil && err == nil:
@@ -133,11 +95,11 @@ func contractEmptyKey(r *run, c *client) string {
 	return `took "" as a key like any other; its release freed it`
 }
 
-func contractBadTTL(r *run, c *client) string {
+func contractBadTTL(r *run, c *simClient) string {
 	var errs []error
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		l, err := c.attempt(r.ctx, r.key, ttl)
-		r.refused(fmt.Sprintf("TryAcquire with a TTL of %v", ttl), l, err)
+		refused(r, fmt.Sprintf("TryAcquire with a TTL of %v", ttl), l, err)
 		if r.exists(r.key) {
 			r.fail("TryAcquire with a TTL of %v failed (%v) but wrote the key", ttl, err)
 		}
@@ -146,28 +108,28 @@ func contractBadTTL(r *run, c *client) string {
 	return fmt.Sprintf("refused: %v; %v", errs[0], errs[1])
 }
 
-func contractCancelled(r *run, c *client) string {
+func contractCancelled(r *run, c *simClient) string {
 	ctx, cancel := context.WithCancel(r.ctx)
 	cancel()
 	l, err := c.attempt(ctx, r.key, r.tm.Long)
-	r.refused("TryAcquire with a cancelled context", l, err)
+	refused(r, "TryAcquire with a cancelled context", l, err)
 	if r.exists(r.key) {
 		r.fail("TryAcquire with a cancelled context failed (%v) but left the key held", err)
 	}
 	return fmt.Sprintf("refused: %v", err)
 }
 
-func contractUnreachable(r *run, c *client) string {
+func contractUnreachable(r *run, c *simClient) string {
 	c.kill() // its connections cut and refused, as a server out of reach
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
-	r.refused("TryAcquire with Redis out of reach", l, err)
+	refused(r, "TryAcquire with Redis out of reach", l, err)
 	if errors.Is(err, strategy.ErrNotAcquired) {
 		r.fail("with Redis out of reach, TryAcquire says someone else holds the lock (%v): a caller that retries on ErrNotAcquired waits on a dead server", err)
 	}
 	return fmt.Sprintf("refused: %v", err)
 }
 
-func contractWrongType(r *run, c *client) string {
+func contractWrongType(r *run, c *simClient) string {
 	r.redis(func(conn redis.Conn) error { _, err := conn.Do("HSET", r.key, "owner", "someone else"); return err })
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
 	if l != nil {
@@ -192,15 +154,4 @@ func contractWrongType(r *run, c *client) string {
 		r.fail("TryAcquire on a key that holds a hash failed (%v) but changed the key: now a %s, owner %q", err, typ, owner)
 	}
 	return fmt.Sprintf("no lock, the hash untouched: %v", err)
-}
-
-// exists says whether key exists, read on the suite's own connection.
-func (r *run) exists(key string) bool {
-	var n int
-	r.redis(func(conn redis.Conn) error {
-		var err error
-		n, err = redis.Int(conn.Do("EXISTS", key))
-		return err
-	})
-	return n > 0
 }

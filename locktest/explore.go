@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/locklab/locklab/strategy"
 )
 
 // The scheduler runs clients one command at a time, in an order it chooses,
@@ -18,8 +20,8 @@ const maxSchedules = 2000
 const stepTimeout = 5 * time.Second
 
 type schedEvent struct {
-	client int
-	cmd    string // the command it wants to send; "" when done
+	simClient int
+	cmd       string // the command it wants to send; "" when done
 }
 
 // choice is one step of a schedule: who ran, among who could.
@@ -30,14 +32,14 @@ type choice struct {
 
 // schedule runs clients' attempts under the order given by prefix, then by
 // the lowest-numbered runnable client. It returns the choices made.
-func (r *run) schedule(clients []*client, attempt func(i int), prefix []int) []choice {
+func schedule(r *run, clients []*simClient, attempt func(i int), prefix []int) []choice {
 	events := make(chan schedEvent)
 	grants := make([]chan struct{}, len(clients))
 	for i, c := range clients {
 		grants[i] = make(chan struct{})
 		c.gate = func(ctx context.Context, cmd string) error {
 			select {
-			case events <- schedEvent{client: i, cmd: cmd}:
+			case events <- schedEvent{simClient: i, cmd: cmd}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -62,7 +64,7 @@ func (r *run) schedule(clients []*client, attempt func(i int), prefix []int) []c
 				clients[i].gate = nil
 				clients[i].mu.Unlock()
 				select {
-				case events <- schedEvent{client: i}:
+				case events <- schedEvent{simClient: i}:
 				case <-r.ctx.Done():
 				}
 			}()
@@ -84,9 +86,9 @@ func (r *run) schedule(clients []*client, attempt func(i int), prefix []int) []c
 	done := make([]bool, len(clients))
 	record := func(e schedEvent) {
 		if e.cmd == "" {
-			done[e.client] = true
+			done[e.simClient] = true
 		} else {
-			pending[e.client] = e.cmd
+			pending[e.simClient] = e.cmd
 		}
 	}
 	for range clients {
@@ -146,21 +148,158 @@ func nextPrefix(trace []choice) ([]int, bool) {
 	return nil, false
 }
 
-// staleTakeoverRace: A and B both find the lock a crashed holder left, and
-// every interleaving of their two attempts is tried; at most one may win.
-func staleTakeoverRace(newRun func(string) *run) Result {
-	stale := makeStale(newRun)
-	if !stale.exists {
-		r := newRun("/none")
-		return r.notApplicable("Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key (exclusion races two acquires on one)")
+// Boundaries of an operation. Wherever a scenario pauses or crashes a client
+// during an operation (a release, a refresh), it tries every boundary
+// between the operation's commands in turn: before the first one (boundary
+// 0), after the first, after the second, and so on. A check-then-act split
+// over two commands meets its race at the boundary between them.
+//
+// A boundary is one between commands the client sends. Commands queued
+// inside MULTI run on the server only at EXEC, and a script runs as one
+// command: the timeline says so, and no boundary is pretended inside them.
+
+// opCounts says how many commands a successful release and refresh send.
+type opCounts struct {
+	acquire   int
+	release   int
+	refresh   int
+	refresher bool // whether the lock implements strategy.Refresher
+}
+
+// countOps acquires a lock, refreshes it where it can, and releases it,
+// counting the commands of each; a first round on a key of its own loads
+// what a strategy loads once per server (a script: EVALSHA, NOSCRIPT,
+// EVAL), so that it is not counted.
+func countOps(newRun func(string) *run) opCounts {
+	var n opCounts
+	for _, suffix := range []string{"/warm-up", "/count"} {
+		r := newRun(suffix)
+		p := r.newClient("P", 0)
+		l := p.tryAcquire(r.tm.Long)
+		n.acquire = p.commandsSent()
+		if l == nil {
+			r.fail("P could not acquire a free lock")
+		}
+		if rf, ok := l.(strategy.Refresher); ok {
+			n.refresher = true
+			from := p.commandsSent()
+			p.refresh(rf, r.tm.Long)
+			n.refresh = p.commandsSent() - from
+		}
+		from := p.commandsSent()
+		p.release(l)
+		n.release = p.commandsSent() - from
+		r.shutdown()
 	}
-	if probe(newRun, stale)[1].commands == 0 {
-		r := newRun("/none")
-		r.restore(stale)
-		after := r.tm.Short + r.tm.staleAfter()
-		return r.notApplicable("no stale lock to take over: %v after its holder crashed, nobody could take it over: %s", after, r.unexpired(r.tm.Short, after))
+	return n
+}
+
+// boundaryText names boundary k of an operation of n commands.
+func boundaryText(k, n int, op string) string {
+	if k == 0 {
+		return fmt.Sprintf("before the first command of its %s", op)
 	}
-	return race(newRun, &stale, "both waiters found the same stale lock and both took it over", "on a stale lock")
+	return fmt.Sprintf("after command %d of %d of its %s", k, n, op)
+}
+
+// pausedAt runs op on its own goroutine with c paused at boundary k of it
+// (see boundaryText). It returns once c has reached the boundary, that is
+// once it tries to send the command after it, with reached true; or once
+// op has ended without reaching it (it sent fewer commands this time). wait waits for op to end, after c is resumed, and
+// passes on an abort raised inside op.
+func pausedAt(c *simClient, k, n int, op string, f func()) (reached bool, wait func()) {
+	p := c.pauseInside(k, n, op, f)
+	return p.reached, p.wait
+}
+
+// pausedOp is an operation of a client, running on a goroutine of its own,
+// inside which the client is paused at a boundary.
+type pausedOp struct {
+	c       *simClient
+	k, n    int
+	op      string
+	reached bool     // the client is paused at boundary k
+	ended   chan any // op's recovered panic, once it has ended
+	done    bool     // op has ended, and v is what it raised
+	v       any
+}
+
+// pauseInside is pausedAt, returning the operation, which can then be
+// taken on boundary by boundary (next).
+func (c *simClient) pauseInside(k, n int, op string, f func()) *pausedOp {
+	why := "paused " + boundaryText(k, n, op)
+	reachedCh := make(chan struct{})
+	c.mu.Lock()
+	c.pauseWhy = why
+	if k == 0 {
+		c.paused, c.arrive = make(chan struct{}), reachedCh
+	} else {
+		c.pauseAt, c.reached = c.sent+k, reachedCh
+	}
+	c.mu.Unlock()
+	p := &pausedOp{c: c, k: k, n: n, op: op, ended: make(chan any, 1)}
+	go func() {
+		defer func() { p.ended <- recover() }()
+		f()
+	}()
+	select {
+	case <-reachedCh:
+		p.reached = true
+	case p.v = <-p.ended:
+		p.done = true
+	}
+	if !p.reached {
+		p.unpause()
+		p.wait()
+		c.r.note("%s's %s ended before reaching that boundary", c.name, op)
+	}
+	return p
+}
+
+// next lets the paused client send one more command of its operation and
+// pause again at the boundary after it. It reports whether the client is
+// paused there; false once the operation has ended instead.
+func (p *pausedOp) next() bool {
+	if p.done {
+		return false
+	}
+	c := p.c
+	p.k++
+	reachedCh := make(chan struct{})
+	c.mu.Lock()
+	c.pauseWhy = "paused " + boundaryText(p.k, p.n, p.op)
+	c.pauseAt, c.reached = c.sent+1, reachedCh
+	c.mu.Unlock()
+	c.resume()
+	select {
+	case <-reachedCh:
+		return true
+	case p.v = <-p.ended:
+		p.done = true
+		p.unpause()
+		return false
+	}
+}
+
+// unpause drops a pause the client never reached.
+func (p *pausedOp) unpause() {
+	c := p.c
+	c.mu.Lock()
+	c.pauseAt, c.reached, c.arrive = 0, nil, nil
+	c.mu.Unlock()
+	c.resume()
+}
+
+// wait waits for the operation to end, once the client is resumed, and
+// passes on an abort raised inside it.
+func (p *pausedOp) wait() {
+	if !p.done {
+		p.v = <-p.ended
+		p.done = true
+	}
+	if p.v != nil {
+		panic(p.v)
+	}
 }
 
 // interleavings plays a schedule of the clients' commands on a fresh run
@@ -196,17 +335,18 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 		if stale != nil {
 			r.restore(*stale)
 		}
-		clients := []*client{r.newClient("A", 0), r.newClient("B", 0)}
+		clients := []*simClient{r.newClient("A", 0), r.newClient("B", 0)}
 		won := make([]bool, len(clients))
 		// A long TTL: the question is only how two attempts meet, and a
 		// winner's lock must not expire while a slow machine takes its
 		// time between the scheduled steps.
-		trace := r.schedule(clients, func(i int) {
+		trace := schedule(r, clients, func(i int) {
 			if l := clients[i].tryAcquire(r.tm.Long); l != nil {
 				won[i] = true
 				r.det.enter(clients[i].name)
 			}
 		}, prefix)
+
 		if won[0] && won[1] {
 			res := r.breaks("%s (interleaving %d of their commands): %s", broken, n, mustOverlap(r))
 			return trace, &res
@@ -217,43 +357,6 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 		return *res
 	}
 	return last.holds("in each of the %d interleavings of two clients' attempts %s, at most one won", n, where)
-}
-
-// handover: A holds the lock, releases it and at once tries to acquire it
-// again, while B makes one attempt; every interleaving of their commands
-// is tried, and at most one of them may end up holding the lock. The TTL
-// is long: nothing expires, the question is only how a release meets an
-// attempt under way. It returns the break, or nil and the number of
-// interleavings tried.
-func handover(newRun func(string) *run) (*Result, int) {
-	return interleavings(newRun, "handover", func(r *run, n int, prefix []int) ([]choice, *Result) {
-		a, b := r.newClient("A", 0), r.newClient("B", 0)
-		la := a.tryAcquire(r.tm.Long)
-		if la == nil {
-			r.fail("A could not acquire a free lock")
-		}
-		// A leaves the critical section before the schedule starts, so
-		// that its note never races with B's first clock read.
-		r.det.enter("A")
-		r.det.leave("A")
-		clients := []*client{a, b}
-		won := []bool{false, false}
-		trace := r.schedule(clients, func(i int) {
-			c := clients[i]
-			if c == a {
-				c.releaseErr(la)
-			}
-			if l := c.tryAcquire(r.tm.Long); l != nil {
-				won[i] = true
-				r.det.enter(c.name)
-			}
-		}, prefix)
-		if won[0] && won[1] {
-			res := r.breaks("A released its lock and at once acquired it again while B made one attempt, and both got it (interleaving %d of their commands): %s", n, mustOverlap(r))
-			return trace, &res
-		}
-		return trace, nil
-	})
 }
 
 func mustOverlap(r *run) string {

@@ -8,26 +8,19 @@ import (
 // A timeline repeats itself: a waiter polls the key a hundred times, a
 // scenario retries the same commands. Fold finds the repetitions, once for
 // every form that shows a timeline: report's diagrams draw each as a loop,
-// FormatTimeline writes it once.
+// formatEvents writes it once.
 
 // Repeat is a stretch of a timeline seen len(Events) times in a row, or
 // once.
 type Repeat struct {
-	// Events holds one slice per repetition.
-	Events [][]Event
-	// First and Last are the repetitions to show, merged: the first and
-	// the last, but for a client's failed attempts the first and last of
-	// the way most of them went; the others count, but are not shown.
+	Events [][]Event // one slice per repetition
+	// First and Last are the repetitions to show, merged.
 	First, Last int
 }
 
-// Fold cuts a timeline into Repeats, in order: each client's failed
-// attempts in a row (its commands and clock readings, each attempt ended
-// by an EvAcquired "not acquired") as one Repeat from the first that went
-// the way most did, those before it once each; and, elsewhere, at each
-// point the block of up to six events that repeats to cover the most
-// events. Two events are the same when all but their times, the times in
-// their values and which token a client wrote are equal.
+// Fold cuts a timeline into Repeats, in order: a client's failed attempts
+// in a row, and elsewhere blocks of up to six events, seen again and again
+// with only times and tokens changed.
 func Fold(tl []Event) []Repeat { return groups(tl) }
 
 // maxGroup is the longest group of events that collapse looks for.
@@ -37,8 +30,7 @@ const maxGroup = 6
 // failed.
 const notAcquired = "not acquired"
 
-// TypedCommand returns Args, or, for an event recorded without them, the
-// Command as text.
+// TypedCommand returns Args, or Command as text.
 func (e Event) TypedCommand() []Arg {
 	if e.Args != nil {
 		return e.Args
@@ -50,8 +42,7 @@ func (e Event) TypedCommand() []Arg {
 	return out
 }
 
-// TypedReply returns ReplyArgs, or, for an event recorded without them,
-// the Reply as text.
+// TypedReply returns ReplyArgs, or Reply as text.
 func (e Event) TypedReply() []Arg {
 	if e.ReplyArgs != nil || e.Reply == "" {
 		return e.ReplyArgs
@@ -59,8 +50,7 @@ func (e Event) TypedReply() []Arg {
 	return []Arg{{Kind: ArgText, Text: e.Reply}}
 }
 
-// TypedText returns TextArgs, or, for an event recorded without them, the
-// Text as text.
+// TypedText returns TextArgs, or Text as text.
 func (e Event) TypedText() []Arg {
 	if e.TextArgs != nil || e.Text == "" {
 		return e.TextArgs

@@ -24,12 +24,10 @@ import (
 // run again, on fresh keys; if it is disturbed every time, it ends without
 // a verdict.
 
-// ErrInconclusive is the error of a Result whose check was disturbed by the
-// server in each of its runs: it says nothing about the strategy.
+// ErrInconclusive: the server was disturbed in every run of the check.
 var ErrInconclusive = errors.New("locktest: inconclusive: the server was disturbed during every run of the check")
 
-// ErrEvicted matches (errors.Is) the disturbance of a check during which
-// the server evicted keys.
+// ErrEvicted matches a check during which the server evicted keys.
 var ErrEvicted = errors.New("locktest: the server evicted keys during the check")
 
 // checkRuns is how many times a disturbed check is run in all.

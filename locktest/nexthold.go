@@ -72,7 +72,7 @@ func (after keyView) changedFrom(before keyView) string {
 // after each command K must be as it was, and at each boundary C must not
 // acquire. It returns what went wrong, or "" once p has ended with B's
 // lock as it was.
-func (r *run) lateSteps(p *pausedOp, b, c *client) string {
+func (r *run) lateSteps(p *pausedOp, b, c *simClient) string {
 	b.pause()
 	defer b.resume()
 	view := r.viewKey()

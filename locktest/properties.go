@@ -1,107 +1,35 @@
 package locktest
 
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
 // Property names one scenario the suite runs against a strategy.
 type Property string
 
-// The properties, in the order the suite runs them.
+// The properties; each prop_*.go file says what its scenario does.
 const (
-	// Exclusion, the fault-free baseline: two clients race for a free key
-	// in every interleaving of their attempts' commands, then many clients
-	// contend for it and work well inside the TTL; never two inside at once.
-	Exclusion Property = "exclusion"
-	// CrashRecovery: the holder crashes after acquiring and never releases;
-	// a waiter must get the lock within the TTL plus some slack.
-	CrashRecovery Property = "crash-recovery"
-	// CrashMidAcquire: a client dies between the commands of its acquire,
-	// after each command in turn; a waiter must still get the lock.
-	CrashMidAcquire Property = "crash-mid-acquire"
-	// StaleTakeoverRace: two waiters find the same expired lock at the same
-	// moment; every interleaving of their attempts is tried, and at most one
-	// may win. n/a where Redis itself deleted the expired key: then there is
-	// no stale lock, only a free key, and exclusion covers that race.
-	StaleTakeoverRace Property = "stale-takeover-race"
-	// ClockSkew: while the lock is held, a client whose clock runs ahead by
-	// more than the TTL tries to acquire it, and must fail.
-	ClockSkew Property = "clock-skew"
-	// SafeRelease: the holder is paused past its TTL, another client
-	// acquires, and the first one's late release must not free the second
-	// one's lock. The pause falls before the release and, in turn, at every
-	// boundary between its commands.
-	SafeRelease Property = "safe-release"
-	// DoubleRelease: a client releases twice; a lock acquired in between by
-	// someone else must survive.
-	DoubleRelease Property = "double-release"
-	// HolderOverrun: the holder's work outlasts its TTL while others wait;
-	// they must not enter while it is still inside.
-	HolderOverrun Property = "holder-overrun"
-	// ReleaseFrees (liveness): right after the holder releases, another
-	// client's single attempt succeeds, without waiting for the TTL; and a
-	// Release that reports success when its command failed has still freed
-	// the lock.
-	ReleaseFrees Property = "release-frees"
-	// LeaseKept: while the holder is alive and not paused, nobody else can
-	// acquire before the TTL it asked for has passed. Other clients poll
-	// with the holder's TTL and with a much shorter one until the TTL less
-	// a tolerance of a tenth of it (at least 20ms).
-	LeaseKept Property = "lease-kept"
-	// CrashMidRelease: a holder that dies between the commands of its
-	// release, at each boundary in turn, leaves a lock that still frees
-	// within its TTL.
-	CrashMidRelease Property = "crash-mid-release"
-	// SafeRefresh: for locks that implement strategy.Refresher, a refresh
-	// sent after the lock passed to someone else, paused before it and at
-	// each boundary between its commands in turn, must neither claim the
-	// lock (Refresh returns an error), nor extend the new holder's lock,
-	// nor free it.
-	SafeRefresh Property = "safe-refresh"
-
-	// The fixes for the holder that overruns its lease: fencing tokens,
-	// checked by the resource, and renewal, which tells the holder when
-	// its lease is lost. Each is a property of its own, run on every
-	// strategy like the rest.
-
-	// FencedOverrun: the holder is paused past its TTL, another client
-	// acquires and writes to a protected resource; the first one's late
-	// write, when it wakes up, must be refused. The resource refuses a write whose fencing token is below
-	// the highest it has seen; a lock without tokens cannot be protected.
-	FencedOverrun Property = "fenced-overrun"
-	// RenewedOverrun: a holder whose connection stalls for a third of its
-	// TTL keeps its lock; one stalled for three TTLs must learn that its
-	// lease is lost (its Lease context is cancelled) before another
-	// holder's work begins. Only the holder's commands are held: its
-	// process and lease timer run on, so this is a stalled connection, not
-	// a GC or VM pause that would freeze the timer too.
-	// The detector sees the holder stop when a goroutine wakes on its Lease
-	// context, so the lease must end some milliseconds before the key can
-	// expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
-	RenewedOverrun Property = "renewed-overrun"
-
-	// The topology properties run on servers each check starts for
-	// itself (see Config.Masters): what a lock survives beyond one Redis
-	// that never fails.
-
-	// Failover: A acquires on the primary of a primary and replica while
-	// the replication link is held; the primary dies, the replica is
-	// promoted and the clients are sent to it; B must not acquire while A
-	// holds the lock. A lock that grants nothing the replica has not
-	// acknowledged (WAIT) holds it, once it is granted with the link
-	// carrying on. n/a for a lock over several masters.
-	Failover Property = "failover"
-	// RestartAmnesia: a master holding A's lock restarts without
-	// persistence and comes back empty (after Config.RestartDelay); B must
-	// not acquire while A holds the lock. Over several masters, A holds a
-	// bare majority and one master of it restarts.
-	RestartAmnesia Property = "restart-amnesia"
-	// NodeClockJump: a master holding A's lock has its clock jump forward
-	// past A's TTL; B must not acquire while A holds the lock by the real
-	// clock. Over several masters, A holds a bare majority and the clock
-	// of one master of it jumps.
-	NodeClockJump Property = "node-clock-jump"
-	// MinorityDown: over several masters, with a minority of them down,
-	// A acquires, B is refused while A holds the lock, and B acquires once
-	// A has released; then C, cut off from one more master, reaches only a
-	// minority and must be refused. n/a on one Redis.
-	MinorityDown Property = "minority-down"
+	Exclusion         Property = "exclusion"           // many clients contend; never two inside at once
+	CrashRecovery     Property = "crash-recovery"      // a crashed holder's lock frees within TTL plus slack
+	CrashMidAcquire   Property = "crash-mid-acquire"   // a client dies between its acquire's commands
+	StaleTakeoverRace Property = "stale-takeover-race" // two waiters find the same expired lock
+	ClockSkew         Property = "clock-skew"          // a client's clock runs ahead by more than the TTL
+	SafeRelease       Property = "safe-release"        // a late release must not free the next holder's lock
+	DoubleRelease     Property = "double-release"      // a second release must not free another's lock
+	HolderOverrun     Property = "holder-overrun"      // work outlasts the TTL while others wait
+	ReleaseFrees      Property = "release-frees"       // a release frees the lock at once (liveness)
+	LeaseKept         Property = "lease-kept"          // nobody acquires before the holder's TTL has passed
+	CrashMidRelease   Property = "crash-mid-release"   // a holder dies between its release's commands
+	SafeRefresh       Property = "safe-refresh"        // a late Refresh must not claim, extend or free
+	FencedOverrun     Property = "fenced-overrun"      // a late holder's write must be refused (strategy.Fenced)
+	RenewedOverrun    Property = "renewed-overrun"     // a stalled holder learns its lease is lost (strategy.Leased)
+	Failover          Property = "failover"            // a replica promoted without the lock (topology)
+	RestartAmnesia    Property = "restart-amnesia"     // a master restarts empty (topology)
+	NodeClockJump     Property = "node-clock-jump"     // a master's clock jumps past the TTL (topology)
+	MinorityDown      Property = "minority-down"       // a minority of the masters is down (topology)
 )
 
 // property is one row of the table of properties.
@@ -118,7 +46,7 @@ type property struct {
 
 // table is the one list of the properties, in the order the suite runs
 // them, that lockcheck's matrix follows and the docs list: Properties,
-// Check's scenarios and Describe all read it.
+// Check's scenarios and describe all read it.
 var table = []property{
 	{Exclusion, exclusion, "two clients were inside the critical section at once, without any fault", false},
 	{ReleaseFrees, releaseFrees, "a release did not free the lock for the next client's attempt", false},
@@ -140,23 +68,15 @@ var table = []property{
 	{MinorityDown, minorityDown, "with a minority of the masters down, the lock did not work or was not exclusive", true},
 }
 
-// Properties returns the properties of a lock on one Redis that never
-// fails, in the order the suite runs them: the ones Run checks.
+// Properties are those of a lock on one Redis that never fails.
 func Properties() []Property { return properties(func(d property) bool { return !d.topology }) }
 
-// TopologyProperties returns what a lock survives beyond one Redis that
-// never fails: a failover, a restart without persistence, a server's clock
-// jump, a minority of masters down. Each check starts servers of its own,
-// private redis-server processes on loopback ports (package redistest),
-// whatever Redis Config.Addr names, so they need redis-server on PATH
-// (and a C compiler, once, for node-clock-jump's clock shim). Run checks
-// them only when asked:
-//
-//	locktest.RunProperties(t, f, expect, locktest.AllProperties()...)
+// TopologyProperties are a failover, a restart, a clock jump and a
+// minority of masters down. They start redis-server processes of their own
+// and run only when asked: Run(t, f, expect, AllProperties()...).
 func TopologyProperties() []Property { return properties(func(d property) bool { return d.topology }) }
 
-// AllProperties returns Properties, then TopologyProperties: the rows of
-// lockcheck's matrix.
+// AllProperties are Properties, then TopologyProperties.
 func AllProperties() []Property { return properties(func(property) bool { return true }) }
 
 func properties(keep func(property) bool) []Property {
@@ -177,4 +97,41 @@ func lookup(p Property) (property, bool) {
 		}
 	}
 	return property{}, false
+}
+
+// ParseProperty returns the property named s.
+func ParseProperty(s string) (Property, error) {
+	for _, p := range AllProperties() {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("locktest: unknown property %q", s)
+}
+
+// describe says in one line what it means that a lock breaks p, for
+// example for SafeRelease "a release sent after the holder's TTL ran out
+// freed the next holder's lock". It returns "" for an unknown property.
+func describe(p Property) string {
+	if d, ok := lookup(p); ok {
+		return d.breaks
+	}
+	return ""
+}
+
+// goName returns the Go expression that names p: locktest.CrashMidAcquire
+// for "crash-mid-acquire", the constant named by p's words; a property
+// that AllProperties does not list is written as a conversion.
+func goName(p Property) string {
+	if !slices.Contains(AllProperties(), p) {
+		return "locktest.Property(" + strconv.Quote(string(p)) + ")"
+	}
+	var b strings.Builder
+	b.WriteString("locktest.")
+	for w := range strings.SplitSeq(string(p), "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
 }

@@ -8,16 +8,6 @@ import (
 	"time"
 )
 
-// ParseProperty returns the property named s.
-func ParseProperty(s string) (Property, error) {
-	for _, p := range AllProperties() {
-		if string(p) == s {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("locktest: unknown property %q", s)
-}
-
 // Verdict is the outcome of a property for a strategy.
 type Verdict string
 
@@ -26,37 +16,22 @@ const (
 	Holds         Verdict = "holds"
 	Breaks        Verdict = "breaks"
 	NotApplicable Verdict = "n/a"
-	// NoVerdict is the verdict of a check that could not reach one: its
-	// Result's Err says why.
-	NoVerdict Verdict = "error"
+	NoVerdict     Verdict = "error" // Result.Err says why
 )
 
 // Result is what one property run found.
 type Result struct {
 	Property Property `json:"property"`
 	Verdict  Verdict  `json:"verdict"`
-	// Reason says in a sentence why the verdict is what it is: what broke,
-	// or why the scenario cannot arise.
-	Reason string `json:"reason"`
-	// Timeline is the counterexample of a break: every command each client
-	// sent and what came back, the clock readings, and the critical section
-	// as the detector saw it. Runs that hold keep no timeline.
-	Timeline []Event `json:"timeline,omitempty"`
-	// Key is the lock key of the run the timeline is from; the timeline
-	// writes it K (an Arg of kind ArgKey).
-	Key string `json:"key,omitempty"`
-	// Start is when that run began, t0: the timeline's times (ArgTime)
-	// count from it.
-	Start time.Time `json:"start,omitzero"`
-	// Tokens are the tokens each client wrote at the key, by client, in
-	// the order it first wrote them (see ArgToken).
-	Tokens map[string][]string `json:"tokens,omitempty"`
-	// Err is set when the suite could not reach a verdict: the factory
-	// failed, the strategy panicked, hung or returned an unexpected error.
-	// The verdict is then NoVerdict. In JSON it is the error's text.
-	Err error `json:"-"`
-	// Elapsed is how long the property took; in JSON, in nanoseconds.
-	Elapsed time.Duration `json:"-"`
+	Reason   string   `json:"reason"` // why the verdict is what it is
+	// Timeline is a break's counterexample: each client's commands and
+	// replies, clock readings, and who was in the critical section.
+	Timeline []Event             `json:"timeline,omitempty"`
+	Key      string              `json:"key,omitempty"`    // the timeline's key, K
+	Start    time.Time           `json:"start,omitzero"`   // t0, when that run began
+	Tokens   map[string][]string `json:"tokens,omitempty"` // each client's values at K
+	Err      error               `json:"-"`                // why there is NoVerdict
+	Elapsed  time.Duration       `json:"-"`                // in JSON, in ns
 }
 
 // resultJSON is Result as JSON: Err as its text, Elapsed in nanoseconds.
@@ -68,7 +43,7 @@ type resultJSON struct {
 
 type plainResult Result
 
-// MarshalJSON writes r with its error's text and its elapsed time.
+// MarshalJSON writes r with Err as text and Elapsed in ns.
 func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{plainResult: plainResult(r), Elapsed: int64(r.Elapsed)}
 	if r.Err != nil {
@@ -77,8 +52,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes; the error comes back as its
-// text only.
+// UnmarshalJSON reads what MarshalJSON writes.
 func (r *Result) UnmarshalJSON(b []byte) error {
 	var j resultJSON
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -97,110 +71,62 @@ type EventKind string
 
 // The kinds of events.
 const (
-	// EvCommand is a command a client sent and the reply or error it got.
-	EvCommand EventKind = "command"
-	// EvClock is a reading of a client's clock by the strategy.
-	EvClock EventKind = "clock"
-	// EvAcquired and EvReleased are a client's lock calls returning.
-	EvAcquired EventKind = "acquired"
-	EvReleased EventKind = "released"
-	// EvRefreshed is a client's Refresh returning.
-	EvRefreshed EventKind = "refreshed"
-	// EvEnter and EvLeave are a client entering and leaving the critical
-	// section; EvOverlap is the detector seeing two clients inside.
-	EvEnter   EventKind = "enter"
-	EvLeave   EventKind = "leave"
-	EvOverlap EventKind = "overlap"
-	// EvCrash is a client dying: it never sends another command.
-	EvCrash EventKind = "crash"
-	// EvPause is a client stopped at a boundary between two commands of
-	// an operation; it sends nothing until the scenario resumes it.
-	EvPause EventKind = "pause"
-	// EvNote is the scenario saying what it does next (waiting for the TTL,
-	// pausing a client).
-	EvNote EventKind = "note"
+	EvCommand   EventKind = "command"   // a command sent, with its reply or error
+	EvClock     EventKind = "clock"     // the strategy read a client's clock
+	EvAcquired  EventKind = "acquired"  // an attempt to acquire returned
+	EvReleased  EventKind = "released"  // Release returned
+	EvRefreshed EventKind = "refreshed" // Refresh returned
+	EvEnter     EventKind = "enter"     // a client entered the critical section
+	EvLeave     EventKind = "leave"     // a client left it
+	EvOverlap   EventKind = "overlap"   // the detector saw two clients inside
+	EvCrash     EventKind = "crash"     // a client died
+	EvPause     EventKind = "pause"     // a client stopped between two commands
+	EvNote      EventKind = "note"      // the scenario says what it does next
 )
 
 // Event is one entry of a timeline.
 type Event struct {
-	// At is the time since the scenario started; in JSON, in nanoseconds.
-	At     time.Duration `json:"at_ns"`
-	Client string        `json:"client,omitempty"`
-	Kind   EventKind     `json:"kind"`
-	// Node names the master a command went to, when the lock spans
-	// several (Config.Masters): "master-0", "master-1"...
-	Node string `json:"node,omitempty"`
-	// Command holds the command and its arguments, for EvCommand.
-	Command []string `json:"command,omitempty"`
-	// Reply is the reply of a command, or the result of a lock call.
-	Reply string `json:"reply,omitempty"`
-	// Err is the error of a command or lock call.
-	Err string `json:"error,omitempty"`
-	// Text is a free description: the clock reading, the note, who overlapped whom.
-	Text string `json:"text,omitempty"`
+	At      time.Duration `json:"at_ns"` // since the run began
+	Client  string        `json:"client,omitempty"`
+	Kind    EventKind     `json:"kind"`
+	Node    string        `json:"node,omitempty"` // the master, over several
+	Command []string      `json:"command,omitempty"`
+	Reply   string        `json:"reply,omitempty"` // or a lock call's result
+	Err     string        `json:"error,omitempty"`
+	Text    string        `json:"text,omitempty"` // a clock reading, note, overlap
 
-	// Args is Command typed, one Arg per argument, the command's name
-	// first: what each one is (the key, a token, a time, a script's
-	// digest) is named when it is recorded, so that no reader has to guess
-	// it from the text.
-	Args []Arg `json:"args,omitempty"`
-	// ReplyArgs is Reply typed, in pieces whose Strings joined make Reply:
-	// a value alone, or an array as "[", its elements with ", " between
-	// them, and "]".
+	// Args, ReplyArgs and TextArgs are Command, Reply and Text typed:
+	// the Strings of their pieces, joined, make the text.
+	Args      []Arg `json:"args,omitempty"`
 	ReplyArgs []Arg `json:"reply_args,omitempty"`
-	// TextArgs is Text typed, in pieces whose Strings joined make Text,
-	// when Text holds values: a clock reading's time, the clients of an
-	// overlap, the token a stale lock holds.
-	TextArgs []Arg `json:"text_args,omitempty"`
+	TextArgs  []Arg `json:"text_args,omitempty"`
 }
 
 // ArgKind says what a value of a timeline is.
 type ArgKind string
 
-// The kinds of values.
+// The kinds of values. A token is a value exactly one client wrote at
+// the key (Arg.Client), wherever it shows after; a value several clients
+// wrote is text, and numbers are never tokens.
 const (
-	// ArgText is anything else, as it was: a command's name, an option
-	// (NX, PX), a status (OK), a value nobody or several clients wrote,
-	// or the words of a sentence.
-	ArgText ArgKind = "text"
-	// ArgNumber is an integer that is not a time.
-	ArgNumber ArgKind = "number"
-	// ArgKey is the run's lock key (Result.Key), written K.
-	ArgKey ArgKind = "key"
-	// ArgTime is an integer that reads as a Unix time in milliseconds
-	// within a day of the run's start; Ms is its distance from t0.
-	ArgTime ArgKind = "time"
-	// ArgToken is a token: a value that exactly one client wrote at the
-	// key (the value of SET, SETNX, GETSET, SETEX, PSETEX or MSET, a
-	// field or value of HSET, HSETNX or HINCRBY, an argument of a script
-	// or function called on the key), wherever it shows after: in a
-	// reply, in a release script's arguments. Client is that client. A
-	// value that several clients wrote (a fixed password, "1") is text,
-	// and numbers are never tokens.
-	ArgToken ArgKind = "token"
-	// ArgDigest is a script's SHA-1 digest: EVALSHA's first argument, the
-	// reply of SCRIPT LOAD, and wherever else it shows.
-	ArgDigest ArgKind = "digest"
-	// ArgClient is the name of a simulated client in a sentence (who
-	// overlapped whom).
-	ArgClient ArgKind = "client"
+	ArgText   ArgKind = "text"   // anything else, as it was
+	ArgNumber ArgKind = "number" // an integer that is not a time
+	ArgKey    ArgKind = "key"    // the run's lock key, written K
+	ArgTime   ArgKind = "time"   // a Unix time in ms near t0 (Arg.Ms after it)
+	ArgToken  ArgKind = "token"  // a value one client alone wrote
+	ArgDigest ArgKind = "digest" // a script's SHA-1 digest
+	ArgClient ArgKind = "client" // a simulated client's name
 )
 
 // Arg is one value of an event, typed.
 type Arg struct {
-	Kind ArgKind `json:"kind"`
-	// Text is the value as it was: the key, the token, the digest, the
-	// number (a time's Unix milliseconds), the client's name, the text.
-	Text string `json:"text"`
-	// Client is, for a token, the client that wrote it.
-	Client string `json:"client,omitempty"`
-	// Ms is, for a time, how many milliseconds it is after t0 (negative
-	// before).
-	Ms int64 `json:"ms,omitempty"`
+	Kind   ArgKind `json:"kind"`
+	Text   string  `json:"text"`             // the value as it was
+	Client string  `json:"client,omitempty"` // a token's writer
+	Ms     int64   `json:"ms,omitempty"`     // a time's distance from t0
 }
 
-// String writes a as the text fields of an event do: the key as K, a time
-// as t0±Δms, anything else as it is.
+// String writes a as an event's text does: the key as K, a time as t0±Δms.
 func (a Arg) String() string {
 	switch a.Kind {
 	case ArgKey:
@@ -255,10 +181,10 @@ func (e Event) String() string {
 	return b.String()
 }
 
-// FormatTimeline formats a timeline one event a line, its repetitions
+// formatEvents formats a timeline one event a line, its repetitions
 // (see Fold) once: a line "loop ×N, until <time of its last event>:",
 // then the events of one repetition, indented.
-func FormatTimeline(tl []Event) string {
+func formatEvents(tl []Event) string {
 	var b strings.Builder
 	for _, r := range Fold(tl) {
 		indent := ""
@@ -281,7 +207,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // and t0 stand for.
 func (r Result) formatTimeline() string {
 	if r.Key == "" {
-		return FormatTimeline(r.Timeline)
+		return formatEvents(r.Timeline)
 	}
-	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + FormatTimeline(r.Timeline)
+	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + formatEvents(r.Timeline)
 }

@@ -4,12 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,158 +15,12 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest/internal/wire"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 )
 
-// recorder keeps a scenario's timeline, and what it needs to name the
-// values in it when the timeline is taken: who wrote which value at the
-// key, and which scripts' digests were seen.
-type recorder struct {
-	mu      sync.Mutex
-	start   time.Time
-	events  []Event
-	writers map[string][]string // a value written at the key: the clients that wrote it, in order
-	digests map[string]bool
-}
-
-// wrote notes that client wrote value at the key: a token if it is the
-// only one that ever does.
-func (r *recorder) wrote(client, value string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.writers == nil {
-		r.writers = map[string][]string{}
-	}
-	if !slices.Contains(r.writers[value], client) {
-		r.writers[value] = append(r.writers[value], client)
-	}
-}
-
-// digest notes that d is a script's digest.
-func (r *recorder) digest(d string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.digests == nil {
-		r.digests = map[string]bool{}
-	}
-	r.digests[d] = true
-}
-
-// timeline returns the events so far with their values named: a text that
-// exactly one client wrote at the key becomes its token, one that is a
-// known digest a digest; and the tokens of each client, in the order it
-// wrote them.
-func (r *recorder) timeline() ([]Event, map[string][]string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	owner := map[string]string{}
-	var tokens map[string][]string
-	for _, e := range r.events {
-		for _, a := range e.Args {
-			w := r.writers[a.Text]
-			if a.Kind != ArgText || len(w) != 1 || w[0] != e.Client || owner[a.Text] != "" {
-				continue
-			}
-			owner[a.Text] = e.Client
-			if tokens == nil {
-				tokens = map[string][]string{}
-			}
-			tokens[e.Client] = append(tokens[e.Client], a.Text)
-		}
-	}
-	// A token written outside the timeline (a stale lock's) is still its
-	// writer's.
-	for _, v := range slices.Sorted(maps.Keys(r.writers)) {
-		if w := r.writers[v]; len(w) == 1 && owner[v] == "" {
-			owner[v] = w[0]
-			if tokens == nil {
-				tokens = map[string][]string{}
-			}
-			tokens[w[0]] = append(tokens[w[0]], v)
-		}
-	}
-	name := func(args []Arg) []Arg {
-		if args == nil {
-			return nil
-		}
-		out := slices.Clone(args)
-		for i, a := range out {
-			if a.Kind != ArgText {
-				continue
-			}
-			if c := owner[a.Text]; c != "" {
-				out[i] = Arg{Kind: ArgToken, Text: a.Text, Client: c}
-			} else if r.digests[a.Text] {
-				out[i] = Arg{Kind: ArgDigest, Text: a.Text}
-			}
-		}
-		return out
-	}
-	out := make([]Event, len(r.events))
-	for i, e := range r.events {
-		e.Args, e.ReplyArgs, e.TextArgs = name(e.Args), name(e.ReplyArgs), name(e.TextArgs)
-		out[i] = e
-	}
-	return out, tokens
-}
-
-func (r *recorder) add(e Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e.At = time.Since(r.start)
-	r.events = append(r.events, e)
-}
-
-// detector watches the critical section: who is inside, and who entered
-// while someone else was.
-type detector struct {
-	rec      *recorder
-	mu       sync.Mutex
-	inside   []string
-	overlaps []string
-}
-
-func (d *detector) enter(who string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.rec.add(Event{Client: who, Kind: EvEnter, Text: "enters the critical section"})
-	if len(d.inside) > 0 {
-		args := []Arg{{Kind: ArgClient, Text: who}, {Kind: ArgText, Text: " entered while "}}
-		for i, c := range d.inside {
-			if i > 0 {
-				args = append(args, Arg{Kind: ArgText, Text: ", "})
-			}
-			args = append(args, Arg{Kind: ArgClient, Text: c})
-		}
-		args = append(args, Arg{Kind: ArgText, Text: " was inside"})
-		o := joinArgs(args, "")
-		d.overlaps = append(d.overlaps, o)
-		d.rec.add(Event{Client: who, Kind: EvOverlap, Text: o, TextArgs: args})
-	}
-	d.inside = append(d.inside, who)
-}
-
-func (d *detector) leave(who string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for i, c := range d.inside {
-		if c == who {
-			d.inside = append(d.inside[:i], d.inside[i+1:]...)
-			d.rec.add(Event{Client: who, Kind: EvLeave, Text: "leaves the critical section"})
-			return
-		}
-	}
-}
-
-// firstOverlap returns the first overlap seen, if any.
-func (d *detector) firstOverlap() (string, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if len(d.overlaps) == 0 {
-		return "", false
-	}
-	return d.overlaps[0], true
-}
+// names of the simulated clients.
+var names = []string{"A", "B", "C", "D", "E", "F", "G", "H"}
 
 // run is one execution of one scenario on one key.
 type run struct {
@@ -186,7 +37,7 @@ type run struct {
 	clockReads atomic.Int64
 	perms      *permissions // the NOPERMs met, the clients' and the suite's own
 	mu         sync.Mutex
-	clients    []*client
+	clients    []*simClient
 
 	// A topology scenario's servers (see topology.go): the masters the
 	// clients' proxies dial, when they are not dial, and what to stop at
@@ -205,6 +56,17 @@ type nodeDial struct {
 
 // abort stops a scenario that cannot reach a verdict.
 type abort struct{ err error }
+
+// newRun starts a run on key, with the suite's own connections from pool:
+// its timeline, starting now, and its detector.
+func (cfg Config) newRun(ctx context.Context, pool *redis.Pool, key string) *run {
+	now := time.Now()
+	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key, perms: cfg.perms,
+		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now},
+		masters: cfg.Masters, restartDelay: cfg.RestartDelay}
+	r.det = &detector{rec: r.rec}
+	return r
+}
 
 func (r *run) fail(format string, args ...any) {
 	panic(abort{fmt.Errorf(format, args...)})
@@ -251,10 +113,26 @@ func (r *run) counterexample(res Result) Result {
 	return res
 }
 
+// holds, breaks and notApplicable build results from a run.
+func (r *run) holds(reason string, args ...any) Result {
+	r.shutdown()
+	return Result{Verdict: Holds, Reason: fmt.Sprintf(reason, args...)}
+}
+
+func (r *run) breaks(reason string, args ...any) Result {
+	r.shutdown()
+	return r.counterexample(Result{Verdict: Breaks, Reason: fmt.Sprintf(reason, args...)})
+}
+
+func (r *run) notApplicable(reason string, args ...any) Result {
+	r.shutdown()
+	return Result{Verdict: NotApplicable, Reason: fmt.Sprintf(reason, args...)}
+}
+
 // newClient builds a simulated client: a proxy of its own to Redis, a
 // redigo pool on it, and its own strategy instance from the factory.
-func (r *run) newClient(name string, skew time.Duration) *client {
-	c := &client{name: name, r: r, skew: skew}
+func (r *run) newClient(name string, skew time.Duration) *simClient {
+	c := &simClient{name: name, r: r, skew: skew}
 	nodes := r.nodes
 	if len(nodes) == 0 {
 		nodes = []nodeDial{{dial: r.dial}}
@@ -313,90 +191,12 @@ func (r *run) guard(who, what string, f func()) {
 	f()
 }
 
-// tryAcquire makes one attempt. It returns nil when the lock was not
-// acquired; crashes and ErrNotAcquired are expected, other errors abort.
-func (c *client) tryAcquire(ttl time.Duration) strategy.Lock {
-	var l strategy.Lock
-	var err error
-	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(c.r.ctx, c.r.key, ttl) })
-	return c.acquired(l, err)
-}
-
-// acquire waits up to wait for the lock, retrying every Timing.Poll.
-func (c *client) acquire(ttl, wait time.Duration) strategy.Lock {
-	return c.acquireEvery(ttl, wait, c.r.tm.Poll)
-}
-
-// acquireEvery is acquire with attempts poll apart.
-func (c *client) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
-	var l strategy.Lock
-	var err error
-	c.r.guard(c.name, "Acquire", func() {
-		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
-	})
-	if err != nil && c.r.ctx.Err() != nil {
-		c.r.fail("watchdog: %v", c.r.ctx.Err())
-	}
-	return c.acquired(l, err)
-}
-
-func (c *client) acquired(l strategy.Lock, err error) strategy.Lock {
-	switch {
-	case err == nil && l == nil:
-		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
-	case err == nil:
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "lock acquired"})
-		return l
-	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "not acquired"})
-	case c.isCrashed():
-		// Whatever a crashed client's commands return (a cut connection)
-		// is the crash, not the strategy's doing.
-	default:
-		c.r.fail("%s: acquire: unexpected error: %v", c.name, err)
-	}
-	return nil
-}
-
-// release gives l up. ErrNotHeld and crashes are recorded, not fatal.
-func (c *client) release(l strategy.Lock) {
-	err := c.releaseErr(l)
-	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
-		c.r.fail("%s: release: unexpected error: %v", c.name, err)
-	}
-}
-
-// releaseErr gives l up and records what Release returned, whatever it is.
-func (c *client) releaseErr(l strategy.Lock) error {
-	var err error
-	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
-	c.r.rec.add(c.outcome(EvReleased, "released", err))
-	return err
-}
-
-// refresh extends l and records what Refresh returned. Any error is a
-// refusal the holder hears of; only a nil error claims the lock.
-func (c *client) refresh(l strategy.Refresher, ttl time.Duration) error {
-	var err error
-	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(c.r.ctx, ttl) })
-	c.r.rec.add(c.outcome(EvRefreshed, "refreshed", err))
-	return err
-}
-
-func (c *client) outcome(kind EventKind, ok string, err error) Event {
-	e := Event{Client: c.name, Kind: kind, Reply: ok}
-	if err != nil {
-		e.Reply, e.Err = "", c.r.errText(err)
-	}
-	return e
-}
-
 // shutdown stops every client, so that nothing they started (renewals)
 // outlives the run: their connections are cut, their proxies closed, and
 // what their factories registered with Client.Cleanup runs.
 func (r *run) shutdown() {
 	r.mu.Lock()
-	cs := append([]*client(nil), r.clients...)
+	cs := append([]*simClient(nil), r.clients...)
 	r.mu.Unlock()
 	for _, c := range cs {
 		c.close()
@@ -410,24 +210,148 @@ func (r *run) shutdown() {
 	}
 }
 
-// until retries every poll while the next attempt would start before the
-// deadline. Unlike a context deadline it never cuts a command short, so a
-// waiter's timeline ends on a whole attempt.
-// Each failed attempt that is followed by another is recorded as one
-// that was not acquired, as the last is by acquired, so that a timeline
-// shows where each attempt ends.
-type until struct {
-	deadline time.Time
-	poll     time.Duration
-	c        *client
+// redis runs f on a connection of the suite's own, outside every client.
+func (r *run) redis(f func(redis.Conn) error) {
+	c, err := r.pool.GetContext(r.ctx)
+	if err != nil {
+		r.fail("suite connection: %v", err)
+	}
+	defer c.Close()
+	if err := f(c); err != nil {
+		r.fail("suite command: %v", err)
+	}
 }
 
-func (u until) Delay(int) (time.Duration, bool) {
-	again := time.Now().Add(u.poll).Before(u.deadline)
-	if again {
-		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvAcquired, Reply: "not acquired"})
+// exists says whether key exists, read on the suite's own connection.
+func (r *run) exists(key string) bool {
+	var n int
+	r.redis(func(conn redis.Conn) error {
+		var err error
+		n, err = redis.Int(conn.Do("EXISTS", key))
+		return err
+	})
+	return n > 0
+}
+
+// keyExists says whether the run's key exists, read on the suite's own
+// connection; a lock may keep its state elsewhere, so only a key that
+// existed and then vanished says something.
+func (r *run) keyExists() bool { return r.exists(r.key) }
+
+// restore puts the stale lock at the run's key.
+func (r *run) restore(s staleLock) {
+	r.redis(func(c redis.Conn) error {
+		if _, err := c.Do("DEL", r.key); err != nil || !s.exists {
+			return err
+		}
+		_, err := c.Do("RESTORE", r.key, s.pttl, s.payload)
+		return err
+	})
+	if s.exists {
+		// H wrote the value, in the run that made the stale lock.
+		v := r.arg(s.value)
+		if v.Kind == ArgText {
+			r.rec.wrote("H", s.value)
+		}
+		args := []Arg{{Kind: ArgText, Text: "K holds "}, v,
+			{Kind: ArgText, Text: fmt.Sprintf(", left by a holder that crashed: its TTL (%v) has passed", r.tm.Short)}}
+		r.rec.add(Event{Kind: EvNote, Text: joinArgs(args, ""), TextArgs: args})
+	} else {
+		r.note("K is gone: its holder crashed and the key expired after %v", r.tm.Short)
 	}
-	return u.poll, again
+}
+
+// pttl reads how long the run's key has left, as the suite sees it: 0 when
+// the key is gone or does not expire (the lock may live elsewhere).
+func (r *run) pttl() time.Duration {
+	return time.Duration(max(r.readPTTL(), 0)) * time.Millisecond
+}
+
+// readPTTL reads PTTL K on the suite's own connection and notes it: -1 for
+// a key without expiry, -2 for none.
+func (r *run) readPTTL() int64 {
+	var ms int64
+	r.redis(func(c redis.Conn) error {
+		var err error
+		ms, err = redis.Int64(c.Do("PTTL", r.key))
+		return err
+	})
+	r.note("the suite reads PTTL K: %d", ms)
+	return ms
+}
+
+// unexpired says why nobody else could acquire a lock whose TTL, asked
+// after ago, has passed, from what K shows now (call it before the holder
+// resumes, whose release would delete K): no expiry at all, or an expiry
+// pushed back or set longer than asked. It gives no figure, which would
+// differ from run to run; the PTTL read is in the timeline.
+func (r *run) unexpired(asked, after time.Duration) string {
+	switch ms := r.readPTTL(); {
+	case ms == -1:
+		return "K has no expiry, so the lock never expires"
+	case ms >= 0:
+		return fmt.Sprintf("K was still there %v after a TTL of %v was asked: its expiry was set longer than asked, or pushed back since (by the holder's renewals, or by other clients' commands)", after, asked)
+	default:
+		return "the lock is not at K, and K did not expire"
+	}
+}
+
+// lifeLeft says what K shows about a lock that outlived the TTL asked, a
+// wait after it was taken: no expiry at all, or an expiry later than the
+// TTL allows: set so, or pushed back since (the timeline shows who touched
+// K in between).
+func (r *run) lifeLeft(asked, after time.Duration) string {
+	switch ms := r.readPTTL(); {
+	case ms == -1:
+		return "K has no expiry: the lock never expires"
+	case ms >= 0:
+		left := time.Duration(ms) * time.Millisecond
+		return fmt.Sprintf("K still had %v to live %v after a TTL of %v was asked: its expiry was set longer than asked or pushed back since, by the commands the timeline shows", left, after, asked)
+	default:
+		return "the lock is not at K, and did not expire"
+	}
+}
+
+// multi reports whether the lock spans several masters.
+func (r *run) multi() bool { return r.masters > 1 }
+
+// quorum is how many of the masters a lock over several needs: a majority.
+func (r *run) quorum() int { return r.masters/2 + 1 }
+
+// useTopology sends the clients made from now on to nodes, one proxy
+// each, and stops the topology's servers with close at the end of the
+// run. Connections the scenario's own kills cut are not a disturbance of
+// the check.
+func (r *run) useTopology(close func() error, nodes ...nodeDial) {
+	r.lost = nil
+	r.nodes = nodes
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.atEnd = append(r.atEnd, func() {
+		if err := close(); err != nil {
+			r.note("stopping the topology: %v", err)
+		}
+	})
+}
+
+// startMasters starts the masters a topology scenario needs: Config.Masters
+// of them for a lock over several, else one.
+func (r *run) startMasters(opts ...redistest.Option) *redistest.Masters {
+	m, err := redistest.StartMasters(r.ctx, max(r.masters, 1), opts...)
+	if err != nil {
+		r.fail("starting the masters: %v", topologyErr(err))
+	}
+	r.useTopology(m.Close, dials(m.Nodes)...)
+	return m
+}
+
+// label names a master in the timeline and the reasons: "the server" on
+// one Redis, else its name.
+func (r *run) label(n *redistest.Node) string {
+	if !r.multi() {
+		return "the server"
+	}
+	return n.Name
 }
 
 // newSecret returns a fresh password for a client's proxies.

@@ -1,7 +1,6 @@
 package locktest
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -48,41 +47,6 @@ func makeStale(newRun func(string) *run) staleLock {
 	return s
 }
 
-// restore puts the stale lock at the run's key.
-func (r *run) restore(s staleLock) {
-	r.redis(func(c redis.Conn) error {
-		if _, err := c.Do("DEL", r.key); err != nil || !s.exists {
-			return err
-		}
-		_, err := c.Do("RESTORE", r.key, s.pttl, s.payload)
-		return err
-	})
-	if s.exists {
-		// H wrote the value, in the run that made the stale lock.
-		v := r.arg(s.value)
-		if v.Kind == ArgText {
-			r.rec.wrote("H", s.value)
-		}
-		args := []Arg{{Kind: ArgText, Text: "K holds "}, v,
-			{Kind: ArgText, Text: fmt.Sprintf(", left by a holder that crashed: its TTL (%v) has passed", r.tm.Short)}}
-		r.rec.add(Event{Kind: EvNote, Text: joinArgs(args, ""), TextArgs: args})
-	} else {
-		r.note("K is gone: its holder crashed and the key expired after %v", r.tm.Short)
-	}
-}
-
-// redis runs f on a connection of the suite's own, outside every client.
-func (r *run) redis(f func(redis.Conn) error) {
-	c, err := r.pool.GetContext(r.ctx)
-	if err != nil {
-		r.fail("suite connection: %v", err)
-	}
-	defer c.Close()
-	if err := f(c); err != nil {
-		r.fail("suite command: %v", err)
-	}
-}
-
 // acquirePath is a way an acquire can go, and how many commands it takes.
 type acquirePath struct {
 	name     string
@@ -112,42 +76,6 @@ func probe(newRun func(string) *run, stale staleLock) []acquirePath {
 		r.shutdown()
 	}
 	return paths
-}
-
-// crashMidAcquire: for every way an acquire can go, and every point between
-// two of its commands, A dies there; B must still get the lock.
-func crashMidAcquire(newRun func(string) *run) Result {
-	stale := makeStale(newRun)
-	split := false
-	var last *run
-	for _, path := range probe(newRun, stale) {
-		for k := 1; k < path.commands; k++ {
-			split = true
-			r := newRun(fmt.Sprintf("/%s-%d", path.name, k))
-			last = r
-			if path.stale {
-				r.restore(stale)
-			}
-			a, b := r.newClient("A", 0), r.newClient("B", 0)
-			a.mu.Lock()
-			a.crashAfter = a.sent + k
-			a.mu.Unlock()
-			if l := a.tryAcquire(r.tm.Short); l != nil {
-				a.crash("crashes holding the lock")
-			}
-			wait := r.tm.Short + r.tm.Slack
-			r.note("B waits up to %v (TTL %v + slack)", wait, r.tm.Short)
-			if b.acquire(r.tm.Short, wait) == nil {
-				return r.breaks("A died after command %d of %d of its acquire on a %s lock, and B still could not acquire it %v later", k, path.commands, path.name, wait)
-			}
-			r.shutdown()
-		}
-	}
-	if !split {
-		r := newRun("/none")
-		return r.notApplicable("a successful acquire sends a single command, on a free key and on a stale lock: there is no boundary between commands to die at")
-	}
-	return last.holds("wherever A died inside its acquire, B got the lock within the TTL")
 }
 
 // warmUp takes a lock and releases it, on a key of its own, so that what a

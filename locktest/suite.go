@@ -12,127 +12,19 @@ import (
 	"github.com/locklab/locklab/redistest"
 )
 
-// Expect declares a strategy's weaknesses, negatively: every property not
-// listed is expected to hold. A declared break is not skipped: the suite
-// must reproduce it, and fails when the property does not break.
-//
-// Whether a scenario can arise for a lock is the suite's business, so by
-// default n/a and holds both mean "not broken": a property declared (or
-// left) to hold that comes out n/a passes, its reason logged, and so does
-// one declared n/a that holds. Strict pins n/a down.
-type Expect struct {
-	// Breaks lists the properties the strategy is known to break.
-	Breaks []Property
-	// NotApplicable lists the properties whose scenario cannot arise for
-	// the strategy (a crash between the commands of a one-command acquire).
-	// Only a strict Expect needs it.
-	NotApplicable []Property
-	// Strict makes n/a a verdict of its own: a property that comes out
-	// n/a must be listed in NotApplicable, and one listed there must not
-	// hold. The strategies of package catalog are strict.
-	Strict bool
-}
-
-// Verdict returns the verdict e declares for p: Breaks, NotApplicable, or
-// by default Holds. Without Strict, Mismatch also accepts n/a for a
-// declared holds, and holds for a declared n/a.
-func (e Expect) Verdict(p Property) Verdict {
-	switch {
-	case slices.Contains(e.Breaks, p):
-		return Breaks
-	case slices.Contains(e.NotApplicable, p):
-		return NotApplicable
-	}
-	return Holds
-}
-
-// Mismatch describes how res differs from what e declares for its
-// property, or returns "" when e accepts it (see Expect). A run without a
-// verdict is always a mismatch.
-func (e Expect) Mismatch(res Result) string {
-	if res.Err == nil && e.lenient(res) {
-		return ""
-	}
-	return Mismatch(res, e.Verdict(res.Property))
-}
-
-// lenient reports whether a non-strict e accepts res although its verdict
-// is not the declared one: n/a and holds stand for each other.
-func (e Expect) lenient(res Result) bool {
-	notBroken := func(v Verdict) bool { return v == Holds || v == NotApplicable }
-	return !e.Strict && notBroken(res.Verdict) && notBroken(e.Verdict(res.Property))
-}
-
-// ExpectFrom returns the Expect that declares the verdicts of results: the
-// properties that broke and, when strict, those that were n/a. A result
-// without a verdict declares nothing. Its GoString is the Go literal to
-// paste into a test.
-func ExpectFrom(results []Result, strict bool) Expect {
-	e := Expect{Strict: strict}
-	for _, r := range results {
-		switch {
-		case r.Err != nil:
-		case r.Verdict == Breaks && !slices.Contains(e.Breaks, r.Property):
-			e.Breaks = append(e.Breaks, r.Property)
-		case r.Verdict == NotApplicable && strict && !slices.Contains(e.NotApplicable, r.Property):
-			e.NotApplicable = append(e.NotApplicable, r.Property)
-		}
-	}
-	sortProperties(e.Breaks)
-	sortProperties(e.NotApplicable)
-	return e
-}
-
-// sortProperties puts ps in the order of AllProperties, unknown ones last.
-func sortProperties(ps []Property) {
-	all := AllProperties()
-	rank := func(p Property) int {
-		if i := slices.Index(all, p); i >= 0 {
-			return i
-		}
-		return len(all)
-	}
-	slices.SortStableFunc(ps, func(a, b Property) int { return rank(a) - rank(b) })
-}
-
-// Run runs the properties of a lock on one Redis (Properties) against the
-// strategy newStrategy builds, each as a subtest named after the property,
-// in their order, on the real Redis that package redistest provides; the
-// topology properties run only when RunProperties is given them. A leading subtest,
-// capabilities, logs what Detect finds the lock offers. A verdict that
-// expect does not accept fails the subtest, with the counterexample of
-// any break; a declared break logs its counterexample, which go test -v
-// shows. Subtests report at the line that called Run. When some verdict
-// was not accepted, the test's output ends, once every subtest has run,
-// with the Expect literal that declares what was observed, one comment
-// per break saying what it means and which subtest shows it.
-//
-// Call it from a strategy's test file:
-//
-//	func TestConformance(t *testing.T) {
-//		locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
-//			return mylock.New(c.Pool)
-//		}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun}})
-//	}
-func Run(t *testing.T, newStrategy Factory, expect Expect) {
-	t.Helper()
-	RunProperties(t, newStrategy, expect, Properties()...)
-}
-
-// RunProperties is Run for the given properties only. The Expect it
-// suggests keeps the declaration of the properties it did not run.
-func RunProperties(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
+// Run checks the lock newStrategy builds against props (by default
+// Properties), each as a subtest named after it, on the Redis package
+// redistest provides. It first runs the contract and logs the lock's
+// capabilities. A verdict expect does not accept fails its subtest, with
+// the counterexample of a break; the test's output then ends with the
+// Expect literal that declares what was observed.
+func Run(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
 	RunConfig(t, Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}, expect, props...)
 }
 
-// RunConfig is Run on the Redis that cfg names (Config.Addr or
-// Config.Dial), with cfg's key, timing and watchdog, for the given
-// properties, or all of them when none is given. A key left empty is
-// derived from the test's name. Its first subtest, contract, checks what
-// every lock must do whatever its algorithm (see Contract); then come
-// capabilities and the properties. What the factory builds it releases
-// with Client.Cleanup; the caller tears down the server, with t.Cleanup.
+// RunConfig is Run on the server cfg names, with its key, timing and
+// watchdog. A key left empty is derived from the test's name.
 func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	t.Helper()
 	if len(props) == 0 {
@@ -175,7 +67,7 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 			res := Check(context.Background(), cfg, p)
 			results = append(results, res)
 			where[p] = t.Name()
-			report(t, res, expect)
+			judge(t, res, expect)
 		})
 	}
 	if s := suggest(expect, results, where, caps); s != "" {
@@ -183,8 +75,8 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	}
 }
 
-// report is Report with what expect accepts.
-func report(t *testing.T, res Result, expect Expect) {
+// judge is Report with what expect accepts.
+func judge(t *testing.T, res Result, expect Expect) {
 	t.Helper()
 	want := expect.Verdict(res.Property)
 	switch {
@@ -225,7 +117,7 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 	if len(differ) == 0 {
 		return ""
 	}
-	observed := ExpectFrom(results, expect.Strict)
+	observed := expectFrom(results, expect.Strict)
 	notes := map[Property]string{}
 	for _, p := range observed.Breaks {
 		if expect.Verdict(p) == Breaks {
@@ -260,25 +152,24 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 		fmt.Fprintf(&b, " The lock offers %s.", caps)
 	}
 	b.WriteString(" The Expect that declares what this run observed:\n\n")
-	b.WriteString(observed.Literal(notes))
+	b.WriteString(observed.literal(notes))
 	return b.String()
 }
 
-// Report fails t when res is not the verdict wanted, with the reason and,
-// for a break, the timeline; otherwise it logs the verdict.
+// Report fails t when res is not the verdict wanted, or logs it.
 func Report(t testing.TB, res Result, want Verdict) {
 	t.Helper()
-	if msg := Mismatch(res, want); msg != "" {
+	if msg := mismatch(res, want); msg != "" {
 		t.Error(msg)
 		return
 	}
 	t.Logf("%s: %s as expected (%v): %s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason)
 }
 
-// Mismatch describes how res differs from the verdict wanted, or returns ""
+// mismatch describes how res differs from the verdict wanted, or returns ""
 // when it does not: the verdicts must be equal, n/a included, as lockcheck
 // compares them. A run without a verdict is always a mismatch.
-func Mismatch(res Result, want Verdict) string {
+func mismatch(res Result, want Verdict) string {
 	switch {
 	case res.Err != nil:
 		return fmt.Sprintf("%s: no verdict: %v\n%s", res.Property, res.Err, res.formatTimeline())

@@ -14,7 +14,7 @@ import (
 // the timeline of commands that breaks it. Package catalog declares every
 // verdict of delsetnx, and its test checks them.
 func TestStaleTakeoverRace(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return delsetnx.New(c.Pool, delsetnx.WithClock(c.Clock))
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.StaleTakeoverRace}}, locktest.StaleTakeoverRace)
 }

@@ -14,7 +14,7 @@ import (
 // commands that breaks it. Package catalog declares every verdict of
 // delsetnxcheck, and its test checks them.
 func TestExclusion(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return delsetnxcheck.New(c.Pool, delsetnxcheck.WithClock(c.Clock))
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.Exclusion}}, locktest.Exclusion)
 }

@@ -15,7 +15,7 @@ import (
 // Package catalog declares every verdict of fixedpassword, and its test
 // checks them.
 func TestSafeRelease(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return fixedpassword.New(c.Pool)
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.SafeRelease}}, locktest.SafeRelease)
 }

@@ -14,7 +14,7 @@ import (
 // Example_clockSkew shows it step by step. Package catalog declares every
 // verdict of getset, and its test checks them.
 func TestClockSkew(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return getset.New(c.Pool, getset.WithClock(c.Clock))
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.ClockSkew}}, locktest.ClockSkew)
 }

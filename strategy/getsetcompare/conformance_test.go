@@ -14,7 +14,7 @@ import (
 // that breaks it. Example_lateRelease shows it step by step. Package catalog
 // declares every verdict of getsetcompare, and its test checks them.
 func TestSafeRelease(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return getsetcompare.New(c.Pool, getsetcompare.WithClock(c.Clock))
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.SafeRelease}}, locktest.SafeRelease)
 }

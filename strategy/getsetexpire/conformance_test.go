@@ -15,7 +15,7 @@ import (
 // shows it step by step. Package catalog declares every verdict of
 // getsetexpire, and its test checks them.
 func TestSafeRelease(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return getsetexpire.New(c.Pool, getsetexpire.WithClock(c.Clock))
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.SafeRelease}}, locktest.SafeRelease)
 }

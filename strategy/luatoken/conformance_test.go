@@ -16,7 +16,7 @@ import (
 // by step. Package catalog declares every verdict of luatoken, and its
 // test checks them.
 func TestHolderOverrun(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return luatoken.New(c.Pool)
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.HolderOverrun}}, locktest.HolderOverrun)
 }
@@ -26,7 +26,7 @@ func TestHolderOverrun(t *testing.T) {
 // the lock can pass on, and the resource refuses the writes of a holder
 // whose lock has passed on.
 func TestOverrunAnswered(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		// A lease margin that leaves the suite's detector time to see the
 		// holder stop before the key can expire.
 		return luatoken.New(c.Pool, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(20*time.Millisecond), luatoken.WithFencing())

@@ -14,7 +14,7 @@ import (
 // Example shows it step by step. Package catalog declares every verdict of
 // multiget, and its test checks them.
 func TestReleaseFrees(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return multiget.New(c.Pool)
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.ReleaseFrees}}, locktest.ReleaseFrees)
 }

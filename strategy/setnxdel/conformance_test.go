@@ -14,7 +14,7 @@ import (
 // that breaks it. Example_crash shows it step by step. Package catalog
 // declares every verdict of setnxdel, and its test checks them.
 func TestCrashRecovery(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return setnxdel.New(c.Pool)
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.CrashRecovery}}, locktest.CrashRecovery)
 }

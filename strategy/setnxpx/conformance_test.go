@@ -15,7 +15,7 @@ import (
 // Package catalog declares every verdict of setnxpx, and its test checks
 // them.
 func TestDoubleRelease(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return setnxpx.New(c.Pool)
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.DoubleRelease}}, locktest.DoubleRelease)
 }

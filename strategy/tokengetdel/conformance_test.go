@@ -14,7 +14,7 @@ import (
 // commands that breaks it. Package catalog declares every verdict of
 // tokengetdel, and its test checks them.
 func TestSafeRelease(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return tokengetdel.New(c.Pool)
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.SafeRelease}}, locktest.SafeRelease)
 }

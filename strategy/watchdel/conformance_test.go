@@ -14,7 +14,7 @@ import (
 // it. Example_crashMidAcquire shows it step by step. Package catalog
 // declares every verdict of watchdel, and its test checks them.
 func TestCrashMidAcquire(t *testing.T) {
-	locktest.RunProperties(t, func(c locktest.Client) (strategy.Strategy, error) {
+	locktest.Run(t, func(c locktest.Client) (strategy.Strategy, error) {
 		return watchdel.New(c.Pool)
 	}, locktest.Expect{Breaks: []locktest.Property{locktest.CrashMidAcquire}}, locktest.CrashMidAcquire)
 }

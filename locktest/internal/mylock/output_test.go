@@ -194,7 +194,7 @@ func checkLiteral(t *testing.T, literal, test string) []locktest.Property {
 			continue
 		}
 		i := slices.IndexFunc(locktest.Properties(), func(p locktest.Property) bool {
-			return strings.HasPrefix(comment, locktest.Describe(p)+";")
+			return strings.ReplaceAll(string(p), "-", "") == strings.ToLower(name)
 		})
 		if !assert.GreaterOrEqual(t, i, 0, "the comment above %s says what its break means: %q", name, comment) {
 			continue

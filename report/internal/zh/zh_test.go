@@ -74,9 +74,10 @@ func TestSuiteSentences(t *testing.T) {
 		"suite.go":        true, // go test's messages
 		"capabilities.go": true, // go test's log
 		"contract.go":     true, // go test's log
-		"literal.go":      true, // Go source for go test's log
+		"expect.go":       true, // Go source for go test's log
+		"watchdog.go":     true, // errors, worded by its callers
 		"properties.go":   true, // Describe, for the Go source in go test's log
-		"result.go":       true, // Event.String and FormatTimeline
+		"result.go":       true, // Event.String and formatEvents
 		"doc.go":          true,
 	}
 	// Calls whose strings are errors or panics, never sentences.

@@ -1,0 +1,11 @@
+package locktest
+
+// What the package's own tests and examples use of its internals.
+
+func Mismatch(res Result, want Verdict) string { return mismatch(res, want) }
+
+func FormatTimeline(tl []Event) string { return formatEvents(tl) }
+
+func ExpectFrom(results []Result, strict bool) Expect { return expectFrom(results, strict) }
+
+func (e Expect) Literal(notes map[Property]string) string { return e.literal(notes) }

@@ -1,0 +1,294 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/locklab/locklab/locktest/internal/wire"
+)
+
+// errInjected is the error of a command the suite made fail: it was never
+// sent, as when a connection drops before a request leaves.
+var errInjected = errors.New("locktest: injected failure: the command was not sent")
+
+// hooks are what the client's proxy to its node-th master (0 on one
+// Redis) calls for each of its commands.
+func (c *simClient) hooks(node int) wire.Hooks {
+	return wire.Hooks{
+		Before: func(ctx context.Context, cmd *wire.Command) error {
+			if err := c.unreachable(node); err != nil {
+				return err
+			}
+			return c.before(ctx, cmd.Name())
+		},
+		After: func(cmd *wire.Command, reply wire.Value, err error) {
+			c.after(node, cmd, reply, err)
+		},
+	}
+}
+
+// before runs ahead of every command: a crashed client sends nothing, a
+// paused one waits, and a scheduled one waits for its turn.
+func (c *simClient) before(ctx context.Context, cmd string) error {
+	c.mu.Lock()
+	crashed, paused, gate := c.crashed, c.paused, c.gate
+	arrive, why := c.arrive, c.pauseWhy
+	if paused != nil && !crashed {
+		c.arrive = nil
+	}
+	c.mu.Unlock()
+	if crashed {
+		return errCrashed
+	}
+	if paused != nil {
+		// A pause at a boundary begins here, at the next command, once
+		// whatever the client does between two commands (a clock read, a
+		// compare) is done: the timeline is the same on every run.
+		if arrive != nil {
+			c.r.rec.add(Event{Client: c.name, Kind: EvPause, Text: why})
+			close(arrive)
+		}
+		select {
+		case <-paused:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.r.ctx.Done():
+			return c.r.ctx.Err()
+		}
+	}
+	if gate != nil {
+		if err := gate(ctx, cmd); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.crashed {
+		return errCrashed
+	}
+	if c.failNext {
+		c.failNext = false
+		return errInjected
+	}
+	return nil
+}
+
+// unreachable returns the error of a command to a master the client is
+// cut off from: it is never sent, and the client gets an error reply.
+func (c *simClient) unreachable(node int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if node < len(c.cut) && c.cut[node] {
+		return fmt.Errorf("locktest: %s cannot reach %s: the network between them is cut", c.name, c.nodes[node])
+	}
+	return nil
+}
+
+// partition cuts the client off from the given masters, or restores its
+// links to them.
+func (c *simClient) partition(cut bool, nodes ...int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range nodes {
+		c.cut[n] = cut
+	}
+}
+
+// after records a command and its reply, counts it, and crashes or pauses
+// the client when its count is reached. The proxy calls it just before
+// the reply is handed to the client, so the timeline has the command
+// before anything the client does on reading its reply, and a crash comes
+// before the client can send anything more.
+func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err error) {
+	if !cmd.Sent {
+		if cut := c.unreachable(node); cut != nil {
+			// Refused by a partition: the timeline shows the attempt.
+			e := Event{Client: c.name, Kind: EvCommand, Node: c.nodes[node], Args: c.commandArgs(cmd.Args),
+				Err: "unreachable: the network between them is cut"}
+			for _, a := range e.Args {
+				e.Command = append(e.Command, a.String())
+			}
+			c.r.rec.add(e)
+		}
+		return // failed before it left (a crash, an injected failure): Redis never saw it
+	}
+	if err != nil && c.isCrashed() {
+		return // in flight when the suite cut the client: it never learned the outcome
+	}
+	name := cmd.Name()
+	e := Event{Client: c.name, Kind: EvCommand, Args: c.commandArgs(cmd.Args)}
+	if len(c.nodes) > 1 {
+		e.Node = c.nodes[node]
+	}
+	e.Command = make([]string, len(e.Args))
+	for i, a := range e.Args {
+		e.Command[i] = a.String()
+	}
+	switch {
+	case err != nil:
+		e.Err = "no reply: the connection closed first"
+	case reply.IsError():
+		e.Err = c.r.errText(errors.New(string(reply.Text)))
+		c.r.perms.saw(e.Command, string(reply.Text))
+	default:
+		e.ReplyArgs = replyArgs(c.r, reply)
+		if name == "SCRIPT" && len(cmd.Args) > 1 && strings.EqualFold(string(cmd.Args[1]), "LOAD") && len(e.ReplyArgs) == 1 {
+			c.r.rec.digest(e.ReplyArgs[0].Text)
+			e.ReplyArgs[0].Kind = ArgDigest
+		}
+		e.Reply = joinArgs(e.ReplyArgs, "")
+	}
+	c.r.rec.add(e)
+	c.mu.Lock()
+	c.sent++
+	switch name {
+	case "MULTI":
+		c.inMulti = err == nil && !reply.IsError()
+	case "EXEC", "DISCARD":
+		c.inMulti = false
+	}
+	crash := c.crashAfter > 0 && c.sent >= c.crashAfter
+	sent := c.sent
+	if !crash && c.pauseAt > 0 && c.sent == c.pauseAt {
+		c.pauseAt = 0
+		if c.paused == nil {
+			c.paused = make(chan struct{})
+		}
+		if c.inMulti {
+			c.pauseWhy += " (inside MULTI: what it queued runs only at EXEC)"
+		}
+		c.arrive, c.reached = c.reached, nil
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	if crash {
+		c.crash(fmt.Sprintf("dies right after its command #%d (%s) returns", sent, name))
+	}
+}
+
+// commandArgs types a command's arguments: the name as text, then each
+// argument through run.arg. A script's digest is named as such, and a
+// value the client writes at the key is noted as its (see ArgToken).
+func (c *simClient) commandArgs(args [][]byte) []Arg {
+	r := c.r
+	out := make([]Arg, len(args))
+	for i, a := range args {
+		if i == 0 {
+			out[i] = Arg{Kind: ArgText, Text: string(a)} // the command's name, as the client wrote it
+			continue
+		}
+		out[i] = r.arg(string(a))
+	}
+	if len(args) == 0 {
+		return out
+	}
+	name := strings.ToUpper(string(args[0]))
+	if (name == "EVALSHA" || name == "EVALSHA_RO") && len(out) > 1 {
+		out[1].Kind = ArgDigest
+		r.rec.digest(out[1].Text)
+	}
+	for _, i := range written(name, out) {
+		if out[i].Kind == ArgText && out[i].Text != "" {
+			r.rec.wrote(c.name, out[i].Text)
+		}
+	}
+	return out
+}
+
+// written returns the positions of the values a command writes at the key
+// (args[0] is its name, upper-cased in name): the value of SET, SETNX,
+// GETSET, SETEX, PSETEX and MSET, the fields and values of HSET, HMSET and
+// HSETNX, HINCRBY's field, and every argument of a script or function
+// called with the key among its keys.
+func written(name string, args []Arg) []int {
+	isKey := func(i int) bool { return i < len(args) && args[i].Kind == ArgKey }
+	switch name {
+	case "SET", "SETNX", "GETSET":
+		if isKey(1) && len(args) > 2 {
+			return []int{2}
+		}
+	case "SETEX", "PSETEX":
+		if isKey(1) && len(args) > 3 {
+			return []int{3}
+		}
+	case "MSET", "MSETNX":
+		for i := 1; i+1 < len(args); i += 2 {
+			if isKey(i) {
+				return []int{i + 1}
+			}
+		}
+	case "HSET", "HMSET", "HSETNX", "HINCRBY", "HINCRBYFLOAT":
+		if !isKey(1) {
+			return nil
+		}
+		var out []int
+		for i := 2; i < len(args); i++ {
+			if strings.HasPrefix(name, "HINCRBY") && i > 2 {
+				break
+			}
+			out = append(out, i)
+		}
+		return out
+	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
+		if len(args) < 3 {
+			return nil
+		}
+		n, err := strconv.Atoi(args[2].Text)
+		if err != nil || n < 0 || 3+n > len(args) {
+			return nil
+		}
+		if !slices.ContainsFunc(args[3:3+n], func(a Arg) bool { return a.Kind == ArgKey }) {
+			return nil
+		}
+		var out []int
+		for i := 3 + n; i < len(args); i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	return nil
+}
+
+// replyArgs types a reply for the timeline: a status (OK) as text, strings
+// and integers through run.arg (the key as K, times from t0), a null as
+// (nil), an error inside an array as "error: ...", an array as "[", its
+// elements with ", " between them, and "]".
+func replyArgs(r *run, v wire.Value) []Arg {
+	if v.Kind == wire.SimpleString {
+		return []Arg{{Kind: ArgText, Text: string(v.Text)}}
+	}
+	return valueArgs(r, v, nil)
+}
+
+func valueArgs(r *run, v wire.Value, out []Arg) []Arg {
+	text := func(s string) []Arg { return append(out, Arg{Kind: ArgText, Text: s}) }
+	switch {
+	case v.Nil:
+		return text("(nil)")
+	case v.IsError():
+		return text("error: " + string(v.Text))
+	}
+	switch v.Kind {
+	case wire.SimpleString, wire.BulkString, wire.Integer, wire.Verbatim, wire.Double, wire.BigNumber:
+		s := string(v.Text)
+		if v.Kind == wire.Verbatim && len(s) >= 4 {
+			s = s[4:]
+		}
+		return append(out, r.arg(s))
+	case wire.Array, wire.Set, wire.Push:
+		out = text("[")
+		for i, x := range v.Elems {
+			if i > 0 {
+				out = append(out, Arg{Kind: ArgText, Text: ", "})
+			}
+			out = valueArgs(r, x, out)
+		}
+		return append(out, Arg{Kind: ArgText, Text: "]"})
+	}
+	return text(v.String())
+}

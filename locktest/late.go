@@ -1,0 +1,129 @@
+package locktest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// lateHolder starts the run of boundary k of a scenario in which A, late,
+// finishes an operation on a lock that has passed to B: A holds the lock
+// with the short TTL, and B and C are ready to wait for it.
+func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *simClient, la strategy.Lock) {
+	r = newRun(fmt.Sprintf("/boundary-%d", k))
+	a, b, c = r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
+	if la = a.tryAcquire(r.tm.Short); la == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	return r, a, b, c, la
+}
+
+// takeoverWhilePaused goes on once A is paused inside an operation p with
+// its lock's TTL (Short) still running: B waits for the lock for the TTL
+// plus slack; then A resumes, and its operation is taken to its end one
+// command at a time (lateSteps), C trying at each boundary. It returns
+// B's lock, whether K still existed right after B got it, what A's late
+// operation did to B's lock ("" when nothing) and, when B got nothing,
+// why the lock had not expired, read before A resumed.
+func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock, held bool, broke, why string) {
+	a := p.c
+	r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
+	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
+	if lb == nil {
+		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
+		a.resume()
+		r.note("A resumes")
+		p.wait()
+		return nil, false, "", why
+	}
+	held = r.keyExists()
+	r.note("A resumes, one command at a time")
+	if broke = r.lateSteps(p, b, c); broke == "" {
+		p.wait()
+	}
+	return lb, held, broke, ""
+}
+
+// whoFreed says, in case C then acquires while B holds the lock, what the
+// timeline shows: whether release, the last thing A did, deleted the key
+// B's lock was at (held: K existed while B held it), or whether C got in
+// although K was still there. It reads K, so call it before C's attempt.
+func whoFreed(r *run, held bool, release string) string {
+	switch {
+	case held && !r.keyExists():
+		return fmt.Sprintf("%s deleted K, B's lock: C acquired it while B still held it", release)
+	case held:
+		return "C acquired the lock while B still held it, although K was still there: the acquire let a second holder in"
+	default:
+		return "C acquired the lock while B still held it"
+	}
+}
+
+// overrunTakeover is the start of the scenarios where A's lease runs out: A
+// acquires with a short TTL, then B waits for the lock. It returns B's lock,
+// or nil when B could not get it in TTL + slack; then, for a paused A, why
+// the lock had not expired.
+// A paused client sends nothing while B waits, not even a renewal; it
+// resumes once B is done waiting. A holder inside the critical section
+// whose lock has a lease leaves as soon as the lease is lost.
+//
+// With inside, A works in the critical section; done ends its work and
+// reports whether A had already stopped because its lease was lost.
+func overrunTakeover(r *run, a, b *simClient, inside, paused bool) (la, lb strategy.Lock, done func() bool, why string) {
+	l := a.tryAcquire(r.tm.Short)
+	if l == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	done = func() bool { return false }
+	if inside {
+		r.det.enter("A")
+		done = watchLease(r, "A", l)
+	}
+	if paused {
+		a.pause()
+		r.note("A is stalled past its TTL (%v): its commands are held back, its timers run on; B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
+		defer func() { a.resume(); r.note("A resumes") }()
+	} else {
+		r.note("A keeps working past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
+	}
+	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
+	if lb == nil && paused { // read before A resumes and may release
+		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
+	}
+	return l, lb, done, why
+}
+
+// leaseOf returns the lock's lease context, or nil when it has none.
+func leaseOf(l strategy.Lock) context.Context {
+	ctx, _ := strategy.Lease(l)
+	return ctx
+}
+
+// watchLease makes who leave the critical section the moment l's lease is
+// lost, as a holder that heeds its Lease context does. It returns the
+// function to call when who is done working: it stops the watch and
+// reports whether who had already left because its lease was lost. Locks
+// without a lease are not watched.
+func watchLease(r *run, who string, l strategy.Lock) (done func() (left bool)) {
+	ctx := leaseOf(l)
+	if ctx == nil {
+		return func() bool { return false }
+	}
+	stop := make(chan struct{})
+	left := make(chan bool, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.det.leave(who)
+			r.note("%s stops working: its lease is lost (%v)", who, context.Cause(ctx))
+			left <- true
+		case <-stop:
+			left <- false
+		}
+	}()
+	return func() bool {
+		close(stop)
+		return <-left
+	}
+}

@@ -1,0 +1,59 @@
+package locktest
+
+import (
+	"fmt"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// CrashRecovery: the holder crashes after acquiring and never releases;
+// a waiter must get the lock within the TTL plus some slack.
+
+// crashRecovery: A acquires and crashes; B must get the lock within the TTL
+// plus slack. A lock that can be refreshed goes through it again with A's
+// TTL set by Refresh: a refresh must not make the lock outlive its TTL.
+func crashRecovery(newRun func(string) *run) Result {
+	for _, refreshed := range []bool{false, true} {
+		name := "/acquired"
+		if refreshed {
+			name = "/refreshed"
+		}
+		r := newRun(name)
+		a, b := r.newClient("A", 0), r.newClient("B", 0)
+		// A lock to be refreshed is taken for longer than Short, so that
+		// the refresh comes in time on a slow machine; the refresh sets
+		// the TTL that matters.
+		ttl := r.tm.Short
+		if refreshed {
+			ttl = r.tm.renewedTTL()
+		}
+		la := a.tryAcquire(ttl)
+		if la == nil {
+			r.fail("A could not acquire a free lock")
+		}
+		rf, refresher := la.(strategy.Refresher)
+		if refreshed {
+			if err := a.refresh(rf, r.tm.Short); err != nil {
+				r.fail("A: Refresh of the lock it has just acquired: %v", err)
+			}
+		}
+		a.crash("crashes while holding the lock; it never releases")
+		wait := r.tm.Short + r.tm.Slack
+		r.note("B waits up to %v (TTL %v + slack)", wait, r.tm.Short)
+		if b.acquire(r.tm.Short, wait) == nil {
+			what := "A crashed holding the lock"
+			if refreshed {
+				what = fmt.Sprintf("A refreshed its lock to %v and crashed", r.tm.Short)
+			}
+			return r.breaks("%s, and B still could not acquire it %v later: %s", what, wait, r.lifeLeft(r.tm.Short, wait))
+		}
+		if !refresher || refreshed {
+			if refreshed {
+				return r.holds("B acquired the lock after A crashed holding it, and again after A refreshed it and crashed")
+			}
+			return r.holds("B acquired the lock after A crashed holding it")
+		}
+		r.shutdown()
+	}
+	panic("unreachable")
+}

@@ -1,0 +1,170 @@
+package locktest
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// Exclusion, the fault-free baseline: two clients race for a free key
+// in every interleaving of their attempts' commands, then many clients
+// contend for it and work well inside the TTL; never two inside at once.
+
+const (
+	contenders = 6 // clients in the exclusion scenario
+	rounds     = 8 // critical sections each
+)
+
+// exclusion: first two clients race for a free key, in every interleaving
+// of their attempts' commands; then a holder releases and tries again
+// while another client makes one attempt, in every interleaving; then
+// contenders clients take turns rounds times each, with work far inside a
+// long TTL. No faults in any of them.
+func exclusion(newRun func(string) *run) Result {
+	// A replayed interleaving must send the same commands as the run it
+	// replays: a script loaded by the first run, and not by the next, would
+	// make them diverge.
+	warmUp(newRun)
+	if res := race(newRun, nil, "both clients acquired the same free lock", "on a free key"); res.Verdict != Holds {
+		return res
+	}
+	broken, handovers := handover(newRun)
+	if broken != nil {
+		return *broken
+	}
+	r := newRun("/contend")
+	clients := make([]*simClient, contenders)
+	for i := range clients {
+		clients[i] = r.newClient(names[i], 0)
+	}
+	var wg sync.WaitGroup
+	aborts := make(chan any, len(clients))
+	starved := make(chan string, len(clients))
+	// A client gives up only when nobody at all has got the lock for half
+	// the TTL: a slow machine slows the turns down, and a client that
+	// waits long while the others take turn after turn is not starved by
+	// the lock. Half the TTL, so that a lock whose release frees nothing
+	// is never handed on by its expiry in the meantime. The time counts
+	// from the last acquire or the return of the last release, and not
+	// while a release is under way: a holder whose release a loaded
+	// machine holds up for seconds is slow, not a lock that frees nothing.
+	// While K is free, the waiters are slow, not the lock: they get the
+	// whole TTL.
+	var progress atomic.Int64
+	var releasing atomic.Int32
+	progress.Store(time.Now().UnixNano())
+	stalled := func() bool {
+		since := time.Since(time.Unix(0, progress.Load()))
+		return releasing.Load() == 0 && since > r.tm.Long/2 && (since > r.tm.Long || r.keyExists())
+	}
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					aborts <- v
+				}
+			}()
+			for range rounds {
+				var l strategy.Lock
+				for l == nil {
+					if l = c.acquire(r.tm.Long, r.tm.Long/20); l == nil && stalled() {
+						starved <- c.name
+						return
+					}
+				}
+				progress.Store(time.Now().UnixNano())
+				r.det.enter(c.name)
+				time.Sleep(200 * time.Microsecond)
+				r.det.leave(c.name)
+				releasing.Add(1)
+				c.release(l)
+				progress.Store(time.Now().UnixNano())
+				releasing.Add(-1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(aborts)
+	if v, ok := <-aborts; ok {
+		panic(v)
+	}
+	if o, ok := r.det.firstOverlap(); ok {
+		res := r.breaks("two clients in the critical section without any fault: %s", o)
+		res.Timeline = aroundOverlap(res.Timeline)
+		return res
+	}
+	close(starved)
+	// Which clients starve first depends on the scheduler; the first by
+	// name keeps the reason the same from run to run.
+	var who []string
+	for name := range starved {
+		who = append(who, name)
+	}
+	if len(who) > 0 {
+		slices.Sort(who)
+		return r.notApplicable("the clients could not take turns: after a release, nobody got the lock for %v, and %s gave up waiting (release-frees shows why)", r.tm.Long/2, who[0])
+	}
+	return r.holds("no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in; in each of the %d interleavings of a holder's release and new attempt with another client's attempt, at most one got the lock; and %d clients, %d critical sections each, were never two inside", handovers, contenders, rounds)
+}
+
+// handover: A holds the lock, releases it and at once tries to acquire it
+// again, while B makes one attempt; every interleaving of their commands
+// is tried, and at most one of them may end up holding the lock. The TTL
+// is long: nothing expires, the question is only how a release meets an
+// attempt under way. It returns the break, or nil and the number of
+// interleavings tried.
+func handover(newRun func(string) *run) (*Result, int) {
+	return interleavings(newRun, "handover", func(r *run, n int, prefix []int) ([]choice, *Result) {
+		a, b := r.newClient("A", 0), r.newClient("B", 0)
+		la := a.tryAcquire(r.tm.Long)
+		if la == nil {
+			r.fail("A could not acquire a free lock")
+		}
+		// A leaves the critical section before the schedule starts, so
+		// that its note never races with B's first clock read.
+		r.det.enter("A")
+		r.det.leave("A")
+		clients := []*simClient{a, b}
+		won := []bool{false, false}
+		trace := schedule(r, clients, func(i int) {
+			c := clients[i]
+			if c == a {
+				c.releaseErr(la)
+			}
+			if l := c.tryAcquire(r.tm.Long); l != nil {
+				won[i] = true
+				r.det.enter(c.name)
+			}
+		}, prefix)
+
+		if won[0] && won[1] {
+			res := r.breaks("A released its lock and at once acquired it again while B made one attempt, and both got it (interleaving %d of their commands): %s", n, mustOverlap(r))
+			return trace, &res
+		}
+		return trace, nil
+	})
+}
+
+// aroundOverlap cuts a long timeline down to the events that led to the
+// first overlap and a few after it, keeping the opening note.
+func aroundOverlap(tl []Event) []Event {
+	const before, after = 60, 10
+	for i, e := range tl {
+		if e.Kind != EvOverlap {
+			continue
+		}
+		from, to := max(0, i-before), min(len(tl), i+after)
+		if from == 0 && to == len(tl) {
+			return tl
+		}
+		out := []Event{{At: tl[from].At, Kind: EvNote, Text: fmt.Sprintf("(%d earlier events left out)", from)}}
+		return append(out, tl[from:to]...)
+	}
+	return tl
+}

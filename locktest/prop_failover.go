@@ -1,0 +1,69 @@
+package locktest
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+
+	"github.com/locklab/locklab/redistest"
+)
+
+// Failover: A acquires on the primary of a primary and replica while
+// the replication link is held; the primary dies, the replica is
+// promoted and the clients are sent to it; B must not acquire while A
+// holds the lock. A lock that grants nothing the replica has not
+// acknowledged (WAIT) holds it, once it is granted with the link
+// carrying on. n/a for a lock over several masters.
+
+// failover: A acquires on the primary of a primary and replica while the
+// replication link is held, so that the replica never gets A's write; the
+// primary dies, the replica is promoted and the clients are sent to it,
+// as Sentinel would; B tries to acquire. A lock over several masters
+// has no replica to fail over to: n/a, and restart-amnesia plays the
+// loss of a master's data for it.
+func failover(newRun func(string) *run) Result {
+	r := newRun("")
+	if r.multi() {
+		return r.notApplicable("a lock over %d independent masters fails over to no replica: a master that comes back empty is restart-amnesia", r.masters)
+	}
+	rep, err := redistest.StartReplicated(r.ctx)
+	if err != nil {
+		r.fail("starting a primary and its replica: %v", topologyErr(err))
+	}
+	// The clients reach "the primary" wherever it is, as through Sentinel
+	// or a managed service's address: the primary, then the promoted
+	// replica.
+	var current atomic.Pointer[string]
+	current.Store(&rep.Primary.Addr)
+	r.useTopology(rep.Close, nodeDial{name: "primary", dial: func(ctx context.Context) (net.Conn, error) {
+		return dialTCP(*current.Load())(ctx)
+	}})
+	rep.HoldReplication()
+	r.note("the replication link is held: nothing the primary writes from now on reaches the replica")
+	a := r.newClient("A", 0)
+	if l, _ := a.tryAcquireErr(r.tm.Long); l == nil {
+		// A lock that waits for its replica (WAIT) grants nothing the
+		// replica has not acknowledged: there is no lock for the failover
+		// to lose. It must work once the link carries on.
+		rep.ResumeReplication()
+		r.note("the replication link carries on")
+		if l, _ := a.tryAcquireErr(r.tm.Long); l == nil {
+			r.fail("A could not acquire a free lock on the primary, with the replication link held or not")
+		}
+		return r.holds("A's attempt failed while the replica could not acknowledge it, and succeeded once it could: the lock grants nothing a failover can lose")
+	}
+	r.det.enter("A")
+	r.note("the primary dies before its replica has A's lock; the replica is promoted, and clients are sent to it")
+	if err := rep.Primary.Kill(); err != nil {
+		r.fail("killing the primary: %v", err)
+	}
+	if err := rep.Promote(r.ctx); err != nil {
+		r.fail("promoting the replica: %v", err)
+	}
+	current.Store(&rep.Replica.Addr)
+	wait := r.tm.Slack
+	if contend(r, wait) {
+		return r.breaks("B acquired K on the promoted replica while A still held it: the replica had not received A's lock when the primary died (Redis replicates asynchronously), so the failover lost it")
+	}
+	return r.holds("B could not acquire K in %v on the promoted replica, which never received A's lock", wait)
+}

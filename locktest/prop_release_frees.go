@@ -1,0 +1,44 @@
+package locktest
+
+// ReleaseFrees (liveness): right after the holder releases, another
+// client's single attempt succeeds, without waiting for the TTL; and a
+// Release that reports success when its command failed has still freed
+// the lock.
+
+// releaseFrees: right after A releases, B's single attempt must succeed;
+// and a Release that reports success when its command failed must have
+// freed the lock all the same.
+func releaseFrees(newRun func(string) *run) Result {
+	r := newRun("/release")
+	a, b := r.newClient("A", 0), r.newClient("B", 0)
+	la := a.tryAcquire(r.tm.Long)
+	if la == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	err := a.releaseErr(la)
+	if b.tryAcquire(r.tm.Long) == nil {
+		if err != nil {
+			return r.breaks("A's release of the lock it held failed (%s), and B's attempt right after found it still taken: the lock goes only when its TTL (%v) runs out", r.errText(err), r.tm.Long)
+		}
+		return r.breaks("A released its lock, and B's attempt right after found it still taken: the release does not free the lock, which goes only when its TTL (%v) runs out", r.tm.Long)
+	}
+	r.shutdown()
+
+	r = newRun("/failed-release")
+	a, b = r.newClient("A", 0), r.newClient("B", 0)
+	la = a.tryAcquire(r.tm.Long)
+	if la == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	a.mu.Lock()
+	a.failNext = true
+	a.mu.Unlock()
+	r.note("A's next command fails without being sent, as when its connection drops")
+	if err := a.releaseErr(la); err != nil {
+		return r.holds("after A released, B acquired at once; a release whose command failed said so (%v)", r.errText(err))
+	}
+	if b.tryAcquire(r.tm.Long) == nil {
+		return r.breaks("A's release reported success although its command failed and never reached Redis: B's attempt right after found the lock still taken")
+	}
+	return r.holds("after A released, B acquired at once, even when A's first release command failed")
+}

@@ -1,0 +1,23 @@
+package locktest
+
+// StaleTakeoverRace: two waiters find the same expired lock at the same
+// moment; every interleaving of their attempts is tried, and at most one
+// may win. n/a where Redis itself deleted the expired key: then there is
+// no stale lock, only a free key, and exclusion covers that race.
+
+// staleTakeoverRace: A and B both find the lock a crashed holder left, and
+// every interleaving of their two attempts is tried; at most one may win.
+func staleTakeoverRace(newRun func(string) *run) Result {
+	stale := makeStale(newRun)
+	if !stale.exists {
+		r := newRun("/none")
+		return r.notApplicable("Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key (exclusion races two acquires on one)")
+	}
+	if probe(newRun, stale)[1].commands == 0 {
+		r := newRun("/none")
+		r.restore(stale)
+		after := r.tm.Short + r.tm.staleAfter()
+		return r.notApplicable("no stale lock to take over: %v after its holder crashed, nobody could take it over: %s", after, r.unexpired(r.tm.Short, after))
+	}
+	return race(newRun, &stale, "both waiters found the same stale lock and both took it over", "on a stale lock")
+}

@@ -1,0 +1,107 @@
+package locktest
+
+import (
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// recorder keeps a scenario's timeline, and what it needs to name the
+// values in it when the timeline is taken: who wrote which value at the
+// key, and which scripts' digests were seen.
+type recorder struct {
+	mu      sync.Mutex
+	start   time.Time
+	events  []Event
+	writers map[string][]string // a value written at the key: the clients that wrote it, in order
+	digests map[string]bool
+}
+
+// wrote notes that client wrote value at the key: a token if it is the
+// only one that ever does.
+func (r *recorder) wrote(simClient, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.writers == nil {
+		r.writers = map[string][]string{}
+	}
+	if !slices.Contains(r.writers[value], simClient) {
+		r.writers[value] = append(r.writers[value], simClient)
+	}
+}
+
+// digest notes that d is a script's digest.
+func (r *recorder) digest(d string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.digests == nil {
+		r.digests = map[string]bool{}
+	}
+	r.digests[d] = true
+}
+
+// timeline returns the events so far with their values named: a text that
+// exactly one client wrote at the key becomes its token, one that is a
+// known digest a digest; and the tokens of each client, in the order it
+// wrote them.
+func (r *recorder) timeline() ([]Event, map[string][]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	owner := map[string]string{}
+	var tokens map[string][]string
+	for _, e := range r.events {
+		for _, a := range e.Args {
+			w := r.writers[a.Text]
+			if a.Kind != ArgText || len(w) != 1 || w[0] != e.Client || owner[a.Text] != "" {
+				continue
+			}
+			owner[a.Text] = e.Client
+			if tokens == nil {
+				tokens = map[string][]string{}
+			}
+			tokens[e.Client] = append(tokens[e.Client], a.Text)
+		}
+	}
+	// A token written outside the timeline (a stale lock's) is still its
+	// writer's.
+	for _, v := range slices.Sorted(maps.Keys(r.writers)) {
+		if w := r.writers[v]; len(w) == 1 && owner[v] == "" {
+			owner[v] = w[0]
+			if tokens == nil {
+				tokens = map[string][]string{}
+			}
+			tokens[w[0]] = append(tokens[w[0]], v)
+		}
+	}
+	name := func(args []Arg) []Arg {
+		if args == nil {
+			return nil
+		}
+		out := slices.Clone(args)
+		for i, a := range out {
+			if a.Kind != ArgText {
+				continue
+			}
+			if c := owner[a.Text]; c != "" {
+				out[i] = Arg{Kind: ArgToken, Text: a.Text, Client: c}
+			} else if r.digests[a.Text] {
+				out[i] = Arg{Kind: ArgDigest, Text: a.Text}
+			}
+		}
+		return out
+	}
+	out := make([]Event, len(r.events))
+	for i, e := range r.events {
+		e.Args, e.ReplyArgs, e.TextArgs = name(e.Args), name(e.ReplyArgs), name(e.TextArgs)
+		out[i] = e
+	}
+	return out, tokens
+}
+
+func (r *recorder) add(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.At = time.Since(r.start)
+	r.events = append(r.events, e)
+}

@@ -45,7 +45,13 @@ func (v keyView) String() string {
 	case -1:
 		return "K has no expiry"
 	}
-	return fmt.Sprintf("K expires in %v", time.Duration(v.pttl)*time.Millisecond)
+	return fmt.Sprintf("K expires in %v", shown(v.pttl))
+}
+
+// shown rounds a PTTL to a tenth of a second: what the timeline and the
+// reasons say of it is the same on every run.
+func shown(ms int64) time.Duration {
+	return (time.Duration(ms) * time.Millisecond).Round(100 * time.Millisecond)
 }
 
 // changedFrom says how after differs from before in what B's lock must
@@ -61,8 +67,7 @@ func (after keyView) changedFrom(before keyView) string {
 	case before.pttl >= 0 && after.pttl == -1:
 		return "removed the expiry of K, B's lock: should B die, the lock is never freed"
 	case before.pttl >= 0 && after.pttl > before.pttl:
-		return fmt.Sprintf("pushed the expiry of K, B's lock, back from %v to %v",
-			time.Duration(before.pttl)*time.Millisecond, time.Duration(after.pttl)*time.Millisecond)
+		return fmt.Sprintf("pushed the expiry of K, B's lock, back from %v to %v", shown(before.pttl), shown(after.pttl))
 	}
 	return ""
 }

@@ -54,20 +54,22 @@ func shown(ms int64) time.Duration {
 	return (time.Duration(ms) * time.Millisecond).Round(100 * time.Millisecond)
 }
 
-// changedFrom says how after differs from before in what B's lock must
-// keep, or "" when it does not.
-func (after keyView) changedFrom(before keyView) string {
+// changedFrom says how after differs from before in what the holder's
+// lock must keep, or "" when it does not. A holder that is not paused
+// may push its own expiry back (its renewals): pushed says whether that
+// counts.
+func (after keyView) changedFrom(before keyView, holder string, pushed bool) string {
 	switch {
 	case before.pttl == -2:
-		return "" // B's lock is not at K: nothing to compare
+		return "" // the holder's lock is not at K: nothing to compare
 	case after.pttl == -2:
-		return "deleted K, B's lock"
+		return fmt.Sprintf("deleted K, %s's lock", holder)
 	case after.value != before.value:
-		return "overwrote K, B's lock, with another value"
+		return fmt.Sprintf("overwrote K, %s's lock, with another value", holder)
 	case before.pttl >= 0 && after.pttl == -1:
-		return "removed the expiry of K, B's lock: should B die, the lock is never freed"
-	case before.pttl >= 0 && after.pttl > before.pttl:
-		return fmt.Sprintf("pushed the expiry of K, B's lock, back from %v to %v", shown(before.pttl), shown(after.pttl))
+		return fmt.Sprintf("removed the expiry of K, %s's lock: should %s die, the lock is never freed", holder, holder)
+	case pushed && before.pttl >= 0 && after.pttl > before.pttl:
+		return fmt.Sprintf("pushed the expiry of K, %s's lock, back from %v to %v", holder, shown(before.pttl), shown(after.pttl))
 	}
 	return ""
 }
@@ -78,15 +80,28 @@ func (after keyView) changedFrom(before keyView) string {
 // acquire. It returns what went wrong, or "" once p has ended with B's
 // lock as it was.
 func (r *run) lateSteps(p *pausedOp, b, c *simClient) string {
-	b.pause()
-	defer b.resume()
-	view := r.viewKey()
-	r.note("B is paused; the suite reads K: %v", view)
+	return r.lateStepsOf(p, "B", b, c)
+}
+
+// lateStepsOf is lateSteps for the lock of holder, whose client b is
+// paused meanwhile; b is nil when the holder is a goroutine of p's own
+// client, which cannot be paused without p.
+func (r *run) lateStepsOf(p *pausedOp, holder string, b, c *simClient) string {
+	var view keyView
+	if b != nil {
+		b.pause()
+		defer b.resume()
+		view = r.viewKey()
+		r.note("%s is paused; the suite reads K: %v", holder, view)
+	} else {
+		view = r.viewKey()
+		r.note("the suite reads K: %v", view)
+	}
 	for {
 		from := p.k
 		more := p.next()
 		after := r.viewKey()
-		if what := after.changedFrom(view); what != "" {
+		if what := after.changedFrom(view, holder, b != nil); what != "" {
 			r.note("the suite reads K: %v", after)
 			broke := fmt.Sprintf("its %s %s", p.op, what)
 			if p.n > 1 {
@@ -96,7 +111,7 @@ func (r *run) lateSteps(p *pausedOp, b, c *simClient) string {
 				more = p.next() // the rest of A's operation, to its end
 			}
 			if c.tryAcquire(r.tm.Long) != nil {
-				broke += ": C acquired it while B still held it"
+				broke += fmt.Sprintf(": C acquired it while %s still held it", holder)
 			}
 			return broke
 		}
@@ -105,8 +120,8 @@ func (r *run) lateSteps(p *pausedOp, b, c *simClient) string {
 			return ""
 		}
 		if c.tryAcquire(r.tm.Long) != nil {
-			return fmt.Sprintf("C acquired the lock while B held it, with A paused %s: A's late %s had let a third holder in",
-				boundaryText(p.k, p.n, p.op), p.op)
+			return fmt.Sprintf("C acquired the lock while %s held it, with A paused %s: A's late %s had let a third holder in",
+				holder, boundaryText(p.k, p.n, p.op), p.op)
 		}
 		view = after
 	}

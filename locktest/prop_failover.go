@@ -41,7 +41,8 @@ func failover(newRun func(string) *run) Result {
 	rep.HoldReplication()
 	r.note("the replication link is held: nothing the primary writes from now on reaches the replica")
 	a := r.newClient("A", 0)
-	if l, _ := a.tryAcquireErr(r.tm.Long); l == nil {
+	la, _ := a.tryAcquireErr(r.tm.Long)
+	if la == nil {
 		// A lock that waits for its replica (WAIT) grants nothing the
 		// replica has not acknowledged: there is no lock for the failover
 		// to lose. It must work once the link carries on.
@@ -65,5 +66,8 @@ func failover(newRun func(string) *run) Result {
 	if contend(r, wait) {
 		return r.breaks("B acquired K on the promoted replica while A still held it: the replica had not received A's lock when the primary died (Redis replicates asynchronously), so the failover lost it")
 	}
-	return r.holds("B could not acquire K in %v on the promoted replica, which never received A's lock", wait)
+	if broke := obtainable(r, a, la, "the failover"); broke != nil {
+		return *broke
+	}
+	return r.holds("B could not acquire K in %v on the promoted replica, which never received A's lock; once A released, C acquired", wait)
 }

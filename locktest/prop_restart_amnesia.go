@@ -40,6 +40,9 @@ func restartAmnesia(newRun func(string) *run) Result {
 	if contend(r, wait) {
 		return r.breaks("B acquired K while A still held it: %s had restarted without persistence and forgotten A's lock", r.label(node))
 	}
+	if broke := obtainable(r, r.client("A"), l, "the restart of "+r.label(node)); broke != nil {
+		return *broke
+	}
 	if r.restartDelay > 0 {
 		return r.holds("B could not acquire K in %v while %s stayed down (a delayed restart of %v)", wait, r.label(node), r.restartDelay)
 	}

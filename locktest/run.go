@@ -362,3 +362,15 @@ func newSecret() string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// client returns the run's client named name, or nil.
+func (r *run) client(name string) *simClient {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.clients {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}

@@ -4,6 +4,15 @@ package zh
 // rule of the table and for each format of the suite's sentences, with
 // their Chinese.
 var examples = []struct{ en, zh string }{
+	{"now = t0-598ms (clock 600ms behind)", "时钟读数 = t0-598ms（时钟慢了 600ms）"},
+	{"A's clock ran 1.12s ahead when it acquired and crashed, and B still could not acquire the lock 560ms later: A's clock set the lock's expiry, which outlived the TTL of 60ms by the skew",
+		"A 加锁并崩溃时，它的时钟快了 1.12s，560ms 之后 B 仍然拿不到锁：锁的过期时间是 A 的时钟定的，比 TTL 60ms 多活了这段偏差"},
+	{"A's clock ran 600ms behind when it acquired for a TTL of 300ms, and B acquired the lock before that TTL had passed, while A was alive and not paused: A's clock set the lock's expiry, which came early by the skew",
+		"A 以 TTL 300ms 加锁时，它的时钟慢了 600ms，TTL 还没到 B 就拿到了锁，而 A 还活着、也没有暂停：锁的过期时间是 A 的时钟定的，提前了这段偏差"},
+	{"A, its clock 600ms behind, holds the lock for a TTL of 300ms; B polls with the same TTL until 30ms before its end",
+		"A 的时钟慢了 600ms，以 TTL 300ms 持有锁；B 用同样的 TTL 轮询，直到 TTL 结束前 30ms"},
+	{"the lock lived as long as asked with A's clock 1.12s ahead (a crashed A's lock freed within its TTL and the slack) and 600ms behind (nobody got in before its TTL)",
+		"A 的时钟快了 1.12s（崩溃的 A 的锁在 TTL 加余量之内放开了）、慢了 600ms（TTL 到期之前没有人拿到锁）时，锁都活了请求的那么久"},
 	{"A's second release left B's lock in place, whether B was another client or another goroutine of A's",
 		"A 的第二次释放没有动 B 的锁，无论 B 是另一个客户端，还是 A 自己的另一个 goroutine"},
 	{"A1 and A2 are goroutines of client A, sharing its strategy instance; A1 acquires",

@@ -202,16 +202,6 @@ func boundaryText(k, n int, op string) string {
 	return fmt.Sprintf("after command %d of %d of its %s", k, n, op)
 }
 
-// pausedAt runs op on its own goroutine with c paused at boundary k of it
-// (see boundaryText). It returns once c has reached the boundary, that is
-// once it tries to send the command after it, with reached true; or once
-// op has ended without reaching it (it sent fewer commands this time). wait waits for op to end, after c is resumed, and
-// passes on an abort raised inside op.
-func pausedAt(c *simClient, k, n int, op string, f func()) (reached bool, wait func()) {
-	p := c.pauseInside(k, n, op, f)
-	return p.reached, p.wait
-}
-
 // pausedOp is an operation of a client, running on a goroutine of its own,
 // inside which the client is paused at a boundary.
 type pausedOp struct {
@@ -224,8 +214,12 @@ type pausedOp struct {
 	v       any
 }
 
-// pauseInside is pausedAt, returning the operation, which can then be
-// taken on boundary by boundary (next).
+// pauseInside runs op on its own goroutine with c paused at boundary k of
+// it (see boundaryText). It returns once c has reached the boundary, that
+// is once it tries to send the command after it, with reached true; or
+// once op has ended without reaching it (it sent fewer commands this
+// time). The operation can then be taken on boundary by boundary (next)
+// or resumed and waited for (wait).
 func (c *simClient) pauseInside(k, n int, op string, f func()) *pausedOp {
 	why := "paused " + boundaryText(k, n, op)
 	reachedCh := make(chan struct{})

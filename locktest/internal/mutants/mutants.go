@@ -85,6 +85,7 @@ const (
 	safeRefresh   = locktest.SafeRefresh
 	fencedOverrun = locktest.FencedOverrun
 	failover      = locktest.Failover
+	holderClock   = locktest.HolderClock
 )
 
 // Mutants returns the corpus, grouped by the step that has the slip.
@@ -179,6 +180,16 @@ func Mutants() []Mutant {
 						return false, err
 					}
 					return s.set(token, "PX", ttl.Milliseconds())
+				},
+			},
+		},
+		{
+			Name:    "expiry-from-client-clock",
+			Slip:    "SET NX PXAT with the client's clock plus the TTL: a holder whose clock runs ahead keeps the lock longer than asked, one behind loses it at once",
+			Killers: props{holderClock},
+			slip: recipe{
+				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.set(token, "NX", "PXAT", s.clock.Now().Add(ttl).UnixMilli())
 				},
 			},
 		},

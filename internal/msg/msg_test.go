@@ -1,0 +1,61 @@
+package msg
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRender(t *testing.T) {
+	d := &Def{ID: "test.render", Kinds: K(Count, Duration, Client, Op),
+		Tmpl: map[Lang]string{
+			English: "{0} {0|command|commands} in {1} by {2}'s {3}",
+			Chinese: "{2} 的{3}在 {1} 内发了 {0} 条命令",
+		}}
+	defs[d.ID] = d
+	defer delete(defs, d.ID)
+	for _, c := range []struct {
+		m    Msg
+		lang Lang
+		want string
+	}{
+		{d.New(1, 50*time.Millisecond, "A", "release"), English, "1 command in 50ms by A's release"},
+		{d.New(2, 50*time.Millisecond, "A", "release"), English, "2 commands in 50ms by A's release"},
+		{d.New(2, 50*time.Millisecond, "A", "second release"), Chinese, "A 的第二次释放在 50ms 内发了 2 条命令"},
+	} {
+		if got := Render(c.lang, c.m); got != c.want {
+			t.Errorf("Render(%s, %v) = %q, want %q", c.lang, c.m, got, c.want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	for _, c := range []struct {
+		kinds  []Kind
+		en, zh string
+		want   string // in the errors, or "" for none
+	}{
+		{K(Count), "{0} {0|x|xs}", "{0}", ""},
+		{K(Count), "{0}", "", "no zh template"},
+		{K(Count), "{1}", "{0}", "{1} but 1 arguments"},
+		{K(Client), "{0} {0|x|xs}", "{0}", "plural of {0}"},
+		{K(Client, Count), "{0}", "{0}{1}", "argument 1 unused"},
+		{K(Client), "{0", "{0}", "malformed"},
+	} {
+		d := &Def{ID: "x", Kinds: c.kinds, Tmpl: map[Lang]string{English: c.en, Chinese: c.zh}}
+		errs := strings.Join(d.Check(), "\n")
+		if c.want == "" && errs != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("Check(%q, %q) = %q, want %q", c.en, c.zh, errs, c.want)
+		}
+	}
+}
+
+func TestNewPanicsOnMisfit(t *testing.T) {
+	d := &Def{ID: "x", Kinds: K(Count)}
+	defer func() {
+		if recover() == nil {
+			t.Error("New with a string for a count did not panic")
+		}
+	}()
+	d.New("one")
+}

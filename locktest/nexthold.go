@@ -37,15 +37,15 @@ func (r *run) viewKey() keyView {
 	return v
 }
 
-// String says what the view shows, for the timeline.
-func (v keyView) String() string {
+// msg says what the view shows, for the timeline.
+func (v keyView) msg() Message {
 	switch v.pttl {
 	case -2:
-		return "K is gone"
+		return mKeyGone.New()
 	case -1:
-		return "K has no expiry"
+		return mKeyNoExpiry.New()
 	}
-	return fmt.Sprintf("K expires in %v", shown(v.pttl))
+	return mKeyExpiresIn.New(shown(v.pttl))
 }
 
 // shown rounds a PTTL to a tenth of a second: what the timeline and the
@@ -55,58 +55,59 @@ func shown(ms int64) time.Duration {
 }
 
 // changedFrom says how after differs from before in what B's lock must
-// keep, or "" when it does not.
-func (after keyView) changedFrom(before keyView) string {
+// keep, or no message when it does not.
+func (after keyView) changedFrom(before keyView) Message {
 	switch {
 	case before.pttl == -2:
-		return "" // B's lock is not at K: nothing to compare
+		return Message{} // B's lock is not at K: nothing to compare
 	case after.pttl == -2:
-		return "deleted K, B's lock"
+		return mDeleted.New()
 	case after.value != before.value:
-		return "overwrote K, B's lock, with another value"
+		return mOverwrote.New()
 	case before.pttl >= 0 && after.pttl == -1:
-		return "removed the expiry of K, B's lock: should B die, the lock is never freed"
+		return mExpiryRemoved.New()
 	case before.pttl >= 0 && after.pttl > before.pttl:
-		return fmt.Sprintf("pushed the expiry of K, B's lock, back from %v to %v", shown(before.pttl), shown(after.pttl))
+		return mExpiryPushed.New(shown(before.pttl), shown(after.pttl))
 	}
-	return ""
+	return Message{}
 }
 
 // lateSteps takes A's late operation p, paused at a boundary while B holds
 // the lock, one command at a time to its end, with B paused meanwhile:
 // after each command K must be as it was, and at each boundary C must not
-// acquire. It returns what went wrong, or "" once p has ended with B's
-// lock as it was.
-func (r *run) lateSteps(p *pausedOp, b, c *simClient) string {
+// acquire. It returns what went wrong, or no message once p has ended
+// with B's lock as it was.
+func (r *run) lateSteps(p *pausedOp, b, c *simClient) Message {
 	b.pause()
 	defer b.resume()
 	view := r.viewKey()
-	r.note("B is paused; the suite reads K: %v", view)
+	r.note(mBPausedReads.New(view.msg()))
 	for {
 		from := p.k
 		more := p.next()
 		after := r.viewKey()
-		if what := after.changedFrom(view); what != "" {
-			r.note("the suite reads K: %v", after)
-			broke := fmt.Sprintf("its %s %s", p.op, what)
-			if p.n > 1 {
-				broke += fmt.Sprintf(" (its %s command)", ordinal(from+1))
-			}
+		if what := after.changedFrom(view); !what.IsZero() {
+			r.note(mReadsK.New(after.msg()))
 			for more {
 				more = p.next() // the rest of A's operation, to its end
 			}
-			if c.tryAcquire(r.tm.Long) != nil {
-				broke += ": C acquired it while B still held it"
+			took := c.tryAcquire(r.tm.Long) != nil
+			switch {
+			case p.n > 1 && took:
+				return mItsOpDidAtC.New(p.op, what, from+1)
+			case p.n > 1:
+				return mItsOpDidAt.New(p.op, what, from+1)
+			case took:
+				return mItsOpDidC.New(p.op, what)
 			}
-			return broke
+			return mItsOpDid.New(p.op, what)
 		}
 		if !more {
-			r.note("A's %s is over; the suite reads K: %v", p.op, after)
-			return ""
+			r.note(mOpOverReads.New(p.op, after.msg()))
+			return Message{}
 		}
 		if c.tryAcquire(r.tm.Long) != nil {
-			return fmt.Sprintf("C acquired the lock while B held it, with A paused %s: A's late %s had let a third holder in",
-				boundaryText(p.k, p.n, p.op), p.op)
+			return mThirdHolder.New(boundary(p.k, p.n, p.op), p.op)
 		}
 		view = after
 	}

@@ -3,7 +3,7 @@ package locktest
 import (
 	"errors"
 	"fmt"
-	"strings"
+
 	"time"
 
 	"github.com/locklab/locklab/redistest"
@@ -40,12 +40,12 @@ func topologyErr(err error) error {
 }
 
 // nodeNames lists the masters' names.
-func nodeNames(nodes []*redistest.Node) string {
+func nodeNames(nodes []*redistest.Node) []string {
 	s := make([]string, len(nodes))
 	for i, n := range nodes {
 		s[i] = n.Name
 	}
-	return strings.Join(s, ", ")
+	return s
 }
 
 // holderOnMajority has A acquire K for Long: on one Redis, plainly; over
@@ -62,7 +62,7 @@ func holderOnMajority(r *run, m *redistest.Masters) (strategy.Lock, *redistest.N
 			minority = append(minority, i)
 		}
 		a.partition(true, minority...)
-		r.note("A cannot reach %s: it can lock K on a bare majority (%d of %d masters) at most", nodeNames(m.Nodes[q:]), q, r.masters)
+		r.note(mCannotReach.New(nodeNames(m.Nodes[q:]), q, r.masters))
 	}
 	l, _ := a.tryAcquireErr(r.tm.Long)
 	if l == nil {
@@ -96,9 +96,9 @@ func contend(r *run, wait time.Duration) bool {
 }
 
 // errOrBusy says why an attempt failed.
-func errOrBusy(err error) string {
+func errOrBusy(err error) Message {
 	if err == nil || errors.Is(err, strategy.ErrNotAcquired) {
-		return "it was refused as if held"
+		return mRefusedAsHeld.New()
 	}
-	return fmt.Sprintf("it failed: %v", err)
+	return mItFailed.New(err.Error())
 }

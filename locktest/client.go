@@ -103,8 +103,11 @@ func (k clientClock) Now() time.Time {
 	r := k.c.r
 	r.clockReads.Add(1)
 	args := []Arg{{Kind: ArgText, Text: "now = "}, r.stamp(now.UnixMilli())}
-	if k.c.skew != 0 {
+	switch {
+	case k.c.skew > 0:
 		args = append(args, Arg{Kind: ArgText, Text: fmt.Sprintf(" (clock %+v ahead)", k.c.skew)})
+	case k.c.skew < 0:
+		args = append(args, Arg{Kind: ArgText, Text: fmt.Sprintf(" (clock %v behind)", -k.c.skew)})
 	}
 	r.rec.add(Event{Client: k.c.name, Kind: EvClock, Text: joinArgs(args, ""), TextArgs: args})
 	return now

@@ -194,19 +194,6 @@ func countOps(newRun func(string) *run) opCounts {
 	return n
 }
 
-// boundaryText names boundary k of an operation of n commands.
-func boundaryText(k, n int, op string) string { return boundary(k, n, op).String() }
-
-// pausedAt runs op on its own goroutine with c paused at boundary k of it
-// (see boundaryText). It returns once c has reached the boundary, that is
-// once it tries to send the command after it, with reached true; or once
-// op has ended without reaching it (it sent fewer commands this time). wait waits for op to end, after c is resumed, and
-// passes on an abort raised inside op.
-func pausedAt(c *simClient, k, n int, op string, f func()) (reached bool, wait func()) {
-	p := c.pauseInside(k, n, op, f)
-	return p.reached, p.wait
-}
-
 // pausedOp is an operation of a client, running on a goroutine of its own,
 // inside which the client is paused at a boundary.
 type pausedOp struct {
@@ -219,8 +206,12 @@ type pausedOp struct {
 	v       any
 }
 
-// pauseInside is pausedAt, returning the operation, which can then be
-// taken on boundary by boundary (next).
+// pauseInside runs op on its own goroutine with c paused at boundary k of
+// it (see boundary). It returns once c has reached the boundary, that
+// is once it tries to send the command after it, with reached true; or
+// once op has ended without reaching it (it sent fewer commands this
+// time). The operation can then be taken on boundary by boundary (next)
+// or resumed and waited for (wait).
 func (c *simClient) pauseInside(k, n int, op string, f func()) *pausedOp {
 	reachedCh := make(chan struct{})
 	c.mu.Lock()

@@ -70,28 +70,31 @@ var (
 	mKeyGone      = msg.Define("key.gone", nil, "K is gone", "K 已经不在了")
 	mKeyNoExpiry  = msg.Define("key.no-expiry", nil, "K has no expiry", "K 没有过期时间")
 	mKeyExpiresIn = msg.Define("key.expires-in", msg.K(msg.Duration), "K expires in {0}", "K 将在 {0} 后过期")
-	mDeleted      = msg.Define("changed.deleted", nil, "deleted K, B's lock", "删除了 K，也就是 B 的锁")
-	mOverwrote    = msg.Define("changed.overwrote", nil,
-		"overwrote K, B's lock, with another value", "用另一个值覆盖了 K，也就是 B 的锁")
-	mExpiryRemoved = msg.Define("changed.expiry-removed", nil,
-		"removed the expiry of K, B's lock: should B die, the lock is never freed", "去掉了 K（B 的锁）的过期时间：万一 B 死掉，这把锁永远不会放开")
-	mExpiryPushed = msg.Define("changed.expiry-pushed", msg.K(msg.Duration, msg.Duration),
-		"pushed the expiry of K, B's lock, back from {0} to {1}", "把 K（B 的锁）的过期时间从 {0} 推迟到了 {1}")
-	mBPausedReads = msg.Define("next.b-paused-reads", msg.K(msg.Sub),
-		"B is paused; the suite reads K: {0}", "B 暂停；测试套件读取 K：{0}")
+	mDeleted      = msg.Define("changed.deleted", msg.K(msg.Client),
+		"deleted K, {0}'s lock", "删除了 K，也就是 {0} 的锁")
+	mOverwrote = msg.Define("changed.overwrote", msg.K(msg.Client),
+		"overwrote K, {0}'s lock, with another value", "用另一个值覆盖了 K，也就是 {0} 的锁")
+	mExpiryRemoved = msg.Define("changed.expiry-removed", msg.K(msg.Client),
+		"removed the expiry of K, {0}'s lock: should {0} die, the lock is never freed", "去掉了 K（{0} 的锁）的过期时间：万一 {0} 死掉，这把锁永远不会放开")
+	mExpiryPushed = msg.Define("changed.expiry-pushed", msg.K(msg.Client, msg.Duration, msg.Duration),
+		"pushed the expiry of K, {0}'s lock, back from {1} to {2}", "把 K（{0} 的锁）的过期时间从 {1} 推迟到了 {2}")
+	mHolderPausedReads = msg.Define("next.holder-paused-reads", msg.K(msg.Client, msg.Sub),
+		"{0} is paused; the suite reads K: {1}", "{0} 暂停；测试套件读取 K：{1}")
 	mReadsK      = msg.Define("next.reads", msg.K(msg.Sub), "the suite reads K: {0}", "测试套件读取 K：{0}")
 	mOpOverReads = msg.Define("next.op-over-reads", msg.K(msg.Op, msg.Sub),
 		"A's {0} is over; the suite reads K: {1}", "A 的{0}结束了；测试套件读取 K：{1}")
-	mItsOpDid   = msg.Define("next.its-op-did", msg.K(msg.Op, msg.Sub), "its {0} {1}", "它的{0}{1}")
-	mItsOpDidAt = msg.Define("next.its-op-did-at", msg.K(msg.Op, msg.Sub, msg.Ordinal),
-		"its {0} {1} (its {2} command)", "它的{0}{1}（它的{2}条命令）")
-	mItsOpDidC = msg.Define("next.its-op-did-c", msg.K(msg.Op, msg.Sub),
-		"its {0} {1}: C acquired it while B still held it", "它的{0}{1}：B 还持有锁，C 就拿到了")
-	mItsOpDidAtC = msg.Define("next.its-op-did-at-c", msg.K(msg.Op, msg.Sub, msg.Ordinal),
-		"its {0} {1} (its {2} command): C acquired it while B still held it", "它的{0}{1}（它的{2}条命令）：B 还持有锁，C 就拿到了")
-	mThirdHolder = msg.Define("next.third-holder", msg.K(msg.Sub, msg.Op),
-		"C acquired the lock while B held it, with A paused {0}: A's late {1} had let a third holder in",
-		"B 持有锁时，C 拿到了锁，当时 A 在{0}暂停：A 迟到的{1}放进了第三个持有者")
+	mIts        = msg.Define("who.its", nil, "its", "它的")
+	mPossessive = msg.Define("who.possessive", msg.K(msg.Client), "{0}'s", "{0} 的")
+	mOpDid      = msg.Define("next.op-did", msg.K(msg.Sub, msg.Op, msg.Sub), "{0} {1} {2}", "{0}{1}{2}")
+	mOpDidAt    = msg.Define("next.op-did-at", msg.K(msg.Sub, msg.Op, msg.Sub, msg.Ordinal),
+		"{0} {1} {2} (its {3} command)", "{0}{1}{2}（它的{3}条命令）")
+	mOpDidC = msg.Define("next.op-did-c", msg.K(msg.Sub, msg.Op, msg.Sub, msg.Client),
+		"{0} {1} {2}: C acquired it while {3} still held it", "{0}{1}{2}：{3} 还持有锁，C 就拿到了")
+	mOpDidAtC = msg.Define("next.op-did-at-c", msg.K(msg.Sub, msg.Op, msg.Sub, msg.Ordinal, msg.Client),
+		"{0} {1} {2} (its {3} command): C acquired it while {4} still held it", "{0}{1}{2}（它的{3}条命令）：{4} 还持有锁，C 就拿到了")
+	mThirdHolder = msg.Define("next.third-holder", msg.K(msg.Client, msg.Sub, msg.Op),
+		"C acquired the lock while {0} held it, with A paused {1}: A's late {2} had let a third holder in",
+		"{0} 持有锁时，C 拿到了锁，当时 A 在{1}暂停：A 迟到的{2}放进了第三个持有者")
 
 	mCannotReach = msg.Define("topology.cannot-reach", msg.K(msg.Nodes, msg.Count, msg.Count),
 		"A cannot reach {0}: it can lock K on a bare majority ({1} of {2} masters) at most",
@@ -111,8 +114,8 @@ var (
 		"B waits up to {0} (TTL {1} + slack)", "B 最多等待 {0}（TTL {1} 加上余量）")
 )
 
-// boundary names boundary k of an operation of n commands (see
-// boundaryText).
+// boundary names boundary k of an operation of n commands: before its
+// first command when k is 0, else after its command k.
 func boundary(k, n int, op string) Message {
 	if k == 0 {
 		return mBoundaryFirst.New(op)
@@ -154,6 +157,17 @@ var (
 )
 
 // What the topology properties share.
-var mMinorityUnreachable = msg.Define("topology.n/a", nil,
-	"A could not acquire K with a minority of the masters out of reach: see minority-down",
-	"少数主节点连不上时，A 拿不到 K：见 minority-down")
+var (
+	mMinorityUnreachable = msg.Define("topology.n/a", nil,
+		"A could not acquire K with a minority of the masters out of reach: see minority-down",
+		"少数主节点连不上时，A 拿不到 K：见 minority-down")
+	mObtainable = msg.Define("topology.obtainable", nil,
+		"A releases; C must acquire within A's TTL and the slack", "A 释放；C 必须在 A 的 TTL 加上余量之内拿到锁")
+	mUnobtainable = msg.Define("topology.unobtainable", msg.K(msg.Sub, msg.Duration),
+		"after {0}, B was refused while A held the lock, but once A had released it nobody could acquire it for {1}: the lock stayed unobtainable",
+		"{0}之后，A 持有锁时 B 被拒绝，但 A 释放之后，{1} 内也没有人能拿到锁：这把锁一直拿不到")
+)
+
+// What the clock properties (clock-skew, holder-clock) share.
+var mNeverReadsClock = msg.Define("clock.n/a", nil,
+	"the strategy never reads the client's clock", "这个策略从来不读客户端的时钟")

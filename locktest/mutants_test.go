@@ -21,7 +21,7 @@ var overrun = []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun
 // structural are the properties whose scenario a correct lock may be unable
 // to stage: no boundary inside a one-command acquire or release, no stale
 // key once Redis deleted it, no clock read.
-var structural = []locktest.Property{locktest.CrashMidAcquire, locktest.CrashMidRelease, locktest.StaleTakeoverRace, locktest.ClockSkew}
+var structural = []locktest.Property{locktest.CrashMidAcquire, locktest.CrashMidRelease, locktest.StaleTakeoverRace, locktest.ClockSkew, locktest.HolderClock}
 
 // mutant returns the mutant of the corpus named name.
 func mutant(t *testing.T, name string) mutants.Mutant {

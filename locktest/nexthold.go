@@ -1,7 +1,6 @@
 package locktest
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -54,20 +53,22 @@ func shown(ms int64) time.Duration {
 	return (time.Duration(ms) * time.Millisecond).Round(100 * time.Millisecond)
 }
 
-// changedFrom says how after differs from before in what B's lock must
-// keep, or no message when it does not.
-func (after keyView) changedFrom(before keyView) Message {
+// changedFrom says how after differs from before in what the holder's
+// lock must keep, or no message when it does not. A holder that is not
+// paused may push its own expiry back (its renewals): pushed says whether
+// that counts.
+func (after keyView) changedFrom(before keyView, holder string, pushed bool) Message {
 	switch {
 	case before.pttl == -2:
-		return Message{} // B's lock is not at K: nothing to compare
+		return Message{} // the holder's lock is not at K: nothing to compare
 	case after.pttl == -2:
-		return mDeleted.New()
+		return mDeleted.New(holder)
 	case after.value != before.value:
-		return mOverwrote.New()
+		return mOverwrote.New(holder)
 	case before.pttl >= 0 && after.pttl == -1:
-		return mExpiryRemoved.New()
-	case before.pttl >= 0 && after.pttl > before.pttl:
-		return mExpiryPushed.New(shown(before.pttl), shown(after.pttl))
+		return mExpiryRemoved.New(holder)
+	case pushed && before.pttl >= 0 && after.pttl > before.pttl:
+		return mExpiryPushed.New(holder, shown(before.pttl), shown(after.pttl))
 	}
 	return Message{}
 }
@@ -78,15 +79,29 @@ func (after keyView) changedFrom(before keyView) Message {
 // acquire. It returns what went wrong, or no message once p has ended
 // with B's lock as it was.
 func (r *run) lateSteps(p *pausedOp, b, c *simClient) Message {
-	b.pause()
-	defer b.resume()
-	view := r.viewKey()
-	r.note(mBPausedReads.New(view.msg()))
+	return r.lateStepsOf(p, mIts.New(), "B", b, c)
+}
+
+// lateStepsOf is lateSteps for the lock of holder, whose client b is
+// paused meanwhile; b is nil when the holder is a goroutine of p's own
+// client, which cannot be paused without p. whose names the late
+// operation's author in what went wrong ("its", "A1's").
+func (r *run) lateStepsOf(p *pausedOp, whose Message, holder string, b, c *simClient) Message {
+	var view keyView
+	if b != nil {
+		b.pause()
+		defer b.resume()
+		view = r.viewKey()
+		r.note(mHolderPausedReads.New(holder, view.msg()))
+	} else {
+		view = r.viewKey()
+		r.note(mReadsK.New(view.msg()))
+	}
 	for {
 		from := p.k
 		more := p.next()
 		after := r.viewKey()
-		if what := after.changedFrom(view); !what.IsZero() {
+		if what := after.changedFrom(view, holder, b != nil); !what.IsZero() {
 			r.note(mReadsK.New(after.msg()))
 			for more {
 				more = p.next() // the rest of A's operation, to its end
@@ -94,29 +109,21 @@ func (r *run) lateSteps(p *pausedOp, b, c *simClient) Message {
 			took := c.tryAcquire(r.tm.Long) != nil
 			switch {
 			case p.n > 1 && took:
-				return mItsOpDidAtC.New(p.op, what, from+1)
+				return mOpDidAtC.New(whose, p.op, what, from+1, holder)
 			case p.n > 1:
-				return mItsOpDidAt.New(p.op, what, from+1)
+				return mOpDidAt.New(whose, p.op, what, from+1)
 			case took:
-				return mItsOpDidC.New(p.op, what)
+				return mOpDidC.New(whose, p.op, what, holder)
 			}
-			return mItsOpDid.New(p.op, what)
+			return mOpDid.New(whose, p.op, what)
 		}
 		if !more {
 			r.note(mOpOverReads.New(p.op, after.msg()))
 			return Message{}
 		}
 		if c.tryAcquire(r.tm.Long) != nil {
-			return mThirdHolder.New(boundary(p.k, p.n, p.op), p.op)
+			return mThirdHolder.New(holder, boundary(p.k, p.n, p.op), p.op)
 		}
 		view = after
 	}
-}
-
-// ordinal spells k as an ordinal: "first", "second", ..., "6th".
-func ordinal(k int) string {
-	if names := []string{"first", "second", "third", "fourth", "fifth"}; k >= 1 && k <= len(names) {
-		return names[k-1]
-	}
-	return fmt.Sprintf("%dth", k)
 }

@@ -25,7 +25,7 @@ func clockSkew(newRun func(string) *run) Result {
 		return r.breaks(mSkewTook.New(2*r.tm.Long, r.tm.Long))
 	}
 	if r.clockReads.Load() == before {
-		return r.notApplicable(mSkewNeverReads.New())
+		return r.notApplicable(mNeverReadsClock.New())
 	}
 	return r.holds(mSkewHolds.New(2 * r.tm.Long))
 }
@@ -38,8 +38,6 @@ var (
 	mSkewTook = msg.Define("clock-skew.breaks", msg.K(msg.Duration, msg.Duration),
 		"B, its clock {0} ahead, took the lock A holds with {1} of its TTL left",
 		"B 的时钟快了 {0}，在 A 的 TTL 还剩 {1} 时拿走了 A 持有的锁")
-	mSkewNeverReads = msg.Define("clock-skew.n/a", nil,
-		"the strategy never reads the client's clock", "这个策略从来不读客户端的时钟")
 	mSkewHolds = msg.Define("clock-skew.holds", msg.K(msg.Duration),
 		"B's clock ran {0} ahead and it still could not take A's lock", "B 的时钟快了 {0}，仍然拿不走 A 的锁")
 )

@@ -3,7 +3,10 @@ package locktest
 import "github.com/locklab/locklab/internal/msg"
 
 // DoubleRelease: a client releases twice; a lock acquired in between by
-// someone else must survive.
+// someone else must survive. Someone else is another client, then another
+// goroutine of the same client, sharing its strategy instance as a
+// service shares one lock client among its goroutines: a token drawn once
+// per instance, not per acquire, lets one goroutine free another's lock.
 
 // doubleRelease: A releases twice; B's lock, taken in between, must survive
 // A's second release as it was, and let nobody else in while it runs.
@@ -30,7 +33,45 @@ func doubleRelease(newRun func(string) *run) Result {
 	if c.tryAcquire(r.tm.Long) != nil {
 		return r.breaks(mDoubleAfter.New(freed))
 	}
+	r.shutdown()
+	if broke := doubleReleaseGoroutines(newRun, n); broke != nil {
+		return *broke
+	}
 	return r.holds(mDoubleHolds.New())
+}
+
+// doubleReleaseGoroutines is the double release between two goroutines of
+// one client: A1 acquires and releases, A2 acquires with the same strategy
+// instance, and A1 releases again.
+func doubleReleaseGoroutines(newRun func(string) *run, n int) *Result {
+	r := newRun("/goroutines")
+	a, c := r.newClient("A", 0), r.newClient("C", 0)
+	r.note(mGoroutinesA1Acquires.New())
+	l1 := a.tryAcquire(r.tm.Long)
+	if l1 == nil {
+		r.fail("A1 could not acquire a free lock")
+	}
+	r.note(mA1Releases.New())
+	a.release(l1)
+	r.note(mA2Acquires.New())
+	if a.tryAcquire(r.tm.Long) == nil {
+		r.shutdown()
+		return nil // the release did not free the lock: release-frees says so
+	}
+	r.note(mA1ReleasesAgain.New())
+	if p := a.pauseInside(0, n, "second release", func() { a.release(l1) }); p.reached {
+		if broke := r.lateStepsOf(p, mPossessive.New("A1"), "A2", nil, c); !broke.IsZero() {
+			res := r.breaks(mGoroutinesThen.New(broke))
+			return &res
+		}
+		p.wait()
+	}
+	if c.tryAcquire(r.tm.Long) != nil {
+		res := r.breaks(mGoroutinesAfter.New())
+		return &res
+	}
+	r.shutdown()
+	return nil
 }
 
 // double-release's messages.
@@ -43,5 +84,19 @@ var (
 	mDoubleAfter = msg.Define("double-release.breaks", msg.K(msg.Sub),
 		"after A's second release, {0}", "A 第二次释放之后，{0}")
 	mDoubleHolds = msg.Define("double-release.holds", nil,
-		"A's second release left B's lock in place", "A 的第二次释放没有动 B 的锁")
+		"A's second release left B's lock in place, whether B was another client or another goroutine of A's",
+		"A 的第二次释放没有动 B 的锁，无论 B 是另一个客户端，还是 A 自己的另一个 goroutine")
+
+	mGoroutinesA1Acquires = msg.Define("double-release.goroutines", nil,
+		"A1 and A2 are goroutines of client A, sharing its strategy instance; A1 acquires",
+		"A1 和 A2 是客户端 A 的两个 goroutine，共用它的方案实例；A1 加锁")
+	mA1Releases      = msg.Define("double-release.a1-releases", nil, "A1 releases", "A1 释放")
+	mA2Acquires      = msg.Define("double-release.a2-acquires", nil, "A2 acquires", "A2 加锁")
+	mA1ReleasesAgain = msg.Define("double-release.a1-releases-again", nil, "A1 releases again", "A1 再次释放")
+	mGoroutinesThen  = msg.Define("double-release.breaks-goroutines-late", msg.K(msg.Sub),
+		"A1 and A2, two goroutines of client A, share its strategy instance: after A1's release A2 acquired; then {0}",
+		"A1 和 A2 是客户端 A 的两个 goroutine，共用它的方案实例：A1 释放后 A2 拿到了锁；然后{0}")
+	mGoroutinesAfter = msg.Define("double-release.breaks-goroutines", nil,
+		"A1 and A2, two goroutines of client A, share its strategy instance: after A1's release A2 acquired; after A1's second release, C acquired the lock while A2 still held it",
+		"A1 和 A2 是客户端 A 的两个 goroutine，共用它的方案实例：A1 释放后 A2 拿到了锁；A1 第二次释放之后，A2 还持有锁，C 就拿到了")
 )

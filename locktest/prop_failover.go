@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"sync/atomic"
+	"time"
 
 	"github.com/locklab/locklab/redistest"
 )
@@ -43,14 +44,24 @@ func failover(newRun func(string) *run) Result {
 	rep.HoldReplication()
 	r.note(mLinkHeld.New())
 	a := r.newClient("A", 0)
-	if l, _ := a.tryAcquireErr(r.tm.Long); l == nil {
+	la, _ := a.tryAcquireErr(r.tm.Long)
+	if la == nil {
 		// A lock that waits for its replica (WAIT) grants nothing the
 		// replica has not acknowledged: there is no lock for the failover
-		// to lose. It must work once the link carries on.
+		// to lose. It must work once the link carries on: the replica
+		// catches up on what was held back first, so A tries until the
+		// slack has passed.
 		rep.ResumeReplication()
 		r.note(mLinkOn.New())
-		if l, _ := a.tryAcquireErr(r.tm.Long); l == nil {
-			r.fail("A could not acquire a free lock on the primary, with the replication link held or not")
+		deadline := time.Now().Add(r.tm.Slack)
+		for {
+			if l, _ := a.tryAcquireErr(r.tm.Long); l != nil {
+				break
+			}
+			if !time.Now().Before(deadline) {
+				r.fail("A could not acquire a free lock on the primary, with the replication link held or not")
+			}
+			time.Sleep(r.tm.Poll)
 		}
 		return r.holds(mFailoverWaits.New())
 	}
@@ -66,6 +77,9 @@ func failover(newRun func(string) *run) Result {
 	wait := r.tm.Slack
 	if contend(r, wait) {
 		return r.breaks(mFailoverBreaks.New())
+	}
+	if broke := obtainable(r, a, la, mTheFailover.New()); broke != nil {
+		return *broke
 	}
 	return r.holds(mFailoverHolds.New(wait))
 }
@@ -89,6 +103,7 @@ var (
 		"B acquired K on the promoted replica while A still held it: the replica had not received A's lock when the primary died (Redis replicates asynchronously), so the failover lost it",
 		"A 还持有锁，B 就在提升为主节点的副本上拿到了 K：主节点死的时候，副本还没收到 A 的锁（Redis 的复制是异步的），所以故障转移把这把锁弄丢了")
 	mFailoverHolds = msg.Define("failover.holds", msg.K(msg.Duration),
-		"B could not acquire K in {0} on the promoted replica, which never received A's lock",
-		"B 在 {0} 内没能在提升为主节点的副本上拿到 K，尽管这个副本从来没收到过 A 的锁")
+		"B could not acquire K in {0} on the promoted replica, which never received A's lock; once A released, C acquired",
+		"B 在 {0} 内没能在被提升的副本上拿到 K，这个副本从没收到 A 的锁；A 释放后，C 拿到了锁")
+	mTheFailover = msg.Define("failover.fault", nil, "the failover", "故障转移")
 )

@@ -42,6 +42,9 @@ func restartAmnesia(newRun func(string) *run) Result {
 	if contend(r, wait) {
 		return r.breaks(mAmnesiaBreaks.New(r.label(node)))
 	}
+	if broke := obtainable(r, r.client("A"), l, mTheRestart.New(r.label(node))); broke != nil {
+		return *broke
+	}
 	if r.restartDelay > 0 {
 		return r.holds(mAmnesiaHoldsDown.New(wait, r.label(node), r.restartDelay))
 	}
@@ -57,6 +60,7 @@ var (
 	mAmnesiaBreaks = msg.Define("restart-amnesia.breaks", msg.K(msg.Node),
 		"B acquired K while A still held it: {0} had restarted without persistence and forgotten A's lock",
 		"A 还持有锁，B 就拿到了 K：{0}不带持久化地重启过，忘掉了 A 的锁")
+	mTheRestart       = msg.Define("restart-amnesia.fault", msg.K(msg.Node), "the restart of {0}", "{0}重启")
 	mAmnesiaHoldsDown = msg.Define("restart-amnesia.holds-down", msg.K(msg.Duration, msg.Node, msg.Duration),
 		"B could not acquire K in {0} while {1} stayed down (a delayed restart of {2})", "{1}保持宕机期间（延迟 {2} 重启），B 在 {0} 内没能拿到 K")
 	mAmnesiaHolds = msg.Define("restart-amnesia.holds", msg.K(msg.Duration, msg.Node),

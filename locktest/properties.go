@@ -17,6 +17,7 @@ const (
 	CrashMidAcquire   Property = "crash-mid-acquire"   // a client dies between its acquire's commands
 	StaleTakeoverRace Property = "stale-takeover-race" // two waiters find the same expired lock
 	ClockSkew         Property = "clock-skew"          // a client's clock runs ahead by more than the TTL
+	HolderClock       Property = "holder-clock"        // the holder's own clock sets its lock's expiry
 	SafeRelease       Property = "safe-release"        // a late release must not free the next holder's lock
 	DoubleRelease     Property = "double-release"      // a second release must not free another's lock
 	HolderOverrun     Property = "holder-overrun"      // work outlasts the TTL while others wait
@@ -56,6 +57,7 @@ var table = []property{
 	{CrashMidRelease, crashMidRelease, "a holder that died between the commands of its release left a lock that did not free within its TTL", false},
 	{StaleTakeoverRace, staleTakeoverRace, "two waiters both took over the same expired lock", false},
 	{ClockSkew, clockSkew, "a client whose clock ran ahead took a lock that was still held", false},
+	{HolderClock, holderClock, "a holder whose clock ran ahead or behind got a lock that lived longer or shorter than asked", false},
 	{SafeRelease, safeRelease, "a release sent after the holder's TTL ran out freed the next holder's lock", false},
 	{DoubleRelease, doubleRelease, "a second release freed the lock someone else had acquired in between", false},
 	{SafeRefresh, safeRefresh, "a late Refresh claimed, extended or freed the next holder's lock", false},

@@ -363,3 +363,15 @@ func newSecret() string {
 
 // noteEvent is a note of the scenario, outside a run's recorder.
 func noteEvent(m Message) Event { return Event{Kind: EvNote, Msg: &m, Text: m.String()} }
+
+// client returns the run's client named name, or nil.
+func (r *run) client(name string) *simClient {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.clients {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}

@@ -102,3 +102,19 @@ func errOrBusy(err error) Message {
 	}
 	return mItFailed.New(err.Error())
 }
+
+// obtainable is the liveness half of a topology property: once A, which
+// held the lock through the fault, has released it, C must acquire
+// within A's TTL and the slack. A lock nobody can take after a failover
+// or a restart breaks the property; it returns nil when C got it.
+func obtainable(r *run, a *simClient, la strategy.Lock, fault Message) *Result {
+	r.note(mObtainable.New())
+	_ = a.releaseErr(la) // recorded; with a master down, a release may fail in part
+	wait := r.tm.Long + r.tm.Slack
+	c := r.newClient("C", 0)
+	if c.acquire(r.tm.Long, wait) == nil {
+		res := r.breaks(mUnobtainable.New(fault, wait))
+		return &res
+	}
+	return nil
+}

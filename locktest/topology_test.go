@@ -203,7 +203,7 @@ func (s waitLock) TryAcquire(ctx context.Context, key string, ttl time.Duration)
 		}
 		return nil, err
 	}
-	n, err := redis.Int(do(ctx, s.p, "WAIT", 1, 100))
+	n, err := redis.Int(do(ctx, s.p, "WAIT", 1, 1000))
 	if err == nil && n < 1 {
 		err = errors.New("waitlock: no replica acknowledged the lock")
 	}

@@ -15,7 +15,7 @@ import (
 // token is drawn, and the commands of acquire, release and refresh. correct
 // puts it together right; every mutant and variant starts from it.
 type recipe struct {
-	token   func() string
+	token   func(instance string) string // instance: the strategy instance's own id
 	acquire func(s session, token string, ttl time.Duration) (bool, error)
 	release func(s session, token string) (bool, error)
 	refresh func(s session, token string, ttl time.Duration) (bool, error)
@@ -28,7 +28,7 @@ type recipe struct {
 // SET key token NX PX ttl, released by a Lua compare-and-delete and
 // refreshed by a Lua compare-and-PEXPIRE.
 var correct = recipe{
-	token:   func() string { return xid.New().String() },
+	token:   func(string) string { return xid.New().String() },
 	acquire: setNXExpiry("PX", time.Millisecond),
 	release: script(compareAndDelete),
 	refresh: scriptTTL(compareAndExpire),
@@ -154,16 +154,17 @@ func (r recipe) with(changes recipe) recipe {
 // place of its own, to a pool.
 func build(name string, changes recipe, p strategy.Pool, clock strategy.Clock) *lockStrategy {
 	r := correct.with(changes)
-	return &lockStrategy{name: name, r: r, pool: p, clock: clock}
+	return &lockStrategy{name: name, r: r, pool: p, clock: clock, instance: xid.New().String()}
 }
 
 // lockStrategy is a recipe bound to a pool, as the suite builds one per
 // simulated client.
 type lockStrategy struct {
-	name  string
-	r     recipe
-	pool  strategy.Pool
-	clock strategy.Clock
+	name     string
+	r        recipe
+	pool     strategy.Pool
+	clock    strategy.Clock
+	instance string // drawn once, when the instance is built
 }
 
 // open takes a connection for one operation and runs it; step's false
@@ -189,7 +190,7 @@ func (ls *lockStrategy) TryAcquire(ctx context.Context, key string, ttl time.Dur
 	if err := strategy.Validate(key, ttl); err != nil {
 		return nil, fmt.Errorf("%s: %w", ls.name, err)
 	}
-	l := &lock{ls: ls, key: key, token: ls.r.token()}
+	l := &lock{ls: ls, key: key, token: ls.r.token(ls.instance)}
 	err := ls.open(ctx, key, "acquire", strategy.ErrNotAcquired, func(s session) (bool, error) {
 		if ls.r.fenced != nil {
 			ok, fence, err := ls.r.fenced(s, l.token, ttl)

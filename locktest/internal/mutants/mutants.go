@@ -16,6 +16,7 @@ package mutants
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -83,6 +84,7 @@ const (
 	doubleRelease = locktest.DoubleRelease
 	safeRefresh   = locktest.SafeRefresh
 	fencedOverrun = locktest.FencedOverrun
+	failover      = locktest.Failover
 )
 
 // Mutants returns the corpus, grouped by the step that has the slip.
@@ -93,7 +95,13 @@ func Mutants() []Mutant {
 			Name:    "shared-token",
 			Slip:    "every client writes the same constant token, so each one's compare accepts the others' locks",
 			Killers: props{safeRelease, doubleRelease, safeRefresh},
-			slip:    recipe{token: func() string { return "locked" }},
+			slip:    recipe{token: func(string) string { return "locked" }},
+		},
+		{
+			Name:    "token-per-instance",
+			Slip:    "the token is drawn once per strategy instance, as \"host:pid\" is, and shared by every goroutine that uses the instance: one goroutine's release frees another's lock",
+			Killers: props{doubleRelease},
+			slip:    recipe{token: func(instance string) string { return instance }},
 		},
 
 		// The acquire.
@@ -173,6 +181,12 @@ func Mutants() []Mutant {
 					return s.set(token, "PX", ttl.Milliseconds())
 				},
 			},
+		},
+		{
+			Name:    "refuses-without-replica",
+			Slip:    "acquire refuses whenever INFO replication shows no connected replica, to fail closed: after a failover the promoted replica has none, and nobody can lock again",
+			Killers: props{failover},
+			slip:    recipe{acquire: refuseWithoutReplica},
 		},
 
 		// The release.
@@ -504,4 +518,17 @@ func fenceFromClock(s session, token string, ttl time.Duration) (bool, int64, er
 		return false, 0, err
 	}
 	return true, s.clock.Now().UnixNano(), nil
+}
+
+// refuseWithoutReplica takes the lock as the correct one does, but only
+// while the server reports a connected replica.
+func refuseWithoutReplica(s session, token string, ttl time.Duration) (bool, error) {
+	info, err := redis.String(s.bare("INFO", "replication"))
+	if err != nil {
+		return false, err
+	}
+	if strings.Contains(info, "connected_slaves:0") {
+		return false, nil
+	}
+	return s.set(token, "NX", "PX", ttl.Milliseconds())
 }

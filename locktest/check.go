@@ -67,7 +67,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		if why == nil || errors.Is(res.Err, ErrInterrupted) {
 			return res
 		}
-		res.Timeline = append(res.Timeline, Event{Kind: EvNote, Text: fmt.Sprintf("run %d of the check was disturbed: %v", n, why)})
+		res.Timeline = append(res.Timeline, noteEvent(mDisturbed.New(n, why.Error())))
 		res = Result{Err: fmt.Errorf("%w (%d runs); the last: %w", ErrInconclusive, n, why),
 			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 	}

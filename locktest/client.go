@@ -43,12 +43,13 @@ type simClient struct {
 	gate       func(ctx context.Context, cmd string) error // before each command; may block
 	paused     chan struct{}                               // while non-nil, commands wait for it to close
 
-	pauseAt  int           // pause once this many commands have returned; 0: never
-	pauseWhy string        // what the pause note says
-	reached  chan struct{} // becomes arrive when the pause at pauseAt begins
-	arrive   chan struct{} // closed when the paused client reaches its next command
-	failNext bool          // the next command fails without being sent
-	inMulti  bool          // between MULTI and EXEC/DISCARD: commands are only queued
+	pauseAt        int           // pause once this many commands have returned; 0: never
+	pauseAtOp      Message       // the boundary a pause is at, for its event
+	inMultiAtPause bool          // the pause falls inside MULTI
+	reached        chan struct{} // becomes arrive when the pause at pauseAt begins
+	arrive         chan struct{} // closed when the paused client reaches its next command
+	failNext       bool          // the next command fails without being sent
+	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
 
 	onCrash []func() // what the factory asked to run when the client crashes
 	cleanup []func() // what the factory asked to run when the client is done
@@ -120,7 +121,7 @@ func (c *simClient) isCrashed() bool {
 
 // crash kills the client, once: it sends nothing more, and what the
 // factory registered with OnCrash runs.
-func (c *simClient) crash(why string) {
+func (c *simClient) crash(why Message) {
 	c.mu.Lock()
 	if c.crashed {
 		c.mu.Unlock()
@@ -128,7 +129,7 @@ func (c *simClient) crash(why string) {
 	}
 	c.dying = true
 	c.mu.Unlock()
-	c.r.rec.add(Event{Client: c.name, Kind: EvCrash, Text: why})
+	c.r.rec.add(Event{Client: c.name, Kind: EvCrash, Msg: &why})
 	c.kill()
 }
 
@@ -184,7 +185,7 @@ func (c *simClient) close() {
 		func() {
 			defer func() {
 				if v := recover(); v != nil {
-					c.r.note("%s: a Cleanup function panicked: %v", c.name, v)
+					c.r.note(mCleanupPanicked.New(c.name, fmt.Sprint(v)))
 				}
 			}()
 			fs[i]()

@@ -1,6 +1,7 @@
 package locktest
 
 import (
+	"slices"
 	"sync"
 )
 
@@ -10,7 +11,7 @@ type detector struct {
 	rec      *recorder
 	mu       sync.Mutex
 	inside   []string
-	overlaps []string
+	overlaps []Message
 }
 
 func (d *detector) enter(who string) {
@@ -27,7 +28,7 @@ func (d *detector) enter(who string) {
 		}
 		args = append(args, Arg{Kind: ArgText, Text: " was inside"})
 		o := joinArgs(args, "")
-		d.overlaps = append(d.overlaps, o)
+		d.overlaps = append(d.overlaps, mOverlapText.New(who, slices.Clone(d.inside)))
 		d.rec.add(Event{Client: who, Kind: EvOverlap, Text: o, TextArgs: args})
 	}
 	d.inside = append(d.inside, who)
@@ -46,11 +47,11 @@ func (d *detector) leave(who string) {
 }
 
 // firstOverlap returns the first overlap seen, if any.
-func (d *detector) firstOverlap() (string, bool) {
+func (d *detector) firstOverlap() (Message, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.overlaps) == 0 {
-		return "", false
+		return Message{}, false
 	}
 	return d.overlaps[0], true
 }

@@ -194,14 +194,6 @@ func countOps(newRun func(string) *run) opCounts {
 	return n
 }
 
-// boundaryText names boundary k of an operation of n commands.
-func boundaryText(k, n int, op string) string {
-	if k == 0 {
-		return fmt.Sprintf("before the first command of its %s", op)
-	}
-	return fmt.Sprintf("after command %d of %d of its %s", k, n, op)
-}
-
 // pausedOp is an operation of a client, running on a goroutine of its own,
 // inside which the client is paused at a boundary.
 type pausedOp struct {
@@ -215,16 +207,15 @@ type pausedOp struct {
 }
 
 // pauseInside runs op on its own goroutine with c paused at boundary k of
-// it (see boundaryText). It returns once c has reached the boundary, that
+// it (see boundary). It returns once c has reached the boundary, that
 // is once it tries to send the command after it, with reached true; or
 // once op has ended without reaching it (it sent fewer commands this
 // time). The operation can then be taken on boundary by boundary (next)
 // or resumed and waited for (wait).
 func (c *simClient) pauseInside(k, n int, op string, f func()) *pausedOp {
-	why := "paused " + boundaryText(k, n, op)
 	reachedCh := make(chan struct{})
 	c.mu.Lock()
-	c.pauseWhy = why
+	c.pauseAtOp, c.inMultiAtPause = boundary(k, n, op), false
 	if k == 0 {
 		c.paused, c.arrive = make(chan struct{}), reachedCh
 	} else {
@@ -245,7 +236,7 @@ func (c *simClient) pauseInside(k, n int, op string, f func()) *pausedOp {
 	if !p.reached {
 		p.unpause()
 		p.wait()
-		c.r.note("%s's %s ended before reaching that boundary", c.name, op)
+		c.r.note(mBoundaryNotReached.New(c.name, op))
 	}
 	return p
 }
@@ -261,7 +252,7 @@ func (p *pausedOp) next() bool {
 	p.k++
 	reachedCh := make(chan struct{})
 	c.mu.Lock()
-	c.pauseWhy = "paused " + boundaryText(p.k, p.n, p.op)
+	c.pauseAtOp, c.inMultiAtPause = boundary(p.k, p.n, p.op), false
 	c.pauseAt, c.reached = c.sent+1, reachedCh
 	c.mu.Unlock()
 	c.resume()
@@ -322,7 +313,7 @@ func interleavings(newRun func(string) *run, name string, play func(r *run, n in
 
 // race tries every interleaving of two clients' attempts on the key, from
 // stale when it is given and from a free key otherwise; at most one may win.
-func race(newRun func(string) *run, stale *staleLock, broken, where string) Result {
+func race(newRun func(string) *run, stale *staleLock, broken, where Message) Result {
 	var last *run
 	res, n := interleavings(newRun, "schedule", func(r *run, n int, prefix []int) ([]choice, *Result) {
 		last = r
@@ -342,7 +333,7 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 		}, prefix)
 
 		if won[0] && won[1] {
-			res := r.breaks("%s (interleaving %d of their commands): %s", broken, n, mustOverlap(r))
+			res := r.breaks(mInterleaving.New(broken, n, mustOverlap(r)))
 			return trace, &res
 		}
 		return trace, nil
@@ -350,10 +341,10 @@ func race(newRun func(string) *run, stale *staleLock, broken, where string) Resu
 	if res != nil {
 		return *res
 	}
-	return last.holds("in each of the %d interleavings of two clients' attempts %s, at most one won", n, where)
+	return last.holds(mRaceHolds.New(n, where))
 }
 
-func mustOverlap(r *run) string {
+func mustOverlap(r *run) Message {
 	o, _ := r.det.firstOverlap()
 	return o
 }

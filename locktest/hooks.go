@@ -36,7 +36,10 @@ func (c *simClient) hooks(node int) wire.Hooks {
 func (c *simClient) before(ctx context.Context, cmd string) error {
 	c.mu.Lock()
 	crashed, paused, gate := c.crashed, c.paused, c.gate
-	arrive, why := c.arrive, c.pauseWhy
+	arrive, why := c.arrive, mPaused.New(c.pauseAtOp)
+	if c.inMultiAtPause {
+		why = mPausedInMulti.New(c.pauseAtOp)
+	}
 	if paused != nil && !crashed {
 		c.arrive = nil
 	}
@@ -49,7 +52,7 @@ func (c *simClient) before(ctx context.Context, cmd string) error {
 		// whatever the client does between two commands (a clock read, a
 		// compare) is done: the timeline is the same on every run.
 		if arrive != nil {
-			c.r.rec.add(Event{Client: c.name, Kind: EvPause, Text: why})
+			c.r.rec.add(Event{Client: c.name, Kind: EvPause, Msg: &why})
 			close(arrive)
 		}
 		select {
@@ -159,7 +162,7 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 			c.paused = make(chan struct{})
 		}
 		if c.inMulti {
-			c.pauseWhy += " (inside MULTI: what it queued runs only at EXEC)"
+			c.inMultiAtPause = true
 		}
 		c.arrive, c.reached = c.reached, nil
 		c.mu.Unlock()
@@ -167,7 +170,7 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 	}
 	c.mu.Unlock()
 	if crash {
-		c.crash(fmt.Sprintf("dies right after its command #%d (%s) returns", sent, name))
+		c.crash(mDiesAfter.New(sent, name))
 	}
 }
 

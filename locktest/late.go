@@ -26,37 +26,37 @@ func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *simClient, la
 // B's lock, whether K still existed right after B got it, what A's late
 // operation did to B's lock ("" when nothing) and, when B got nothing,
 // why the lock had not expired, read before A resumed.
-func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock, held bool, broke, why string) {
+func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock, held bool, broke, why Message) {
 	a := p.c
-	r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
+	r.note(mLatePaused.New(r.tm.Short, r.tm.Short+r.tm.Slack))
 	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
 	if lb == nil {
 		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
 		a.resume()
-		r.note("A resumes")
+		r.note(mLateResumes.New())
 		p.wait()
-		return nil, false, "", why
+		return nil, false, Message{}, why
 	}
 	held = r.keyExists()
-	r.note("A resumes, one command at a time")
-	if broke = r.lateSteps(p, b, c); broke == "" {
+	r.note(mLateSteps.New())
+	if broke = r.lateSteps(p, b, c); broke.IsZero() {
 		p.wait()
 	}
-	return lb, held, broke, ""
+	return lb, held, broke, Message{}
 }
 
 // whoFreed says, in case C then acquires while B holds the lock, what the
 // timeline shows: whether release, the last thing A did, deleted the key
 // B's lock was at (held: K existed while B held it), or whether C got in
 // although K was still there. It reads K, so call it before C's attempt.
-func whoFreed(r *run, held bool, release string) string {
+func whoFreed(r *run, held bool, release Message) Message {
 	switch {
 	case held && !r.keyExists():
-		return fmt.Sprintf("%s deleted K, B's lock: C acquired it while B still held it", release)
+		return mFreedDeleted.New(release)
 	case held:
-		return "C acquired the lock while B still held it, although K was still there: the acquire let a second holder in"
+		return mFreedStillThere.New()
 	default:
-		return "C acquired the lock while B still held it"
+		return mFreedWhileHeld.New()
 	}
 }
 
@@ -70,7 +70,7 @@ func whoFreed(r *run, held bool, release string) string {
 //
 // With inside, A works in the critical section; done ends its work and
 // reports whether A had already stopped because its lease was lost.
-func overrunTakeover(r *run, a, b *simClient, inside, paused bool) (la, lb strategy.Lock, done func() bool, why string) {
+func overrunTakeover(r *run, a, b *simClient, inside, paused bool) (la, lb strategy.Lock, done func() bool, why Message) {
 	l := a.tryAcquire(r.tm.Short)
 	if l == nil {
 		r.fail("A could not acquire a free lock")
@@ -82,10 +82,10 @@ func overrunTakeover(r *run, a, b *simClient, inside, paused bool) (la, lb strat
 	}
 	if paused {
 		a.pause()
-		r.note("A is stalled past its TTL (%v): its commands are held back, its timers run on; B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
-		defer func() { a.resume(); r.note("A resumes") }()
+		r.note(mLateStalled.New(r.tm.Short, r.tm.Short+r.tm.Slack))
+		defer func() { a.resume(); r.note(mLateResumes.New()) }()
 	} else {
-		r.note("A keeps working past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
+		r.note(mLateWorks.New(r.tm.Short, r.tm.Short+r.tm.Slack))
 	}
 	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
 	if lb == nil && paused { // read before A resumes and may release
@@ -116,7 +116,7 @@ func watchLease(r *run, who string, l strategy.Lock) (done func() (left bool)) {
 		select {
 		case <-ctx.Done():
 			r.det.leave(who)
-			r.note("%s stops working: its lease is lost (%v)", who, context.Cause(ctx))
+			r.note(mLeaseLost.New(who, fmt.Sprint(context.Cause(ctx))))
 			left <- true
 		case <-stop:
 			left <- false

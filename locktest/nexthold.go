@@ -1,7 +1,6 @@
 package locktest
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -37,15 +36,15 @@ func (r *run) viewKey() keyView {
 	return v
 }
 
-// String says what the view shows, for the timeline.
-func (v keyView) String() string {
+// msg says what the view shows, for the timeline.
+func (v keyView) msg() Message {
 	switch v.pttl {
 	case -2:
-		return "K is gone"
+		return mKeyGone.New()
 	case -1:
-		return "K has no expiry"
+		return mKeyNoExpiry.New()
 	}
-	return fmt.Sprintf("K expires in %v", shown(v.pttl))
+	return mKeyExpiresIn.New(shown(v.pttl))
 }
 
 // shown rounds a PTTL to a tenth of a second: what the timeline and the
@@ -55,82 +54,76 @@ func shown(ms int64) time.Duration {
 }
 
 // changedFrom says how after differs from before in what the holder's
-// lock must keep, or "" when it does not. A holder that is not paused
-// may push its own expiry back (its renewals): pushed says whether that
-// counts.
-func (after keyView) changedFrom(before keyView, holder string, pushed bool) string {
+// lock must keep, or no message when it does not. A holder that is not
+// paused may push its own expiry back (its renewals): pushed says whether
+// that counts.
+func (after keyView) changedFrom(before keyView, holder string, pushed bool) Message {
 	switch {
 	case before.pttl == -2:
-		return "" // the holder's lock is not at K: nothing to compare
+		return Message{} // the holder's lock is not at K: nothing to compare
 	case after.pttl == -2:
-		return fmt.Sprintf("deleted K, %s's lock", holder)
+		return mDeleted.New(holder)
 	case after.value != before.value:
-		return fmt.Sprintf("overwrote K, %s's lock, with another value", holder)
+		return mOverwrote.New(holder)
 	case before.pttl >= 0 && after.pttl == -1:
-		return fmt.Sprintf("removed the expiry of K, %s's lock: should %s die, the lock is never freed", holder, holder)
+		return mExpiryRemoved.New(holder)
 	case pushed && before.pttl >= 0 && after.pttl > before.pttl:
-		return fmt.Sprintf("pushed the expiry of K, %s's lock, back from %v to %v", holder, shown(before.pttl), shown(after.pttl))
+		return mExpiryPushed.New(holder, shown(before.pttl), shown(after.pttl))
 	}
-	return ""
+	return Message{}
 }
 
 // lateSteps takes A's late operation p, paused at a boundary while B holds
 // the lock, one command at a time to its end, with B paused meanwhile:
 // after each command K must be as it was, and at each boundary C must not
-// acquire. It returns what went wrong, or "" once p has ended with B's
-// lock as it was.
-func (r *run) lateSteps(p *pausedOp, b, c *simClient) string {
-	return r.lateStepsOf(p, "B", b, c)
+// acquire. It returns what went wrong, or no message once p has ended
+// with B's lock as it was.
+func (r *run) lateSteps(p *pausedOp, b, c *simClient) Message {
+	return r.lateStepsOf(p, mIts.New(), "B", b, c)
 }
 
 // lateStepsOf is lateSteps for the lock of holder, whose client b is
 // paused meanwhile; b is nil when the holder is a goroutine of p's own
-// client, which cannot be paused without p.
-func (r *run) lateStepsOf(p *pausedOp, holder string, b, c *simClient) string {
+// client, which cannot be paused without p. whose names the late
+// operation's author in what went wrong ("its", "A1's").
+func (r *run) lateStepsOf(p *pausedOp, whose Message, holder string, b, c *simClient) Message {
 	var view keyView
 	if b != nil {
 		b.pause()
 		defer b.resume()
 		view = r.viewKey()
-		r.note("%s is paused; the suite reads K: %v", holder, view)
+		r.note(mHolderPausedReads.New(holder, view.msg()))
 	} else {
 		view = r.viewKey()
-		r.note("the suite reads K: %v", view)
+		r.note(mReadsK.New(view.msg()))
 	}
 	for {
 		from := p.k
 		more := p.next()
 		after := r.viewKey()
-		if what := after.changedFrom(view, holder, b != nil); what != "" {
-			r.note("the suite reads K: %v", after)
-			broke := fmt.Sprintf("its %s %s", p.op, what)
-			if p.n > 1 {
-				broke += fmt.Sprintf(" (its %s command)", ordinal(from+1))
-			}
+		if what := after.changedFrom(view, holder, b != nil); !what.IsZero() {
+			r.note(mReadsK.New(after.msg()))
 			for more {
 				more = p.next() // the rest of A's operation, to its end
 			}
-			if c.tryAcquire(r.tm.Long) != nil {
-				broke += fmt.Sprintf(": C acquired it while %s still held it", holder)
+			took := c.tryAcquire(r.tm.Long) != nil
+			switch {
+			case p.n > 1 && took:
+				return mOpDidAtC.New(whose, p.op, what, from+1, holder)
+			case p.n > 1:
+				return mOpDidAt.New(whose, p.op, what, from+1)
+			case took:
+				return mOpDidC.New(whose, p.op, what, holder)
 			}
-			return broke
+			return mOpDid.New(whose, p.op, what)
 		}
 		if !more {
-			r.note("A's %s is over; the suite reads K: %v", p.op, after)
-			return ""
+			r.note(mOpOverReads.New(p.op, after.msg()))
+			return Message{}
 		}
 		if c.tryAcquire(r.tm.Long) != nil {
-			return fmt.Sprintf("C acquired the lock while %s held it, with A paused %s: A's late %s had let a third holder in",
-				holder, boundaryText(p.k, p.n, p.op), p.op)
+			return mThirdHolder.New(holder, boundary(p.k, p.n, p.op), p.op)
 		}
 		view = after
 	}
-}
-
-// ordinal spells k as an ordinal: "first", "second", ..., "6th".
-func ordinal(k int) string {
-	if names := []string{"first", "second", "third", "fourth", "fifth"}; k >= 1 && k <= len(names) {
-		return names[k-1]
-	}
-	return fmt.Sprintf("%dth", k)
 }

@@ -1,5 +1,7 @@
 package locktest
 
+import "github.com/locklab/locklab/internal/msg"
+
 // ClockSkew: while the lock is held, a client whose clock runs ahead by
 // more than the TTL tries to acquire it, and must fail.
 
@@ -18,12 +20,24 @@ func clockSkew(newRun func(string) *run) Result {
 	if lb != nil {
 		r.det.enter("B")
 		if r.clockReads.Load() == before {
-			return r.breaks("B took the lock A holds with %v of its TTL left, without ever reading its clock: the skew played no part", r.tm.Long)
+			return r.breaks(mSkewNoClock.New(r.tm.Long))
 		}
-		return r.breaks("B, its clock %v ahead, took the lock A holds with %v of its TTL left", 2*r.tm.Long, r.tm.Long)
+		return r.breaks(mSkewTook.New(2*r.tm.Long, r.tm.Long))
 	}
 	if r.clockReads.Load() == before {
-		return r.notApplicable("the strategy never reads the client's clock")
+		return r.notApplicable(mNeverReadsClock.New())
 	}
-	return r.holds("B's clock ran %v ahead and it still could not take A's lock", 2*r.tm.Long)
+	return r.holds(mSkewHolds.New(2 * r.tm.Long))
 }
+
+// clock-skew's messages.
+var (
+	mSkewNoClock = msg.Define("clock-skew.breaks-no-clock", msg.K(msg.Duration),
+		"B took the lock A holds with {0} of its TTL left, without ever reading its clock: the skew played no part",
+		"A 的 TTL 还剩 {0}，B 就拿走了 A 持有的锁，而且从来没读过自己的时钟：与时钟偏差无关")
+	mSkewTook = msg.Define("clock-skew.breaks", msg.K(msg.Duration, msg.Duration),
+		"B, its clock {0} ahead, took the lock A holds with {1} of its TTL left",
+		"B 的时钟快了 {0}，在 A 的 TTL 还剩 {1} 时拿走了 A 持有的锁")
+	mSkewHolds = msg.Define("clock-skew.holds", msg.K(msg.Duration),
+		"B's clock ran {0} ahead and it still could not take A's lock", "B 的时钟快了 {0}，仍然拿不走 A 的锁")
+)

@@ -1,6 +1,8 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/internal/msg"
+
 	"fmt"
 )
 
@@ -26,19 +28,38 @@ func crashMidAcquire(newRun func(string) *run) Result {
 			a.crashAfter = a.sent + k
 			a.mu.Unlock()
 			if l := a.tryAcquire(r.tm.Short); l != nil {
-				a.crash("crashes holding the lock")
+				a.crash(mCrashHolding.New())
 			}
 			wait := r.tm.Short + r.tm.Slack
-			r.note("B waits up to %v (TTL %v + slack)", wait, r.tm.Short)
+			r.note(mBWaitsTTL.New(wait, r.tm.Short))
 			if b.acquire(r.tm.Short, wait) == nil {
-				return r.breaks("A died after command %d of %d of its acquire on a %s lock, and B still could not acquire it %v later", k, path.commands, path.name, wait)
+				m := mMidAcquireFree
+				if path.stale {
+					m = mMidAcquireStale
+				}
+				return r.breaks(m.New(k, path.commands, wait))
 			}
 			r.shutdown()
 		}
 	}
 	if !split {
 		r := newRun("/none")
-		return r.notApplicable("a successful acquire sends a single command, on a free key and on a stale lock: there is no boundary between commands to die at")
+		return r.notApplicable(mMidAcquireOne.New())
 	}
-	return last.holds("wherever A died inside its acquire, B got the lock within the TTL")
+	return last.holds(mMidAcquireHolds.New())
 }
+
+// crash-mid-acquire's messages.
+var (
+	mMidAcquireFree = msg.Define("crash-mid-acquire.breaks-free", msg.K(msg.Count, msg.Count, msg.Duration),
+		"A died after command {0} of {1} of its acquire on a free lock, and B still could not acquire it {2} later",
+		"A 在空闲的锁上加锁，死在第 {0} 条命令（共 {1} 条）之后，{2} 之后 B 仍然拿不到锁")
+	mMidAcquireStale = msg.Define("crash-mid-acquire.breaks-stale", msg.K(msg.Count, msg.Count, msg.Duration),
+		"A died after command {0} of {1} of its acquire on a stale lock, and B still could not acquire it {2} later",
+		"A 在过期的旧锁上加锁，死在第 {0} 条命令（共 {1} 条）之后，{2} 之后 B 仍然拿不到锁")
+	mMidAcquireOne = msg.Define("crash-mid-acquire.n/a", nil,
+		"a successful acquire sends a single command, on a free key and on a stale lock: there is no boundary between commands to die at",
+		"不管是在空闲的键上还是在过期的旧锁上，成功的加锁都只发一条命令：命令之间没有可以死掉的地方")
+	mMidAcquireHolds = msg.Define("crash-mid-acquire.holds", nil,
+		"wherever A died inside its acquire, B got the lock within the TTL", "无论 A 死在加锁过程中的哪一步，B 都在 TTL 之内拿到了锁")
+)

@@ -1,6 +1,8 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/internal/msg"
+
 	"fmt"
 )
 
@@ -14,7 +16,7 @@ func crashMidRelease(newRun func(string) *run) Result {
 	n := countOps(newRun).release
 	if n <= 1 {
 		r := newRun("/none")
-		return r.notApplicable("a release sends %d command%s: there is no boundary between commands to die at", n, plural(n))
+		return r.notApplicable(mMidReleaseOne.New(n))
 	}
 	var last *run
 	for k := 1; k < n; k++ {
@@ -30,18 +32,26 @@ func crashMidRelease(newRun func(string) *run) Result {
 		a.mu.Unlock()
 		a.release(la)
 		wait := r.tm.Short + r.tm.Slack
-		r.note("B waits up to %v (A's TTL %v + slack)", wait, r.tm.Short)
+		r.note(mBWaitsATTL.New(wait, r.tm.Short))
 		if b.acquire(r.tm.Short, wait) == nil {
-			return r.breaks("A died %s, and B still could not acquire the lock %v later: the half-done release left a lock that does not expire", boundaryText(k, n, "release"), wait)
+			return r.breaks(mMidReleaseBreaks.New(boundary(k, n, "release"), wait))
 		}
 		r.shutdown()
 	}
-	return last.holds("wherever A died inside its %d-command release, the lock freed within its TTL", n)
+	return last.holds(mMidReleaseHolds.New(n))
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
+// crash-mid-release's messages.
+var (
+	mMidReleaseOne = msg.Define("crash-mid-release.n/a", msg.K(msg.Count),
+		"a release sends {0} {0|command|commands}: there is no boundary between commands to die at",
+		"释放只发 {0} 条命令：命令之间没有可以死掉的地方")
+	mBWaitsATTL = msg.Define("crash-mid-release.b-waits", msg.K(msg.Duration, msg.Duration),
+		"B waits up to {0} (A's TTL {1} + slack)", "B 最多等待 {0}（A 的 TTL {1} 加上余量）")
+	mMidReleaseBreaks = msg.Define("crash-mid-release.breaks", msg.K(msg.Sub, msg.Duration),
+		"A died {0}, and B still could not acquire the lock {1} later: the half-done release left a lock that does not expire",
+		"A 死在{0}，{1} 之后 B 仍然拿不到锁：做了一半的释放留下了一把不会过期的锁")
+	mMidReleaseHolds = msg.Define("crash-mid-release.holds", msg.K(msg.Count),
+		"wherever A died inside its {0}-command release, the lock freed within its TTL",
+		"A 的释放有 {0} 条命令，无论 A 死在哪一步，锁都在 TTL 之内放开了")
+)

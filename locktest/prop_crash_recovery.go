@@ -1,7 +1,7 @@
 package locktest
 
 import (
-	"fmt"
+	"github.com/locklab/locklab/internal/msg"
 
 	"github.com/locklab/locklab/strategy"
 )
@@ -37,23 +37,37 @@ func crashRecovery(newRun func(string) *run) Result {
 				r.fail("A: Refresh of the lock it has just acquired: %v", err)
 			}
 		}
-		a.crash("crashes while holding the lock; it never releases")
+		a.crash(mCrashNeverReleases.New())
 		wait := r.tm.Short + r.tm.Slack
-		r.note("B waits up to %v (TTL %v + slack)", wait, r.tm.Short)
+		r.note(mBWaitsTTL.New(wait, r.tm.Short))
 		if b.acquire(r.tm.Short, wait) == nil {
-			what := "A crashed holding the lock"
+			what := mRecoveryCrashed.New()
 			if refreshed {
-				what = fmt.Sprintf("A refreshed its lock to %v and crashed", r.tm.Short)
+				what = mRecoveryRefreshedCrashed.New(r.tm.Short)
 			}
-			return r.breaks("%s, and B still could not acquire it %v later: %s", what, wait, r.lifeLeft(r.tm.Short, wait))
+			return r.breaks(mRecoveryBreaks.New(what, wait, r.lifeLeft(r.tm.Short, wait)))
 		}
 		if !refresher || refreshed {
 			if refreshed {
-				return r.holds("B acquired the lock after A crashed holding it, and again after A refreshed it and crashed")
+				return r.holds(mRecoveryHoldsBoth.New())
 			}
-			return r.holds("B acquired the lock after A crashed holding it")
+			return r.holds(mRecoveryHolds.New())
 		}
 		r.shutdown()
 	}
 	panic("unreachable")
 }
+
+// crash-recovery's messages.
+var (
+	mRecoveryCrashed          = msg.Define("crash-recovery.crashed", nil, "A crashed holding the lock", "A 持有锁时崩溃")
+	mRecoveryRefreshedCrashed = msg.Define("crash-recovery.refreshed-crashed", msg.K(msg.Duration),
+		"A refreshed its lock to {0} and crashed", "A 把锁续期到 {0} 后崩溃")
+	mRecoveryBreaks = msg.Define("crash-recovery.breaks", msg.K(msg.Sub, msg.Duration, msg.Sub),
+		"{0}, and B still could not acquire it {1} later: {2}", "{0}，{1} 之后 B 仍然拿不到锁：{2}")
+	mRecoveryHoldsBoth = msg.Define("crash-recovery.holds-refreshed", nil,
+		"B acquired the lock after A crashed holding it, and again after A refreshed it and crashed",
+		"A 持有锁时崩溃后，B 拿到了锁；A 续期后再崩溃，B 也拿到了锁")
+	mRecoveryHolds = msg.Define("crash-recovery.holds", nil,
+		"B acquired the lock after A crashed holding it", "A 持有锁时崩溃后，B 拿到了锁")
+)

@@ -1,7 +1,8 @@
 package locktest
 
 import (
-	"fmt"
+	"github.com/locklab/locklab/internal/msg"
+
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -29,7 +30,7 @@ func exclusion(newRun func(string) *run) Result {
 	// replays: a script loaded by the first run, and not by the next, would
 	// make them diverge.
 	warmUp(newRun)
-	if res := race(newRun, nil, "both clients acquired the same free lock", "on a free key"); res.Verdict != Holds {
+	if res := race(newRun, nil, mBothFree.New(), mOnFreeKey.New()); res.Verdict != Holds {
 		return res
 	}
 	broken, handovers := handover(newRun)
@@ -95,7 +96,7 @@ func exclusion(newRun func(string) *run) Result {
 		panic(v)
 	}
 	if o, ok := r.det.firstOverlap(); ok {
-		res := r.breaks("two clients in the critical section without any fault: %s", o)
+		res := r.breaks(mExclusionBreaks.New(o))
 		res.Timeline = aroundOverlap(res.Timeline)
 		return res
 	}
@@ -108,9 +109,9 @@ func exclusion(newRun func(string) *run) Result {
 	}
 	if len(who) > 0 {
 		slices.Sort(who)
-		return r.notApplicable("the clients could not take turns: after a release, nobody got the lock for %v, and %s gave up waiting (release-frees shows why)", r.tm.Long/2, who[0])
+		return r.notApplicable(mExclusionNA.New(r.tm.Long/2, who[0]))
 	}
-	return r.holds("no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in; in each of the %d interleavings of a holder's release and new attempt with another client's attempt, at most one got the lock; and %d clients, %d critical sections each, were never two inside", handovers, contenders, rounds)
+	return r.holds(mExclusionHolds.New(handovers, contenders, rounds))
 }
 
 // handover: A holds the lock, releases it and at once tries to acquire it
@@ -144,7 +145,7 @@ func handover(newRun func(string) *run) (*Result, int) {
 		}, prefix)
 
 		if won[0] && won[1] {
-			res := r.breaks("A released its lock and at once acquired it again while B made one attempt, and both got it (interleaving %d of their commands): %s", n, mustOverlap(r))
+			res := r.breaks(mInterleaving.New(mHandover.New(), n, mustOverlap(r)))
 			return trace, &res
 		}
 		return trace, nil
@@ -163,8 +164,30 @@ func aroundOverlap(tl []Event) []Event {
 		if from == 0 && to == len(tl) {
 			return tl
 		}
-		out := []Event{{At: tl[from].At, Kind: EvNote, Text: fmt.Sprintf("(%d earlier events left out)", from)}}
+		n := noteEvent(mLeftOut.New(from))
+		n.At = tl[from].At
+		out := []Event{n}
 		return append(out, tl[from:to]...)
 	}
 	return tl
 }
+
+// exclusion's messages.
+var (
+	mBothFree = msg.Define("exclusion.both-free", nil,
+		"both clients acquired the same free lock", "两个客户端都拿到了同一把空闲的锁")
+	mOnFreeKey = msg.Define("exclusion.on-free-key", nil, "on a free key", "在空闲的键上")
+	mHandover  = msg.Define("exclusion.handover", nil,
+		"A released its lock and at once acquired it again while B made one attempt, and both got it",
+		"A 释放锁后马上又去加锁，同时 B 加锁一次，结果两者都拿到了锁")
+	mExclusionBreaks = msg.Define("exclusion.breaks", msg.K(msg.Sub),
+		"two clients in the critical section without any fault: {0}", "没有任何故障，却有两个客户端同时在临界区内：{0}")
+	mExclusionNA = msg.Define("exclusion.n/a", msg.K(msg.Duration, msg.Client),
+		"the clients could not take turns: after a release, nobody got the lock for {0}, and {1} gave up waiting (release-frees shows why)",
+		"客户端无法轮流持锁：锁被释放之后，{0} 内谁也没拿到锁，{1} 不再等待（原因见 release-frees）")
+	mExclusionHolds = msg.Define("exclusion.holds", msg.K(msg.Count, msg.Count, msg.Count),
+		"no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in; in each of the {0} interleavings of a holder's release and new attempt with another client's attempt, at most one got the lock; and {1} clients, {2} critical sections each, were never two inside",
+		"没有故障，这是其他性质的基线：空闲键上两次加锁的每一种交错都只放进了一个客户端；持有者释放后再次加锁、另一个客户端同时加锁，这两者的 {0} 种交错中，每一种至多一方拿到锁；{1} 个客户端各进入临界区 {2} 次，从来没有两个同时在里面")
+	mLeftOut = msg.Define("exclusion.left-out", msg.K(msg.Count),
+		"({0} earlier events left out)", "（前面省略了 {0} 个事件）")
+)

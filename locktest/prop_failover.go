@@ -1,6 +1,8 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/internal/msg"
+
 	"context"
 	"net"
 	"sync/atomic"
@@ -25,7 +27,7 @@ import (
 func failover(newRun func(string) *run) Result {
 	r := newRun("")
 	if r.multi() {
-		return r.notApplicable("a lock over %d independent masters fails over to no replica: a master that comes back empty is restart-amnesia", r.masters)
+		return r.notApplicable(mFailoverNA.New(r.masters))
 	}
 	rep, err := redistest.StartReplicated(r.ctx)
 	if err != nil {
@@ -40,7 +42,7 @@ func failover(newRun func(string) *run) Result {
 		return dialTCP(*current.Load())(ctx)
 	}})
 	rep.HoldReplication()
-	r.note("the replication link is held: nothing the primary writes from now on reaches the replica")
+	r.note(mLinkHeld.New())
 	a := r.newClient("A", 0)
 	la, _ := a.tryAcquireErr(r.tm.Long)
 	if la == nil {
@@ -50,7 +52,7 @@ func failover(newRun func(string) *run) Result {
 		// catches up on what was held back first, so A tries until the
 		// slack has passed.
 		rep.ResumeReplication()
-		r.note("the replication link carries on")
+		r.note(mLinkOn.New())
 		deadline := time.Now().Add(r.tm.Slack)
 		for {
 			if l, _ := a.tryAcquireErr(r.tm.Long); l != nil {
@@ -61,10 +63,10 @@ func failover(newRun func(string) *run) Result {
 			}
 			time.Sleep(r.tm.Poll)
 		}
-		return r.holds("A's attempt failed while the replica could not acknowledge it, and succeeded once it could: the lock grants nothing a failover can lose")
+		return r.holds(mFailoverWaits.New())
 	}
 	r.det.enter("A")
-	r.note("the primary dies before its replica has A's lock; the replica is promoted, and clients are sent to it")
+	r.note(mPrimaryDies.New())
 	if err := rep.Primary.Kill(); err != nil {
 		r.fail("killing the primary: %v", err)
 	}
@@ -74,10 +76,34 @@ func failover(newRun func(string) *run) Result {
 	current.Store(&rep.Replica.Addr)
 	wait := r.tm.Slack
 	if contend(r, wait) {
-		return r.breaks("B acquired K on the promoted replica while A still held it: the replica had not received A's lock when the primary died (Redis replicates asynchronously), so the failover lost it")
+		return r.breaks(mFailoverBreaks.New())
 	}
-	if broke := obtainable(r, a, la, "the failover"); broke != nil {
+	if broke := obtainable(r, a, la, mTheFailover.New()); broke != nil {
 		return *broke
 	}
-	return r.holds("B could not acquire K in %v on the promoted replica, which never received A's lock; once A released, C acquired", wait)
+	return r.holds(mFailoverHolds.New(wait))
 }
+
+// failover's messages.
+var (
+	mFailoverNA = msg.Define("failover.n/a", msg.K(msg.Count),
+		"a lock over {0} independent masters fails over to no replica: a master that comes back empty is restart-amnesia",
+		"跨 {0} 个相互独立主节点的锁没有副本可供故障转移：主节点重启后变空的情况由 restart-amnesia 检查")
+	mLinkHeld = msg.Define("failover.link-held", nil,
+		"the replication link is held: nothing the primary writes from now on reaches the replica",
+		"复制链路被扣住了：从现在起，主节点写入的任何东西都到不了副本")
+	mLinkOn        = msg.Define("failover.link-on", nil, "the replication link carries on", "复制链路恢复了")
+	mFailoverWaits = msg.Define("failover.holds-waits", nil,
+		"A's attempt failed while the replica could not acknowledge it, and succeeded once it could: the lock grants nothing a failover can lose",
+		"副本无法确认时 A 的尝试失败了，副本能确认后就成功了：这把锁不会授出一次故障转移能弄丢的东西")
+	mPrimaryDies = msg.Define("failover.primary-dies", nil,
+		"the primary dies before its replica has A's lock; the replica is promoted, and clients are sent to it",
+		"主节点在副本拿到 A 的锁之前死了；副本被提升为主节点，客户端转到它上面")
+	mFailoverBreaks = msg.Define("failover.breaks", nil,
+		"B acquired K on the promoted replica while A still held it: the replica had not received A's lock when the primary died (Redis replicates asynchronously), so the failover lost it",
+		"A 还持有锁，B 就在提升为主节点的副本上拿到了 K：主节点死的时候，副本还没收到 A 的锁（Redis 的复制是异步的），所以故障转移把这把锁弄丢了")
+	mFailoverHolds = msg.Define("failover.holds", msg.K(msg.Duration),
+		"B could not acquire K in {0} on the promoted replica, which never received A's lock; once A released, C acquired",
+		"B 在 {0} 内没能在被提升的副本上拿到 K，这个副本从没收到 A 的锁；A 释放后，C 拿到了锁")
+	mTheFailover = msg.Define("failover.fault", nil, "the failover", "故障转移")
+)

@@ -1,6 +1,8 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/internal/msg"
+
 	"fmt"
 	"sync"
 	"time"
@@ -34,16 +36,16 @@ func (res *resource) write(who string, lock strategy.Lock) bool {
 	token, fenced := strategy.FencingToken(lock)
 	if !fenced {
 		res.writes = append(res.writes, who)
-		res.r.note("resource accepts %s's write: its lock has no fencing token to check", who)
+		res.r.note(mResNoToken.New(who))
 		return true
 	}
 	if token < res.highest {
-		res.r.note("resource refuses %s's write: fencing token %d < %d", who, token, res.highest)
+		res.r.note(mResRefuses.New(who, token, res.highest))
 		return false
 	}
 	res.highest = token
 	res.writes = append(res.writes, who)
-	res.r.note("resource accepts %s's write with fencing token %d", who, token)
+	res.r.note(mResAccepts.New(who, token))
 	return true
 }
 
@@ -58,11 +60,11 @@ func fencedOverrun(newRun func(string) *run) Result {
 	res := &resource{r: r}
 	la, lb, _, why := overrunTakeover(r, a, b, false, true)
 	if lb == nil {
-		return r.notApplicable("nobody else acquired the lock while A was paused past its TTL: %s", why)
+		return r.notApplicable(mFencedNA.New(why))
 	}
 	res.write("B", lb)
 	if res.write("A", la) {
-		return r.breaks("A's lease had passed to B, yet the resource accepted A's late write after B's")
+		return r.breaks(mFencedBreaks.New())
 	}
 	r.shutdown()
 	if broke := fenceInsideAcquire(newRun); broke != nil {
@@ -73,7 +75,7 @@ func fencedOverrun(newRun func(string) *run) Result {
 			return *broke
 		}
 	}
-	return r.holds("the resource refused A's late write: its fencing token was older than B's, whether A was paused after its acquire, inside it, or ran with its clock %v ahead or behind", 2*r.tm.Short)
+	return r.holds(mFencedHolds.New(2 * r.tm.Short))
 }
 
 // fenceInsideAcquire pauses A at each boundary between the commands of its
@@ -92,20 +94,20 @@ func fenceInsideAcquire(newRun func(string) *run) *Result {
 			r.shutdown()
 			continue
 		}
-		r.note("A stays paused past its TTL (%v); B waits up to %v", r.tm.Short, r.tm.Short+r.tm.Slack)
+		r.note(mLatePaused.New(r.tm.Short, r.tm.Short+r.tm.Slack))
 		lb := b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
 		if lb != nil {
 			res.write("B", lb)
 		}
 		a.resume()
-		r.note("A resumes")
+		r.note(mLateResumes.New())
 		p.wait()
 		if lb == nil || la == nil {
 			r.shutdown()
 			continue // A's half-done acquire kept the lock (crash-mid-acquire's business), or A lost it
 		}
 		if res.write("A", la) {
-			broke := r.breaks("A was paused %s until its TTL ran out, and B acquired and wrote; A then finished its acquire, and the resource accepted A's late write after B's: A's fencing token was drawn after B's, outside the step that took the lock", boundaryText(k, n, "acquire"))
+			broke := r.breaks(mFencedInside.New(boundary(k, n, "acquire")))
 			return &broke
 		}
 		r.shutdown()
@@ -133,9 +135,33 @@ func fenceUnderSkew(newRun func(string) *run, skew time.Duration) *Result {
 	if res.write("A", la) {
 		ta, _ := strategy.FencingToken(la)
 		tb, _ := strategy.FencingToken(lb)
-		broke := r.breaks("with A's clock %v off B's, A's lease passed to B, yet the resource accepted A's late write after B's: A's fencing token (%d), drawn first, was larger than B's (%d), as a token drawn from a clock is", skew, ta, tb)
+		broke := r.breaks(mFencedSkew.New(skew, ta, tb))
 		return &broke
 	}
 	r.shutdown()
 	return nil
 }
+
+// fenced-overrun's messages.
+var (
+	mResNoToken = msg.Define("fenced-overrun.resource-no-token", msg.K(msg.Client),
+		"resource accepts {0}'s write: its lock has no fencing token to check", "资源接受了 {0} 的写入：它的锁没有 fencing token 可供检查")
+	mResRefuses = msg.Define("fenced-overrun.resource-refuses", msg.K(msg.Client, msg.Count, msg.Count),
+		"resource refuses {0}'s write: fencing token {1} < {2}", "资源拒绝了 {0} 的写入：fencing token {1} < {2}")
+	mResAccepts = msg.Define("fenced-overrun.resource-accepts", msg.K(msg.Client, msg.Count),
+		"resource accepts {0}'s write with fencing token {1}", "资源接受了 {0} 的写入，fencing token 为 {1}")
+	mFencedNA = msg.Define("fenced-overrun.n/a", msg.K(msg.Sub),
+		"nobody else acquired the lock while A was paused past its TTL: {0}", "A 暂停超过 TTL 期间，没有别人拿到锁：{0}")
+	mFencedBreaks = msg.Define("fenced-overrun.breaks", nil,
+		"A's lease had passed to B, yet the resource accepted A's late write after B's",
+		"A 的租约已经归了 B，资源却在接受 B 的写入之后，又接受了 A 迟到的写入")
+	mFencedHolds = msg.Define("fenced-overrun.holds", msg.K(msg.Duration),
+		"the resource refused A's late write: its fencing token was older than B's, whether A was paused after its acquire, inside it, or ran with its clock {0} ahead or behind",
+		"资源拒绝了 A 迟到的写入：它的 fencing token 比 B 的旧，无论 A 是在加锁之后暂停、在加锁中间暂停，还是时钟快了或慢了 {0}")
+	mFencedInside = msg.Define("fenced-overrun.breaks-inside", msg.K(msg.Sub),
+		"A was paused {0} until its TTL ran out, and B acquired and wrote; A then finished its acquire, and the resource accepted A's late write after B's: A's fencing token was drawn after B's, outside the step that took the lock",
+		"A 在{0}被暂停，直到 TTL 到期，B 拿到锁并写入；A 随后完成了加锁，资源在 B 之后接受了 A 迟到的写入：A 的 fencing token 是在 B 之后、在拿锁的那一步之外取的")
+	mFencedSkew = msg.Define("fenced-overrun.breaks-skew", msg.K(msg.Duration, msg.Count, msg.Count),
+		"with A's clock {0} off B's, A's lease passed to B, yet the resource accepted A's late write after B's: A's fencing token ({1}), drawn first, was larger than B's ({2}), as a token drawn from a clock is",
+		"A 的时钟与 B 相差 {0}，A 的锁已经转给了 B，资源却在 B 之后接受了 A 迟到的写入：A 的 fencing token（{1}）先取，却比 B 的（{2}）大，从时钟取的令牌就是这样")
+)

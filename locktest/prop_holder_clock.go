@@ -2,6 +2,8 @@ package locktest
 
 import (
 	"time"
+
+	"github.com/locklab/locklab/internal/msg"
 )
 
 // HolderClock: the holder's own clock runs ahead of the server's, then
@@ -22,14 +24,13 @@ func holderClock(newRun func(string) *run) Result {
 		r.fail("A could not acquire a free lock")
 	}
 	if r.clockReads.Load() == 0 {
-		return r.notApplicable("the strategy never reads the client's clock")
+		return r.notApplicable(mNeverReadsClock.New())
 	}
-	a.crash("crashes while holding the lock; it never releases")
+	a.crash(mCrashNeverReleases.New())
 	wait := r.tm.Short + r.tm.Slack
-	r.note("B waits up to %v (TTL %v + slack)", wait, r.tm.Short)
+	r.note(mBWaitsTTL.New(wait, r.tm.Short))
 	if b.acquire(r.tm.Short, wait) == nil {
-		return r.breaks("A's clock ran %v ahead when it acquired and crashed, and B still could not acquire the lock %v later: A's clock set the lock's expiry, which outlived the TTL of %v by the skew",
-			ahead, wait, r.tm.Short)
+		return r.breaks(mAheadOutlived.New(ahead, wait, r.tm.Short))
 	}
 	r.shutdown()
 
@@ -43,7 +44,7 @@ func holderClock(newRun func(string) *run) Result {
 	}
 	r.det.enter("A")
 	until := asked.Add(ttl - tol)
-	r.note("A, its clock %v behind, holds the lock for a TTL of %v; B polls with the same TTL until %v before its end", -behind, ttl, tol)
+	r.note(mBehindPolls.New(-behind, ttl, tol))
 	for time.Now().Before(until) {
 		if b.tryAcquire(ttl) != nil {
 			at := time.Since(asked)
@@ -51,10 +52,25 @@ func holderClock(newRun func(string) *run) Result {
 				break // returned past A's TTL: proves nothing
 			}
 			r.det.enter("B")
-			return r.breaks("A's clock ran %v behind when it acquired for a TTL of %v, and B acquired the lock before that TTL had passed, while A was alive and not paused: A's clock set the lock's expiry, which came early by the skew",
-				-behind, ttl)
+			return r.breaks(mBehindEarly.New(-behind, ttl))
 		}
 		time.Sleep(2 * r.tm.Poll)
 	}
-	return r.holds("the lock lived as long as asked with A's clock %v ahead (a crashed A's lock freed within its TTL and the slack) and %v behind (nobody got in before its TTL)", ahead, -behind)
+	return r.holds(mHolderClockHolds.New(ahead, -behind))
 }
+
+// holder-clock's messages.
+var (
+	mAheadOutlived = msg.Define("holder-clock.breaks-ahead", msg.K(msg.Duration, msg.Duration, msg.Duration),
+		"A's clock ran {0} ahead when it acquired and crashed, and B still could not acquire the lock {1} later: A's clock set the lock's expiry, which outlived the TTL of {2} by the skew",
+		"A 加锁并崩溃时，它的时钟快了 {0}，{1} 之后 B 仍然拿不到锁：锁的过期时间是 A 的时钟定的，比 TTL {2} 多活了这段偏差")
+	mBehindPolls = msg.Define("holder-clock.behind", msg.K(msg.Duration, msg.Duration, msg.Duration),
+		"A, its clock {0} behind, holds the lock for a TTL of {1}; B polls with the same TTL until {2} before its end",
+		"A 的时钟慢了 {0}，以 TTL {1} 持有锁；B 用同样的 TTL 轮询，直到 TTL 结束前 {2}")
+	mBehindEarly = msg.Define("holder-clock.breaks-behind", msg.K(msg.Duration, msg.Duration),
+		"A's clock ran {0} behind when it acquired for a TTL of {1}, and B acquired the lock before that TTL had passed, while A was alive and not paused: A's clock set the lock's expiry, which came early by the skew",
+		"A 以 TTL {1} 加锁时，它的时钟慢了 {0}，TTL 还没到 B 就拿到了锁，而 A 还活着、也没有暂停：锁的过期时间是 A 的时钟定的，提前了这段偏差")
+	mHolderClockHolds = msg.Define("holder-clock.holds", msg.K(msg.Duration, msg.Duration),
+		"the lock lived as long as asked with A's clock {0} ahead (a crashed A's lock freed within its TTL and the slack) and {1} behind (nobody got in before its TTL)",
+		"A 的时钟快了 {0}（崩溃的 A 的锁在 TTL 加余量之内放开了）、慢了 {1}（TTL 到期之前没有人拿到锁）时，锁都活了请求的那么久")
+)

@@ -1,5 +1,7 @@
 package locktest
 
+import "github.com/locklab/locklab/internal/msg"
+
 // HolderOverrun: the holder's work outlasts its TTL while others wait;
 // they must not enter while it is still inside.
 
@@ -15,7 +17,7 @@ func holderOverrun(newRun func(string) *run) Result {
 		// beside a losing SETNX) keeps the holder's key alive for as long
 		// as a waiter keeps trying. Does the key outlive A's TTL once the
 		// waiter, asking for the holder's TTL, tries less often than it?
-		r.note("B tries again with A's TTL (%v), every %v, for up to %v", r.tm.Short, slow, r.tm.Short+r.tm.Slack)
+		r.note(mTriesAgain.New(r.tm.Short, slow, r.tm.Short+r.tm.Slack))
 		lb = b.acquireEvery(r.tm.Short, r.tm.Short+r.tm.Slack, slow)
 		slowly = lb != nil
 	}
@@ -30,19 +32,34 @@ func holderOverrun(newRun func(string) *run) Result {
 	if o, ok := r.det.firstOverlap(); ok {
 		a.release(la)
 		if slowly {
-			return r.breaks("A's TTL ran out while it worked: B, polling every %v, could not acquire the lock, yet trying every %v with A's TTL it did: B's own failed attempts had kept A's key alive: %s", r.tm.Poll, slow, o)
+			return r.breaks(mOverrunKeptAlive.New(r.tm.Poll, slow, o))
 		}
-		return r.breaks("A's TTL ran out while it worked and B acquired the lock: %s", o)
+		return r.breaks(mOverrunBreaks.New(o))
 	}
 	if lb == nil {
 		// Kept by A's renewals, or never expiring at all? Without A, a
 		// lock that expires frees within its TTL.
-		a.crash("crashes instead of releasing, to see whether the lock expires without it")
+		a.crash(mCrashInsteadOfRelease.New())
 		if b.acquire(r.tm.Short, r.tm.Short+r.tm.Slack) == nil {
-			return r.notApplicable("nobody else acquired the lock while A overran, nor after A died: %s", r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack))
+			return r.notApplicable(mOverrunNA.New(r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)))
 		}
 	} else {
 		a.release(la)
 	}
-	return r.holds("B did not acquire the lock while A overran its TTL")
+	return r.holds(mOverrunHolds.New())
 }
+
+// holder-overrun's messages.
+var (
+	mTriesAgain = msg.Define("holder-overrun.tries-again", msg.K(msg.Duration, msg.Duration, msg.Duration),
+		"B tries again with A's TTL ({0}), every {1}, for up to {2}", "B 改用 A 的 TTL（{0}）再试，每 {1} 一次，最多试 {2}")
+	mOverrunKeptAlive = msg.Define("holder-overrun.breaks-kept-alive", msg.K(msg.Duration, msg.Duration, msg.Sub),
+		"A's TTL ran out while it worked: B, polling every {0}, could not acquire the lock, yet trying every {1} with A's TTL it did: B's own failed attempts had kept A's key alive: {2}",
+		"A 还在干活，TTL 就到期了：B 每 {0} 试一次时拿不到锁，改用 A 的 TTL 每 {1} 试一次却拿到了：是 B 自己失败的加锁一直在给 A 的键续期：{2}")
+	mOverrunBreaks = msg.Define("holder-overrun.breaks", msg.K(msg.Sub),
+		"A's TTL ran out while it worked and B acquired the lock: {0}", "A 还在干活，TTL 就到期了，B 拿到了锁：{0}")
+	mOverrunNA = msg.Define("holder-overrun.n/a", msg.K(msg.Sub),
+		"nobody else acquired the lock while A overran, nor after A died: {0}", "A 超时干活期间没人拿到锁，A 死后也没有：{0}")
+	mOverrunHolds = msg.Define("holder-overrun.holds", nil,
+		"B did not acquire the lock while A overran its TTL", "A 干活超过 TTL 期间，B 没有拿到锁")
+)

@@ -1,6 +1,8 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/internal/msg"
+
 	"fmt"
 	"time"
 
@@ -33,7 +35,8 @@ func leaseKept(newRun func(string) *run) Result {
 	}
 	res, _ = keptRound(newRun, true)
 	if res.Verdict == Holds {
-		res.Reason += "; and again after A refreshed its lock to that TTL"
+		res.Message = mKeptAgain.New(res.Message)
+		res.Reason = res.Message.String()
 	}
 	return res
 }
@@ -51,7 +54,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.kept()/10
 		a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
 		asked := time.Now()
-		what, askedFor := "A holds the lock for a TTL of", "A asked for a TTL of"
+		what, askedFor := mKeptHoldsFor, mKeptAskedFor
 		if !refreshed {
 			la := a.tryAcquire(ttl)
 			if la == nil {
@@ -67,13 +70,13 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 			if err := a.refresh(la.(strategy.Refresher), ttl); err != nil {
 				r.fail("A: Refresh of the lock it has just acquired: %v", err)
 			}
-			what, askedFor = "A refreshed its lock to a TTL of", "A's Refresh asked for a TTL of"
+			what, askedFor = mKeptRefreshedTo, mKeptRefreshAsked
 		}
 		r.det.enter("A")
 		until := asked.Add(ttl - tol)
 		half := asked.Add((ttl - tol) / 2)
-		r.note("%s %v (asked at t=%v); B polls with the same TTL until t=%v, then C alone with %v, until %v before the TTL ends", what, ttl,
-			asked.Sub(r.rec.start).Round(time.Millisecond), half.Sub(r.rec.start).Round(time.Millisecond), short, tol)
+		r.note(mKeptPlan.New(what.New(), ttl,
+			asked.Sub(r.rec.start).Round(time.Millisecond), half.Sub(r.rec.start).Round(time.Millisecond), short, tol))
 		// probe makes one attempt; it says whether the run is over, with
 		// the verdict in res, or spoiled by a slow machine.
 		spoiled := false
@@ -85,13 +88,12 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 			// that is still inside A's TTL, A's key went early.
 			at := time.Since(asked)
 			if at >= ttl {
-				r.note("%s's attempt returned only %v after A's lease began, past its TTL: this run proves nothing", w.name, at.Round(time.Millisecond))
+				r.note(mKeptSpoiled.New(w.name, at.Round(time.Millisecond)))
 				spoiled = true
 				return true
 			}
 			r.det.enter(w.name)
-			res = r.breaks("%s acquired the lock %v after %s %v: A, alive and not paused, lost its lock at least %v early",
-				w.name, at.Round(time.Millisecond), askedFor, ttl, (ttl - at).Round(time.Millisecond))
+			res = r.breaks(mKeptBreaks.New(w.name, at.Round(time.Millisecond), askedFor.New(), ttl, (ttl - at).Round(time.Millisecond)))
 			return true
 		}
 		over := false
@@ -105,7 +107,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 		}
 		switch {
 		case !over:
-			return r.holds("nobody acquired the lock while A held it for %v (B polled with the same TTL, then C with %v, until %v before its end)", ttl, short, tol), refresher
+			return r.holds(mKeptHolds.New(ttl, short, tol)), refresher
 		case !spoiled:
 			return res, refresher
 		}
@@ -115,3 +117,25 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	r.fail("lease-kept: in %d runs, attempts took so long to return that no probe landed inside the TTL: the machine is too loaded to check", keptTries)
 	return Result{}, false
 }
+
+// lease-kept's messages.
+var (
+	mKeptHoldsFor     = msg.Define("lease-kept.holds-for", nil, "A holds the lock for a TTL of", "A 持有锁，TTL 为")
+	mKeptRefreshedTo  = msg.Define("lease-kept.refreshed-to", nil, "A refreshed its lock to a TTL of", "A 把锁续期到 TTL")
+	mKeptAskedFor     = msg.Define("lease-kept.asked-for", nil, "A asked for a TTL of", "A 请求的 TTL 为")
+	mKeptRefreshAsked = msg.Define("lease-kept.refresh-asked-for", nil, "A's Refresh asked for a TTL of", "A 的 Refresh 请求的 TTL 为")
+	mKeptPlan         = msg.Define("lease-kept.plan", msg.K(msg.Sub, msg.Duration, msg.Duration, msg.Duration, msg.Duration, msg.Duration),
+		"{0} {1} (asked at t={2}); B polls with the same TTL until t={3}, then C alone with {4}, until {5} before the TTL ends",
+		"{0} {1}（在 t={2} 时请求）；B 用同样的 TTL 轮询到 t={3}，之后 C 单独用 {4} 轮询，直到 TTL 结束前 {5}")
+	mKeptSpoiled = msg.Define("lease-kept.spoiled", msg.K(msg.Client, msg.Duration),
+		"{0}'s attempt returned only {1} after A's lease began, past its TTL: this run proves nothing",
+		"{0} 的尝试在 A 的租约开始 {1} 后才返回，已经过了 TTL：这一轮什么也证明不了")
+	mKeptBreaks = msg.Define("lease-kept.breaks", msg.K(msg.Client, msg.Duration, msg.Sub, msg.Duration, msg.Duration),
+		"{0} acquired the lock {1} after {2} {3}: A, alive and not paused, lost its lock at least {4} early",
+		"{2} {3}，{1} 之后 {0} 就拿到了锁：A 活着，也没有暂停，却至少提前 {4} 丢了锁")
+	mKeptHolds = msg.Define("lease-kept.holds", msg.K(msg.Duration, msg.Duration, msg.Duration),
+		"nobody acquired the lock while A held it for {0} (B polled with the same TTL, then C with {1}, until {2} before its end)",
+		"A 持有锁的 {0} 里没人拿到锁（B 用同样的 TTL 轮询，之后 C 用 {1} 轮询，直到结束前 {2}）")
+	mKeptAgain = msg.Define("lease-kept.holds-refreshed", msg.K(msg.Sub),
+		"{0}; and again after A refreshed its lock to that TTL", "{0}；A 把锁续期到这个 TTL 后再测一遍，也是如此")
+)

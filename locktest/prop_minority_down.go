@@ -1,5 +1,7 @@
 package locktest
 
+import "github.com/locklab/locklab/internal/msg"
+
 // MinorityDown: over several masters, with a minority of them down,
 // A acquires, B is refused while A holds the lock, and B acquires once
 // A has released; then C, cut off from one more master, reaches only a
@@ -11,7 +13,7 @@ package locktest
 func minorityDown(newRun func(string) *run) Result {
 	r := newRun("")
 	if !r.multi() {
-		return r.notApplicable("a lock on one Redis has no minority of masters to lose")
+		return r.notApplicable(mMinorityNA.New())
 	}
 	m := r.startMasters()
 	down := m.Nodes[r.quorum():]
@@ -20,39 +22,63 @@ func minorityDown(newRun func(string) *run) Result {
 			r.fail("killing %s: %v", n.Name, err)
 		}
 	}
-	r.note("%s are down: %d of %d masters answer, a majority", nodeNames(down), r.quorum(), r.masters)
+	r.note(mMinorityDown.New(nodeNames(down), r.quorum(), r.masters))
 	a := r.newClient("A", 0)
 	l, err := a.tryAcquireErr(r.tm.Long)
 	if l == nil {
-		return r.breaks("A could not acquire the free lock with a majority of the masters up: %s", errOrBusy(err))
+		return r.breaks(mMajorityNoLock.New(errOrBusy(err)))
 	}
 	r.det.enter("A")
 	b := r.newClient("B", 0)
 	if lb, _ := b.tryAcquireErr(r.tm.Long); lb != nil {
 		r.det.enter("B")
-		return r.breaks("B acquired K while A held it, with %s down", nodeNames(down))
+		return r.breaks(mMinorityTwo.New(nodeNames(down)))
 	}
 	r.det.leave("A")
 	if err := a.releaseErr(l); err != nil {
-		return r.breaks("A's release failed with a majority of the masters up: %v", err)
+		return r.breaks(mMajorityRelease.New("A", err.Error()))
 	}
 	lb, err := b.tryAcquireErr(r.tm.Long)
 	if lb == nil {
-		return r.breaks("B could not acquire K after A released it, with a majority of the masters up: %s", errOrBusy(err))
+		return r.breaks(mMajorityAfter.New(errOrBusy(err)))
 	}
 	r.det.enter("B")
 	r.det.leave("B")
 	if err := b.releaseErr(lb); err != nil {
-		return r.breaks("B's release failed with a majority of the masters up: %v", err)
+		return r.breaks(mMajorityRelease.New("B", err.Error()))
 	}
 	// One more master out of reach, for C alone: a minority must not grant
 	// the lock, or two clients on either side of a partition could each
 	// take it.
 	c := r.newClient("C", 0)
 	c.partition(true, 0)
-	r.note("C cannot reach %s either: it reaches %d of %d masters, a minority", m.Nodes[0].Name, r.quorum()-1, r.masters)
+	r.note(mCCannotReach.New(m.Nodes[0].Name, r.quorum()-1, r.masters))
 	if lc, _ := c.tryAcquireErr(r.tm.Long); lc != nil {
-		return r.breaks("C acquired K reaching only %d of %d masters: a minority granted the lock, so two clients on either side of a partition could each hold it", r.quorum()-1, r.masters)
+		return r.breaks(mMinorityGranted.New(r.quorum()-1, r.masters))
 	}
-	return r.holds("with %s down, A acquired, B was refused while A held the lock and got it once A had released, and C, reaching a minority of the masters, was refused", nodeNames(down))
+	return r.holds(mMinorityHolds.New(nodeNames(down)))
 }
+
+// minority-down's messages.
+var (
+	mMinorityNA = msg.Define("minority-down.n/a", nil,
+		"a lock on one Redis has no minority of masters to lose", "单个 Redis 上的锁没有可以失去的少数主节点")
+	mMinorityDown = msg.Define("minority-down.down", msg.K(msg.Nodes, msg.Count, msg.Count),
+		"{0} are down: {1} of {2} masters answer, a majority", "{0}宕机了：{2} 个主节点中有 {1} 个应答，是多数")
+	mMajorityNoLock = msg.Define("minority-down.breaks-no-lock", msg.K(msg.Sub),
+		"A could not acquire the free lock with a majority of the masters up: {0}", "多数主节点都在运行，A 却拿不到空闲的锁：{0}")
+	mMinorityTwo = msg.Define("minority-down.breaks-two", msg.K(msg.Nodes),
+		"B acquired K while A held it, with {0} down", "{0}宕机时，A 持有锁，B 却拿到了 K")
+	mMajorityRelease = msg.Define("minority-down.breaks-release", msg.K(msg.Client, msg.Text),
+		"{0}'s release failed with a majority of the masters up: {1}", "多数主节点都在运行，{0} 的释放却失败了：{1}")
+	mMajorityAfter = msg.Define("minority-down.breaks-after", msg.K(msg.Sub),
+		"B could not acquire K after A released it, with a majority of the masters up: {0}", "多数主节点都在运行，A 释放之后 B 却拿不到 K：{0}")
+	mCCannotReach = msg.Define("minority-down.c-cannot-reach", msg.K(msg.Node, msg.Count, msg.Count),
+		"C cannot reach {0} either: it reaches {1} of {2} masters, a minority", "C 也连不上{0}：它只连得上 {2} 个主节点中的 {1} 个，是少数")
+	mMinorityGranted = msg.Define("minority-down.breaks-minority", msg.K(msg.Count, msg.Count),
+		"C acquired K reaching only {0} of {1} masters: a minority granted the lock, so two clients on either side of a partition could each hold it",
+		"C 只连得上 {1} 个主节点中的 {0} 个，却拿到了 K：少数主节点授出了锁，于是网络分区两边的两个客户端可能各自持有它")
+	mMinorityHolds = msg.Define("minority-down.holds", msg.K(msg.Nodes),
+		"with {0} down, A acquired, B was refused while A held the lock and got it once A had released, and C, reaching a minority of the masters, was refused",
+		"{0}宕机时，A 拿到了锁，A 持有锁期间 B 被拒绝，A 释放之后 B 拿到了锁，而只连得上少数主节点的 C 被拒绝了")
+)

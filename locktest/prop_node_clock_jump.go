@@ -1,6 +1,8 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/internal/msg"
+
 	"github.com/locklab/locklab/redistest"
 )
 
@@ -18,16 +20,28 @@ func nodeClockJump(newRun func(string) *run) Result {
 	m := r.startMasters(redistest.WithMovableClocks())
 	l, node := holderOnMajority(r, m)
 	if l == nil {
-		return r.notApplicable("A could not acquire K with a minority of the masters out of reach: see minority-down")
+		return r.notApplicable(mMinorityUnreachable.New())
 	}
 	jump := 2 * r.tm.Long
 	if err := node.ShiftClock(jump); err != nil {
 		r.fail("moving %s's clock: %v", node.Name, err)
 	}
-	r.note("%s: its clock jumps %v forward (an NTP step, an administrator); by it, A's TTL of %v has passed", r.label(node), jump, r.tm.Long)
+	r.note(mJumps.New(r.label(node), jump, r.tm.Long))
 	wait := r.tm.Slack
 	if contend(r, wait) {
-		return r.breaks("B acquired K well inside A's TTL of %v by the real clock: the clock of %s jumped %v forward, and it expired A's lock early", r.tm.Long, r.label(node), jump)
+		return r.breaks(mJumpBreaks.New(r.tm.Long, r.label(node), jump))
 	}
-	return r.holds("B could not acquire K in %v after the clock of %s jumped %v forward", wait, r.label(node), jump)
+	return r.holds(mJumpHolds.New(wait, r.label(node), jump))
 }
+
+// node-clock-jump's messages.
+var (
+	mJumps = msg.Define("node-clock-jump.jumps", msg.K(msg.Node, msg.Duration, msg.Duration),
+		"{0}: its clock jumps {1} forward (an NTP step, an administrator); by it, A's TTL of {2} has passed",
+		"{0}：它的时钟向前跳了 {1}（NTP 跳变校时，或者管理员改了时间）；按这个时钟，A 的 TTL {2} 已经过去了")
+	mJumpBreaks = msg.Define("node-clock-jump.breaks", msg.K(msg.Duration, msg.Node, msg.Duration),
+		"B acquired K well inside A's TTL of {0} by the real clock: the clock of {1} jumped {2} forward, and it expired A's lock early",
+		"按真实的时间，A 的 TTL {0} 还远没有过去，B 就拿到了 K：{1}的时钟向前跳了 {2}，提前让 A 的锁过期了")
+	mJumpHolds = msg.Define("node-clock-jump.holds", msg.K(msg.Duration, msg.Node, msg.Duration),
+		"B could not acquire K in {0} after the clock of {1} jumped {2} forward", "{1}的时钟向前跳了 {2} 之后，B 在 {0} 内仍然没能拿到 K")
+)

@@ -1,6 +1,9 @@
 package locktest
 
 import (
+	"fmt"
+	"github.com/locklab/locklab/internal/msg"
+
 	"context"
 	"time"
 )
@@ -27,15 +30,15 @@ func renewedOverrun(newRun func(string) *run) Result {
 		r.fail("A could not acquire a free lock")
 	}
 	a.pause()
-	r.note("A is paused for %v, a third of its TTL (%v)", r.tm.renewedTTL()/3, r.tm.renewedTTL())
+	r.note(mPausedThird.New(r.tm.renewedTTL()/3, r.tm.renewedTTL()))
 	time.Sleep(r.tm.renewedTTL() / 3)
 	a.resume()
-	r.note("A resumes")
+	r.note(mLateResumes.New())
 	if ctx := leaseOf(la); ctx != nil && ctx.Err() != nil {
-		return r.breaks("A lost its lease over a pause of a third of its TTL: %v", context.Cause(ctx))
+		return r.breaks(mLostThird.New(fmt.Sprint(context.Cause(ctx))))
 	}
 	if lb := b.tryAcquire(r.tm.renewedTTL()); lb != nil {
-		return r.breaks("B acquired the lock right after A's pause of a third of its TTL")
+		return r.breaks(mAfterThird.New())
 	}
 	a.release(la)
 	r.shutdown()
@@ -50,9 +53,9 @@ func renewedOverrun(newRun func(string) *run) Result {
 	r.det.enter("A")
 	done := watchLease(r, "A", la)
 	a.pause()
-	r.note("A is paused for %v, three times its TTL, while B waits", 3*r.tm.renewedTTL())
+	r.note(mPausedThrice.New(3 * r.tm.renewedTTL()))
 	lb := b.acquire(r.tm.renewedTTL(), 3*r.tm.renewedTTL())
-	why := ""
+	var why Message
 	if lb != nil {
 		r.det.enter("B")
 		r.det.leave("B")
@@ -63,12 +66,30 @@ func renewedOverrun(newRun func(string) *run) Result {
 	if !done() {
 		r.det.leave("A")
 	}
-	r.note("A resumes")
+	r.note(mLateResumes.New())
 	if lb == nil {
-		return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
+		return r.notApplicable(mNobodyWhilePaused.New(why))
 	}
 	if o, ok := r.det.firstOverlap(); ok {
-		return r.breaks("A was paused past its TTL and did not learn it had lost the lock before B began: %s", o)
+		return r.breaks(mRenewedBreaks.New(o))
 	}
-	return r.holds("a short pause kept A's lock; over a long one, A's lease was cancelled before B entered")
+	return r.holds(mRenewedHolds.New())
 }
+
+// renewed-overrun's messages.
+var (
+	mPausedThird = msg.Define("renewed-overrun.paused-third", msg.K(msg.Duration, msg.Duration),
+		"A is paused for {0}, a third of its TTL ({1})", "A 暂停 {0}，是 TTL（{1}）的三分之一")
+	mLostThird = msg.Define("renewed-overrun.breaks-lost", msg.K(msg.Text),
+		"A lost its lease over a pause of a third of its TTL: {0}", "A 只暂停了 TTL 的三分之一就丢了租约：{0}")
+	mAfterThird = msg.Define("renewed-overrun.breaks-taken", nil,
+		"B acquired the lock right after A's pause of a third of its TTL", "A 暂停了 TTL 的三分之一，B 随后就拿到了锁")
+	mPausedThrice = msg.Define("renewed-overrun.paused-thrice", msg.K(msg.Duration),
+		"A is paused for {0}, three times its TTL, while B waits", "A 暂停 {0}，是 TTL 的三倍，B 在此期间等待")
+	mRenewedBreaks = msg.Define("renewed-overrun.breaks", msg.K(msg.Sub),
+		"A was paused past its TTL and did not learn it had lost the lock before B began: {0}",
+		"A 暂停超过了 TTL，在 B 开始之前并不知道自己已经丢了锁：{0}")
+	mRenewedHolds = msg.Define("renewed-overrun.holds", nil,
+		"a short pause kept A's lock; over a long one, A's lease was cancelled before B entered",
+		"短暂停时 A 保住了锁；长暂停时，A 的租约在 B 进入之前就被取消了")
+)

@@ -1,6 +1,8 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/internal/msg"
+
 	"time"
 )
 
@@ -19,18 +21,18 @@ func restartAmnesia(newRun func(string) *run) Result {
 	m := r.startMasters()
 	l, node := holderOnMajority(r, m)
 	if l == nil {
-		return r.notApplicable("A could not acquire K with a minority of the masters out of reach: see minority-down")
+		return r.notApplicable(mMinorityUnreachable.New())
 	}
 	if err := node.Kill(); err != nil {
 		r.fail("killing %s: %v", node.Name, err)
 	}
 	if r.restartDelay == 0 {
-		r.note("%s restarts without persistence: it comes back empty, without A's lock", r.label(node))
+		r.note(mRestarts.New(r.label(node)))
 		if err := node.Start(r.ctx); err != nil {
 			r.fail("starting %s again: %v", node.Name, err)
 		}
 	} else {
-		r.note("%s dies; it will come back empty after %v (a delayed restart)", r.label(node), r.restartDelay)
+		r.note(mDiesDelayed.New(r.label(node), r.restartDelay))
 		t := time.AfterFunc(r.restartDelay, func() { _ = node.Start(r.ctx) }) // fails harmlessly once the run has closed it
 		r.mu.Lock()
 		r.atEnd = append(r.atEnd, func() { t.Stop() })
@@ -38,13 +40,29 @@ func restartAmnesia(newRun func(string) *run) Result {
 	}
 	wait := r.tm.Slack
 	if contend(r, wait) {
-		return r.breaks("B acquired K while A still held it: %s had restarted without persistence and forgotten A's lock", r.label(node))
+		return r.breaks(mAmnesiaBreaks.New(r.label(node)))
 	}
-	if broke := obtainable(r, r.client("A"), l, "the restart of "+r.label(node)); broke != nil {
+	if broke := obtainable(r, r.client("A"), l, mTheRestart.New(r.label(node))); broke != nil {
 		return *broke
 	}
 	if r.restartDelay > 0 {
-		return r.holds("B could not acquire K in %v while %s stayed down (a delayed restart of %v)", wait, r.label(node), r.restartDelay)
+		return r.holds(mAmnesiaHoldsDown.New(wait, r.label(node), r.restartDelay))
 	}
-	return r.holds("B could not acquire K in %v after %s restarted empty", wait, r.label(node))
+	return r.holds(mAmnesiaHolds.New(wait, r.label(node)))
 }
+
+// restart-amnesia's messages.
+var (
+	mRestarts = msg.Define("restart-amnesia.restarts", msg.K(msg.Node),
+		"{0} restarts without persistence: it comes back empty, without A's lock", "{0}不带持久化地重启：它回来时是空的，没有 A 的锁")
+	mDiesDelayed = msg.Define("restart-amnesia.dies", msg.K(msg.Node, msg.Duration),
+		"{0} dies; it will come back empty after {1} (a delayed restart)", "{0}宕机了；它会在 {1} 之后空着回来（延迟重启）")
+	mAmnesiaBreaks = msg.Define("restart-amnesia.breaks", msg.K(msg.Node),
+		"B acquired K while A still held it: {0} had restarted without persistence and forgotten A's lock",
+		"A 还持有锁，B 就拿到了 K：{0}不带持久化地重启过，忘掉了 A 的锁")
+	mTheRestart       = msg.Define("restart-amnesia.fault", msg.K(msg.Node), "the restart of {0}", "{0}重启")
+	mAmnesiaHoldsDown = msg.Define("restart-amnesia.holds-down", msg.K(msg.Duration, msg.Node, msg.Duration),
+		"B could not acquire K in {0} while {1} stayed down (a delayed restart of {2})", "{1}保持宕机期间（延迟 {2} 重启），B 在 {0} 内没能拿到 K")
+	mAmnesiaHolds = msg.Define("restart-amnesia.holds", msg.K(msg.Duration, msg.Node),
+		"B could not acquire K in {0} after {1} restarted empty", "{1}重启后是空的，B 在 {0} 内仍然没能拿到 K")
+)

@@ -1,5 +1,7 @@
 package locktest
 
+import "github.com/locklab/locklab/internal/msg"
+
 // SafeRelease: the holder is paused past its TTL, another client
 // acquires, and the first one's late release must leave the second one's
 // lock as it was (see nexthold.go). The pause falls before the release
@@ -22,19 +24,29 @@ func safeRelease(newRun func(string) *run) Result {
 		}
 		lb, held, broke, why := takeoverWhilePaused(r, p, b, c)
 		if lb == nil {
-			return r.notApplicable("nobody else acquired the lock while A was paused: %s", why)
+			return r.notApplicable(mNobodyWhilePaused.New(why))
 		}
-		if broke != "" {
-			return r.breaks("A was paused %s until its TTL ran out and B acquired; when A resumed, %s", boundaryText(k, n, "release"), broke)
+		if !broke.IsZero() {
+			return r.breaks(mPausedTTLResumed.New(boundary(k, n, "release"), broke))
 		}
-		freed := whoFreed(r, held, "its release")
+		freed := whoFreed(r, held, mItsRelease.New())
 		if c.tryAcquire(r.tm.Long) != nil {
-			return r.breaks("A was paused %s until its TTL ran out and B acquired; when A resumed, %s", boundaryText(k, n, "release"), freed)
+			return r.breaks(mPausedTTLResumed.New(boundary(k, n, "release"), freed))
 		}
 		r.shutdown()
 	}
 	if n <= 1 {
-		return last.holds("A's late release, paused before its one command until B had acquired, left B's lock in place")
+		return last.holds(mSafeReleaseOne.New())
 	}
-	return last.holds("A's late release, paused at each of the %d boundaries of its %d-command release in turn, left B's lock in place", n, n)
+	return last.holds(mSafeReleaseHolds.New(n, n))
 }
+
+// safe-release's messages.
+var (
+	mSafeReleaseOne = msg.Define("safe-release.holds-one", nil,
+		"A's late release, paused before its one command until B had acquired, left B's lock in place",
+		"A 迟到的释放在它唯一的命令之前暂停，直到 B 拿到锁，之后没有动 B 的锁")
+	mSafeReleaseHolds = msg.Define("safe-release.holds", msg.K(msg.Count, msg.Count),
+		"A's late release, paused at each of the {0} boundaries of its {1}-command release in turn, left B's lock in place",
+		"A 迟到的释放有 {1} 条命令，依次在 {0} 个边界上暂停，每次都没有动 B 的锁")
+)

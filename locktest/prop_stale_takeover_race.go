@@ -1,5 +1,7 @@
 package locktest
 
+import "github.com/locklab/locklab/internal/msg"
+
 // StaleTakeoverRace: two waiters find the same expired lock at the same
 // moment; every interleaving of their attempts is tried, and at most one
 // may win. n/a where Redis itself deleted the expired key: then there is
@@ -11,13 +13,26 @@ func staleTakeoverRace(newRun func(string) *run) Result {
 	stale := makeStale(newRun)
 	if !stale.exists {
 		r := newRun("/none")
-		return r.notApplicable("Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key (exclusion races two acquires on one)")
+		return r.notApplicable(mStaleDeleted.New())
 	}
 	if probe(newRun, stale)[1].commands == 0 {
 		r := newRun("/none")
 		r.restore(stale)
 		after := r.tm.Short + r.tm.staleAfter()
-		return r.notApplicable("no stale lock to take over: %v after its holder crashed, nobody could take it over: %s", after, r.unexpired(r.tm.Short, after))
+		return r.notApplicable(mNoStale.New(after, r.unexpired(r.tm.Short, after)))
 	}
-	return race(newRun, &stale, "both waiters found the same stale lock and both took it over", "on a stale lock")
+	return race(newRun, &stale, mBothStale.New(), mOnStaleLock.New())
 }
+
+// stale-takeover-race's messages.
+var (
+	mStaleDeleted = msg.Define("stale-takeover-race.n/a-expired", nil,
+		"Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key (exclusion races two acquires on one)",
+		"TTL 一过，Redis 自己就删掉了崩溃持有者的键：没有可以抢占的旧锁，只有一个空闲的键（空闲键上两次加锁的竞争由 exclusion 检查）")
+	mNoStale = msg.Define("stale-takeover-race.n/a", msg.K(msg.Duration, msg.Sub),
+		"no stale lock to take over: {0} after its holder crashed, nobody could take it over: {1}",
+		"没有可以抢占的旧锁：持有者崩溃 {0} 之后，仍然没人能抢过来：{1}")
+	mBothStale = msg.Define("stale-takeover-race.both", nil,
+		"both waiters found the same stale lock and both took it over", "两个等待者看到了同一把过期的旧锁，并且都把它抢了过来")
+	mOnStaleLock = msg.Define("stale-takeover-race.on-stale-lock", nil, "on a stale lock", "在过期的旧锁上")
+)

@@ -103,5 +103,8 @@ func (r *recorder) add(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.At = time.Since(r.start)
+	if e.Msg != nil {
+		e.Text = e.Msg.String()
+	}
 	r.events = append(r.events, e)
 }

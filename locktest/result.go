@@ -23,7 +23,8 @@ const (
 type Result struct {
 	Property Property `json:"property"`
 	Verdict  Verdict  `json:"verdict"`
-	Reason   string   `json:"reason"` // why the verdict is what it is
+	Reason   string   `json:"reason"` // why the verdict is what it is: Message in English
+	Message  Message  `json:"message,omitzero"`
 	// Timeline is a break's counterexample: each client's commands and
 	// replies, clock readings, and who was in the critical section.
 	Timeline []Event             `json:"timeline,omitempty"`
@@ -94,6 +95,7 @@ type Event struct {
 	Reply   string        `json:"reply,omitempty"` // or a lock call's result
 	Err     string        `json:"error,omitempty"`
 	Text    string        `json:"text,omitempty"` // a clock reading, note, overlap
+	Msg     *Message      `json:"msg,omitempty"`  // the note, pause or crash Text says
 
 	// Args, ReplyArgs and TextArgs are Command, Reply and Text typed:
 	// the Strings of their pieces, joined, make the text.

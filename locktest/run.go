@@ -72,8 +72,8 @@ func (r *run) fail(format string, args ...any) {
 	panic(abort{fmt.Errorf(format, args...)})
 }
 
-func (r *run) note(format string, args ...any) {
-	r.rec.add(Event{Kind: EvNote, Text: fmt.Sprintf(format, args...)})
+func (r *run) note(m Message) {
+	r.rec.add(Event{Kind: EvNote, Msg: &m})
 }
 
 // stamp types a Unix millisecond time: its distance from the run's start.
@@ -114,19 +114,19 @@ func (r *run) counterexample(res Result) Result {
 }
 
 // holds, breaks and notApplicable build results from a run.
-func (r *run) holds(reason string, args ...any) Result {
+func (r *run) holds(m Message) Result {
 	r.shutdown()
-	return Result{Verdict: Holds, Reason: fmt.Sprintf(reason, args...)}
+	return Result{Verdict: Holds, Reason: m.String(), Message: m}
 }
 
-func (r *run) breaks(reason string, args ...any) Result {
+func (r *run) breaks(m Message) Result {
 	r.shutdown()
-	return r.counterexample(Result{Verdict: Breaks, Reason: fmt.Sprintf(reason, args...)})
+	return r.counterexample(Result{Verdict: Breaks, Reason: m.String(), Message: m})
 }
 
-func (r *run) notApplicable(reason string, args ...any) Result {
+func (r *run) notApplicable(m Message) Result {
 	r.shutdown()
-	return Result{Verdict: NotApplicable, Reason: fmt.Sprintf(reason, args...)}
+	return Result{Verdict: NotApplicable, Reason: m.String(), Message: m}
 }
 
 // newClient builds a simulated client: a proxy of its own to Redis, a
@@ -253,11 +253,9 @@ func (r *run) restore(s staleLock) {
 		if v.Kind == ArgText {
 			r.rec.wrote("H", s.value)
 		}
-		args := []Arg{{Kind: ArgText, Text: "K holds "}, v,
-			{Kind: ArgText, Text: fmt.Sprintf(", left by a holder that crashed: its TTL (%v) has passed", r.tm.Short)}}
-		r.rec.add(Event{Kind: EvNote, Text: joinArgs(args, ""), TextArgs: args})
+		r.note(mStaleHolds.New(valueArg(v), r.tm.Short))
 	} else {
-		r.note("K is gone: its holder crashed and the key expired after %v", r.tm.Short)
+		r.note(mStaleGone.New(r.tm.Short))
 	}
 }
 
@@ -276,7 +274,7 @@ func (r *run) readPTTL() int64 {
 		ms, err = redis.Int64(c.Do("PTTL", r.key))
 		return err
 	})
-	r.note("the suite reads PTTL K: %d", ms)
+	r.note(mReadPTTL.New(int(ms)))
 	return ms
 }
 
@@ -285,14 +283,14 @@ func (r *run) readPTTL() int64 {
 // resumes, whose release would delete K): no expiry at all, or an expiry
 // pushed back or set longer than asked. It gives no figure, which would
 // differ from run to run; the PTTL read is in the timeline.
-func (r *run) unexpired(asked, after time.Duration) string {
+func (r *run) unexpired(asked, after time.Duration) Message {
 	switch ms := r.readPTTL(); {
 	case ms == -1:
-		return "K has no expiry, so the lock never expires"
+		return mUnexpiredNoExpiry.New()
 	case ms >= 0:
-		return fmt.Sprintf("K was still there %v after a TTL of %v was asked: its expiry was set longer than asked, or pushed back since (by the holder's renewals, or by other clients' commands)", after, asked)
+		return mUnexpiredStill.New(after, asked)
 	default:
-		return "the lock is not at K, and K did not expire"
+		return mUnexpiredElsewhere.New()
 	}
 }
 
@@ -300,15 +298,15 @@ func (r *run) unexpired(asked, after time.Duration) string {
 // wait after it was taken: no expiry at all, or an expiry later than the
 // TTL allows: set so, or pushed back since (the timeline shows who touched
 // K in between).
-func (r *run) lifeLeft(asked, after time.Duration) string {
+func (r *run) lifeLeft(asked, after time.Duration) Message {
 	switch ms := r.readPTTL(); {
 	case ms == -1:
-		return "K has no expiry: the lock never expires"
+		return mLifeNoExpiry.New()
 	case ms >= 0:
 		left := time.Duration(ms) * time.Millisecond
-		return fmt.Sprintf("K still had %v to live %v after a TTL of %v was asked: its expiry was set longer than asked or pushed back since, by the commands the timeline shows", left, after, asked)
+		return mLifeLeft.New(left, after, asked)
 	default:
-		return "the lock is not at K, and did not expire"
+		return mLifeElsewhere.New()
 	}
 }
 
@@ -329,7 +327,7 @@ func (r *run) useTopology(close func() error, nodes ...nodeDial) {
 	defer r.mu.Unlock()
 	r.atEnd = append(r.atEnd, func() {
 		if err := close(); err != nil {
-			r.note("stopping the topology: %v", err)
+			r.note(mStopTopology.New(err.Error()))
 		}
 	})
 }
@@ -349,7 +347,7 @@ func (r *run) startMasters(opts ...redistest.Option) *redistest.Masters {
 // one Redis, else its name.
 func (r *run) label(n *redistest.Node) string {
 	if !r.multi() {
-		return "the server"
+		return ""
 	}
 	return n.Name
 }
@@ -362,6 +360,9 @@ func newSecret() string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// noteEvent is a note of the scenario, outside a run's recorder.
+func noteEvent(m Message) Event { return Event{Kind: EvNote, Msg: &m, Text: m.String()} }
 
 // client returns the run's client named name, or nil.
 func (r *run) client(name string) *simClient {

@@ -24,7 +24,7 @@ func makeStale(newRun func(string) *run) staleLock {
 	if h.tryAcquire(r.tm.Short) == nil {
 		r.fail("H could not acquire a free lock")
 	}
-	h.crash("crashes holding the lock")
+	h.crash(mCrashHolding.New())
 	time.Sleep(r.tm.Short + r.tm.staleAfter())
 	var s staleLock
 	r.redis(func(c redis.Conn) error {

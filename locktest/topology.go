@@ -3,7 +3,7 @@ package locktest
 import (
 	"errors"
 	"fmt"
-	"strings"
+
 	"time"
 
 	"github.com/locklab/locklab/redistest"
@@ -40,12 +40,12 @@ func topologyErr(err error) error {
 }
 
 // nodeNames lists the masters' names.
-func nodeNames(nodes []*redistest.Node) string {
+func nodeNames(nodes []*redistest.Node) []string {
 	s := make([]string, len(nodes))
 	for i, n := range nodes {
 		s[i] = n.Name
 	}
-	return strings.Join(s, ", ")
+	return s
 }
 
 // holderOnMajority has A acquire K for Long: on one Redis, plainly; over
@@ -62,7 +62,7 @@ func holderOnMajority(r *run, m *redistest.Masters) (strategy.Lock, *redistest.N
 			minority = append(minority, i)
 		}
 		a.partition(true, minority...)
-		r.note("A cannot reach %s: it can lock K on a bare majority (%d of %d masters) at most", nodeNames(m.Nodes[q:]), q, r.masters)
+		r.note(mCannotReach.New(nodeNames(m.Nodes[q:]), q, r.masters))
 	}
 	l, _ := a.tryAcquireErr(r.tm.Long)
 	if l == nil {
@@ -96,24 +96,24 @@ func contend(r *run, wait time.Duration) bool {
 }
 
 // errOrBusy says why an attempt failed.
-func errOrBusy(err error) string {
+func errOrBusy(err error) Message {
 	if err == nil || errors.Is(err, strategy.ErrNotAcquired) {
-		return "it was refused as if held"
+		return mRefusedAsHeld.New()
 	}
-	return fmt.Sprintf("it failed: %v", err)
+	return mItFailed.New(err.Error())
 }
 
 // obtainable is the liveness half of a topology property: once A, which
 // held the lock through the fault, has released it, C must acquire
 // within A's TTL and the slack. A lock nobody can take after a failover
 // or a restart breaks the property; it returns nil when C got it.
-func obtainable(r *run, a *simClient, la strategy.Lock, fault string) *Result {
-	r.note("A releases; C must acquire within A's TTL and the slack")
+func obtainable(r *run, a *simClient, la strategy.Lock, fault Message) *Result {
+	r.note(mObtainable.New())
 	_ = a.releaseErr(la) // recorded; with a master down, a release may fail in part
 	wait := r.tm.Long + r.tm.Slack
 	c := r.newClient("C", 0)
 	if c.acquire(r.tm.Long, wait) == nil {
-		res := r.breaks("after %s, B was refused while A held the lock, but once A had released it nobody could acquire it for %v: the lock stayed unobtainable", fault, wait)
+		res := r.breaks(mUnobtainable.New(fault, wait))
 		return &res
 	}
 	return nil

@@ -123,8 +123,13 @@ func convert(k Kind, v any) (Arg, bool) {
 		s, ok := v.(string)
 		return Arg{Kind: k, Text: s}, ok
 	case Count, Ordinal:
-		n, ok := v.(int)
-		return Arg{Kind: k, N: int64(n)}, ok
+		switch n := v.(type) {
+		case int:
+			return Arg{Kind: k, N: int64(n)}, true
+		case int64:
+			return Arg{Kind: k, N: n}, true
+		}
+		return Arg{}, false
 	case Duration:
 		d, ok := v.(time.Duration)
 		return Arg{Kind: k, N: int64(d)}, ok

@@ -16,21 +16,17 @@ type Factory func(c Client) (strategy.Strategy, error)
 type Config struct {
 	Addr string                                      // host:port of the Redis to check on
 	Dial func(ctx context.Context) (net.Conn, error) // if set, dials Redis instead of Addr
-	// TLS, when set, is used on every connection to Redis (not to the
-	// clients' proxies); its ServerName defaults to Addr's host.
-	TLS *tls.Config
+	TLS  *tls.Config                                 // if set, TLS to Redis (the proxies stay plain)
 	// Username, Password and DB log every connection to Redis in; the
 	// lock under test never sees them (see Client.Password).
-	Username string
-	Password string
-	DB       int
-	New      Factory       // builds the strategy under test
-	Key      string        // unique to this check: prefixes every key used
-	Timeout  time.Duration // the watchdog's bound on each property; 30s if 0
-	Timing   Timing
-	// Masters is how many independent masters a lock such as Redlock
-	// spans in the topology properties (Client.Pools); 0 or 1: one Redis.
-	Masters      int
+	Username     string
+	Password     string
+	DB           int
+	New          Factory       // builds the strategy under test
+	Key          string        // unique to this check: prefixes every key used
+	Timeout      time.Duration // the watchdog's bound on each property; 30s if 0
+	Timing       Timing
+	Masters      int           // masters a lock such as Redlock spans (Client.Pools); 0, 1: one
 	RestartDelay time.Duration // how long restart-amnesia's master stays down
 
 	perms *permissions // the NOPERMs of the check under way; nil outside one

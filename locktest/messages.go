@@ -128,11 +128,6 @@ func valueArg(a Arg) msg.Arg {
 	return msg.Arg{Kind: msg.Value, Value: string(a.Kind), Text: a.Text, Owner: a.Client, Ms: a.Ms}
 }
 
-// ArgOf is the value of the timeline a message's argument holds.
-func ArgOf(a msg.Arg) Arg {
-	return Arg{Kind: ArgKind(a.Value), Text: a.Text, Client: a.Owner, Ms: a.Ms}
-}
-
 // What a client does, in its events.
 var (
 	mPaused        = msg.Define("client.paused", msg.K(msg.Sub), "paused {0}", "在{0}暂停")

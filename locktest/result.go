@@ -107,9 +107,7 @@ type Event struct {
 // ArgKind says what a value of a timeline is.
 type ArgKind string
 
-// The kinds of values. A token is a value exactly one client wrote at
-// the key (Arg.Client), wherever it shows after; a value several clients
-// wrote is text, and numbers are never tokens.
+// The kinds of values. A token is a value one client alone wrote at K.
 const (
 	ArgText   ArgKind = "text"   // anything else, as it was
 	ArgNumber ArgKind = "number" // an integer that is not a time

@@ -111,9 +111,11 @@ func TestUserServer(t *testing.T) {
 		if r.Match {
 			continue
 		}
-		// A check the machine's load disturbed got no verdict: it is
-		// asked again, on its own; a verdict must still be the declared one.
-		for try := 1; !r.Match && strings.Contains(r.Error, "inconclusive") && try <= 2; try++ {
+		// A check that got no verdict (the machine's load disturbed it,
+		// or a lock over five masters could not take a 60 ms lock over
+		// TLS in time) is asked again, on its own; a verdict must still be
+		// the declared one.
+		for try := 1; !r.Match && r.Error != "" && try <= 2; try++ {
 			_, again, _ := runOn(t, g.URL, g.TLSFiles, "-format", "json", "-strategy", r.Strategy, "-property", string(r.Property))
 			var one report.JSONReport
 			require.NoError(t, json.Unmarshal([]byte(again), &one), again)

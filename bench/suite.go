@@ -164,12 +164,12 @@ func (r *Runner) suite(ctx context.Context, rep *Report) error {
 	}
 	var err error
 	r.logf("suite: luatoken, %d properties", len(props))
-	if fig.Luatoken, err = r.suiteRun(ctx, []catalog.Entry{lt}, props); err != nil {
+	if fig.Luatoken, err = r.suiteRun(ctx, "luatoken", []catalog.Entry{lt}, props); err != nil {
 		return err
 	}
 	es := catalog.Strategies()
 	r.logf("suite: the matrix, %d strategies × %d properties", len(es), len(props))
-	if fig.Matrix, err = r.suiteRun(ctx, es, props); err != nil {
+	if fig.Matrix, err = r.suiteRun(ctx, "matrix", es, props); err != nil {
 		return err
 	}
 	rep.Suite = fig
@@ -177,8 +177,8 @@ func (r *Runner) suite(ctx context.Context, rep *Report) error {
 }
 
 // suiteRun checks every property on every entry, one at a time, and times
-// each check.
-func (r *Runner) suiteRun(ctx context.Context, es []catalog.Entry, props []locktest.Property) (SuiteRun, error) {
+// each check; its keys start with name, so that no run meets another's.
+func (r *Runner) suiteRun(ctx context.Context, name string, es []catalog.Entry, props []locktest.Property) (SuiteRun, error) {
 	run := SuiteRun{Columns: len(es), Properties: len(props)}
 	byProp := make([]SuiteTime, len(props))
 	for i, p := range props {
@@ -188,7 +188,7 @@ func (r *Runner) suiteRun(ctx context.Context, es []catalog.Entry, props []lockt
 	for _, e := range es {
 		col := SuiteTime{Name: e.Name}
 		login := r.srv.Login
-		cfg := e.Config(locktest.Config{Addr: r.srv.Addr, Key: r.key("suite", e.Name), Timing: suiteTiming,
+		cfg := e.Config(locktest.Config{Addr: r.srv.Addr, Key: r.key("suite", name, e.Name), Timing: suiteTiming,
 			TLS: login.TLS, Username: login.Username, Password: login.Password, DB: login.DB})
 		for i, p := range props {
 			if err := ctx.Err(); err != nil {
@@ -250,8 +250,8 @@ func (fig *SuiteFigure) write(w io.Writer, md bool) {
 		name string
 		r    SuiteRun
 	}{{"luatoken", fig.Luatoken}, {"matrix", fig.Matrix}} {
-		fmt.Fprintf(w, "%s: %d columns × %d properties in %.2fs; TTL floor %.2fs (%.1f× the floor); %.2fs per column, %.2fs per property",
-			run.name, run.r.Columns, run.r.Properties, run.r.TotalS, run.r.FloorS, run.r.FloorRatio, run.r.PerColumnS, run.r.PerPropertyS)
+		fmt.Fprintf(w, "%s: %d column%s × %d properties in %.2fs; TTL floor %.2fs (%.1f× the floor); %.2fs per column, %.2fs per property",
+			run.name, run.r.Columns, plural(run.r.Columns), run.r.Properties, run.r.TotalS, run.r.FloorS, run.r.FloorRatio, run.r.PerColumnS, run.r.PerPropertyS)
 		if run.r.Errors > 0 {
 			fmt.Fprintf(w, "; %d checks without a verdict", run.r.Errors)
 		}
@@ -266,4 +266,12 @@ func (fig *SuiteFigure) write(w io.Writer, md bool) {
 	} else {
 		t.text(w)
 	}
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -28,9 +28,10 @@ lint:
 .PHONY: bench
 
 # Benchmarks against the two-round-trip floor, redsync and redislock, in one
-# run against one server; writes docs/performance.json and .svg (about six
-# minutes). On a private redis-server process over loopback unless
-# LOCKLAB_REDIS says otherwise (see redistest).
+# run against one server, and the conformance suite's own speed; writes
+# docs/performance.json and .svg (about seven minutes). On a private
+# redis-server process over loopback unless LOCKLAB_REDIS says otherwise (see
+# redistest).
 bench: setup
 	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -json ../docs/performance.json -svg ../docs/performance.svg
 

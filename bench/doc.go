@@ -35,9 +35,13 @@
 // slowest and fastest round, and two figures whose rounds overlap are
 // reported as "no difference measured", not as a ratio.
 //
+// The suite figure (suite.go) times the conformance suite itself: every
+// property on luatoken, then every catalog strategy × every property, as
+// lockcheck runs them, against the TTL waits the scenarios must sleep.
+//
 // The files: subjects.go declares every lock measured, clients.go the
 // client kinds, hand.go the floors' commands sent by hand; each figure has
 // a file of its own (commands.go, uncontended.go, allocations.go,
-// parallel.go, sameclient.go, contended.go), run.go runs them in turn, targets.go checks
+// parallel.go, sameclient.go, contended.go, suite.go), run.go runs them in turn, targets.go checks
 // the goals, and report.go, table.go and svg.go hold and draw the result.
 package bench

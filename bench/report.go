@@ -33,6 +33,9 @@ type Report struct {
 	// SameClient holds the same-client figure: a row per lock (and per way
 	// by hand) per client per goroutine count.
 	SameClient []SameClientRow `json:"same_client,omitempty"`
+
+	// Suite is the conformance suite's own speed against its TTL floor.
+	Suite *SuiteFigure `json:"suite,omitempty"`
 }
 
 // Floor is what one client kind costs for the commands a lock cannot avoid.

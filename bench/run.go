@@ -42,7 +42,8 @@ type Config struct {
 	// Only restricts the run to the subjects of these names; empty means all.
 	Only []string
 	// Figures restricts the run to these figures (FigureUncontended,
-	// FigureAllocations, FigureParallel, FigureContended); empty means all.
+	// FigureAllocations, FigureParallel, FigureSameClient, FigureContended,
+	// FigureSuite); empty means all.
 	Figures []string
 	// Progress receives a line per step; nil means none.
 	Progress io.Writer
@@ -74,10 +75,11 @@ const (
 	FigureParallel    = "parallel"
 	FigureContended   = "contended"
 	FigureSameClient  = "sameclient"
+	FigureSuite       = "suite"
 )
 
 // Figures lists them all, in the order a run measures them.
-var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureContended}
+var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureContended, FigureSuite}
 
 // Runner measures every subject against one server.
 type Runner struct {
@@ -200,6 +202,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		{FigureParallel, r.parallel},
 		{FigureSameClient, r.sameClient},
 		{FigureContended, r.contended},
+		{FigureSuite, r.suite},
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {

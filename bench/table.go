@@ -287,6 +287,11 @@ func (rep *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  %s: %.1f %s\n", d.Name, d.Value, d.Unit)
 		}
 	}
+	if rep.Suite != nil {
+		fmt.Fprintf(w, "\nThe suite's own speed (Timing Short %dms, Long %dms, Slack %dms, Poll %dms); the floor is the TTL waits\n"+
+			"each check must sleep for the verdict it reached (held: how many columns hold the property):\n\n", rep.Suite.ShortMs, rep.Suite.LongMs, rep.Suite.SlackMs, rep.Suite.PollMs)
+		rep.Suite.write(w, false)
+	}
 	fmt.Fprintln(w, "\nTargets:")
 	fmt.Fprintln(w)
 	targets.text(w)
@@ -305,6 +310,10 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintln(w)
 	if len(rep.SameClient) > 0 {
 		rep.sameClientTable().markdown(w)
+		fmt.Fprintln(w)
+	}
+	if rep.Suite != nil {
+		rep.Suite.write(w, true)
 		fmt.Fprintln(w)
 	}
 	targets.markdown(w)

@@ -157,7 +157,7 @@ func Render(lang Lang, m Msg) string { return Printer{Lang: lang}.Render(m) }
 func (p Printer) Render(m Msg) string {
 	s := p.render(m)
 	if p.Lang == Chinese {
-		s = space(s)
+		s = Space(s)
 	}
 	return s
 }
@@ -332,11 +332,11 @@ func (d *Def) Check() []string {
 	return errs
 }
 
-// space puts a space between a Chinese character and a letter or digit
+// Space puts a space between a Chinese character and a letter or digit
 // that touch, as Chinese technical writing does: "在 t0+60ms 时", not
 // "在t0+60ms时". The templates have their spaces; this adds those that
 // fall where an argument meets the template.
-func space(s string) string {
+func Space(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
 	for i, c := range rs {

@@ -59,3 +59,15 @@ func TestNewPanicsOnMisfit(t *testing.T) {
 	}()
 	d.New("one")
 }
+
+func TestSpace(t *testing.T) {
+	for in, want := range map[string]string{
+		"在t0+60ms时，K 已经过期": "在 t0+60ms 时，K 已经过期",
+		"（SETNX）返回":        "（SETNX）返回", // no space next to full-width punctuation
+		"A、B还在":            "A、B 还在",
+	} {
+		if got := Space(in); got != want {
+			t.Errorf("Space(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -16,11 +16,10 @@ package zh
 
 import (
 	"fmt"
+	"github.com/locklab/locklab/internal/msg"
 	"maps"
 	"regexp"
 	"strconv"
-	"strings"
-	"unicode"
 )
 
 // rule rewrites a sentence that its expression matches, whole.
@@ -344,7 +343,7 @@ func Translate(s string) (string, bool) {
 	if i < 0 {
 		return s, false
 	}
-	return space(out), true
+	return msg.Space(out), true
 }
 
 // translate tries the rules in order and returns the translation and the
@@ -390,23 +389,3 @@ func expand(tmpl string, m []string, used map[int]bool) (string, bool) {
 	})
 	return out, ok
 }
-
-// space puts a space between a Chinese character and a letter or digit
-// that touch, as Chinese technical writing does: "在 t0+60ms 时", not
-// "在t0+60ms时". The templates have their spaces; this adds those that
-// fall where a capture meets the template.
-func space(s string) string {
-	rs := []rune(s)
-	var b strings.Builder
-	for i, c := range rs {
-		if i > 0 && (han(rs[i-1]) && latin(c) || latin(rs[i-1]) && han(c)) {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-func han(c rune) bool { return unicode.Is(unicode.Han, c) }
-
-func latin(c rune) bool { return c < unicode.MaxASCII && (unicode.IsLetter(c) || unicode.IsDigit(c)) }

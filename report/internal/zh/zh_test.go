@@ -43,12 +43,6 @@ func TestUntranslated(t *testing.T) {
 	}
 }
 
-func TestSpace(t *testing.T) {
-	assert.Equal(t, "在 t0+60ms 时，K 已经过期", space("在t0+60ms时，K 已经过期"))
-	assert.Equal(t, "（SETNX）返回", space("（SETNX）返回"), "no space next to full-width punctuation")
-	assert.Equal(t, "A、B 还在", space("A、B还在"))
-}
-
 // suiteDir holds the suite's sources, seen from this package's directory.
 const suiteDir = "../../../locktest"
 

@@ -102,14 +102,15 @@ func (k clientClock) Now() time.Time {
 	now := time.Now().Add(k.c.skew)
 	r := k.c.r
 	r.clockReads.Add(1)
-	args := []Arg{{Kind: ArgText, Text: "now = "}, r.stamp(now.UnixMilli())}
+	at := valueArg(r.stamp(now.UnixMilli()))
+	m := mClock.New(at)
 	switch {
 	case k.c.skew > 0:
-		args = append(args, Arg{Kind: ArgText, Text: fmt.Sprintf(" (clock %+v ahead)", k.c.skew)})
+		m = mClockAhead.New(at, k.c.skew)
 	case k.c.skew < 0:
-		args = append(args, Arg{Kind: ArgText, Text: fmt.Sprintf(" (clock %v behind)", -k.c.skew)})
+		m = mClockBehind.New(at, -k.c.skew)
 	}
-	r.rec.add(Event{Client: k.c.name, Kind: EvClock, Text: joinArgs(args, ""), TextArgs: args})
+	r.rec.add(Event{Client: k.c.name, Kind: EvClock, Msg: &m})
 	return now
 }
 
@@ -246,10 +247,10 @@ func (c *simClient) acquired(l strategy.Lock, err error) strategy.Lock {
 	case err == nil && l == nil:
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
 	case err == nil:
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "lock acquired"})
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
 		return l
 	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "not acquired"})
+		c.r.rec.add(Event{Client: c.name, Kind: EvNotAcquired})
 	case c.isCrashed():
 		// Whatever a crashed client's commands return (a cut connection)
 		// is the crash, not the strategy's doing.
@@ -271,7 +272,7 @@ func (c *simClient) release(l strategy.Lock) {
 func (c *simClient) releaseErr(l strategy.Lock) error {
 	var err error
 	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
-	c.r.rec.add(c.outcome(EvReleased, "released", err))
+	c.r.rec.add(c.outcome(EvReleased, err))
 	return err
 }
 
@@ -280,7 +281,7 @@ func (c *simClient) releaseErr(l strategy.Lock) error {
 func (c *simClient) refresh(l strategy.Refresher, ttl time.Duration) error {
 	var err error
 	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(c.r.ctx, ttl) })
-	c.r.rec.add(c.outcome(EvRefreshed, "refreshed", err))
+	c.r.rec.add(c.outcome(EvRefreshed, err))
 	return err
 }
 
@@ -294,9 +295,9 @@ func (c *simClient) tryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
 	case err == nil && l == nil:
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
 	case err == nil:
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "lock acquired"})
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
 	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Reply: "not acquired"})
+		c.r.rec.add(Event{Client: c.name, Kind: EvNotAcquired})
 	default:
 		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Err: c.r.errText(err)})
 	}
@@ -309,10 +310,10 @@ func (c *simClient) attempt(ctx context.Context, key string, ttl time.Duration) 
 	return l, err
 }
 
-func (c *simClient) outcome(kind EventKind, ok string, err error) Event {
-	e := Event{Client: c.name, Kind: kind, Reply: ok}
+func (c *simClient) outcome(kind EventKind, err error) Event {
+	e := Event{Client: c.name, Kind: kind}
 	if err != nil {
-		e.Reply, e.Err = "", c.r.errText(err)
+		e.Err = c.r.errText(err)
 	}
 	return e
 }
@@ -338,7 +339,7 @@ type until struct {
 func (u until) Delay(int) (time.Duration, bool) {
 	again := time.Now().Add(u.poll).Before(u.deadline)
 	if again {
-		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvAcquired, Reply: "not acquired"})
+		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvNotAcquired})
 	}
 	return u.poll, again
 }

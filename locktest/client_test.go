@@ -139,7 +139,11 @@ func replies(tl []locktest.Event) string {
 	var lines []string
 	for _, e := range tl {
 		if e.Kind == locktest.EvCommand {
-			lines = append(lines, e.Client+" "+strings.Join(e.Command, " ")+" -> "+e.Reply+e.Err)
+			line := e.Client + " " + join(e.Command, " ") + " -> " + join(e.Reply, "") + e.Err
+			if e.Msg != nil {
+				line += e.Msg.String()
+			}
+			lines = append(lines, line)
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -17,19 +17,11 @@ type detector struct {
 func (d *detector) enter(who string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.rec.add(Event{Client: who, Kind: EvEnter, Text: "enters the critical section"})
+	d.rec.add(Event{Client: who, Kind: EvEnter})
 	if len(d.inside) > 0 {
-		args := []Arg{{Kind: ArgClient, Text: who}, {Kind: ArgText, Text: " entered while "}}
-		for i, c := range d.inside {
-			if i > 0 {
-				args = append(args, Arg{Kind: ArgText, Text: ", "})
-			}
-			args = append(args, Arg{Kind: ArgClient, Text: c})
-		}
-		args = append(args, Arg{Kind: ArgText, Text: " was inside"})
-		o := joinArgs(args, "")
-		d.overlaps = append(d.overlaps, mOverlapText.New(who, slices.Clone(d.inside)))
-		d.rec.add(Event{Client: who, Kind: EvOverlap, Text: o, TextArgs: args})
+		o := mOverlapText.New(who, slices.Clone(d.inside))
+		d.overlaps = append(d.overlaps, o)
+		d.rec.add(Event{Client: who, Kind: EvOverlap, Msg: &o})
 	}
 	d.inside = append(d.inside, who)
 }
@@ -40,7 +32,7 @@ func (d *detector) leave(who string) {
 	for i, c := range d.inside {
 		if c == who {
 			d.inside = append(d.inside[:i], d.inside[i+1:]...)
-			d.rec.add(Event{Client: who, Kind: EvLeave, Text: "leaves the critical section"})
+			d.rec.add(Event{Client: who, Kind: EvLeave})
 			return
 		}
 	}

@@ -35,10 +35,19 @@ func ExampleCheck() {
 	for _, p := range []locktest.Property{locktest.CrashRecovery, locktest.DoubleRelease} {
 		res := locktest.Check(ctx, cfg, p)
 		fmt.Printf("%s: %s\n", res.Property, res.Verdict)
-		// The counterexample: every command each client sent, and its reply.
+		// The counterexample: every command each client sent, and its reply,
+		// each a list of typed values (the key, a time, a client's token)
+		// that String writes as text.
+		text := func(args []locktest.Arg, sep string) string {
+			var parts []string
+			for _, a := range args {
+				parts = append(parts, a.String())
+			}
+			return strings.Join(parts, sep)
+		}
 		for _, e := range res.Timeline {
 			if e.Kind == locktest.EvCommand {
-				fmt.Printf("  %s: %s -> %s\n", e.Client, strings.Join(e.Command, " "), e.Reply)
+				fmt.Printf("  %s: %s -> %s\n", e.Client, text(e.Command, " "), text(e.Reply, ""))
 			}
 		}
 	}

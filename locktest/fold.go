@@ -1,8 +1,11 @@
 package locktest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/locklab/locklab/internal/msg"
 )
 
 // A timeline repeats itself: a waiter polls the key a hundred times, a
@@ -26,38 +29,6 @@ func Fold(tl []Event) []Repeat { return groups(tl) }
 // maxGroup is the longest group of events that collapse looks for.
 const maxGroup = 6
 
-// notAcquired is the Reply of a client's EvAcquired when its attempt
-// failed.
-const notAcquired = "not acquired"
-
-// TypedCommand returns Args, or Command as text.
-func (e Event) TypedCommand() []Arg {
-	if e.Args != nil {
-		return e.Args
-	}
-	out := make([]Arg, len(e.Command))
-	for i, c := range e.Command {
-		out[i] = Arg{Kind: ArgText, Text: c}
-	}
-	return out
-}
-
-// TypedReply returns ReplyArgs, or Reply as text.
-func (e Event) TypedReply() []Arg {
-	if e.ReplyArgs != nil || e.Reply == "" {
-		return e.ReplyArgs
-	}
-	return []Arg{{Kind: ArgText, Text: e.Reply}}
-}
-
-// TypedText returns TextArgs, or Text as text.
-func (e Event) TypedText() []Arg {
-	if e.TextArgs != nil || e.Text == "" {
-		return e.TextArgs
-	}
-	return []Arg{{Kind: ArgText, Text: e.Text}}
-}
-
 // signature is what must be equal for two events to count as the same:
 // everything but the time, the times in values and which token a client
 // wrote.
@@ -65,18 +36,42 @@ func signature(e Event) string {
 	sig := func(args []Arg) string {
 		parts := make([]string, len(args))
 		for i, a := range args {
-			switch a.Kind {
-			case ArgTime:
-				parts[i] = "time"
-			case ArgToken:
-				parts[i] = "token:" + a.Client
-			default:
-				parts[i] = string(a.Kind) + ":" + a.Text
-			}
+			parts[i] = argSig(a.Kind, a.Text, a.Client)
 		}
 		return strings.Join(parts, "\x01")
 	}
-	return strings.Join([]string{string(e.Kind), e.Client, e.Node, sig(e.TypedCommand()), sig(e.TypedReply()), e.Err, sig(e.TypedText())}, "\x00")
+	return strings.Join([]string{string(e.Kind), e.Client, e.Node, sig(e.Command), sig(e.Reply), e.Err, msgSig(e.Msg)}, "\x00")
+}
+
+// argSig is a value's part of a signature.
+func argSig(kind ArgKind, text, owner string) string {
+	switch kind {
+	case ArgTime:
+		return "time"
+	case ArgToken:
+		return "token:" + owner
+	}
+	return string(kind) + ":" + text
+}
+
+// msgSig is a message's part of a signature: its identifier and its
+// arguments, values as argSig has them.
+func msgSig(m *Message) string {
+	if m == nil {
+		return ""
+	}
+	parts := []string{m.ID}
+	for _, a := range m.Args {
+		switch {
+		case a.Msg != nil:
+			parts = append(parts, "("+msgSig(a.Msg)+")")
+		case a.Kind == msg.Value:
+			parts = append(parts, argSig(ArgKind(a.Value), a.Text, a.Owner))
+		default:
+			parts = append(parts, fmt.Sprint(a.Kind, a.Text, a.N, a.List))
+		}
+	}
+	return strings.Join(parts, "\x03")
 }
 
 // groups cuts the timeline into Repeats: each client's failed attempts in
@@ -99,8 +94,7 @@ func groups(tl []Event) []Repeat {
 }
 
 // attempts reads the failed attempts of one client in a row at the start
-// of tl: each its commands and clock readings, then its EvAcquired "not
-// acquired", with nothing of anyone else between them. When there are at
+// of tl: each its commands and clock readings, then its EvNotAcquired, with nothing of anyone else between them. When there are at
 // least two, it returns them as groups, and how many events they cover:
 // the attempts before the first that went the way most of them did are
 // drawn as they are, then that one and all that follow as one loop.
@@ -115,7 +109,7 @@ func attempts(tl []Event) ([]Repeat, int) {
 		if e.Client != c {
 			break
 		}
-		if e.Kind == EvAcquired && e.Reply == notAcquired && e.Err == "" {
+		if e.Kind == EvNotAcquired {
 			reps = append(reps, tl[i:j+1])
 			i = j + 1
 			continue

@@ -110,12 +110,8 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 	if !cmd.Sent {
 		if cut := c.unreachable(node); cut != nil {
 			// Refused by a partition: the timeline shows the attempt.
-			e := Event{Client: c.name, Kind: EvCommand, Node: c.nodes[node], Args: c.commandArgs(cmd.Args),
-				Err: "unreachable: the network between them is cut"}
-			for _, a := range e.Args {
-				e.Command = append(e.Command, a.String())
-			}
-			c.r.rec.add(e)
+			m := mUnreachable.New()
+			c.r.rec.add(Event{Client: c.name, Kind: EvCommand, Node: c.nodes[node], Command: c.commandArgs(cmd.Args), Msg: &m})
 		}
 		return // failed before it left (a crash, an injected failure): Redis never saw it
 	}
@@ -123,27 +119,27 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 		return // in flight when the suite cut the client: it never learned the outcome
 	}
 	name := cmd.Name()
-	e := Event{Client: c.name, Kind: EvCommand, Args: c.commandArgs(cmd.Args)}
+	e := Event{Client: c.name, Kind: EvCommand, Command: c.commandArgs(cmd.Args)}
 	if len(c.nodes) > 1 {
 		e.Node = c.nodes[node]
 	}
-	e.Command = make([]string, len(e.Args))
-	for i, a := range e.Args {
-		e.Command[i] = a.String()
-	}
 	switch {
 	case err != nil:
-		e.Err = "no reply: the connection closed first"
+		m := mNoReply.New()
+		e.Msg = &m
 	case reply.IsError():
 		e.Err = c.r.errText(errors.New(string(reply.Text)))
-		c.r.perms.saw(e.Command, string(reply.Text))
-	default:
-		e.ReplyArgs = replyArgs(c.r, reply)
-		if name == "SCRIPT" && len(cmd.Args) > 1 && strings.EqualFold(string(cmd.Args[1]), "LOAD") && len(e.ReplyArgs) == 1 {
-			c.r.rec.digest(e.ReplyArgs[0].Text)
-			e.ReplyArgs[0].Kind = ArgDigest
+		words := make([]string, len(e.Command))
+		for i, a := range e.Command {
+			words[i] = a.String()
 		}
-		e.Reply = joinArgs(e.ReplyArgs, "")
+		c.r.perms.saw(words, string(reply.Text))
+	default:
+		e.Reply = replyArgs(c.r, strings.ToUpper(name), reply)
+		if name == "SCRIPT" && len(cmd.Args) > 1 && strings.EqualFold(string(cmd.Args[1]), "LOAD") && len(e.Reply) == 1 {
+			c.r.rec.digest(e.Reply[0].Text)
+			e.Reply[0].Kind = ArgDigest
+		}
 	}
 	c.r.rec.add(e)
 	c.mu.Lock()
@@ -257,13 +253,19 @@ func written(name string, args []Arg) []int {
 	return nil
 }
 
-// replyArgs types a reply for the timeline: a status (OK) as text, strings
-// and integers through run.arg (the key as K, times from t0), a null as
-// (nil), an error inside an array as "error: ...", an array as "[", its
-// elements with ", " between them, and "]".
-func replyArgs(r *run, v wire.Value) []Arg {
-	if v.Kind == wire.SimpleString {
+// replyArgs types the reply to command name for the timeline: a status
+// (OK) as text, strings and integers through run.arg (the key as K, times
+// from t0), a null as (nil), an error inside an array as "error: ...", an
+// array as "[", its elements with ", " between them, and "]". The time a
+// key has left (TTL, PTTL) is ArgLeft, HELLO's reply ArgServer.
+func replyArgs(r *run, name string, v wire.Value) []Arg {
+	switch {
+	case v.Kind == wire.SimpleString:
 		return []Arg{{Kind: ArgText, Text: string(v.Text)}}
+	case name == "HELLO":
+		return []Arg{{Kind: ArgServer, Text: v.String()}}
+	case (name == "TTL" || name == "PTTL") && v.Kind == wire.Integer && !strings.HasPrefix(string(v.Text), "-"):
+		return []Arg{{Kind: ArgLeft, Text: string(v.Text)}}
 	}
 	return valueArgs(r, v, nil)
 }

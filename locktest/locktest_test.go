@@ -27,12 +27,22 @@ func check(t *testing.T, f locktest.Factory, p locktest.Property, timeout time.D
 	return locktest.Check(context.Background(), cfg, p)
 }
 
+// join returns the Strings of args joined by sep, as a timeline's text
+// writes them.
+func join(args []locktest.Arg, sep string) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, sep)
+}
+
 // commands returns the commands of a timeline, one string each.
 func commands(tl []locktest.Event) string {
 	var b strings.Builder
 	for _, e := range tl {
 		if e.Kind == locktest.EvCommand {
-			b.WriteString(e.Client + " " + strings.Join(e.Command, " ") + "\n")
+			b.WriteString(e.Client + " " + join(e.Command, " ") + "\n")
 		}
 	}
 	return b.String()
@@ -152,7 +162,8 @@ func TestBadStrategies(t *testing.T) {
 func TestMismatch(t *testing.T) {
 	holds := locktest.Result{Property: locktest.SafeRelease, Verdict: locktest.Holds, Reason: "left in place"}
 	breaks := locktest.Result{Property: locktest.SafeRelease, Verdict: locktest.Breaks, Reason: "freed",
-		Timeline: []locktest.Event{{Client: "A", Kind: locktest.EvCommand, Command: []string{"DEL", "K"}, Reply: "1"}}}
+		Timeline: []locktest.Event{{Client: "A", Kind: locktest.EvCommand, Command: []locktest.Arg{{Kind: locktest.ArgText, Text: "DEL"}, {Kind: locktest.ArgKey, Text: "lock:x"}},
+			Reply: []locktest.Arg{{Kind: locktest.ArgNumber, Text: "1"}}}}}
 	na := locktest.Result{Property: locktest.SafeRelease, Verdict: locktest.NotApplicable, Reason: "no expiry"}
 
 	assert.Empty(t, locktest.Mismatch(holds, locktest.Holds))
@@ -183,8 +194,9 @@ func TestParseProperty(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown property "mutual-exclusion"`)
 }
 
-// TestResultJSON: a result keeps its error and elapsed time through JSON,
-// and a check without a verdict says so in its verdict.
+// TestResultJSON: a result keeps its error and elapsed time (to the
+// microsecond, in ms as lockcheck writes it) through JSON, and a check
+// without a verdict says so in its verdict.
 func TestResultJSON(t *testing.T) {
 	res := check(t, func(locktest.Client) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.Exclusion, 0)
 	require.Error(t, res.Err)
@@ -194,9 +206,11 @@ func TestResultJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"verdict":"error"`)
 	assert.Contains(t, string(b), `"error":"factory: no config"`)
+	assert.Contains(t, string(b), `"elapsed_ms":`)
+	assert.NotContains(t, string(b), `"elapsed_ns"`)
 	var back locktest.Result
 	require.NoError(t, json.Unmarshal(b, &back))
-	assert.Equal(t, res.Elapsed, back.Elapsed)
+	assert.Equal(t, res.Elapsed.Truncate(time.Microsecond), back.Elapsed)
 	assert.EqualError(t, back.Err, res.Err.Error())
 	assert.Equal(t, res.Property, back.Property)
 }
@@ -364,4 +378,35 @@ func TestEvictingServer(t *testing.T) {
 	assert.Regexp(t, `\(3 runs\); the last: the server evicted \d+ keys? during the check \(maxmemory-policy allkeys-lru\): `+
 		`a verdict would be the server's, not the lock's$`, res.Err.Error())
 	t.Log(res.Err)
+}
+
+// TestResultJSONTimeline: a counterexample goes through JSON whole, in
+// lockcheck's names: t0 in Unix ms, each event's command and reply as
+// typed values, its message as data.
+func TestResultJSONTimeline(t *testing.T) {
+	text := func(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgText, Text: s} }
+	acquired := locktest.Message{ID: "event.acquired"}
+	res := locktest.Result{Property: locktest.Exclusion, Verdict: locktest.Breaks, Reason: "overlap",
+		Key: "lock:x", Start: time.UnixMilli(1700000000123), Elapsed: 1001 * time.Microsecond,
+		Tokens: map[string][]string{"A": {"a1"}},
+		Timeline: []locktest.Event{
+			{At: time.Millisecond, Client: "A", Kind: locktest.EvCommand,
+				Command: []locktest.Arg{text("SET"), {Kind: locktest.ArgKey, Text: "lock:x"}, {Kind: locktest.ArgToken, Text: "a1", Client: "A"}},
+				Reply:   []locktest.Arg{text("OK")}},
+			{At: 2 * time.Millisecond, Client: "A", Kind: locktest.EvAcquired, Msg: &acquired},
+		}}
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	s := string(b)
+	assert.Contains(t, s, `"start_unix_ms":1700000000123`)
+	assert.Contains(t, s, `"elapsed_ms":1.001`)
+	assert.Contains(t, s, `"command":[{"kind":"text","text":"SET"},{"kind":"key","text":"lock:x"},{"kind":"token","text":"a1","client":"A"}]`)
+	assert.Contains(t, s, `"reply":[{"kind":"text","text":"OK"}]`)
+	assert.Contains(t, s, `"msg":{"id":"event.acquired"}`)
+	for _, gone := range []string{`"text":"now`, `"args"`, `"reply_args"`, `"text_args"`, `"elapsed_ns"`} {
+		assert.NotContains(t, s, gone)
+	}
+	var back locktest.Result
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, res, back)
 }

@@ -20,7 +20,7 @@ var (
 		"K holds {0}, left by a holder that crashed: its TTL ({1}) has passed", "K 的值是 {0}，是一个崩溃的持有者留下的：它的 TTL（{1}）已经过了")
 	mStaleGone = msg.Define("stale.gone", msg.K(msg.Duration),
 		"K is gone: its holder crashed and the key expired after {0}", "K 已经不在了：持有者崩溃后，键在 {0} 后过期了")
-	mReadPTTL = msg.Define("suite.reads-pttl", msg.K(msg.Count),
+	mReadPTTL = msg.Define("suite.reads-pttl", msg.K(msg.Value),
 		"the suite reads PTTL K: {0}", "测试套件读取 PTTL K：{0}")
 	mStopTopology = msg.Define("suite.stop-topology", msg.K(msg.Text),
 		"stopping the topology: {0}", "停止拓扑的服务器时出错：{0}")
@@ -166,3 +166,23 @@ var (
 // What the clock properties (clock-skew, holder-clock) share.
 var mNeverReadsClock = msg.Define("clock.n/a", nil,
 	"the strategy never reads the client's clock", "这个策略从来不读客户端的时钟")
+
+// What events say.
+var (
+	mClock       = msg.Define("event.clock", msg.K(msg.Value), "now = {0}", "时钟读数 = {0}")
+	mClockAhead  = msg.Define("event.clock-ahead", msg.K(msg.Value, msg.Duration), "now = {0} (clock {1} ahead)", "时钟读数 = {0}（时钟快了 {1}）")
+	mClockBehind = msg.Define("event.clock-behind", msg.K(msg.Value, msg.Duration), "now = {0} (clock {1} behind)", "时钟读数 = {0}（时钟慢了 {1}）")
+	mNoReply     = msg.Define("event.no-reply", nil, "no reply: the connection closed first", "没有回复：连接先断了")
+	mUnreachable = msg.Define("event.unreachable", nil,
+		"unreachable: the network between them is cut", "不可达：两者之间的网络断了")
+
+	// kindMsg is what an event of each kind says when nothing else does.
+	kindMsg = map[EventKind]Message{
+		EvAcquired:    msg.Define("event.acquired", nil, "lock acquired", "拿到锁").New(),
+		EvNotAcquired: msg.Define("event.not-acquired", nil, "not acquired", "没拿到锁").New(),
+		EvReleased:    msg.Define("event.released", nil, "released", "已释放").New(),
+		EvRefreshed:   msg.Define("event.refreshed", nil, "refreshed", "已续期").New(),
+		EvEnter:       msg.Define("event.enter", nil, "enters the critical section", "进入临界区").New(),
+		EvLeave:       msg.Define("event.leave", nil, "leaves the critical section", "离开临界区").New(),
+	}
+)

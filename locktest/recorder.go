@@ -51,7 +51,7 @@ func (r *recorder) timeline() ([]Event, map[string][]string) {
 	owner := map[string]string{}
 	var tokens map[string][]string
 	for _, e := range r.events {
-		for _, a := range e.Args {
+		for _, a := range e.Command {
 			w := r.writers[a.Text]
 			if a.Kind != ArgText || len(w) != 1 || w[0] != e.Client || owner[a.Text] != "" {
 				continue
@@ -93,7 +93,7 @@ func (r *recorder) timeline() ([]Event, map[string][]string) {
 	}
 	out := make([]Event, len(r.events))
 	for i, e := range r.events {
-		e.Args, e.ReplyArgs, e.TextArgs = name(e.Args), name(e.ReplyArgs), name(e.TextArgs)
+		e.Command, e.Reply = name(e.Command), name(e.Reply)
 		out[i] = e
 	}
 	return out, tokens
@@ -103,8 +103,8 @@ func (r *recorder) add(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.At = time.Since(r.start)
-	if e.Msg != nil {
-		e.Text = e.Msg.String()
+	if m, ok := kindMsg[e.Kind]; ok && e.Msg == nil && e.Err == "" {
+		e.Msg = &m
 	}
 	r.events = append(r.events, e)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -21,34 +22,46 @@ const (
 
 // Result is what one property run found.
 type Result struct {
-	Property Property `json:"property"`
-	Verdict  Verdict  `json:"verdict"`
-	Reason   string   `json:"reason"` // why the verdict is what it is: Message in English
-	Message  Message  `json:"message,omitzero"`
+	Property Property
+	Verdict  Verdict
+	Reason   string  // why the verdict is what it is: Message in English
+	Message  Message // why, as data: any language renders it
 	// Timeline is a break's counterexample: each client's commands and
 	// replies, clock readings, and who was in the critical section.
-	Timeline []Event             `json:"timeline,omitempty"`
-	Key      string              `json:"key,omitempty"`    // the timeline's key, K
-	Start    time.Time           `json:"start,omitzero"`   // t0, when that run began
-	Tokens   map[string][]string `json:"tokens,omitempty"` // each client's values at K
-	Err      error               `json:"-"`                // why there is NoVerdict
-	Elapsed  time.Duration       `json:"-"`                // in JSON, in ns
+	Timeline []Event
+	Key      string              // the timeline's key, K
+	Start    time.Time           // t0, when that run began
+	Tokens   map[string][]string // each client's values at K
+	Err      error               // why there is NoVerdict
+	Elapsed  time.Duration
 }
 
-// resultJSON is Result as JSON: Err as its text, Elapsed in nanoseconds.
+// resultJSON is Result as JSON, with the names and units lockcheck's JSON
+// gives the same fields: Err as its text, Elapsed in milliseconds, Start
+// in Unix milliseconds.
 type resultJSON struct {
-	plainResult
-	Err     string `json:"error,omitempty"`
-	Elapsed int64  `json:"elapsed_ns"`
+	Property    Property            `json:"property"`
+	Verdict     Verdict             `json:"verdict"`
+	Reason      string              `json:"reason"`
+	Message     Message             `json:"message,omitzero"`
+	Err         string              `json:"error,omitempty"`
+	ElapsedMS   float64             `json:"elapsed_ms"`
+	Timeline    []Event             `json:"timeline,omitempty"`
+	Key         string              `json:"key,omitempty"`
+	StartUnixMS int64               `json:"start_unix_ms,omitempty"`
+	Tokens      map[string][]string `json:"tokens,omitempty"`
 }
 
-type plainResult Result
-
-// MarshalJSON writes r with Err as text and Elapsed in ns.
+// MarshalJSON writes r as one result of lockcheck's JSON (see its
+// documentation), without the fields that need a strategy's declaration.
 func (r Result) MarshalJSON() ([]byte, error) {
-	j := resultJSON{plainResult: plainResult(r), Elapsed: int64(r.Elapsed)}
+	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason, Message: r.Message,
+		ElapsedMS: ms(r.Elapsed), Timeline: r.Timeline, Key: r.Key, Tokens: r.Tokens}
 	if r.Err != nil {
 		j.Err = r.Err.Error()
+	}
+	if !r.Start.IsZero() {
+		j.StartUnixMS = r.Start.UnixMilli()
 	}
 	return json.Marshal(j)
 }
@@ -59,8 +72,12 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*r = Result(j.plainResult)
-	r.Elapsed = time.Duration(j.Elapsed)
+	*r = Result{Property: j.Property, Verdict: j.Verdict, Reason: j.Reason, Message: j.Message,
+		Timeline: j.Timeline, Key: j.Key, Tokens: j.Tokens,
+		Elapsed: time.Duration(math.Round(j.ElapsedMS * float64(time.Millisecond)))}
+	if j.StartUnixMS != 0 {
+		r.Start = time.UnixMilli(j.StartUnixMS)
+	}
 	if j.Err != "" {
 		r.Err = errors.New(j.Err)
 	}
@@ -72,36 +89,33 @@ type EventKind string
 
 // The kinds of events.
 const (
-	EvCommand   EventKind = "command"   // a command sent, with its reply or error
-	EvClock     EventKind = "clock"     // the strategy read a client's clock
-	EvAcquired  EventKind = "acquired"  // an attempt to acquire returned
-	EvReleased  EventKind = "released"  // Release returned
-	EvRefreshed EventKind = "refreshed" // Refresh returned
-	EvEnter     EventKind = "enter"     // a client entered the critical section
-	EvLeave     EventKind = "leave"     // a client left it
-	EvOverlap   EventKind = "overlap"   // the detector saw two clients inside
-	EvCrash     EventKind = "crash"     // a client died
-	EvPause     EventKind = "pause"     // a client stopped between two commands
-	EvNote      EventKind = "note"      // the scenario says what it does next
+	EvCommand     EventKind = "command"      // a command sent, with its reply or error
+	EvClock       EventKind = "clock"        // the strategy read a client's clock
+	EvAcquired    EventKind = "acquired"     // an attempt to acquire returned the lock, or Err
+	EvNotAcquired EventKind = "not-acquired" // an attempt to acquire returned without it
+	EvReleased    EventKind = "released"     // Release returned
+	EvRefreshed   EventKind = "refreshed"    // Refresh returned
+	EvEnter       EventKind = "enter"        // a client entered the critical section
+	EvLeave       EventKind = "leave"        // a client left it
+	EvOverlap     EventKind = "overlap"      // the detector saw two clients inside
+	EvCrash       EventKind = "crash"        // a client died
+	EvPause       EventKind = "pause"        // a client stopped between two commands
+	EvNote        EventKind = "note"         // the scenario says what it does next
 )
 
-// Event is one entry of a timeline.
+// Event is one entry of a timeline. Everything in it is typed: a
+// renderer writes it in any language, and nothing reads its text back.
 type Event struct {
 	At      time.Duration `json:"at_ns"` // since the run began
 	Client  string        `json:"client,omitempty"`
 	Kind    EventKind     `json:"kind"`
-	Node    string        `json:"node,omitempty"` // the master, over several
-	Command []string      `json:"command,omitempty"`
-	Reply   string        `json:"reply,omitempty"` // or a lock call's result
-	Err     string        `json:"error,omitempty"`
-	Text    string        `json:"text,omitempty"` // a clock reading, note, overlap
-	Msg     *Message      `json:"msg,omitempty"`  // the note, pause or crash Text says
-
-	// Args, ReplyArgs and TextArgs are Command, Reply and Text typed:
-	// the Strings of their pieces, joined, make the text.
-	Args      []Arg `json:"args,omitempty"`
-	ReplyArgs []Arg `json:"reply_args,omitempty"`
-	TextArgs  []Arg `json:"text_args,omitempty"`
+	Node    string        `json:"node,omitempty"`    // the master, over several
+	Command []Arg         `json:"command,omitempty"` // its name, then its arguments
+	Reply   []Arg         `json:"reply,omitempty"`
+	Err     string        `json:"error,omitempty"` // Redis's, or the lock call's
+	// Msg is what the event says (a clock reading, a note, an overlap, a
+	// lock call's outcome), or why a command had no reply.
+	Msg *Message `json:"msg,omitempty"`
 }
 
 // ArgKind says what a value of a timeline is.
@@ -116,6 +130,8 @@ const (
 	ArgToken  ArgKind = "token"  // a value one client alone wrote
 	ArgDigest ArgKind = "digest" // a script's SHA-1 digest
 	ArgClient ArgKind = "client" // a simulated client's name
+	ArgLeft   ArgKind = "left"   // a key's time to live, counting down
+	ArgServer ArgKind = "server" // what the server says of itself (HELLO)
 )
 
 // Arg is one value of an event, typed.
@@ -126,7 +142,8 @@ type Arg struct {
 	Ms     int64   `json:"ms,omitempty"`     // a time's distance from t0
 }
 
-// String writes a as an event's text does: the key as K, a time as t0±Δms.
+// String writes a as a go test counterexample does: the key as K, a
+// time as t0±Δms.
 func (a Arg) String() string {
 	switch a.Kind {
 	case ArgKey:
@@ -146,7 +163,7 @@ func joinArgs(args []Arg, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// String formats the event on one line.
+// String formats the event on one line, in English.
 func (e Event) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%8.1fms ", ms(e.At))
@@ -160,22 +177,26 @@ func (e Event) String() string {
 		if e.Node != "" {
 			fmt.Fprintf(&b, "@%s ", e.Node)
 		}
-		b.WriteString(strings.Join(e.Command, " "))
-		if e.Err != "" {
+		b.WriteString(joinArgs(e.Command, " "))
+		switch {
+		case e.Err != "":
 			fmt.Fprintf(&b, " -> error: %s", e.Err)
-		} else {
-			fmt.Fprintf(&b, " -> %s", e.Reply)
+		case e.Msg != nil:
+			fmt.Fprintf(&b, " -> error: %s", e.Msg)
+		default:
+			fmt.Fprintf(&b, " -> %s", joinArgs(e.Reply, ""))
 		}
 	default:
-		b.WriteString(string(e.Kind))
-		if e.Reply != "" {
-			b.WriteString(" " + e.Reply)
+		if m, ok := kindMsg[e.Kind]; ok && e.Msg != nil && e.Msg.ID == m.ID {
+			b.WriteString(m.String()) // "lock acquired", "released"...
+			break
 		}
+		b.WriteString(string(e.Kind))
 		if e.Err != "" {
 			b.WriteString(" error: " + e.Err)
 		}
-		if e.Text != "" {
-			b.WriteString(": " + e.Text)
+		if e.Msg != nil {
+			b.WriteString(": " + e.Msg.String())
 		}
 	}
 	return b.String()

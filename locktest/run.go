@@ -274,7 +274,11 @@ func (r *run) readPTTL() int64 {
 		ms, err = redis.Int64(c.Do("PTTL", r.key))
 		return err
 	})
-	r.note(mReadPTTL.New(int(ms)))
+	left := Arg{Kind: ArgNumber, Text: strconv.FormatInt(ms, 10)}
+	if ms >= 0 {
+		left.Kind = ArgLeft
+	}
+	r.note(mReadPTTL.New(valueArg(left)))
 	return ms
 }
 
@@ -362,7 +366,7 @@ func newSecret() string {
 }
 
 // noteEvent is a note of the scenario, outside a run's recorder.
-func noteEvent(m Message) Event { return Event{Kind: EvNote, Msg: &m, Text: m.String()} }
+func noteEvent(m Message) Event { return Event{Kind: EvNote, Msg: &m} }
 
 // client returns the run's client named name, or nil.
 func (r *run) client(name string) *simClient {

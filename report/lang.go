@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
-	"github.com/locklab/locklab/report/internal/zh"
 )
 
 // Lang is a language the report is written in: its headers and summaries,
@@ -22,8 +22,7 @@ const (
 	// English is the suite's own language, and the default.
 	English Lang = "en"
 	// Chinese is for the readers of the Chinese posts the strategies come
-	// from. The suite's sentences are translated as it wrote them (see
-	// Translate).
+	// from. The suite's messages are rendered from its Chinese catalog.
 	Chinese Lang = "zh"
 )
 
@@ -45,17 +44,6 @@ func ParseLang(s string) (Lang, error) {
 	return "", fmt.Errorf("unknown language %q; the languages are %s", s, strings.Join(names, ", "))
 }
 
-// Translate returns s, a sentence of the suite (a reason, a note, the text
-// of an event), in l, and whether l has it. The suite writes in English
-// and builds its sentences from fixed formats; a sentence that l has no
-// translation for comes back as it is, and Untranslated lists them.
-func (l Lang) Translate(s string) (string, bool) {
-	if l != Chinese || s == "" {
-		return s, true
-	}
-	return zh.Translate(s)
-}
-
 // Mermaid is Mermaid with its texts in l.
 func (l Lang) Mermaid(tl []locktest.Event) string { return l.tr().mermaid(tl) }
 
@@ -71,28 +59,42 @@ func (l Lang) Reason(r Result) string { return l.tr().reason(r) }
 // Sentence ends s with l's full stop.
 func (l Lang) Sentence(s string) string { return l.tr().sentence(s) }
 
-// Untranslated renders rep in l, as every output form and diagram would,
-// and returns the texts that l has no translation for, without repeats,
-// in order. It is empty for English.
-func Untranslated(rep *Report, l Lang) []string {
-	var missing []string
-	t := tr{lang: l, missing: &missing}
-	opts := Options{Trace: true, Lang: l}
-	text(io.Discard, rep, opts, t)
-	markdown(io.Discard, rep, opts, t)
-	toJSON(rep, opts, t)
-	for _, s := range rep.Strategies() {
-		verdicts(io.Discard, rep, s, t)
-	}
-	slices.Sort(missing)
-	return slices.Compact(missing)
+// Shape is how a generated text of the docs is compared with a later run's
+// (see Shape.Mermaid).
+type Shape struct{ Lang Lang }
+
+// Mermaid is Lang.Mermaid with what changes from one run of the same
+// scenario to the next written as placeholders: times (t0±Δ), how many
+// times a loop ran and when, scripts' digests (SHA), the time a key had
+// left (LEFT; -1 and -2 stay) and what a server says of itself (SERVER).
+// Clock readings in a row, which clients take in either order before the
+// scheduler gates their first command, are drawn in the clients' order.
+// Two runs that did the same things draw the same shape.
+func (s Shape) Mermaid(tl []locktest.Event) string {
+	t := s.Lang.tr()
+	t.shape = true
+	return t.mermaid(tl)
 }
 
-// tr renders in one language, noting what it cannot translate.
+// Reason is Lang.Reason, with values written as Mermaid writes them.
+func (s Shape) Reason(r Result) string {
+	t := s.Lang.tr()
+	t.shape = true
+	return t.reason(r)
+}
+
+// Verdicts is Lang.Verdicts, with values written as Mermaid writes them.
+func (s Shape) Verdicts(w io.Writer, rep *Report, strategy string) {
+	t := s.Lang.tr()
+	t.shape = true
+	verdicts(w, rep, strategy, t)
+}
+
+// tr renders in one language.
 type tr struct {
 	lang Lang
-	// missing, when not nil, gets every text without a translation.
-	missing *[]string
+	// shape writes what changes between runs as placeholders (see Shape).
+	shape bool
 }
 
 func (l Lang) tr() tr {
@@ -102,21 +104,46 @@ func (l Lang) tr() tr {
 	return tr{lang: l}
 }
 
-// text translates one sentence of the suite.
-func (t tr) text(s string) string {
-	out, ok := t.lang.Translate(s)
-	if !ok && t.missing != nil {
-		*t.missing = append(*t.missing, s)
+// render writes m in t's language, its values with value (nil: as
+// shapeValue has them).
+func (t tr) render(m locktest.Message, value func(locktest.Arg) string) string {
+	if value == nil {
+		value = t.shapeValue
 	}
-	return out
+	p := msg.Printer{Lang: msg.Lang(t.lang), Value: func(a msg.Arg) string {
+		return value(locktest.Arg{Kind: locktest.ArgKind(a.Value), Text: a.Text, Client: a.Owner, Ms: a.Ms})
+	}}
+	return p.Render(m)
 }
 
-// reason is r's reason translated, or its error as it is.
-func (t tr) reason(r Result) string {
-	if r.Err != nil {
-		return r.Err.Error()
+// shapeValue writes a value outside a diagram: the key as K, a time as
+// t0±Δms, anything else as it is; with t.shape, placeholders for what
+// changes between runs.
+func (t tr) shapeValue(a locktest.Arg) string {
+	if t.shape {
+		switch a.Kind {
+		case locktest.ArgTime:
+			return "t0±Δ"
+		case locktest.ArgDigest:
+			return "SHA"
+		case locktest.ArgLeft:
+			return "LEFT"
+		case locktest.ArgServer:
+			return "SERVER"
+		}
 	}
-	return t.text(r.Reason)
+	return a.String()
+}
+
+// reason is r's reason in t's language, or its error as it is.
+func (t tr) reason(r Result) string {
+	switch {
+	case r.Err != nil:
+		return r.Err.Error()
+	case r.Message.IsZero():
+		return r.Reason
+	}
+	return t.render(r.Message, nil)
 }
 
 // sentence ends s with a full stop: a Chinese one after Chinese, an
@@ -161,7 +188,8 @@ type messages struct {
 	markdownTrace            string // strategy, property, reason, diagram
 
 	// In diagrams.
-	pipelined, errorReply, releaseFailed, refreshFailed, overlap, newToken string
+	errorReply, overlap, newToken string
+	failed                        map[locktest.EventKind]string // a lock call's error
 }
 
 var english = messages{
@@ -186,12 +214,14 @@ var english = messages{
 	textTrace:     "\n%s / %s: breaks: %s\n",
 	markdownTrace: "\n### %s: %s\n\n%s\n\n```mermaid\n%s```\n",
 
-	pipelined:     " (pipelined)",
-	errorReply:    "error: ",
-	releaseFailed: "release failed: ",
-	refreshFailed: "refresh failed: ",
-	overlap:       "overlap: ",
-	newToken:      "(new token)",
+	errorReply: "error: ",
+	failed: map[locktest.EventKind]string{
+		locktest.EvAcquired:  "acquire failed: ",
+		locktest.EvReleased:  "release failed: ",
+		locktest.EvRefreshed: "refresh failed: ",
+	},
+	overlap:  "overlap: ",
+	newToken: "(new token)",
 }
 
 var chinese = messages{
@@ -216,12 +246,14 @@ var chinese = messages{
 	textTrace:     "\n%s / %s：breaks：%s\n",
 	markdownTrace: "\n### %s：%s\n\n%s\n\n```mermaid\n%s```\n",
 
-	pipelined:     "（流水线发送）",
-	errorReply:    "错误：",
-	releaseFailed: "释放失败：",
-	refreshFailed: "续期失败：",
-	overlap:       "重叠：",
-	newToken:      "（新令牌）",
+	errorReply: "错误：",
+	failed: map[locktest.EventKind]string{
+		locktest.EvAcquired:  "加锁失败：",
+		locktest.EvReleased:  "释放失败：",
+		locktest.EvRefreshed: "续期失败：",
+	},
+	overlap:  "重叠：",
+	newToken: "（新令牌）",
 }
 
 // align writes rows as columns: each cell but the last of a row padded

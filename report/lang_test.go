@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,43 +49,68 @@ func TestParseLang(t *testing.T) {
 	assert.EqualError(t, err, `unknown language "fr"; the languages are en, zh`)
 }
 
+// message is the suite's message id with args, as msg.Def.New makes it;
+// it panics when id is not declared or args do not fit it.
+func message(id string, args ...any) locktest.Message {
+	d := msg.Defs()[id]
+	if d == nil {
+		panic("no message " + id)
+	}
+	return d.New(args...)
+}
+
 // chineseSample is a report whose reasons and timeline are the suite's own
-// sentences.
+// messages, as a check records them.
 func chineseSample() *Report {
-	res := func(s string, p locktest.Property, got, want locktest.Verdict, reason string, tl []locktest.Event) Result {
+	res := func(s string, p locktest.Property, got, want locktest.Verdict, m locktest.Message, tl []locktest.Event) Result {
 		r := Result{Strategy: s, Expected: want}
-		r.Property, r.Verdict, r.Reason, r.Timeline = p, got, reason, tl
+		r.Property, r.Verdict, r.Reason, r.Message, r.Timeline = p, got, m.String(), m, tl
 		return r
 	}
-	ev := func(client string, kind locktest.EventKind, text string) locktest.Event {
-		return locktest.Event{Client: client, Kind: kind, Text: text}
+	ev := func(client string, kind locktest.EventKind, m locktest.Message) locktest.Event {
+		return locktest.Event{Client: client, Kind: kind, Msg: &m}
 	}
+	// A lock call's event, or the critical section's, with the message
+	// the recorder gives it.
+	outcome := func(client string, kind locktest.EventKind) locktest.Event {
+		return ev(client, kind, message("event."+string(kind)))
+	}
+	text := func(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgText, Text: s} }
+	key := locktest.Arg{Kind: locktest.ArgKey, Text: "lockcheck:x"}
+	set := func(client, ttl string) locktest.Event {
+		return locktest.Event{Client: client, Kind: locktest.EvCommand,
+			Command: []locktest.Arg{text("SET"), key, text("1"), text("NX"), text("PX"), {Kind: locktest.ArgNumber, Text: ttl}},
+			Reply:   []locktest.Arg{text("OK")}}
+	}
+	del := func(client, n string) locktest.Event {
+		return locktest.Event{Client: client, Kind: locktest.EvCommand, Command: []locktest.Arg{text("DEL"), key},
+			Reply: []locktest.Arg{{Kind: locktest.ArgNumber, Text: n}}}
+	}
+	overlap := message("overlap", "B", []string{"A"})
 	tl := []locktest.Event{
-		{Client: "A", Kind: locktest.EvCommand, Command: []string{"SET", "K", "1", "NX", "PX", "60"}, Reply: "OK"},
-		{Client: "A", Kind: locktest.EvAcquired, Reply: "lock acquired"},
-		ev("A", locktest.EvEnter, "enters the critical section"),
-		ev("", locktest.EvNote, "A keeps working past its TTL (60ms); B waits up to 560ms"),
-		{Client: "B", Kind: locktest.EvCommand, Command: []string{"SET", "K", "1", "NX", "PX", "5000"}, Reply: "OK"},
-		{Client: "B", Kind: locktest.EvAcquired, Reply: "lock acquired"},
-		ev("B", locktest.EvEnter, "enters the critical section"),
-		{Client: "B", Kind: locktest.EvOverlap, Text: "B entered while A was inside", TextArgs: []locktest.Arg{
-			{Kind: locktest.ArgClient, Text: "B"}, {Kind: locktest.ArgText, Text: " entered while "},
-			{Kind: locktest.ArgClient, Text: "A"}, {Kind: locktest.ArgText, Text: " was inside"}}},
-		ev("B", locktest.EvLeave, "leaves the critical section"),
-		{Client: "B", Kind: locktest.EvCommand, Command: []string{"DEL", "K"}, Reply: "1"},
-		{Client: "B", Kind: locktest.EvReleased, Reply: "released"},
-		ev("A", locktest.EvLeave, "leaves the critical section"),
-		{Client: "A", Kind: locktest.EvCommand, Command: []string{"DEL", "K"}, Reply: "0"},
+		set("A", "60"),
+		outcome("A", locktest.EvAcquired),
+		outcome("A", locktest.EvEnter),
+		ev("", locktest.EvNote, message("late.works", 60*time.Millisecond, 560*time.Millisecond)),
+		set("B", "5000"),
+		outcome("B", locktest.EvAcquired),
+		outcome("B", locktest.EvEnter),
+		ev("B", locktest.EvOverlap, overlap),
+		outcome("B", locktest.EvLeave),
+		del("B", "1"),
+		outcome("B", locktest.EvReleased),
+		outcome("A", locktest.EvLeave),
+		del("A", "0"),
 		{Client: "A", Kind: locktest.EvReleased, Err: "setnxpx: DEL K: locklab: lock not held"},
 	}
 	return &Report{
 		RedisVersion: "7.0.15",
 		When:         time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
 		Results: []Result{
-			res("setnxpx", locktest.ClockSkew, locktest.NotApplicable, locktest.NotApplicable, "the strategy never reads the client's clock", nil),
-			res("setnxpx", locktest.HolderOverrun, locktest.Breaks, locktest.Breaks, "A's TTL ran out while it worked and B acquired the lock: B entered while A was inside", tl),
-			res("luatoken", locktest.ClockSkew, locktest.NotApplicable, locktest.NotApplicable, "the strategy never reads the client's clock", nil),
-			res("luatoken", locktest.HolderOverrun, locktest.Holds, locktest.Breaks, "B did not acquire the lock while A overran its TTL", nil),
+			res("setnxpx", locktest.ClockSkew, locktest.NotApplicable, locktest.NotApplicable, message("clock.n/a"), nil),
+			res("setnxpx", locktest.HolderOverrun, locktest.Breaks, locktest.Breaks, message("holder-overrun.breaks", overlap), tl),
+			res("luatoken", locktest.ClockSkew, locktest.NotApplicable, locktest.NotApplicable, message("clock.n/a"), nil),
+			res("luatoken", locktest.HolderOverrun, locktest.Holds, locktest.Breaks, message("holder-overrun.holds"), nil),
 		},
 	}
 }
@@ -129,7 +155,6 @@ sequenceDiagram
     Redis-->>A: 0
     Note over A: 释放失败：setnxpx: DEL K: locklab: lock not held
 `, b.String())
-	assert.Empty(t, Untranslated(chineseSample(), Chinese))
 }
 
 func TestMarkdownChinese(t *testing.T) {
@@ -157,6 +182,7 @@ func TestJSONChinese(t *testing.T) {
 	assert.Equal(t, "A 还在干活，TTL 就到期了，B 拿到了锁：B 进入时 A 还在临界区内", zh.Results[1].Reason)
 	assert.Contains(t, zh.Results[1].Mermaid, "Note over A,B: 重叠：B 进入时 A 还在临界区内\n")
 	assert.Equal(t, "watchdog: boom", zh.Results[0].Error, "errors stay as they are")
+	assert.Equal(t, "holder-overrun.breaks", zh.Results[1].Message.ID, "the reason as data, the same in every language")
 	for i := range en.Results {
 		e, z := en.Results[i], zh.Results[i]
 		e.Reason, e.Mermaid, z.Reason, z.Mermaid = "", "", "", ""
@@ -179,27 +205,29 @@ func TestJSONChinese(t *testing.T) {
 }
 
 // TestEnglishUnchanged: the English output is the same with Lang "" and
-// English, and nothing is untranslated in English.
+// English, and says what the results' English reasons say.
 func TestEnglishUnchanged(t *testing.T) {
 	var a, b bytes.Buffer
 	require.NoError(t, Text(&a, chineseSample(), Options{Trace: true}))
 	require.NoError(t, Text(&b, chineseSample(), Options{Trace: true, Lang: English}))
 	assert.Equal(t, a.String(), b.String())
 	assert.Contains(t, a.String(), "Note over A,B: overlap: B entered while A was inside\n")
-	assert.Empty(t, Untranslated(chineseSample(), English))
+	assert.Contains(t, a.String(), "setnxpx / holder-overrun: breaks: "+chineseSample().Results[1].Reason+"\n")
 	assert.Equal(t, Mermaid(chineseSample().Results[1].Timeline), English.Mermaid(chineseSample().Results[1].Timeline))
 }
 
-// TestUntranslatedListed: a sentence without a translation is printed in
-// English and listed, once.
-func TestUntranslatedListed(t *testing.T) {
+// TestReasonWithoutMessage: a result without a Message (one read back
+// from an older JSON, say) prints its Reason as it is, in any language;
+// an event without one draws its kind.
+func TestReasonWithoutMessage(t *testing.T) {
 	rep := chineseSample()
-	rep.Results[1].Reason = "a reason nobody has translated"
-	rep.Results[1].Timeline = append(rep.Results[1].Timeline, locktest.Event{Kind: locktest.EvNote, Text: "a note nobody has translated"})
-	rep.Results[3].Reason = "a reason nobody has translated"
+	rep.Results[1].Reason, rep.Results[1].Message = "a reason with no message", locktest.Message{}
+	rep.Results[1].Timeline = append(rep.Results[1].Timeline, locktest.Event{Client: "A", Kind: locktest.EvCrash})
+	rep.Results[3].Reason, rep.Results[3].Message = "another reason with no message", locktest.Message{}
 	var b bytes.Buffer
 	require.NoError(t, Text(&b, rep, Options{Trace: true, Lang: Chinese}))
-	assert.Contains(t, b.String(), "setnxpx / holder-overrun：breaks：a reason nobody has translated\n")
-	assert.Contains(t, b.String(), "Note over A,Redis: a note nobody has translated\n")
-	assert.Equal(t, []string{"a note nobody has translated", "a reason nobody has translated"}, Untranslated(rep, Chinese))
+	assert.Contains(t, b.String(), "setnxpx / holder-overrun：breaks：a reason with no message\n")
+	assert.Contains(t, b.String(), "luatoken / holder-overrun：holds，声明为 breaks：another reason with no message\n")
+	assert.Contains(t, b.String(), "Note over A: crash\n")
+	assert.Equal(t, "a reason with no message", Chinese.Reason(rep.Results[1]))
 }

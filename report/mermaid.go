@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 )
 
@@ -21,7 +22,7 @@ import (
 //     client, or over everyone; a client inside the critical section is
 //     also shown active;
 //   - a client's failed attempts in a row (its commands and clock readings,
-//     each attempt ended by a "not acquired") are drawn once inside a loop
+//     each attempt ended by an EvNotAcquired) are drawn once inside a loop
 //     labelled ×N with the time they spanned: the attempt most of them
 //     made, from the first that made it; an attempt that went otherwise
 //     there (one that met the key expiring midway) counts in N but is not
@@ -53,6 +54,9 @@ func (t tr) plainMermaid(tl []locktest.Event) string { return t.diagram(tl, oneL
 func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
 	m := &mermaid{tr: t, esc: esc, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
 	tl = fanOut(tl)
+	if t.shape {
+		tl = clocksInOrder(tl)
+	}
 	m.start(tl)
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
@@ -128,6 +132,25 @@ func fanOut(tl []locktest.Event) []locktest.Event {
 	return out
 }
 
+// clocksInOrder returns tl with each run of clock readings in a row in
+// the order of the clients that took them.
+func clocksInOrder(tl []locktest.Event) []locktest.Event {
+	out := slices.Clone(tl)
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) && out[j].Kind == locktest.EvClock {
+			j++
+		}
+		if j > i {
+			slices.SortStableFunc(out[i:j], func(a, b locktest.Event) int { return strings.Compare(a.Client, b.Client) })
+			i = j
+		} else {
+			i++
+		}
+	}
+	return out
+}
+
 // server returns the participant a command went to.
 func server(e locktest.Event) string {
 	if e.Node != "" {
@@ -155,7 +178,11 @@ func (m *mermaid) body(groups []locktest.Repeat) []line {
 		first, last := g.Events[g.First], g.Events[g.Last]
 		end := g.Events[len(g.Events)-1]
 		from, to := g.Events[0][0].At, end[len(end)-1].At
-		out = append(out, line{text: fmt.Sprintf("loop ×%d (%s–%s)", len(g.Events), ms(from), ms(to))})
+		head := fmt.Sprintf("loop ×%d (%s–%s)", len(g.Events), ms(from), ms(to))
+		if m.tr.shape {
+			head = "loop ×N"
+		}
+		out = append(out, line{text: head})
 		for j := range first {
 			var other *locktest.Event
 			if g.Last != g.First {
@@ -171,11 +198,12 @@ func (m *mermaid) body(groups []locktest.Repeat) []line {
 // value draws one value.
 func (m *mermaid) value(a locktest.Arg) string {
 	switch a.Kind {
-	case locktest.ArgKey:
-		return "K"
-	case locktest.ArgTime:
-		return fmt.Sprintf("t0%+dms", a.Ms)
+	case locktest.ArgTime, locktest.ArgLeft, locktest.ArgServer, locktest.ArgKey:
+		return m.tr.shapeValue(a)
 	case locktest.ArgDigest:
+		if m.tr.shape {
+			return m.tr.shapeValue(a)
+		}
 		if r := []rune(a.Text); len(r) > 7 {
 			return string(r[:7]) + "…"
 		}
@@ -212,6 +240,8 @@ func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
 		switch {
 		case other == nil || other[i] == a:
 			parts[i] = m.value(a)
+		case a.Kind == other[i].Kind && a.Kind != locktest.ArgToken && m.value(a) == m.value(other[i]):
+			parts[i] = m.value(a)
 		case a.Kind == locktest.ArgToken && other[i].Kind == locktest.ArgToken:
 			parts[i] = m.tr.msg().newToken
 		case a.Kind == locktest.ArgText && other[i].Kind == locktest.ArgText:
@@ -239,52 +269,44 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		return merge(a, f(*other))
 	}
 	// note writes text as it is: what the strategy's errors say; say
-	// translates the suite's own sentence text.
+	// writes what e says (its message) in the diagram's language.
 	note := func(text string) line { return l("Note over %s: %s", c, m.esc(text)) }
-	say := func(f func(e locktest.Event) string) line {
-		return note(texts(func(e locktest.Event) string { return m.tr.text(f(e)) }))
+	said := func(e locktest.Event) string {
+		if e.Msg == nil {
+			return string(e.Kind)
+		}
+		return m.tr.render(*e.Msg, m.value)
 	}
-	reply := func(e locktest.Event) string { return e.Reply }
-	text := func(e locktest.Event) string { return m.show(e.TypedText(), nil, "") }
 	errText := func(e locktest.Event) string { return e.Err }
 	words := m.tr.msg()
 	switch e.Kind {
 	case locktest.EvCommand:
 		var oc, or []locktest.Arg
 		if other != nil {
-			oc, or = other.TypedCommand(), other.TypedReply()
+			oc, or = other.Command, other.Reply
 		}
-		cmd := m.show(e.TypedCommand(), oc, " ")
-		if e.Reply == "(sent)" { // pipelined: the reply comes with a later Receive
-			return []line{l("%s->>%s: %s%s", c, server(e), m.esc(cmd), words.pipelined)}
-		}
+		cmd := m.show(e.Command, oc, " ")
 		var r string
-		if e.Err != "" {
+		switch {
+		case e.Err != "":
 			r = words.errorReply + texts(errText)
-		} else {
-			r = m.show(e.TypedReply(), or, "")
+		case e.Msg != nil:
+			r = words.errorReply + texts(said)
+		default:
+			r = m.show(e.Reply, or, "")
 		}
 		if r == "" {
 			r = `""`
 		}
 		srv := server(e)
 		return []line{l("%s->>%s: %s", c, srv, m.esc(cmd)), l("%s-->>%s: %s", srv, c, m.esc(r))}
-	case locktest.EvClock:
-		return []line{say(text)}
-	case locktest.EvAcquired:
-		return []line{say(reply)}
-	case locktest.EvReleased:
+	case locktest.EvAcquired, locktest.EvReleased, locktest.EvRefreshed:
 		if e.Err != "" {
-			return []line{note(words.releaseFailed + texts(errText))}
+			return []line{note(words.failed[e.Kind] + texts(errText))}
 		}
-		return []line{say(reply)}
-	case locktest.EvRefreshed:
-		if e.Err != "" {
-			return []line{note(words.refreshFailed + texts(errText))}
-		}
-		return []line{say(reply)}
+		return []line{note(texts(said))}
 	case locktest.EvEnter:
-		out := []line{say(text)}
+		out := []line{note(texts(said))}
 		if !m.active[c] {
 			m.active[c] = true
 			out = append(out, l("activate %s", c))
@@ -296,29 +318,22 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 			m.active[c] = false
 			out = append(out, l("deactivate %s", c))
 		}
-		return append(out, say(text))
+		return append(out, note(texts(said)))
 	case locktest.EvOverlap:
 		var who []string
-		for _, a := range e.TypedText() {
-			if a.Kind == locktest.ArgClient {
-				who = append(who, a.Text)
+		if e.Msg != nil {
+			for _, a := range e.Msg.Args {
+				if a.Kind == msg.Clients {
+					who = append(who, a.List...)
+				}
 			}
 		}
-		t := texts(func(e locktest.Event) string { return m.tr.text(text(e)) })
-		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, m.esc(t))}
-	case locktest.EvCrash:
-		return []line{say(text)}
-	}
-	var t string
-	if e.Text == "" && e.TextArgs == nil {
-		t = string(e.Kind)
-	} else {
-		t = texts(func(e locktest.Event) string { return m.tr.text(text(e)) })
+		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, m.esc(texts(said)))}
 	}
 	if c != "" {
-		return []line{note(t)}
+		return []line{note(texts(said))}
 	}
-	return []line{l("Note over %s: %s", m.span("", nil), m.esc(t))}
+	return []line{l("Note over %s: %s", m.span("", nil), m.esc(texts(said)))}
 }
 
 // span returns the participants a note spans: from the leftmost to the

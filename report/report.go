@@ -343,6 +343,9 @@ func Changes(runs [][]Result) []Change {
 // JSONReport is the JSON form of a Report; see package lockcheck's
 // documentation.
 type JSONReport struct {
+	// Version is the shape's: JSONVersion. It changes when a field
+	// changes its meaning or goes; fields may be added within a version.
+	Version      int          `json:"version"`
 	RedisVersion string       `json:"redis_version"`
 	When         string       `json:"when"`
 	Runs         int          `json:"runs,omitempty"`
@@ -350,14 +353,20 @@ type JSONReport struct {
 	Changed      []JSONChange `json:"changed,omitempty"`
 }
 
-// JSONResult is the JSON form of a Result.
+// JSONVersion is the version of the JSON form this package writes.
+const JSONVersion = 2
+
+// JSONResult is the JSON form of a Result: the fields of a
+// locktest.Result's JSON, under the same names, and the strategy, its
+// declared verdict and the diagram.
 type JSONResult struct {
 	Strategy  string            `json:"strategy"`
 	Property  locktest.Property `json:"property"`
 	Verdict   locktest.Verdict  `json:"verdict"`
 	Expected  locktest.Verdict  `json:"expected"`
 	Match     bool              `json:"match"`
-	Reason    string            `json:"reason"`
+	Reason    string            `json:"reason"`           // in the report's language
+	Message   locktest.Message  `json:"message,omitzero"` // the reason as data
 	Error     string            `json:"error,omitempty"`
 	ElapsedMS float64           `json:"elapsed_ms"`
 	Timeline  []locktest.Event  `json:"timeline,omitempty"`
@@ -385,6 +394,7 @@ func ToJSON(rep *Report, opts Options) JSONReport {
 
 func toJSON(rep *Report, opts Options, t tr) JSONReport {
 	out := JSONReport{
+		Version:      JSONVersion,
 		RedisVersion: rep.RedisVersion,
 		When:         rep.When.UTC().Format(time.RFC3339),
 		Results:      []JSONResult{},
@@ -399,7 +409,7 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 			Verdict:   r.Outcome(),
 			Expected:  r.Expected,
 			Match:     r.Matches(),
-			Reason:    t.text(r.Reason),
+			Message:   r.Message,
 			ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000,
 			Timeline:  r.Timeline,
 			Key:       r.Key,
@@ -410,6 +420,8 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 		}
 		if r.Err != nil {
 			jr.Error = r.Err.Error()
+		} else {
+			jr.Reason = t.reason(r)
 		}
 		if opts.Trace && jr.Verdict == locktest.Breaks {
 			jr.Mermaid = t.mermaid(r.Timeline)

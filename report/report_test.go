@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
@@ -19,14 +20,38 @@ const key = "lockcheck:d4qk1n9ksdu8h2v0a3pg:luatoken:holder-overrun"
 
 func ms(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 
-// cmd is a command as text only, as a timeline from before values were
-// typed has it.
+// cmd is a command whose values are all text, as the suite records a
+// value it does not know: the key (here K's own text), a time, a token.
 func cmd(at float64, client, reply string, args ...string) locktest.Event {
-	return locktest.Event{At: ms(at), Client: client, Kind: locktest.EvCommand, Command: args, Reply: reply}
+	e := locktest.Event{At: ms(at), Client: client, Kind: locktest.EvCommand}
+	for _, a := range args {
+		e.Command = append(e.Command, txt(a))
+	}
+	if reply != "" {
+		e.Reply = []locktest.Arg{txt(reply)}
+	}
+	return e
 }
 
-func ev(at float64, client string, kind locktest.EventKind, text string) locktest.Event {
-	return locktest.Event{At: ms(at), Client: client, Kind: kind, Text: text}
+// message is the suite's message id with args, as msg.Def.New makes it;
+// it panics when id is not declared or args do not fit it.
+func message(id string, args ...any) *locktest.Message {
+	d := msg.Defs()[id]
+	if d == nil {
+		panic("no message " + id)
+	}
+	m := d.New(args...)
+	return &m
+}
+
+// val is a value of the timeline as a message's argument.
+func val(a locktest.Arg) msg.Arg {
+	return msg.Arg{Kind: msg.Value, Value: string(a.Kind), Text: a.Text, Owner: a.Client, Ms: a.Ms}
+}
+
+// ev is an event that says m.
+func ev(at float64, client string, kind locktest.EventKind, m *locktest.Message) locktest.Event {
+	return locktest.Event{At: ms(at), Client: client, Kind: kind, Msg: m}
 }
 
 // The typed values of a timeline, as the suite records them.
@@ -42,28 +67,21 @@ func stamp(t0, ms int64) locktest.Arg {
 
 var keyArg = locktest.Arg{Kind: locktest.ArgKey, Text: key}
 
-// typed is a command with its values typed; its text fields are what the
-// suite writes with them.
+// typed is a command with its values typed.
 func typed(at float64, client string, reply []locktest.Arg, args ...locktest.Arg) locktest.Event {
-	e := locktest.Event{At: ms(at), Client: client, Kind: locktest.EvCommand, Args: args, ReplyArgs: reply}
-	for _, a := range args {
-		e.Command = append(e.Command, a.String())
-	}
-	for _, a := range reply {
-		e.Reply += a.String()
-	}
-	return e
+	return locktest.Event{At: ms(at), Client: client, Kind: locktest.EvCommand, Command: args, Reply: reply}
 }
 
 func reply(args ...locktest.Arg) []locktest.Arg { return args }
 
-func outcome(at float64, client string, kind locktest.EventKind, text string) locktest.Event {
-	return locktest.Event{At: ms(at), Client: client, Kind: kind, Reply: text}
+// outcome is a lock call's event, or the critical section's (enter,
+// leave), with the message the suite's recorder gives it: event.<kind>.
+func outcome(at float64, client string, kind locktest.EventKind) locktest.Event {
+	return ev(at, client, kind, message("event."+string(kind)))
 }
 
 func overlap(at float64, who, inside string) locktest.Event {
-	args := []locktest.Arg{{Kind: locktest.ArgClient, Text: who}, txt(" entered while "), {Kind: locktest.ArgClient, Text: inside}, txt(" was inside")}
-	return locktest.Event{At: ms(at), Client: who, Kind: locktest.EvOverlap, Text: who + " entered while " + inside + " was inside", TextArgs: args}
+	return ev(at, who, locktest.EvOverlap, message("overlap", who, []string{inside}))
 }
 
 // lockTimeline is a holder-overrun timeline of a token lock that writes
@@ -75,23 +93,23 @@ func lockTimeline(toks []string, sha string) []locktest.Event {
 	}
 	tl := []locktest.Event{
 		set(0.1, "A", toks[0], "60", txt("OK")),
-		outcome(0.1, "A", locktest.EvAcquired, "lock acquired"),
-		ev(0.1, "A", locktest.EvEnter, "enters the critical section"),
-		ev(0.1, "", locktest.EvNote, "A keeps working past its TTL (60ms); B waits up to 560ms"),
+		outcome(0.1, "A", locktest.EvAcquired),
+		outcome(0.1, "A", locktest.EvEnter),
+		ev(0.1, "", locktest.EvNote, message("late.works", 60*time.Millisecond, 560*time.Millisecond)),
 	}
 	last := len(toks) - 1
 	for i, tk := range toks[1:last] {
-		tl = append(tl, set(0.2+5*float64(i), "B", tk, "5000", txt("(nil)")), outcome(0.2+5*float64(i), "B", locktest.EvAcquired, "not acquired"))
+		tl = append(tl, set(0.2+5*float64(i), "B", tk, "5000", txt("(nil)")), outcome(0.2+5*float64(i), "B", locktest.EvNotAcquired))
 	}
 	return append(tl,
 		set(60.5, "B", toks[last], "5000", txt("OK")),
-		outcome(60.5, "B", locktest.EvAcquired, "lock acquired"),
-		ev(60.5, "B", locktest.EvEnter, "enters the critical section"),
+		outcome(60.5, "B", locktest.EvAcquired),
+		outcome(60.5, "B", locktest.EvEnter),
 		overlap(60.5, "B", "A"),
-		ev(60.6, "B", locktest.EvLeave, "leaves the critical section"),
+		outcome(60.6, "B", locktest.EvLeave),
 		typed(60.6, "B", reply(num("1")), txt("EVALSHA"), dig(sha), num("1"), keyArg, tok("B", toks[last])),
-		outcome(60.6, "B", locktest.EvReleased, "released"),
-		ev(60.7, "A", locktest.EvLeave, "leaves the critical section"),
+		outcome(60.6, "B", locktest.EvReleased),
+		outcome(60.7, "A", locktest.EvLeave),
 		typed(60.7, "A", reply(num("0")), txt("EVALSHA"), dig(sha), num("1"), keyArg, tok("A", toks[0])),
 		locktest.Event{At: ms(60.7), Client: "A", Kind: locktest.EvReleased, Err: "luatoken: release K: locklab: lock not held"},
 	)
@@ -174,7 +192,7 @@ func TestMermaidUntypedText(t *testing.T) {
 	got := report.Mermaid(tl)
 	assert.Contains(t, got, "A->>Redis: SET K dc13591ksdu9l73uo0d0 PX 60\n")
 	assert.Contains(t, got, "B->>Redis: SET other-key 6a025fcce74111f1b9e402fc00000001 t0+5ms\n")
-	assert.Contains(t, got, "A->>Redis: GET "+key+"\n    Redis-->>A: 1795306148871\n", "a timeline without typed values is drawn as its text")
+	assert.Contains(t, got, "A->>Redis: GET "+key+"\n    Redis-->>A: 1795306148871\n", "values typed as text are drawn as they are, the key too")
 }
 
 // TestMermaidGroups: a repeated group of events collapses into one loop,
@@ -184,9 +202,8 @@ func TestMermaidGroups(t *testing.T) {
 	var tl []locktest.Event
 	for i, now := range []int64{0, 5, 11, 16} {
 		at := float64(5 * i)
-		clock := []locktest.Arg{txt("now = "), stamp(t0, now)}
 		tl = append(tl,
-			locktest.Event{At: ms(at), Client: "B", Kind: locktest.EvClock, Text: "now = " + clock[1].String(), TextArgs: clock},
+			ev(at, "B", locktest.EvClock, message("event.clock", val(stamp(t0, now)))),
 			typed(at, "B", reply(num("0")), txt("SETNX"), keyArg, stamp(t0, 5000+now)),
 			typed(at, "B", reply(stamp(t0, 60)), txt("GET"), keyArg))
 	}
@@ -216,7 +233,7 @@ func TestMermaidAttempts(t *testing.T) {
 		if ttl == "-2" { // the key expired between the two commands
 			out = append(out, typed(at, "B", reply(num("0")), txt("PEXPIRE"), keyArg, num("5000")))
 		}
-		return append(out, outcome(at, "B", locktest.EvAcquired, "not acquired"))
+		return append(out, outcome(at, "B", locktest.EvNotAcquired))
 	}
 	diagram := func(odd int, n int) string {
 		tl := []locktest.Event{typed(0, "A", reply(num("1")), txt("SETNX"), keyArg, num("1"))}
@@ -227,7 +244,7 @@ func TestMermaidAttempts(t *testing.T) {
 			}
 			tl = append(tl, attempt(float64(1+5*i), ttl)...)
 		}
-		tl = append(tl, typed(70, "B", reply(num("1")), txt("SETNX"), keyArg, num("1")), outcome(70, "B", locktest.EvAcquired, "lock acquired"))
+		tl = append(tl, typed(70, "B", reply(num("1")), txt("SETNX"), keyArg, num("1")), outcome(70, "B", locktest.EvAcquired))
 		return report.Mermaid(tl)
 	}
 	want := diagram(-1, 11)
@@ -249,12 +266,12 @@ func TestMermaidAttempts(t *testing.T) {
 
 func TestMermaidEscapes(t *testing.T) {
 	tl := []locktest.Event{
-		ev(0, "A", locktest.EvCrash, `dies right after its command #1 (SETNX) returns; "quoted" <b>`),
+		ev(0, "A", locktest.EvCrash, message("client.dies-after", 1, `SETNX; "quoted" <b>`)),
 		cmd(0, "A", "", "GET", "K"),
-		{Client: "A", Kind: locktest.EvCommand, Command: []string{"GET", "K"}, Err: "ERR x;y"},
+		{Client: "A", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("GET"), keyArg}, Err: "ERR x;y"},
 	}
 	got := report.Mermaid(tl)
-	assert.Contains(t, got, "Note over A: dies right after its command #35;1 (SETNX) returns#59; #quot;quoted#quot; #lt;b#gt;\n")
+	assert.Contains(t, got, "Note over A: dies right after its command #35;1 (SETNX#59; #quot;quoted#quot; #lt;b#gt;) returns\n")
 	assert.Contains(t, got, "Redis-->>A: #quot;#quot;\n")
 	assert.Contains(t, got, "Redis-->>A: error: ERR x#59;y\n")
 	assert.NotContains(t, got, "loop", "events that differ do not collapse")
@@ -264,7 +281,7 @@ func TestMermaidEscapes(t *testing.T) {
 	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
 	res.Property, res.Verdict, res.Reason, res.Timeline = locktest.Exclusion, locktest.Breaks, "because", tl
 	require.NoError(t, report.Text(&b, &report.Report{Results: []report.Result{res}}, report.Options{Trace: true}))
-	assert.Contains(t, b.String(), "Note over A: dies right after its command #1 (SETNX) returns; \"quoted\" <b>\n")
+	assert.Contains(t, b.String(), "Note over A: dies right after its command #1 (SETNX; \"quoted\" <b>) returns\n")
 	assert.Contains(t, b.String(), "Redis-->>A: error: ERR x;y\n")
 	assert.NotContains(t, b.String(), "#59;")
 }
@@ -381,6 +398,8 @@ func TestJSON(t *testing.T) {
 	require.NoError(t, report.JSON(&b, rep, report.Options{Trace: true}))
 	var got report.JSONReport
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	assert.Equal(t, report.JSONVersion, got.Version)
+	assert.True(t, strings.HasPrefix(b.String(), "{\n  \"version\": 2,\n"), "the version comes first")
 	assert.Equal(t, "7.0.15", got.RedisVersion)
 	assert.Equal(t, "2026-11-22T10:00:00Z", got.When)
 	require.Len(t, got.Results, 4)
@@ -395,6 +414,32 @@ func TestJSON(t *testing.T) {
 	assert.Empty(t, got.Results[2].Mermaid)
 	assert.Zero(t, got.Runs)
 	assert.Empty(t, got.Changed)
+}
+
+// TestOneResultShape: a locktest.Result's JSON is a result of lockcheck's
+// JSON without the fields that need a declaration: every field it has is
+// there under the same name, with the same value.
+func TestOneResultShape(t *testing.T) {
+	for _, r := range sample().Results {
+		r.Start = time.UnixMilli(1795307228016)
+		r.Elapsed = 1500 * time.Microsecond
+		var rep report.Report
+		rep.Results = []report.Result{r}
+		b, err := json.Marshal(report.ToJSON(&rep, report.Options{}))
+		require.NoError(t, err)
+		var whole struct{ Results []map[string]json.RawMessage }
+		require.NoError(t, json.Unmarshal(b, &whole))
+		b, err = json.Marshal(r.Result)
+		require.NoError(t, err)
+		var alone map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &alone))
+		require.NotEmpty(t, alone)
+		for k, v := range alone {
+			if assert.Contains(t, whole.Results[0], k, "%s: %s", r.Property, k) {
+				assert.JSONEq(t, string(v), string(whole.Results[0][k]), "%s: %s", r.Property, k)
+			}
+		}
+	}
 }
 
 func TestChanges(t *testing.T) {
@@ -428,10 +473,10 @@ func TestVerdicts(t *testing.T) {
 // arrow to its master.
 func TestMermaidMasters(t *testing.T) {
 	tl := []locktest.Event{
-		{Client: "A", Kind: locktest.EvCommand, Node: "master-1", Command: []string{"SET", "K", "x"}, Reply: "OK"},
-		{Client: "A", Kind: locktest.EvCommand, Node: "master-0", Command: []string{"SET", "K", "x"}, Reply: "OK"},
-		{Client: "B", Kind: locktest.EvCommand, Node: "master-0", Command: []string{"SET", "K", "y"}, Reply: "(nil)"},
-		{Kind: locktest.EvNote, Text: "master-1 restarts"},
+		{Client: "A", Kind: locktest.EvCommand, Node: "master-1", Command: []locktest.Arg{txt("SET"), keyArg, txt("x")}, Reply: reply(txt("OK"))},
+		{Client: "A", Kind: locktest.EvCommand, Node: "master-0", Command: []locktest.Arg{txt("SET"), keyArg, txt("x")}, Reply: reply(txt("OK"))},
+		{Client: "B", Kind: locktest.EvCommand, Node: "master-0", Command: []locktest.Arg{txt("SET"), keyArg, txt("y")}, Reply: reply(txt("(nil)"))},
+		{Kind: locktest.EvNote, Msg: message("restart-amnesia.restarts", "master-1")},
 	}
 	got := report.Mermaid(tl)
 	for _, want := range []string{
@@ -439,7 +484,7 @@ func TestMermaidMasters(t *testing.T) {
 		// A's two SETs went out at once: drawn in the masters' order.
 		"A->>master-0: SET K x\n    master-0-->>A: OK\n    A->>master-1: SET K x",
 		"master-1-->>A: OK", "B->>master-0: SET K y",
-		"Note over A,master-1: master-1 restarts",
+		"Note over A,master-1: master-1 restarts without persistence: it comes back empty, without A's lock",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the diagram lacks %q:\n%s", want, got)
@@ -448,4 +493,106 @@ func TestMermaidMasters(t *testing.T) {
 	if strings.Contains(got, "participant Redis") {
 		t.Errorf("a participant Redis beside the masters:\n%s", got)
 	}
+}
+
+// messagesTimeline has what the suite records besides lock calls: clock
+// readings, HELLO's reply, a time at K, the time K has left, a script's
+// digest, a command without a reply, one refused by a partition and an
+// acquire that failed with an error. run varies what changes between two
+// runs of the same scenario: times, the digest, the time left, the
+// server's version and the order of clock readings taken at once.
+func messagesTimeline(run int) []locktest.Event {
+	t0 := int64(1795306148871 + 1000*run)
+	d := int64(run) // a few ms later on each run
+	left := locktest.Arg{Kind: locktest.ArgLeft, Text: fmt.Sprint(4987 - d)}
+	clocks := []locktest.Event{
+		ev(0, "A", locktest.EvClock, message("event.clock-ahead", val(stamp(t0, 1+d)), 2*time.Second)),
+		ev(0, "B", locktest.EvClock, message("event.clock-behind", val(stamp(t0, 3+d)), 2*time.Second)),
+	}
+	if run%2 == 1 {
+		clocks[0], clocks[1] = clocks[1], clocks[0]
+	}
+	tl := append(clocks,
+		typed(0, "A", reply(locktest.Arg{Kind: locktest.ArgServer, Text: fmt.Sprintf("[server, redis, version, 7.0.%d]", run)}), txt("HELLO"), num("3")),
+		typed(0.1, "A", reply(txt("OK")), txt("SET"), keyArg, stamp(t0, 5001+d), txt("NX")),
+		typed(0.2, "A", reply(left), txt("PTTL"), keyArg),
+		typed(0.2, "A", reply(num("-2")), txt("PTTL"), keyArg),
+		typed(0.3, "A", reply(dig(fmt.Sprintf("%040d", run))), txt("SCRIPT"), txt("LOAD"), txt("return 1")),
+		ev(0.4, "", locktest.EvNote, message("suite.reads-pttl", val(left))),
+		locktest.Event{At: ms(0.5), Client: "A", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("GET"), keyArg}, Msg: message("event.no-reply")},
+		locktest.Event{At: ms(0.5), Client: "B", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("GET"), keyArg}, Msg: message("event.unreachable")},
+		locktest.Event{At: ms(0.6), Client: "B", Kind: locktest.EvAcquired, Err: "setnxpx: SET K: i/o timeout"},
+	)
+	toks := []string{"a"}
+	for i := range 3 + run {
+		toks = append(toks, fmt.Sprint("b", i))
+	}
+	return append(tl, lockTimeline(toks, fmt.Sprintf("%040d", run))...)
+}
+
+// TestMermaidMessages: what events say is drawn from their messages, in
+// the diagram's language: clock readings, a command's missing reply, a
+// note with a value, a lock call's error.
+func TestMermaidMessages(t *testing.T) {
+	tl := messagesTimeline(0)
+	en := report.Mermaid(tl)
+	for _, want := range []string{
+		"    Note over A: now = t0+1ms (clock 2s ahead)\n    Note over B: now = t0+3ms (clock 2s behind)\n",
+		"    Redis-->>A: [server, redis, version, 7.0.0]\n",
+		"    A->>Redis: SET K t0+5001ms NX\n",
+		"    A->>Redis: PTTL K\n    Redis-->>A: 4987\n",
+		"    Redis-->>A: 0000000…\n",
+		"    Note over A,Redis: the suite reads PTTL K: 4987\n",
+		"    A->>Redis: GET K\n    Redis-->>A: error: no reply: the connection closed first\n",
+		"    B->>Redis: GET K\n    Redis-->>B: error: unreachable: the network between them is cut\n",
+		"    Note over B: acquire failed: setnxpx: SET K: i/o timeout\n",
+	} {
+		assert.Contains(t, en, want)
+	}
+	zh := report.Chinese.Mermaid(tl)
+	for _, want := range []string{
+		"    Note over A: 时钟读数 = t0+1ms（时钟快了 2s）\n    Note over B: 时钟读数 = t0+3ms（时钟慢了 2s）\n",
+		"    Note over A,Redis: 测试套件读取 PTTL K：4987\n",
+		"    Redis-->>A: 错误：没有回复：连接先断了\n",
+		"    Redis-->>B: 错误：不可达：两者之间的网络断了\n",
+		"    Note over B: 加锁失败：setnxpx: SET K: i/o timeout\n",
+		"    Note over B: 没拿到锁\n",
+	} {
+		assert.Contains(t, zh, want)
+	}
+}
+
+// TestShape: Shape draws what changes between runs of the same scenario
+// as placeholders, so two runs draw the same shape, in either language;
+// what does not change stays.
+func TestShape(t *testing.T) {
+	for _, l := range report.Langs() {
+		shape := report.Shape{Lang: l}
+		a, b := shape.Mermaid(messagesTimeline(0)), shape.Mermaid(messagesTimeline(1))
+		assert.Equal(t, a, b, l)
+		assert.NotEqual(t, l.Mermaid(messagesTimeline(0)), l.Mermaid(messagesTimeline(1)), "the runs differ")
+	}
+	got := report.Shape{Lang: report.English}.Mermaid(messagesTimeline(0))
+	for _, want := range []string{
+		"    Note over A: now = t0±Δ (clock 2s ahead)\n    Note over B: now = t0±Δ (clock 2s behind)\n",
+		"    Redis-->>A: SERVER\n",
+		"    A->>Redis: SET K t0±Δ NX\n",
+		"    A->>Redis: PTTL K\n    Redis-->>A: LEFT\n    A->>Redis: PTTL K\n    Redis-->>A: -2\n",
+		"    Redis-->>A: SHA\n",
+		"    Note over A,Redis: the suite reads PTTL K: LEFT\n",
+		"    loop ×N\n        B->>Redis: SET K (new token) NX PX 5000\n",
+		"    B->>Redis: EVALSHA SHA 1 K tokB\n",
+	} {
+		assert.Contains(t, got, want)
+	}
+	assert.Contains(t, report.Shape{Lang: report.Chinese}.Mermaid(messagesTimeline(1)), "    Note over A: 时钟读数 = t0±Δ（时钟快了 2s）\n    Note over B: 时钟读数 = t0±Δ（时钟慢了 2s）\n")
+
+	// A reason's values are written the same way.
+	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
+	res.Property, res.Verdict = locktest.Exclusion, locktest.Breaks
+	res.Message = *message("suite.reads-pttl", val(locktest.Arg{Kind: locktest.ArgLeft, Text: "4987"}))
+	res.Reason = res.Message.String()
+	assert.Equal(t, "the suite reads PTTL K: LEFT", report.Shape{Lang: report.English}.Reason(res))
+	assert.Equal(t, "测试套件读取 PTTL K：LEFT", report.Shape{Lang: report.Chinese}.Reason(res))
+	assert.Equal(t, "the suite reads PTTL K: 4987", report.English.Reason(res))
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
@@ -39,17 +41,20 @@ func TestLangJSON(t *testing.T) {
 	require.Len(t, got.Results, 4)
 	for _, r := range got.Results {
 		id := r.Strategy + "/" + string(r.Property)
-		assert.Regexp(t, `\p{Han}`, r.Reason, id)
+		assert.True(t, strings.ContainsFunc(r.Reason, func(c rune) bool { return unicode.Is(unicode.Han, c) }), "%s: %s", id, r.Reason)
+		assert.NotEmpty(t, r.Message.ID, "%s: the reason as data, whatever the language", id)
 		if r.Verdict == locktest.Breaks {
 			assert.Contains(t, r.Mermaid, "Note over A: 拿到锁\n", id)
-			assert.Equal(t, "lock acquired", r.Timeline[1].Reply, "%s: the timeline is the suite's own", id)
+			if assert.NotNil(t, r.Timeline[1].Msg, id) {
+				assert.Equal(t, "event.acquired", r.Timeline[1].Msg.ID, "%s: the timeline is the suite's own", id)
+			}
 		}
 	}
 	var raw struct {
 		Results []map[string]any `json:"results"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &raw))
-	for _, f := range []string{"strategy", "property", "verdict", "expected", "match", "reason", "elapsed_ms", "timeline", "mermaid"} {
+	for _, f := range []string{"strategy", "property", "verdict", "expected", "match", "reason", "message", "elapsed_ms", "timeline", "mermaid"} {
 		assert.Contains(t, raw.Results[0], f)
 	}
 }

@@ -88,6 +88,7 @@
 // (docs/lockcheck.md describes each):
 //
 //	{
+//	  "version": 2,                       // of this shape (report.JSONVersion)
 //	  "redis_version": "7.0.15",
 //	  "when": "2026-11-22T10:00:00Z",     // start of the run, RFC 3339, UTC
 //	  "runs": 3,                          // only with -runs above 1
@@ -99,6 +100,7 @@
 //	      "expected": "breaks",           // the verdict the catalog declares
 //	      "match": true,                  // verdict == expected
 //	      "reason": "A's second release freed B's lock: ...",
+//	      "message": {"id": "...", "args": [ ... ]}, // the reason as data
 //	      "error": "...",                 // only with verdict "error"
 //	      "elapsed_ms": 0.52,
 //	      "timeline": [ ... ],            // the counterexample of a break
@@ -114,14 +116,16 @@
 // names, the verdicts, the errors and the timelines stay as they are.
 //
 // The results come strategy by strategy in the catalog's order, properties
-// in the suite's order. A timeline is a list of locktest.Event as it
-// marshals: {"at_ns", "client", "kind", "command", "reply", "error",
-// "text", "args", "reply_args", "text_args"}, where kind is command, clock,
-// acquired, released, enter, leave, overlap, crash or note, and the last
-// three are the values typed (locktest.Arg). In a timeline the lock key
-// reads K, and times near the run's start read t0±Δms; a result with a
-// timeline also has "key", "start_unix_ms" (t0) and "tokens" (each client's
-// tokens).
+// in the suite's order. A result is what a locktest.Result marshals to,
+// plus "strategy", "expected", "match" and "mermaid". A timeline is a
+// list of locktest.Event as it marshals: {"at_ns", "client", "kind",
+// "node", "command", "reply", "error", "msg"}, where kind is command,
+// clock, acquired, not-acquired, released, refreshed, enter, leave,
+// overlap, crash, pause or note; "command" and "reply" are lists of typed
+// values (locktest.Arg: the key, a time, a token...), and "msg" is what
+// the event says, as an identifier of the catalogs and typed arguments.
+// A result with a timeline also has "key", "start_unix_ms" (t0) and
+// "tokens" (each client's tokens).
 //
 // # Diagrams
 //
@@ -140,8 +144,8 @@
 // output and the texts of the diagrams: identifiers, commands, keys,
 // property names, the verdicts (holds, breaks, n/a) and the errors that
 // strategies return stay as they are. The progress lines on standard
-// error stay in English. A sentence that has no Chinese yet is printed in
-// English; a test runs the whole matrix and fails on any.
+// error stay in English. Every message has a template in both languages:
+// a test of the catalogs fails on one that lacks either.
 //
 // # Docs
 //

@@ -141,7 +141,7 @@ func TestJSON(t *testing.T) {
 	}
 	ev, _ := tl[0].(map[string]any)
 	assert.Equal(t, "command", ev["kind"])
-	args, _ := ev["args"].([]any)
+	args, _ := ev["command"].([]any)
 	require.Greater(t, len(args), 1, "a command has its values typed")
 	key, _ := args[1].(map[string]any)
 	assert.Equal(t, map[string]any{"kind": "key", "text": raw.Results[0]["key"]}, key)

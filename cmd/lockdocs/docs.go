@@ -22,21 +22,17 @@ type block = docblock.Block
 // parseBlocks finds the generated blocks of a file.
 func parseBlocks(src string) ([]block, error) { return style.Parse(src) }
 
-// generate returns the text of block b from rep, in lang; the files that
-// source blocks quote are found under root.
-func generate(b block, rep *report.Report, root string, lang report.Lang) (string, error) {
-	return style.Generate(b, rep, root, lang)
-}
-
 // rewrite returns src with every generated block regenerated from rep, in
-// lang; a block whose canonical form has not changed is left as it is.
+// lang; a block whose shape has not changed is left as it is.
 func rewrite(src string, rep *report.Report, root string, lang report.Lang) (string, error) {
 	return style.Rewrite(src, rep, root, lang)
 }
 
-// canonical is what changes from one run to the next masked (see
-// docblock.Canonical).
-func canonical(s string) string { return docblock.Canonical(s) }
+// shape returns block b's shape (see docblock.Style.Shape): its text and
+// the digest its marker holds once make docs has written it.
+func shape(b block, rep *report.Report, root string, lang report.Lang) (text, digest string, err error) {
+	return style.Shape(b, rep, root, lang)
+}
 
 // quote quotes a file or one of its functions (see docblock.Quote).
 func quote(root, file, fn string) (text, lang string, err error) {

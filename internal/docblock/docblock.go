@@ -15,10 +15,19 @@
 //		(func=Type.Method) of it, so that quoted code stays current.
 //
 // A marker elsewhere in a line, quoted in text, is left alone.
+//
+// Rewrite writes a generated block's shape into its opening marker
+// (shape=...): a digest of the block as Shape renders it, with what
+// changes from run to run (times, retries, digests, the version and the
+// date) written as placeholders by the renderers, which know each value's
+// type. A block whose shape has not changed is left as it is, so that
+// regenerating the docs changes only what a change of the code changed.
 package docblock
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -26,7 +35,6 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -67,56 +75,146 @@ type Block struct {
 // Name identifies the block in messages.
 func (b Block) Name() string { return strings.TrimSuffix(strings.TrimPrefix(b.Open, "<!-- "), " -->") }
 
-var attrRE = regexp.MustCompile(`([a-z]+)=([A-Za-z0-9_./-]+)`)
-
 // Parse finds the generated blocks of a file.
 func (s Style) Parse(src string) ([]Block, error) {
-	m := regexp.QuoteMeta(s.Marker)
-	blockRE := regexp.MustCompile(`(?ms)^<!-- ` + m + `:([a-z]+)((?: +[a-z]+=[A-Za-z0-9_./-]+)*) -->\n(.*?)^<!-- /` + m + `:([a-z]+) -->`)
-	markerRE := regexp.MustCompile(`(?m)^<!-- /?` + m + `:`)
 	var out []Block
-	for _, m := range blockRE.FindAllStringSubmatchIndex(src, -1) {
-		b := Block{
-			Kind:  src[m[2]:m[3]],
-			Attrs: map[string]string{},
-			Open:  src[m[0] : m[5]+len(" -->")],
-			Body:  src[m[6]:m[7]],
-			From:  m[6],
-			To:    m[7],
+	var open *Block
+	markers := 0
+	for at := 0; at < len(src); {
+		end := strings.IndexByte(src[at:], '\n')
+		next := len(src)
+		if end >= 0 {
+			end += at
+			next = end + 1
+		} else {
+			end = len(src)
 		}
-		if closing := src[m[8]:m[9]]; closing != b.Kind {
-			return nil, fmt.Errorf("%s is closed by <!-- /%s:%s -->", b.Name(), s.Marker, closing)
+		line, start := src[at:end], at
+		at = next
+		if !strings.HasPrefix(line, "<!-- "+s.Marker+":") && !strings.HasPrefix(line, "<!-- /"+s.Marker+":") {
+			continue
 		}
-		for _, a := range attrRE.FindAllStringSubmatch(src[m[4]:m[5]], -1) {
-			b.Attrs[a[1]] = a[2]
+		markers++
+		kind, attrs, closing, ok := s.marker(line)
+		switch {
+		case !ok || (!closing && attrs == nil):
+			// Malformed: counted, and so reported below.
+		case closing && open == nil:
+			return nil, fmt.Errorf("<!-- /%s:%s --> closes no block", s.Marker, kind)
+		case closing && kind != open.Kind:
+			return nil, fmt.Errorf("%s is closed by <!-- /%s:%s -->", open.Name(), s.Marker, kind)
+		case closing:
+			open.Body, open.To = src[open.From:start], start
+			out = append(out, *open)
+			open = nil
+		case open != nil:
+			return nil, fmt.Errorf("%s is not closed before %s", open.Name(), line)
+		default:
+			open = &Block{Kind: kind, Attrs: attrs, Open: line, From: next}
 		}
-		out = append(out, b)
 	}
-	if n := len(markerRE.FindAllStringIndex(src, -1)); n != 2*len(out) {
+	if open != nil || markers != 2*len(out) {
 		return nil, fmt.Errorf("%d %s markers, but only %d well-formed blocks: "+
-			"a block is <!-- %s:KIND key=value ... --> on its own line, the text, then <!-- /%s:KIND -->", n, s.Marker, len(out), s.Marker, s.Marker)
+			"a block is <!-- %s:KIND key=value ... --> on its own line, the text, then <!-- /%s:KIND -->", markers, s.Marker, len(out), s.Marker, s.Marker)
 	}
 	return out, nil
+}
+
+// marker reads a line that is a whole marker: its kind, its attributes
+// (nil for a malformed opening), and whether it closes a block.
+func (s Style) marker(line string) (kind string, attrs map[string]string, closing, ok bool) {
+	rest, found := strings.CutPrefix(line, "<!-- ")
+	if !found {
+		return "", nil, false, false
+	}
+	rest, found = strings.CutSuffix(rest, " -->")
+	if !found {
+		return "", nil, false, false
+	}
+	rest, closing = strings.CutPrefix(rest, "/")
+	rest, found = strings.CutPrefix(rest, s.Marker+":")
+	if !found {
+		return "", nil, false, false
+	}
+	fields := strings.Split(rest, " ")
+	kind = fields[0]
+	if !word(kind, false) {
+		return "", nil, false, false
+	}
+	if closing {
+		return kind, nil, true, len(fields) == 1
+	}
+	attrs = map[string]string{}
+	for _, f := range fields[1:] {
+		k, v, found := strings.Cut(f, "=")
+		if !found || !word(k, false) || !word(v, true) {
+			return kind, nil, false, true
+		}
+		attrs[k] = v
+	}
+	return kind, attrs, false, true
+}
+
+// word reports whether s is a marker's kind or key (lower-case letters)
+// or, with value, an attribute's value (letters, digits, _ . / -).
+func word(s string, value bool) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z':
+		case value && (c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./-", c)):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Generate returns the text of block b from rep, in lang; the files that
 // source blocks quote are found under root.
 func (s Style) Generate(b Block, rep *report.Report, root string, lang report.Lang) (string, error) {
+	return s.generate(b, rep, root, lang, false)
+}
+
+// Shape returns block b as Generate would, with what changes from one run
+// to the next written as placeholders (see report.Shape), and the digest
+// of that text that Rewrite writes into the block's marker.
+func (s Style) Shape(b Block, rep *report.Report, root string, lang report.Lang) (text, digest string, err error) {
+	text, err = s.generate(b, rep, root, lang, true)
+	if err != nil {
+		return "", "", err
+	}
+	sum := sha256.Sum256([]byte(text))
+	return text, hex.EncodeToString(sum[:6]), nil
+}
+
+func (s Style) generate(b Block, rep *report.Report, root string, lang report.Lang, shaped bool) (string, error) {
 	var w bytes.Buffer
 	words := s.Words[lang]
+	shape := report.Shape{Lang: lang}
 	switch b.Kind {
 	case "matrix":
 		lang.MarkdownTable(&w, rep)
 		if mism := rep.Mismatches(); len(mism) > 0 {
 			fmt.Fprintf(&w, words.Mismatches, len(mism))
 		}
-		fmt.Fprintf(&w, words.Generated, rep.RedisVersion, rep.When.UTC().Format("2006-01-02"))
+		version, date := rep.RedisVersion, rep.When.UTC().Format("2006-01-02")
+		if shaped {
+			version, date = "VERSION", "DATE"
+		}
+		fmt.Fprintf(&w, words.Generated, version, date)
 	case "verdicts":
 		st := b.Attrs["strategy"]
 		if !slices.Contains(rep.Strategies(), st) {
 			return "", fmt.Errorf("%s: no strategy %q in the run", b.Name(), st)
 		}
-		lang.Verdicts(&w, rep, st)
+		if shaped {
+			shape.Verdicts(&w, rep, st)
+		} else {
+			lang.Verdicts(&w, rep, st)
+		}
 	case "trace":
 		st, p := b.Attrs["strategy"], locktest.Property(b.Attrs["property"])
 		r, ok := rep.Lookup(st, p)
@@ -126,7 +224,11 @@ func (s Style) Generate(b Block, rep *report.Report, root string, lang report.La
 		case r.Outcome() != locktest.Breaks:
 			return "", fmt.Errorf("%s: %s %s, there is nothing to trace", b.Name(), r.Outcome(), p)
 		}
-		fmt.Fprintf(&w, words.Trace, st, p, lang.Sentence(lang.Reason(r)), lang.Mermaid(r.Timeline))
+		if shaped {
+			fmt.Fprintf(&w, words.Trace, st, p, lang.Sentence(shape.Reason(r)), shape.Mermaid(r.Timeline))
+		} else {
+			fmt.Fprintf(&w, words.Trace, st, p, lang.Sentence(lang.Reason(r)), lang.Mermaid(r.Timeline))
+		}
 	case "source":
 		text, lang, err := Quote(root, b.Attrs["file"], b.Attrs["func"])
 		if err != nil {
@@ -139,10 +241,23 @@ func (s Style) Generate(b Block, rep *report.Report, root string, lang report.La
 	return w.String(), nil
 }
 
+// UpToDate reports whether Rewrite would leave block b as it is: a source
+// block whose text is the file's, any other whose shape is this run's. It
+// also returns what it compared: the source's text, or the block's shape
+// in this run.
+func (s Style) UpToDate(b Block, rep *report.Report, root string, lang report.Lang) (bool, string, error) {
+	if b.Kind == "source" {
+		text, err := s.Generate(b, rep, root, lang)
+		return err == nil && text == b.Body, text, err
+	}
+	text, digest, err := s.Shape(b, rep, root, lang)
+	return err == nil && digest == b.Attrs["shape"], text, err
+}
+
 // Rewrite returns src with every generated block regenerated from rep, in
-// lang. A block whose canonical form has not changed is left as it is, so
-// that regenerating the docs changes only what a change of the code
-// changed, not every time and key in them.
+// lang. A block whose shape has not changed is left as it is (a source
+// block: whose text has not changed); any other gets its new text and its
+// new shape in its marker.
 func (s Style) Rewrite(src string, rep *report.Report, root string, lang report.Lang) (string, error) {
 	blocks, err := s.Parse(src)
 	if err != nil {
@@ -155,15 +270,32 @@ func (s Style) Rewrite(src string, rep *report.Report, root string, lang report.
 		if err != nil {
 			return "", err
 		}
-		if Canonical(text) == Canonical(b.Body) {
-			text = b.Body
+		open := b.Open
+		if b.Kind != "source" {
+			_, digest, err := s.Shape(b, rep, root, lang)
+			if err != nil {
+				return "", err
+			}
+			if b.Attrs["shape"] == digest {
+				text = b.Body
+			}
+			open = withShape(b.Open, digest)
 		}
-		out.WriteString(src[last:b.From])
+		out.WriteString(src[last : b.From-len(b.Open)-1])
+		out.WriteString(open + "\n")
 		out.WriteString(text)
 		last = b.To
 	}
 	out.WriteString(src[last:])
 	return out.String(), nil
+}
+
+// withShape returns the opening marker open with shape=digest as its last
+// attribute, in place of any it had.
+func withShape(open, digest string) string {
+	fields := strings.Fields(strings.TrimSuffix(open, " -->"))
+	fields = slices.DeleteFunc(fields, func(f string) bool { return strings.HasPrefix(f, "shape=") })
+	return strings.Join(append(fields, "shape="+digest), " ") + " -->"
 }
 
 // Quote returns the text of file, or of its Go function (or method, as
@@ -220,57 +352,4 @@ func receiver(fd *ast.FuncDecl) string {
 		return id.Name
 	}
 	return ""
-}
-
-// What changes from one run to the next, and how Canonical reads it.
-var masks = []struct {
-	re   *regexp.Regexp
-	with string
-}{
-	{regexp.MustCompile(`t0[+-]\d+ms`), "t0±Δ"},
-	{regexp.MustCompile(`t0±Δ…t0±Δ`), "t0±Δ"},
-	{regexp.MustCompile(`×\d+ \([0-9.]+ms–[0-9.]+ms\)`), "×N"},
-	{regexp.MustCompile(`EVALSHA [0-9a-f]{7}…`), "EVALSHA SHA"},
-	// The time a key has left, when it has some, counts down as the run
-	// goes: a millisecond more or less is the same run. (-1 and -2 stay.)
-	{regexp.MustCompile(`(->>Redis: P?TTL K\n +Redis-->>[A-Z]: )[1-9][0-9]*`), "${1}LEFT"},
-	{regexp.MustCompile(`(reads PTTL K: |读取 PTTL K：)[1-9][0-9]*`), "${1}LEFT"},
-	// A client library's HELLO is answered with the server's version and
-	// the connection's id.
-	{regexp.MustCompile(`(\{server: [^}]*\bversion: )[^,}]+`), "${1}VERSION"},
-	{regexp.MustCompile(`(\{server: [^}]*\bid: )\d+`), "${1}ID"},
-	{regexp.MustCompile(`on Redis [^ ,]+, \d{4}-\d\d-\d\d\.`), "on Redis VERSION, DATE."},
-	{regexp.MustCompile(`在 Redis [^ ,]+ 上运行于 \d{4}-\d\d-\d\d。`), "在 Redis VERSION 上运行于 DATE。"},
-}
-
-// clockLine is a clock reading in a diagram. Readings that clients take
-// before the scheduler gates their first command happen in either order.
-var clockLine = regexp.MustCompile(`^ *Note over [A-Z]: (?:now|时钟读数) = `)
-
-// Canonical rewrites a generated block so that two runs that did the same
-// things read the same: the times, the number of retries, the script's
-// SHA-1, the Redis version and the date are masked, and clock readings in
-// a row are sorted. What is left is the structure: which client sent which
-// command, what came back, in which order. The diagrams hold nothing else
-// that changes from run to run: they never show the run's key or t0, and
-// they draw a waiter's failed attempts the same whichever of them met the
-// key expiring (see report.Mermaid), so one run of each break is enough.
-func Canonical(s string) string {
-	for _, m := range masks {
-		s = m.re.ReplaceAllString(s, m.with)
-	}
-	lines := strings.Split(s, "\n")
-	for i := 0; i < len(lines); {
-		j := i
-		for j < len(lines) && clockLine.MatchString(lines[j]) {
-			j++
-		}
-		if j > i {
-			slices.Sort(lines[i:j])
-			i = j
-		} else {
-			i++
-		}
-	}
-	return strings.Join(lines, "\n")
 }

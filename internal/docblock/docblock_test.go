@@ -2,11 +2,11 @@ package docblock_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/locklab/locklab/internal/docblock"
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
@@ -41,8 +41,12 @@ func TestMarker(t *testing.T) {
 	rep.Results = []report.Result{r}
 	got, err := peer.Rewrite(src, rep, ".", report.English)
 	require.NoError(t, err)
+	bs, err = peer.Parse(src)
+	require.NoError(t, err)
+	_, digest, err := peer.Shape(bs[0], rep, ".", report.English)
+	require.NoError(t, err)
 	assert.Equal(t, "<!-- lockcheck:matrix -->\nold\n<!-- /lockcheck:matrix -->\n"+
-		"<!-- peercheck:verdicts strategy=redsync -->\n"+
+		"<!-- peercheck:verdicts strategy=redsync shape="+digest+" -->\n"+
 		"| property | verdict | what the suite saw |\n|---|---|---|\n| exclusion | holds |  |\n"+
 		"<!-- /peercheck:verdicts -->\n", got)
 }
@@ -59,7 +63,7 @@ func TestTraceStable(t *testing.T) {
 			c := string(rune('A' + i))
 			args := []locktest.Arg{{Kind: locktest.ArgText, Text: "SET"}, keyArg, {Kind: locktest.ArgToken, Text: tk, Client: c},
 				{Kind: locktest.ArgText, Text: "PX"}, {Kind: locktest.ArgTime, Text: fmt.Sprint(start + 60), Ms: 60}}
-			tl = append(tl, locktest.Event{Client: c, Kind: locktest.EvCommand, Args: args, ReplyArgs: []locktest.Arg{{Kind: locktest.ArgText, Text: "OK"}}})
+			tl = append(tl, locktest.Event{Client: c, Kind: locktest.EvCommand, Command: args, Reply: []locktest.Arg{{Kind: locktest.ArgText, Text: "OK"}}})
 		}
 		r := report.Result{Strategy: "x", Expected: locktest.Breaks}
 		r.Property, r.Verdict, r.Reason, r.Timeline = locktest.HolderOverrun, locktest.Breaks, "why", tl
@@ -78,9 +82,94 @@ func TestTraceStable(t *testing.T) {
 	assert.Equal(t, one, again)
 }
 
-func TestCanonicalHello(t *testing.T) {
-	a := "    Redis-->>A: {server: redis, version: 7.0.15, proto: 3, id: 78, mode: standalone, role: master, modules: []}"
-	b := "    Redis-->>A: {server: redis, version: 7.2.4, proto: 3, id: 1203, mode: standalone, role: master, modules: []}"
-	assert.Equal(t, docblock.Canonical(a), docblock.Canonical(b))
-	assert.NotEqual(t, docblock.Canonical(a), docblock.Canonical(strings.Replace(a, "proto: 3", "proto: 2", 1)))
+// TestShape: what changes between two runs of the same scenario (times,
+// how often a waiter polled, a digest, the time a key had left, what the
+// server says of itself, the order of clock readings taken together)
+// leaves a trace's shape as it is; anything else changes it. Rewrite keeps
+// a block of the same shape as it is, and replaces one of another shape.
+func TestShape(t *testing.T) {
+	style := docblock.Style{Marker: "lockcheck", Words: map[report.Lang]docblock.Words{
+		report.English: {Trace: "%s %s %s\n%s"}, report.Chinese: {Trace: "%s %s %s\n%s"}}}
+	arg := func(k locktest.ArgKind, text string) locktest.Arg { return locktest.Arg{Kind: k, Text: text} }
+	clock := func(c string, ms int64) locktest.Event {
+		m := locktest.Message{ID: "event.clock", Args: []msg.Arg{{Kind: msg.Value, Value: "time", Ms: ms}}}
+		return locktest.Event{Client: c, Kind: locktest.EvClock, Msg: &m}
+	}
+	run := func(version, left, digest string, polls int, at int64, clocks ...string) *report.Report {
+		var tl []locktest.Event
+		for _, c := range clocks {
+			tl = append(tl, clock(c, at))
+		}
+		tl = append(tl, locktest.Event{Client: "A", Kind: locktest.EvCommand,
+			Command: []locktest.Arg{arg(locktest.ArgText, "HELLO"), arg(locktest.ArgNumber, "3")},
+			Reply:   []locktest.Arg{arg(locktest.ArgServer, "{server: redis, version: "+version+"}")}})
+		for range polls {
+			tl = append(tl, locktest.Event{Client: "B", Kind: locktest.EvCommand,
+				Command: []locktest.Arg{arg(locktest.ArgText, "EVALSHA"), arg(locktest.ArgDigest, digest), arg(locktest.ArgKey, "k")},
+				Reply:   []locktest.Arg{arg(locktest.ArgNumber, "0")}},
+				locktest.Event{Client: "B", Kind: locktest.EvNotAcquired})
+		}
+		ttl := arg(locktest.ArgLeft, left)
+		if left == "-2" {
+			ttl.Kind = locktest.ArgNumber
+		}
+		tl = append(tl, locktest.Event{Client: "A", Kind: locktest.EvCommand,
+			Command: []locktest.Arg{arg(locktest.ArgText, "PTTL"), arg(locktest.ArgKey, "k")}, Reply: []locktest.Arg{ttl}})
+		r := report.Result{Strategy: "x", Expected: locktest.Breaks}
+		r.Property, r.Verdict, r.Reason, r.Timeline = locktest.HolderOverrun, locktest.Breaks, "why", tl
+		return &report.Report{Results: []report.Result{r}}
+	}
+	b := docblock.Block{Kind: "trace", Attrs: map[string]string{"strategy": "x", "property": string(locktest.HolderOverrun)}}
+	shape := func(rep *report.Report, lang report.Lang) string {
+		_, d, err := style.Shape(b, rep, ".", lang)
+		require.NoError(t, err)
+		return d
+	}
+	one := run("7.0.15", "4998", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 3, 5, "A", "B")
+	for _, lang := range report.Langs() {
+		same := shape(one, lang)
+		assert.Equal(t, same, shape(run("8.0.1", "12", "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", 7, 9, "B", "A"), lang), lang)
+		assert.NotEqual(t, same, shape(run("7.0.15", "-2", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 3, 5, "A", "B"), lang), "a key gone is not a key with time left")
+		assert.NotEqual(t, same, shape(run("7.0.15", "4998", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 1, 5, "A", "B"), lang), "one poll is not a loop")
+		assert.NotEqual(t, same, shape(run("7.0.15", "4998", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 3, 5, "A"), lang), "one clock reading is not two")
+	}
+
+	src := "<!-- lockcheck:trace strategy=x property=holder-overrun -->\nold\n<!-- /lockcheck:trace -->\n"
+	got, err := style.Rewrite(src, one, ".", report.English)
+	require.NoError(t, err)
+	assert.Contains(t, got, "<!-- lockcheck:trace strategy=x property=holder-overrun shape="+shape(one, report.English)+" -->\n")
+	assert.Contains(t, got, "Redis-->>A: {server: redis, version: 7.0.15}")
+	later, err := style.Rewrite(got, run("8.0.1", "12", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 7, 9, "B", "A"), ".", report.English)
+	require.NoError(t, err)
+	assert.Equal(t, got, later, "a block of the same shape is left as it is")
+	other, err := style.Rewrite(got, run("7.0.15", "-2", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 3, 5, "A", "B"), ".", report.English)
+	require.NoError(t, err)
+	assert.Contains(t, other, "Redis-->>A: -2")
+	assert.NotContains(t, other, shape(one, report.English))
+}
+
+// TestParse: what is a block and what is not.
+func TestParse(t *testing.T) {
+	style := docblock.Style{Marker: "lockcheck"}
+	bs, err := style.Parse("a\n<!-- lockcheck:source file=a/b.go func=T.M -->\nbody\n<!-- /lockcheck:source -->\nz")
+	require.NoError(t, err)
+	require.Len(t, bs, 1)
+	assert.Equal(t, "body\n", bs[0].Body)
+	assert.Equal(t, map[string]string{"file": "a/b.go", "func": "T.M"}, bs[0].Attrs)
+	for _, bad := range []string{
+		"<!-- lockcheck:matrix -->\n",
+		"<!-- /lockcheck:matrix -->\n",
+		"<!-- lockcheck:matrix -->\ntext <!-- /lockcheck:matrix -->\n",
+		"<!-- lockcheck:matrix x -->\n<!-- /lockcheck:matrix -->\n",
+		"<!-- lockcheck:matrix a=\"b\" -->\n<!-- /lockcheck:matrix -->\n",
+		"<!-- lockcheck:Matrix -->\n<!-- /lockcheck:Matrix -->\n",
+		"<!-- lockcheck:matrix -->\n<!-- lockcheck:matrix -->\n<!-- /lockcheck:matrix -->\n",
+		"<!-- lockcheck:matrix -->\n<!-- /lockcheck:trace -->\n",
+	} {
+		_, err := style.Parse(bad)
+		assert.Error(t, err, bad)
+	}
+	bs, err = style.Parse("Write `<!-- lockcheck:matrix -->` in a line.\n")
+	require.NoError(t, err)
+	assert.Empty(t, bs, "a marker inside a line is text")
 }

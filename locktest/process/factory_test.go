@@ -78,7 +78,7 @@ func TestFactoryCrash(t *testing.T) {
 	crashed := false
 	for _, e := range res.Timeline {
 		if e.Client == "A" && e.Kind == locktest.EvCommand && !crashed {
-			sent = append(sent, e.Command[0])
+			sent = append(sent, e.Command[0].Text)
 		}
 		crashed = crashed || e.Kind == locktest.EvCrash && e.Client == "A"
 	}

@@ -34,6 +34,12 @@ type Report struct {
 	// by hand) per client per goroutine count.
 	SameClient []SameClientRow `json:"same_client,omitempty"`
 
+	// Contended holds the contended figure: a row per lock, waiting mode
+	// and count of waiters on one key, each figure with its spread; Sweep
+	// the peers' retry delays tried before each count.
+	Contended []ContendedRow `json:"contended,omitempty"`
+	Sweep     []SweepPoint   `json:"sweep,omitempty"`
+
 	// Suite is the conformance suite's own speed against its TTL floor.
 	Suite *SuiteFigure `json:"suite,omitempty"`
 }
@@ -92,17 +98,22 @@ type Floor struct {
 
 // Settings records how the figures were measured.
 type Settings struct {
-	Iterations     int     `json:"iterations"`
-	Warmup         int     `json:"warmup"`
-	Rounds         int     `json:"rounds"` // contended runs per subject and waiting mode
-	AllocCycles    int     `json:"alloc_cycles"`
-	Goroutines     int     `json:"goroutines"`
-	ParallelS      float64 `json:"parallel_s"`
-	Contenders     int     `json:"contenders"`
-	ContendedS     float64 `json:"contended_s"`
-	TTLms          int64   `json:"ttl_ms"`
-	RedislockRetry string  `json:"redislock_retry"`
-	RedsyncRetry   string  `json:"redsync_retry"`
+	Iterations  int     `json:"iterations"`
+	Warmup      int     `json:"warmup"`
+	Rounds      int     `json:"rounds"` // contended runs per subject and waiting mode
+	AllocCycles int     `json:"alloc_cycles"`
+	Goroutines  int     `json:"goroutines"`
+	ParallelS   float64 `json:"parallel_s"`
+	Contenders  int     `json:"contenders"`
+	// The counts of waiters of the contended figure, and the sweep of
+	// the peers' retry delays before each.
+	Waiters        []int     `json:"waiters,omitempty"`
+	SweepDelaysMs  []float64 `json:"sweep_delays_ms,omitempty"`
+	SweepS         float64   `json:"sweep_s,omitempty"`
+	ContendedS     float64   `json:"contended_s"`
+	TTLms          int64     `json:"ttl_ms"`
+	RedislockRetry string    `json:"redislock_retry"`
+	RedsyncRetry   string    `json:"redsync_retry"`
 
 	SameClientRounds int     `json:"same_client_rounds,omitempty"`
 	SameClientS      float64 `json:"same_client_s,omitempty"`

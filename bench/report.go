@@ -40,6 +40,10 @@ type Report struct {
 	Contended []ContendedRow `json:"contended,omitempty"`
 	Sweep     []SweepPoint   `json:"sweep,omitempty"`
 
+	// Redlock holds the Redlock figure: locklab's redlock and redsync over
+	// the same five masters.
+	Redlock []RedlockRow `json:"redlock,omitempty"`
+
 	// Suite is the conformance suite's own speed against its TTL floor.
 	Suite *SuiteFigure `json:"suite,omitempty"`
 }

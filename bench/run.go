@@ -49,8 +49,8 @@ type Config struct {
 	// Only restricts the run to the subjects of these names; empty means all.
 	Only []string
 	// Figures restricts the run to these figures (FigureUncontended,
-	// FigureAllocations, FigureParallel, FigureSameClient, FigureContended,
-	// FigureSuite); empty means all.
+	// FigureAllocations, FigureParallel, FigureSameClient, FigureRedlock,
+	// FigureContended, FigureSuite); empty means all.
 	Figures []string
 	// Progress receives a line per step; nil means none.
 	Progress io.Writer
@@ -86,10 +86,11 @@ const (
 	FigureContended   = "contended"
 	FigureSameClient  = "sameclient"
 	FigureSuite       = "suite"
+	FigureRedlock     = "redlock"
 )
 
 // Figures lists them all, in the order a run measures them.
-var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureContended, FigureSuite}
+var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureRedlock, FigureContended, FigureSuite}
 
 // Runner measures every subject against one server.
 type Runner struct {
@@ -226,6 +227,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		{FigureAllocations, r.allocations},
 		{FigureParallel, r.parallel},
 		{FigureSameClient, r.sameClient},
+		{FigureRedlock, r.redlockFigure},
 		{FigureContended, r.contended},
 		{FigureSuite, r.suite},
 	}

@@ -265,6 +265,11 @@ func (rep *Report) WriteText(w io.Writer) {
 			"\"no difference measured\" where the rounds of the two overlap:\n\n", rep.Settings.SameClientRounds, rep.Settings.SameClientS)
 		rep.sameClientTable().text(w)
 	}
+	if len(rep.Redlock) > 0 {
+		fmt.Fprintf(w, "\nRedlock over %d masters: pairs/s, each goroutine on a key of its own, %d rounds of %.1fs in a shuffled order:\n\n",
+			RedlockMasters, rep.Settings.SameClientRounds, rep.Settings.SameClientS)
+		rep.redlockTable().text(w)
+	}
 	if len(rep.Diagnostics) > 0 {
 		fmt.Fprintln(w, "\nDiagnostics:")
 		for _, d := range rep.Diagnostics {
@@ -300,6 +305,10 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 	}
 	if len(rep.SameClient) > 0 {
 		rep.sameClientTable().markdown(w)
+		fmt.Fprintln(w)
+	}
+	if len(rep.Redlock) > 0 {
+		rep.redlockTable().markdown(w)
 		fmt.Fprintln(w)
 	}
 	if rep.Suite != nil {

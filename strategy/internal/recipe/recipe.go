@@ -164,19 +164,18 @@ func cancelOnly(ctx context.Context, c redis.ConnWithContext) (cancelConn, bool)
 	return cancelConn{ConnWithContext: c, ctx: ctx}, true
 }
 
-// cancelConn runs each command on the caller's goroutine, as Do does, and
-// has it interrupted if ctx is cancelled meanwhile: context.AfterFunc
-// starts a goroutine only once ctx is done, where redigo's DoContext starts
-// one for every command. That goroutine fails the connection the way
-// DoContext does on cancellation, by DoContext itself under a context whose
-// deadline has passed: redigo then closes the connection at once, sends
-// nothing and starts no goroutine, and the read the command is blocked in
+// cancelConn runs each command with Do on the caller's goroutine and has it
+// interrupted if ctx is cancelled meanwhile: context.AfterFunc starts a
+// goroutine only once ctx is done, where redigo's DoContext starts one for
+// every command. That goroutine fails the connection the way DoContext does
+// on cancellation, through ReceiveContext under a context whose deadline
+// has passed: redigo then closes the connection at once, reads nothing and
+// starts no goroutine, and the write or read the command is blocked in
 // returns. The connection is then broken, and the pool discards it.
-//
-// The command is written with Send before the watch begins, and read with
-// Flush and Receive, which leave the pooled connection's state alone: the
-// state (MULTI, WATCH, SUBSCRIBE) that Send records is written only
-// before the interrupting goroutine can start, and read by it after.
+// ReceiveContext, unlike DoContext, leaves the pooled connection's state
+// (MULTI, WATCH, SUBSCRIBE) alone, which Do may be writing meanwhile; and
+// Do itself goes through whatever wraps the connection, as it would
+// without a context.
 type cancelConn struct {
 	redis.ConnWithContext
 	ctx context.Context
@@ -190,15 +189,12 @@ func (c cancelConn) Do(cmd string, args ...any) (any, error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := c.Send(cmd, args...); err != nil {
-		return nil, err
-	}
 	interrupted := make(chan struct{})
 	stop := context.AfterFunc(c.ctx, func() {
 		defer close(interrupted)
-		_, _ = c.DoContext(expired, "")
+		_, _ = c.ReceiveContext(expired)
 	})
-	reply, err := c.flushReceive()
+	reply, err := c.ConnWithContext.Do(cmd, args...)
 	if !stop() {
 		// The connection is failed or being failed: wait until the
 		// interruption is over before the caller closes it.
@@ -210,16 +206,8 @@ func (c cancelConn) Do(cmd string, args ...any) (any, error) {
 	return reply, err
 }
 
-// flushReceive flushes what Send buffered and reads one reply.
-func (c cancelConn) flushReceive() (any, error) {
-	if err := c.Flush(); err != nil {
-		return nil, err
-	}
-	return c.Receive()
-}
-
-// expired is a context whose deadline has passed: redigo's DoContext fails
-// the connection under it without sending.
+// expired is a context whose deadline has passed: redigo's ReceiveContext
+// fails the connection under it without reading.
 var expired = func() context.Context {
 	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
 	cancel()

@@ -152,11 +152,17 @@ type Row struct {
 	SetDelRatio *float64 `json:"set_del_ratio,omitempty"`
 	// Uncontended p50 over the p50 of SET NX PX + EVALSHA sent by hand
 	// through the same client: what the lock adds to luatoken's commands.
-	HandRatio          *float64 `json:"hand_ratio,omitempty"`
-	AllocsPerOp        *float64 `json:"allocs_per_op,omitempty"`
-	BytesPerOp         *float64 `json:"bytes_per_op,omitempty"`
-	ParallelOpsPerS    *float64 `json:"parallel_ops_per_s,omitempty"`
-	ParallelFloorRatio *float64 `json:"parallel_floor_ratio,omitempty"`
+	HandRatio *float64 `json:"hand_ratio,omitempty"`
+	// The spreads of the p50 and of the two ratios the targets read, over
+	// UncontendedBlocks blocks of turns: each block's p50 of the lock
+	// against the same block's p50 of the floor.
+	UncontendedP50Spread *Spread  `json:"uncontended_p50_us_spread,omitempty"`
+	FloorRatioSpread     *Spread  `json:"floor_ratio_spread,omitempty"`
+	HandRatioSpread      *Spread  `json:"hand_ratio_spread,omitempty"`
+	AllocsPerOp          *float64 `json:"allocs_per_op,omitempty"`
+	BytesPerOp           *float64 `json:"bytes_per_op,omitempty"`
+	ParallelOpsPerS      *float64 `json:"parallel_ops_per_s,omitempty"`
+	ParallelFloorRatio   *float64 `json:"parallel_floor_ratio,omitempty"`
 
 	ContendedCSPerS *float64 `json:"contended_cs_per_s,omitempty"`
 	HandoffP50us    *float64 `json:"handoff_p50_us,omitempty"`
@@ -183,8 +189,14 @@ type Target struct {
 	// The threshold in Want, as a number.
 	Limit float64 `json:"limit"`
 	Got   float64 `json:"got"`
-	Note  string  `json:"note"`
-	Met   bool    `json:"met"`
+	// Spread is Got's spread over the rounds (or blocks of turns) it was
+	// measured in, each round's figure against the same round's other;
+	// nil for counts that do not move (allocations).
+	Spread *Spread `json:"spread,omitempty"`
+	// Count says Got is a count that does not move between rounds.
+	Count bool   `json:"count,omitempty"`
+	Note  string `json:"note"`
+	Met   bool   `json:"met"`
 }
 
 // Row returns the row called name, or nil.

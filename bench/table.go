@@ -188,15 +188,16 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 	contended = rep.contendedTable()
 
 	targets = &table{
-		head:  []string{"", "target", "got", "want", "detail"},
-		right: []bool{false, false, true, false, false},
+		head:  []string{"", "target", "got", "spread (rounds)", "want", "detail"},
+		right: []bool{false, false, true, true, false, false},
 	}
 	for _, t := range rep.Targets {
-		got := "–"
+		got, sp := "–", "–"
 		if t.Note != notMeasured && t.Note != targetsNotifyMissing {
 			got = t.GotText()
+			sp = t.SpreadText()
 		}
-		targets.add(Mark(t.Met), t.Name, got, t.Want, t.Note)
+		targets.add(Mark(t.Met), t.Name, got, sp, t.Want, t.Note)
 	}
 
 	server = &table{

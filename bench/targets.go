@@ -51,6 +51,12 @@ func Targets(rep *Report) []Target {
 		}
 		ts = append(ts, t)
 	}
+	// spread gives the target just added its spread, if it was measured.
+	spread := func(sp *Spread) {
+		if t := &ts[len(ts)-1]; t.Note != notMeasured && sp != nil && len(sp.Rounds) > 0 {
+			t.Spread = sp
+		}
+	}
 
 	fr, ok := get(lt, func(r *Row) *float64 { return r.FloorRatio })
 	floorNote := ""
@@ -64,6 +70,9 @@ func Targets(rep *Report) []Target {
 	}
 	add(TargetFloor, fmt.Sprintf("≤ %.2f", MaxFloorRatio), MaxFloorRatio, fr, ok,
 		func(g float64) bool { return g <= MaxFloorRatio }, floorNote)
+	if lt != nil {
+		spread(lt.FloorRatioSpread)
+	}
 
 	notify := rep.Row(RowName(NotifyName, WaitNotify))
 	hp, okN := get(notify, func(r *Row) *float64 { return r.HandoffP50us })
@@ -82,6 +91,13 @@ func Targets(rep *Report) []Target {
 	add(TargetHandoff, fmt.Sprintf("≤ %.0f", MaxHandoffPings), MaxHandoffPings, hp/ping, okN && ping > 0,
 		func(g float64) bool { return g <= MaxHandoffPings },
 		noteOr(note, fmt.Sprintf("%s vs PING %.1fµs", handText(nc, hp), ping)))
+	if nc != nil && ping > 0 {
+		pings := make([]float64, len(nc.HandoffP50us.Rounds))
+		for i := range pings {
+			pings[i] = ping
+		}
+		spread(ptr(ratioSpread(nc.HandoffP50us.Rounds, pings)))
+	}
 	for _, peer := range []struct{ name, wait string }{{Redsync, WaitRedsync}, {Redislock, WaitRedislock}} {
 		pp, okP := get(rep.Row(RowName(peer.name, peer.wait)), func(r *Row) *float64 { return r.HandoffP50us })
 		pc := rep.contendedOf(peer.name, peer.wait, rep.Settings.Contenders)
@@ -94,6 +110,9 @@ func Targets(rep *Report) []Target {
 		add(fmt.Sprintf(TargetHandoffVsPeer, peer.name), fmt.Sprintf("≥ %.0f×", MinHandoffGain), MinHandoffGain, pp/hp, okN && okP && hp > 0,
 			func(g float64) bool { return g >= MinHandoffGain && apart },
 			noteOr(note, detail))
+		if pc != nil && nc != nil {
+			spread(ptr(ratioSpread(pc.HandoffP50us.Rounds, nc.HandoffP50us.Rounds)))
+		}
 	}
 
 	la, okL := get(lt, func(r *Row) *float64 { return r.AllocsPerOp })
@@ -101,6 +120,7 @@ func Targets(rep *Report) []Target {
 	add(TargetAllocs, fmt.Sprintf("≤ %.1f", ra), ra, la, okL && okR,
 		func(g float64) bool { return g <= ra },
 		fmt.Sprintf("%.1f vs %.1f allocations", la, ra))
+	ts[len(ts)-1].Count = true
 
 	// The adapters.
 	for _, name := range Adapters {
@@ -118,6 +138,9 @@ func Targets(rep *Report) []Target {
 		}
 		add(fmt.Sprintf(TargetAdapterHand, name, client), fmt.Sprintf("≤ %.2f", MaxHandRatio), MaxHandRatio, hr, ok,
 			func(g float64) bool { return g <= MaxHandRatio }, note)
+		if row != nil {
+			spread(row.HandRatioSpread)
+		}
 	}
 	peerAllocs, okP := 0.0, true
 	for i, peer := range []string{Redsync, Redislock} {
@@ -132,6 +155,7 @@ func Targets(rep *Report) []Target {
 		add(fmt.Sprintf(TargetAdapterAllocs, name), fmt.Sprintf("≤ %.1f", peerAllocs), peerAllocs, a, ok && okP,
 			func(g float64) bool { return g <= peerAllocs },
 			fmt.Sprintf("%.1f vs the fewer of the peers' %.1f", a, peerAllocs))
+		ts[len(ts)-1].Count = true
 	}
 	return append(ts, sameClientTargets(rep)...)
 }
@@ -170,4 +194,16 @@ func (r *Report) target(name string) *Target {
 		}
 	}
 	return nil
+}
+
+// SpreadText prints the range of the target's figure over its rounds, or
+// says that it is a count, the same every time.
+func (t *Target) SpreadText() string {
+	switch {
+	case t.Count:
+		return "a count"
+	case t.Spread == nil:
+		return "–"
+	}
+	return fmt.Sprintf("%.2f–%.2f", t.Spread.Min, t.Spread.Max)
 }

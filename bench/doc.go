@@ -56,7 +56,7 @@
 // client kinds, hand.go the floors' commands sent by hand; each figure has
 // a file of its own (commands.go, uncontended.go, allocations.go,
 // parallel.go, sameclient.go, redlock.go, contended.go with sweep.go,
-// suite.go),
-// run.go runs them in turn, targets.go checks the goals, spread.go sums up
-// rounds, and report.go, table.go and svg.go hold and draw the result.
+// suite.go), run.go runs them in turn, targets.go checks the goals,
+// spread.go sums up rounds, and report.go, table.go and svg.go hold and
+// draw the result.
 package bench

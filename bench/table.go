@@ -371,7 +371,7 @@ func (rep *Report) contendedTable() *table {
 // sweepTable lays the sweep out, the chosen delays marked.
 func (rep *Report) sweepTable() *table {
 	t := &table{
-		head:  []string{"waiters", "peer", "retry delay", "critical sections/s", "hand-off p50 µs", "commands per CS", ""},
+		head:  []string{"waiters", "peer", "retry delay", "critical sections/s", "hand-off p50 µs", "commands per CS", "kept"},
 		right: []bool{true, false, true, true, true, true, false},
 	}
 	for i := range rep.Sweep {

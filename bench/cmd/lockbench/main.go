@@ -1,8 +1,10 @@
 // Command lockbench measures locklab's lock strategies against the
 // two-round-trip floor and against redsync and redislock, luatoken also
 // through its go-redis and rueidis adapters, in one run against one Redis
-// server, and prints a table with the targets met (✓) or missed
-// (✗). It writes the figures as JSON and draws them as an SVG bar chart.
+// server (and strategy/redlock against redsync on five private masters),
+// and prints tables with each figure's spread over rounds and the targets
+// met (✓) or missed (✗) beside theirs. It writes the figures as JSON and
+// draws them as an SVG bar chart.
 //
 // Usage, from the bench directory:
 //

@@ -28,8 +28,9 @@ lint:
 .PHONY: bench
 
 # Benchmarks against the two-round-trip floor, redsync and redislock, in one
-# run against one server, and the conformance suite's own speed; writes
-# docs/performance.json and .svg (about seven minutes). On a private
+# run against one server (Redlock against redsync on five private
+# masters), and the conformance suite's own speed; writes
+# docs/performance.json and .svg (about twelve minutes). On a private
 # redis-server process over loopback unless LOCKLAB_REDIS says otherwise (see
 # redistest).
 bench: setup

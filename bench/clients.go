@@ -103,9 +103,9 @@ func (r *Runner) clients(idle int) (c *Clients, close func(), err error) {
 
 // bg is the context of the commands timed in the uncontended, allocation and
 // parallel figures: one that never ends, as most calls that do not wait are
-// made. (A context that can end costs redigo a goroutine per command; the
-// report's diagnostics time that apart.) The run's own context is checked
-// between cycles.
+// made. (The report's diagnostics time luatoken called with a context that
+// can be cancelled, and the same-client figure with one with a deadline.)
+// The run's own context is checked between cycles.
 var bg = context.Background()
 
 // clientOf returns a client of the kind alone, keeping up to idle idle

@@ -35,6 +35,19 @@
 // slowest and fastest round, and two figures whose rounds overlap are
 // reported as "no difference measured", not as a ratio.
 //
+// The contended figure (contended.go) puts 8, 32 and 128 waiters on one
+// key with empty critical sections: hand-off latency (one holder's release
+// to the next holder's acquire), commands per critical section (counted on
+// the wire, and as INFO commandstats calls) and critical sections per
+// second, each a median over rounds with its range. Before each count of
+// waiters the peers' retry delay is swept (sweep.go) and each peer runs at
+// the delay that got the most critical sections through, as well as at its
+// documented default.
+//
+// The Redlock figure (redlock.go) runs locklab's strategy/redlock and
+// redsync over the same five private masters, uncontended, at 1 and 16
+// goroutines, in shuffled rounds.
+//
 // The suite figure (suite.go) times the conformance suite itself: every
 // property on luatoken, then every catalog strategy × every property, as
 // lockcheck runs them, against the TTL waits the scenarios must sleep.
@@ -42,6 +55,8 @@
 // The files: subjects.go declares every lock measured, clients.go the
 // client kinds, hand.go the floors' commands sent by hand; each figure has
 // a file of its own (commands.go, uncontended.go, allocations.go,
-// parallel.go, sameclient.go, contended.go, suite.go), run.go runs them in turn, targets.go checks
-// the goals, and report.go, table.go and svg.go hold and draw the result.
+// parallel.go, sameclient.go, redlock.go, contended.go with sweep.go,
+// suite.go), run.go runs them in turn, targets.go checks the goals,
+// spread.go sums up rounds, and report.go, table.go and svg.go hold and
+// draw the result.
 package bench

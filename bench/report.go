@@ -34,6 +34,16 @@ type Report struct {
 	// by hand) per client per goroutine count.
 	SameClient []SameClientRow `json:"same_client,omitempty"`
 
+	// Contended holds the contended figure: a row per lock, waiting mode
+	// and count of waiters on one key, each figure with its spread; Sweep
+	// the peers' retry delays tried before each count.
+	Contended []ContendedRow `json:"contended,omitempty"`
+	Sweep     []SweepPoint   `json:"sweep,omitempty"`
+
+	// Redlock holds the Redlock figure: locklab's redlock and redsync over
+	// the same five masters.
+	Redlock []RedlockRow `json:"redlock,omitempty"`
+
 	// Suite is the conformance suite's own speed against its TTL floor.
 	Suite *SuiteFigure `json:"suite,omitempty"`
 }
@@ -92,17 +102,22 @@ type Floor struct {
 
 // Settings records how the figures were measured.
 type Settings struct {
-	Iterations     int     `json:"iterations"`
-	Warmup         int     `json:"warmup"`
-	Rounds         int     `json:"rounds"` // contended runs per subject and waiting mode
-	AllocCycles    int     `json:"alloc_cycles"`
-	Goroutines     int     `json:"goroutines"`
-	ParallelS      float64 `json:"parallel_s"`
-	Contenders     int     `json:"contenders"`
-	ContendedS     float64 `json:"contended_s"`
-	TTLms          int64   `json:"ttl_ms"`
-	RedislockRetry string  `json:"redislock_retry"`
-	RedsyncRetry   string  `json:"redsync_retry"`
+	Iterations  int     `json:"iterations"`
+	Warmup      int     `json:"warmup"`
+	Rounds      int     `json:"rounds"` // contended runs per subject and waiting mode
+	AllocCycles int     `json:"alloc_cycles"`
+	Goroutines  int     `json:"goroutines"`
+	ParallelS   float64 `json:"parallel_s"`
+	Contenders  int     `json:"contenders"`
+	// The counts of waiters of the contended figure, and the sweep of
+	// the peers' retry delays before each.
+	Waiters        []int     `json:"waiters,omitempty"`
+	SweepDelaysMs  []float64 `json:"sweep_delays_ms,omitempty"`
+	SweepS         float64   `json:"sweep_s,omitempty"`
+	ContendedS     float64   `json:"contended_s"`
+	TTLms          int64     `json:"ttl_ms"`
+	RedislockRetry string    `json:"redislock_retry"`
+	RedsyncRetry   string    `json:"redsync_retry"`
 
 	SameClientRounds int     `json:"same_client_rounds,omitempty"`
 	SameClientS      float64 `json:"same_client_s,omitempty"`
@@ -137,11 +152,17 @@ type Row struct {
 	SetDelRatio *float64 `json:"set_del_ratio,omitempty"`
 	// Uncontended p50 over the p50 of SET NX PX + EVALSHA sent by hand
 	// through the same client: what the lock adds to luatoken's commands.
-	HandRatio          *float64 `json:"hand_ratio,omitempty"`
-	AllocsPerOp        *float64 `json:"allocs_per_op,omitempty"`
-	BytesPerOp         *float64 `json:"bytes_per_op,omitempty"`
-	ParallelOpsPerS    *float64 `json:"parallel_ops_per_s,omitempty"`
-	ParallelFloorRatio *float64 `json:"parallel_floor_ratio,omitempty"`
+	HandRatio *float64 `json:"hand_ratio,omitempty"`
+	// The spreads of the p50 and of the two ratios the targets read, over
+	// UncontendedBlocks blocks of turns: each block's p50 of the lock
+	// against the same block's p50 of the floor.
+	UncontendedP50Spread *Spread  `json:"uncontended_p50_us_spread,omitempty"`
+	FloorRatioSpread     *Spread  `json:"floor_ratio_spread,omitempty"`
+	HandRatioSpread      *Spread  `json:"hand_ratio_spread,omitempty"`
+	AllocsPerOp          *float64 `json:"allocs_per_op,omitempty"`
+	BytesPerOp           *float64 `json:"bytes_per_op,omitempty"`
+	ParallelOpsPerS      *float64 `json:"parallel_ops_per_s,omitempty"`
+	ParallelFloorRatio   *float64 `json:"parallel_floor_ratio,omitempty"`
 
 	ContendedCSPerS *float64 `json:"contended_cs_per_s,omitempty"`
 	HandoffP50us    *float64 `json:"handoff_p50_us,omitempty"`
@@ -168,8 +189,14 @@ type Target struct {
 	// The threshold in Want, as a number.
 	Limit float64 `json:"limit"`
 	Got   float64 `json:"got"`
-	Note  string  `json:"note"`
-	Met   bool    `json:"met"`
+	// Spread is Got's spread over the rounds (or blocks of turns) it was
+	// measured in, each round's figure against the same round's other;
+	// nil for counts that do not move (allocations).
+	Spread *Spread `json:"spread,omitempty"`
+	// Count says Got is a count that does not move between rounds.
+	Count bool   `json:"count,omitempty"`
+	Note  string `json:"note"`
+	Met   bool   `json:"met"`
 }
 
 // Row returns the row called name, or nil.

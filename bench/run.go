@@ -26,11 +26,18 @@ type Config struct {
 	// turns.
 	Goroutines   int
 	ParallelTime time.Duration
-	// Contended: Contenders goroutines on one key, for ContendedTime per
-	// subject and waiting mode, in Rounds runs that take turns.
+	// Contended: at each count of Waiters, that many goroutines on one
+	// key, for ContendedTime per subject and waiting mode, in Rounds runs
+	// that take turns. Contenders is the first count (the chart's); when
+	// Waiters is empty it is the only one.
 	Contenders    int
+	Waiters       []int
 	ContendedTime time.Duration
 	Rounds        int
+	// The sweep of the peers' retry delays before each count of waiters:
+	// SweepTime per delay, in Rounds runs. No delays, no sweep.
+	SweepDelays []time.Duration
+	SweepTime   time.Duration
 	// Same client: for each count of SameClientGoroutines,
 	// SameClientRounds rounds in which every lock and way by hand runs
 	// for SameClientTime, in a shuffled order.
@@ -42,8 +49,8 @@ type Config struct {
 	// Only restricts the run to the subjects of these names; empty means all.
 	Only []string
 	// Figures restricts the run to these figures (FigureUncontended,
-	// FigureAllocations, FigureParallel, FigureSameClient, FigureContended,
-	// FigureSuite); empty means all.
+	// FigureAllocations, FigureParallel, FigureSameClient, FigureRedlock,
+	// FigureContended, FigureSuite); empty means all.
 	Figures []string
 	// Progress receives a line per step; nil means none.
 	Progress io.Writer
@@ -60,7 +67,10 @@ func DefaultConfig() Config {
 		Goroutines:    16,
 		ParallelTime:  2 * time.Second,
 		Contenders:    8,
+		Waiters:       []int{8, 32, 128},
 		ContendedTime: 4 * time.Second,
+		SweepDelays:   DefaultSweepDelays,
+		SweepTime:     time.Second,
 		Warm:          250 * time.Millisecond,
 
 		SameClientRounds: 5,
@@ -76,10 +86,11 @@ const (
 	FigureContended   = "contended"
 	FigureSameClient  = "sameclient"
 	FigureSuite       = "suite"
+	FigureRedlock     = "redlock"
 )
 
 // Figures lists them all, in the order a run measures them.
-var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureContended, FigureSuite}
+var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureRedlock, FigureContended, FigureSuite}
 
 // Runner measures every subject against one server.
 type Runner struct {
@@ -103,7 +114,17 @@ func NewRunner(srv *redistest.Server, cfg Config) (*Runner, error) {
 	cfg.Rounds = max(cfg.Rounds, 1)
 	cfg.AllocCycles = max(cfg.AllocCycles, 1)
 	cfg.Goroutines = max(cfg.Goroutines, 1)
-	cfg.Contenders = max(cfg.Contenders, 2)
+	if len(cfg.Waiters) == 0 {
+		cfg.Waiters = []int{cfg.Contenders}
+	}
+	cfg.Waiters = slices.Clone(cfg.Waiters)
+	for i, n := range cfg.Waiters {
+		cfg.Waiters[i] = max(n, 2)
+	}
+	cfg.Contenders = cfg.Waiters[0]
+	if cfg.SweepTime <= 0 {
+		cfg.SweepTime = def.SweepTime
+	}
 	if cfg.ParallelTime <= 0 {
 		cfg.ParallelTime = def.ParallelTime
 	}
@@ -178,14 +199,19 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			Contenders:       r.cfg.Contenders,
 			ContendedS:       r.cfg.ContendedTime.Seconds(),
 			TTLms:            TTL.Milliseconds(),
-			RedislockRetry:   "LinearBackoff(100ms), no try limit",
-			RedsyncRetry:     "defaults: 32 tries, random 50–250ms apart",
+			Waiters:          r.cfg.Waiters,
+			SweepS:           r.cfg.SweepTime.Seconds(),
+			RedislockRetry:   "LinearBackoff(100ms), no try limit; and LinearBackoff(the swept delay)",
+			RedsyncRetry:     "defaults: 32 tries, random 50–250ms apart; and WithRetryDelay(the swept delay), no try limit",
 			SameClientRounds: r.cfg.SameClientRounds,
 			SameClientS:      r.cfg.SameClientTime.Seconds(),
 		},
 	}
 	for _, kind := range ClientKinds {
 		rep.Floors = append(rep.Floors, Floor{Client: kind})
+	}
+	for _, d := range r.cfg.SweepDelays {
+		rep.Settings.SweepDelaysMs = append(rep.Settings.SweepDelaysMs, float64(d)/float64(time.Millisecond))
 	}
 	for _, s := range r.subs {
 		rep.Rows = append(rep.Rows, Row{Name: s.Name, Subject: s.Name, Client: s.Client, Cycle: s.Cycle})
@@ -201,6 +227,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		{FigureAllocations, r.allocations},
 		{FigureParallel, r.parallel},
 		{FigureSameClient, r.sameClient},
+		{FigureRedlock, r.redlockFigure},
 		{FigureContended, r.contended},
 		{FigureSuite, r.suite},
 	}

@@ -374,8 +374,9 @@ func sameClientTargets(rep *Report) []Target {
 				ts = append(ts, Target{
 					Name: fmt.Sprintf(TargetSamePeer, client, g, client), Subject: lt.Name,
 					Want: fmt.Sprintf("≥ %.2f×", MinSamePeerRatio), Limit: MinSamePeerRatio, Got: got,
-					Met:  got >= MinSamePeerRatio,
-					Note: fmt.Sprintf("%s %s vs %s %s pairs/s: %s", lt.Name, lt.Spread(), peer.Name, peer.Spread(), CompareText(lt, peer)),
+					Met:    got >= MinSamePeerRatio,
+					Spread: ptr(ratioSpread(lt.Rounds, peer.Rounds)),
+					Note:   fmt.Sprintf("%s %s vs %s %s pairs/s: %s", lt.Name, lt.Spread(), peer.Name, peer.Spread(), CompareText(lt, peer)),
 				})
 			}
 			hand := rep.fastest(client, g, func(r *SameClientRow) bool { return r.Kind == EntryHand })
@@ -384,8 +385,9 @@ func sameClientTargets(rep *Report) []Target {
 				ts = append(ts, Target{
 					Name: fmt.Sprintf(TargetSameHand, client, g), Subject: lt.Name,
 					Want: fmt.Sprintf("≤ %.2f×", MaxSameHandRatio), Limit: MaxSameHandRatio, Got: got,
-					Met:  got <= MaxSameHandRatio,
-					Note: fmt.Sprintf("by hand, %s %s vs %s %s pairs/s: %s", hand.Name, hand.Spread(), lt.Name, lt.Spread(), CompareText(hand, lt)),
+					Met:    got <= MaxSameHandRatio,
+					Spread: ptr(ratioSpread(hand.Rounds, lt.Rounds)),
+					Note:   fmt.Sprintf("by hand, %s %s vs %s %s pairs/s: %s", hand.Name, hand.Spread(), lt.Name, lt.Spread(), CompareText(hand, lt)),
 				})
 			}
 		}
@@ -406,7 +408,7 @@ func sameClientTargets(rep *Report) []Target {
 		if name != "" {
 			ts = append(ts, Target{
 				Name: fmt.Sprintf(TargetSameAllocs, client, client), Subject: lt.Name,
-				Want: fmt.Sprintf("≤ %.1f", least), Limit: least, Got: *lt.AllocsPerOp, Met: *lt.AllocsPerOp <= least,
+				Want: fmt.Sprintf("≤ %.1f", least), Limit: least, Got: *lt.AllocsPerOp, Met: *lt.AllocsPerOp <= least, Count: true,
 				Note: fmt.Sprintf("%.1f vs %s's %.1f", *lt.AllocsPerOp, name, least),
 			})
 		}

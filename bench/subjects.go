@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -35,6 +37,26 @@ const (
 	WaitRedsync   = "default: 32 tries, 50–250ms"
 	WaitRedislock = "linear 100ms"
 )
+
+// everyPrefix begins the name of a peer's waiting mode that retries at a
+// fixed delay with no try limit: the contended figure's sweep finds the
+// delay that suits the workload best (see RetryEvery).
+const everyPrefix = "retry every "
+
+// RetryEvery names the waiting mode of a peer that retries every d, for
+// as long as the caller's context lasts: redsync with WithRetryDelay(d)
+// and no practical try limit, redislock with LinearBackoff(d).
+func RetryEvery(d time.Duration) string { return everyPrefix + d.String() }
+
+// retryEvery returns the delay of a waiting mode RetryEvery named.
+func retryEvery(wait string) (time.Duration, bool) {
+	rest, ok := strings.CutPrefix(wait, everyPrefix)
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(rest)
+	return d, err == nil && d > 0
+}
 
 // Retry policies behind the locklab waiting modes.
 var (
@@ -275,10 +297,14 @@ var errNotLocked = errors.New("bench: Unlock without Lock")
 // value of its last Lock). All options are redsync's defaults (8s expiry,
 // 32 tries, a random 50–250ms between them). redislock has no such choice:
 // it takes go-redis's own types, which rueidiscompat's adapter does not
-// return, so it runs on go-redis only.
+// return, so it runs on go-redis only. A RetryEvery waiting mode sets the
+// delay between tries and lifts the try limit.
 func redsyncOpener(kind string) func(*Clients, []string, string) ([]Locker, error) {
 	return func(c *Clients, keys []string, wait string) ([]Locker, error) {
-		if wait != "" && wait != WaitRedsync {
+		var opts []redsync.Option
+		if d, ok := retryEvery(wait); ok {
+			opts = append(opts, redsync.WithRetryDelay(d), redsync.WithTries(math.MaxInt32))
+		} else if wait != "" && wait != WaitRedsync {
 			return nil, fmt.Errorf("bench: no waiting mode %q for redsync", wait)
 		}
 		var pool redsyncredis.Pool
@@ -293,7 +319,7 @@ func redsyncOpener(kind string) func(*Clients, []string, string) ([]Locker, erro
 		rs := redsync.New(pool)
 		lks := make([]Locker, len(keys))
 		for i, key := range keys {
-			lks[i] = &redsyncLocker{m: rs.NewMutex(key)}
+			lks[i] = &redsyncLocker{m: rs.NewMutex(key, opts...)}
 		}
 		return lks, nil
 	}
@@ -314,13 +340,17 @@ func (l *redsyncLocker) Unlock(ctx context.Context) error {
 // openRedislock makes a redislock client. Uncontended it is called as the
 // README shows, with nil options (its default: no retry). Waiting, it retries
 // every 100ms (LinearBackoff, the interval of redislock's retry example),
-// without a try limit, until the benchmark's context ends.
+// without a try limit, until the benchmark's context ends; or at the delay
+// a RetryEvery waiting mode names.
 func openRedislock(c *Clients, keys []string, wait string) ([]Locker, error) {
 	var opt *redislock.Options
-	switch wait {
-	case "":
-	case WaitRedislock:
+	d, every := retryEvery(wait)
+	switch {
+	case wait == "":
+	case wait == WaitRedislock:
 		opt = &redislock.Options{RetryStrategy: redislock.LinearBackoff(100 * time.Millisecond)}
+	case every:
+		opt = &redislock.Options{RetryStrategy: redislock.LinearBackoff(d)}
 	default:
 		return nil, fmt.Errorf("bench: no waiting mode %q for redislock", wait)
 	}

@@ -86,8 +86,8 @@ func TestTargets(t *testing.T) {
 	want := map[string]bool{
 		TargetFloor:   true, // 44 / 40
 		TargetHandoff: true, // 70 / 20
-		"redsync hand-off p50 / woken-on-release hand-off p50":   true,
-		"redislock hand-off p50 / woken-on-release hand-off p50": true,
+		"redsync (default retry) hand-off p50 / woken-on-release hand-off p50":   true,
+		"redislock (default retry) hand-off p50 / woken-on-release hand-off p50": true,
 		TargetAllocs: true,
 		"luatoken/go-redis uncontended p50 / its commands by hand through go-redis":       true,
 		"luatoken/rueidis uncontended p50 / its commands by hand through rueidis":         false,

@@ -185,43 +185,19 @@ func (rep *Report) tables() (locks, contended, targets, server *table) {
 		}
 	}
 
-	contended = &table{
-		head:  []string{"lock · waiting", "critical sections/s", "hand-off p50 µs", "hand-off p99 µs", "commands per critical section", "hand-offs", "gave up"},
-		right: []bool{false, true, true, true, true, true, true},
-	}
-	for i := range rep.Rows {
-		r := &rep.Rows[i]
-		if r.Wait == "" {
-			continue
-		}
-		var th []*Target
-		if r.Subject == NotifyName && r.Wait == WaitNotify {
-			th = []*Target{rep.target(TargetHandoff), rep.target(fmt.Sprintf(TargetHandoffVsPeer, Redsync)), rep.target(fmt.Sprintf(TargetHandoffVsPeer, Redislock))}
-		}
-		handoffs, gave := "0", "0"
-		if r.Handoffs != nil {
-			handoffs = fmt.Sprint(*r.Handoffs)
-		}
-		if r.GaveUp != nil {
-			gave = fmt.Sprint(*r.GaveUp)
-		}
-		if r.Violations != nil {
-			gave += fmt.Sprintf(" (%d overlaps!)", *r.Violations)
-		}
-		contended.add(r.Name, num(r.ContendedCSPerS, "%.0f"),
-			marked(num(r.HandoffP50us, "%.1f"), th...), num(r.HandoffP99us, "%.1f"), num(r.CommandsPerCS, "%.1f"), handoffs, gave)
-	}
+	contended = rep.contendedTable()
 
 	targets = &table{
-		head:  []string{"", "target", "got", "want", "detail"},
-		right: []bool{false, false, true, false, false},
+		head:  []string{"", "target", "got", "spread (rounds)", "want", "detail"},
+		right: []bool{false, false, true, true, false, false},
 	}
 	for _, t := range rep.Targets {
-		got := "–"
+		got, sp := "–", "–"
 		if t.Note != notMeasured && t.Note != targetsNotifyMissing {
 			got = t.GotText()
+			sp = t.SpreadText()
 		}
-		targets.add(Mark(t.Met), t.Name, got, t.Want, t.Note)
+		targets.add(Mark(t.Met), t.Name, got, sp, t.Want, t.Note)
 	}
 
 	server = &table{
@@ -274,12 +250,26 @@ func (rep *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "\nServer time per command over the uncontended cycles, every lock and floor taking turns (INFO commandstats;\nGET, DEL, SET and PUBLISH include the calls of Lua scripts, whose time is in EVALSHA's too):\n\n")
 		server.text(w)
 	}
-	fmt.Fprintf(w, "\n%d goroutines on one key, empty critical sections (%.0fs each):\n\n", rep.Settings.Contenders, rep.Settings.ContendedS)
-	contended.text(w)
+	if len(rep.Contended) > 0 {
+		fmt.Fprintf(w, "\nWaiters on one key, empty critical sections, %d rounds of %.1fs per lock and count, taking turns;\n"+
+			"median (lowest–highest round); \"no difference measured\" where the rounds of the two overlap:\n\n",
+			rep.Settings.Rounds, rep.Settings.ContendedS/float64(max(rep.Settings.Rounds, 1)))
+		contended.text(w)
+	}
+	if len(rep.Sweep) > 0 {
+		fmt.Fprintf(w, "\nThe peers' retry delays, swept at each count of waiters (%d rounds of %.2fs each; ← the delay chosen,\n"+
+			"the one with the most critical sections per second):\n\n", rep.Settings.Rounds, rep.Settings.SweepS/float64(max(rep.Settings.Rounds, 1)))
+		rep.sweepTable().text(w)
+	}
 	if len(rep.SameClient) > 0 {
 		fmt.Fprintf(w, "\nThe same client: pairs/s, each goroutine on a key of its own, %d rounds of %.1fs in a shuffled order;\n"+
 			"\"no difference measured\" where the rounds of the two overlap:\n\n", rep.Settings.SameClientRounds, rep.Settings.SameClientS)
 		rep.sameClientTable().text(w)
+	}
+	if len(rep.Redlock) > 0 {
+		fmt.Fprintf(w, "\nRedlock over %d masters: pairs/s, each goroutine on a key of its own, %d rounds of %.1fs in a shuffled order:\n\n",
+			RedlockMasters, rep.Settings.SameClientRounds, rep.Settings.SameClientS)
+		rep.redlockTable().text(w)
 	}
 	if len(rep.Diagnostics) > 0 {
 		fmt.Fprintln(w, "\nDiagnostics:")
@@ -306,10 +296,20 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 		server.markdown(w)
 		fmt.Fprintln(w)
 	}
-	contended.markdown(w)
-	fmt.Fprintln(w)
+	if len(rep.Contended) > 0 {
+		contended.markdown(w)
+		fmt.Fprintln(w)
+	}
+	if len(rep.Sweep) > 0 {
+		rep.sweepTable().markdown(w)
+		fmt.Fprintln(w)
+	}
 	if len(rep.SameClient) > 0 {
 		rep.sameClientTable().markdown(w)
+		fmt.Fprintln(w)
+	}
+	if len(rep.Redlock) > 0 {
+		rep.redlockTable().markdown(w)
 		fmt.Fprintln(w)
 	}
 	if rep.Suite != nil {
@@ -317,4 +317,71 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	targets.markdown(w)
+}
+
+// notifyOn names the subject that waits woken on release on the client
+// kind: the lock the contended table compares the others with.
+func notifyOn(client string) string {
+	if client == ClientRedigo {
+		return NotifyName
+	}
+	return luatokenOn(client)
+}
+
+// contendedOf returns the row of the contended figure, or nil.
+func (rep *Report) contendedOf(subject, wait string, waiters int) *ContendedRow {
+	for i := range rep.Contended {
+		c := &rep.Contended[i]
+		if c.Subject == subject && c.Wait == wait && c.Waiters == waiters {
+			return c
+		}
+	}
+	return nil
+}
+
+// contendedTable lays the contended figure out: per count of waiters,
+// each lock and waiting mode with its spreads, and its hand-off and
+// throughput against luatoken woken on release on the same client.
+func (rep *Report) contendedTable() *table {
+	t := &table{
+		head: []string{"waiters", "lock · waiting", "client", "critical sections/s", "hand-off p50 µs", "hand-off p99 µs",
+			"commands per CS", "server calls per CS", "gave up", "p50 against woken on release", "CS/s against it"},
+		right: []bool{true, false, false, true, true, true, true, true, true, true, true},
+	}
+	for i := range rep.Contended {
+		c := &rep.Contended[i]
+		name := c.Name()
+		if c.Best {
+			name += " (swept best)"
+		}
+		gave := fmt.Sprint(c.GaveUp)
+		if c.Violations > 0 {
+			gave += fmt.Sprintf(" (%d overlaps!)", c.Violations)
+		}
+		vsP50, vsCS := "–", "–"
+		if ref := rep.contendedOf(notifyOn(c.Client), WaitNotify, c.Waiters); ref != nil && ref != c {
+			vsP50, vsCS = spreadRatio(c.HandoffP50us, ref.HandoffP50us), spreadRatio(c.CSPerS, ref.CSPerS)
+		}
+		t.add(fmt.Sprint(c.Waiters), name, c.Client, c.CSPerS.Text("%.0f"), c.HandoffP50us.Text("%.0f"), c.HandoffP99us.Text("%.0f"),
+			c.CommandsPerCS.Text("%.1f"), c.ServerCallsPerCS.Text("%.1f"), gave, vsP50, vsCS)
+	}
+	return t
+}
+
+// sweepTable lays the sweep out, the chosen delays marked.
+func (rep *Report) sweepTable() *table {
+	t := &table{
+		head:  []string{"waiters", "peer", "retry delay", "critical sections/s", "hand-off p50 µs", "commands per CS", "kept"},
+		right: []bool{true, false, true, true, true, true, false},
+	}
+	for i := range rep.Sweep {
+		p := &rep.Sweep[i]
+		mark := ""
+		if p.Chosen {
+			mark = "←"
+		}
+		t.add(fmt.Sprint(p.Waiters), p.Subject, fmt.Sprintf("%gms", p.DelayMs), p.CSPerS.Text("%.0f"),
+			p.HandoffP50us.Text("%.0f"), p.CommandsPerCS.Text("%.1f"), mark)
+	}
+	return t
 }

@@ -22,7 +22,7 @@ const (
 const (
 	TargetFloor          = "luatoken uncontended p50 / (2 × PING p50)"
 	TargetHandoff        = "woken-on-release hand-off p50 / PING p50"
-	TargetHandoffVsPeer  = "%s hand-off p50 / woken-on-release hand-off p50"
+	TargetHandoffVsPeer  = "%s (default retry) hand-off p50 / woken-on-release hand-off p50"
 	TargetAllocs         = "luatoken allocations per acquire + release vs redislock"
 	TargetAdapterHand    = "%s uncontended p50 / its commands by hand through %s"
 	TargetAdapterAllocs  = "%s allocations per acquire + release vs the peers"
@@ -51,6 +51,12 @@ func Targets(rep *Report) []Target {
 		}
 		ts = append(ts, t)
 	}
+	// spread gives the target just added its spread, if it was measured.
+	spread := func(sp *Spread) {
+		if t := &ts[len(ts)-1]; t.Note != notMeasured && sp != nil && len(sp.Rounds) > 0 {
+			t.Spread = sp
+		}
+	}
 
 	fr, ok := get(lt, func(r *Row) *float64 { return r.FloorRatio })
 	floorNote := ""
@@ -64,6 +70,9 @@ func Targets(rep *Report) []Target {
 	}
 	add(TargetFloor, fmt.Sprintf("≤ %.2f", MaxFloorRatio), MaxFloorRatio, fr, ok,
 		func(g float64) bool { return g <= MaxFloorRatio }, floorNote)
+	if lt != nil {
+		spread(lt.FloorRatioSpread)
+	}
 
 	notify := rep.Row(RowName(NotifyName, WaitNotify))
 	hp, okN := get(notify, func(r *Row) *float64 { return r.HandoffP50us })
@@ -72,14 +81,38 @@ func Targets(rep *Report) []Target {
 		note = targetsNotifyMissing
 	}
 	ping := rep.PingP50us
+	nc := rep.contendedOf(NotifyName, WaitNotify, rep.Settings.Contenders)
+	handText := func(c *ContendedRow, v float64) string {
+		if c != nil {
+			return c.HandoffP50us.Text("%.0f") + "µs"
+		}
+		return fmt.Sprintf("%.1fµs", v)
+	}
 	add(TargetHandoff, fmt.Sprintf("≤ %.0f", MaxHandoffPings), MaxHandoffPings, hp/ping, okN && ping > 0,
 		func(g float64) bool { return g <= MaxHandoffPings },
-		noteOr(note, fmt.Sprintf("%.1fµs vs PING %.1fµs", hp, ping)))
+		noteOr(note, fmt.Sprintf("%s vs PING %.1fµs", handText(nc, hp), ping)))
+	if nc != nil && ping > 0 {
+		pings := make([]float64, len(nc.HandoffP50us.Rounds))
+		for i := range pings {
+			pings[i] = ping
+		}
+		spread(ptr(ratioSpread(nc.HandoffP50us.Rounds, pings)))
+	}
 	for _, peer := range []struct{ name, wait string }{{Redsync, WaitRedsync}, {Redislock, WaitRedislock}} {
 		pp, okP := get(rep.Row(RowName(peer.name, peer.wait)), func(r *Row) *float64 { return r.HandoffP50us })
+		pc := rep.contendedOf(peer.name, peer.wait, rep.Settings.Contenders)
+		// With spreads, a gain counts only where the rounds do not overlap.
+		apart := pc == nil || nc == nil || !pc.HandoffP50us.Overlaps(nc.HandoffP50us)
+		detail := fmt.Sprintf("%s vs %s", handText(pc, pp), handText(nc, hp))
+		if !apart {
+			detail += ": no difference measured"
+		}
 		add(fmt.Sprintf(TargetHandoffVsPeer, peer.name), fmt.Sprintf("≥ %.0f×", MinHandoffGain), MinHandoffGain, pp/hp, okN && okP && hp > 0,
-			func(g float64) bool { return g >= MinHandoffGain },
-			noteOr(note, fmt.Sprintf("%.1fµs vs %.1fµs", pp, hp)))
+			func(g float64) bool { return g >= MinHandoffGain && apart },
+			noteOr(note, detail))
+		if pc != nil && nc != nil {
+			spread(ptr(ratioSpread(pc.HandoffP50us.Rounds, nc.HandoffP50us.Rounds)))
+		}
 	}
 
 	la, okL := get(lt, func(r *Row) *float64 { return r.AllocsPerOp })
@@ -87,6 +120,7 @@ func Targets(rep *Report) []Target {
 	add(TargetAllocs, fmt.Sprintf("≤ %.1f", ra), ra, la, okL && okR,
 		func(g float64) bool { return g <= ra },
 		fmt.Sprintf("%.1f vs %.1f allocations", la, ra))
+	ts[len(ts)-1].Count = true
 
 	// The adapters.
 	for _, name := range Adapters {
@@ -104,6 +138,9 @@ func Targets(rep *Report) []Target {
 		}
 		add(fmt.Sprintf(TargetAdapterHand, name, client), fmt.Sprintf("≤ %.2f", MaxHandRatio), MaxHandRatio, hr, ok,
 			func(g float64) bool { return g <= MaxHandRatio }, note)
+		if row != nil {
+			spread(row.HandRatioSpread)
+		}
 	}
 	peerAllocs, okP := 0.0, true
 	for i, peer := range []string{Redsync, Redislock} {
@@ -118,6 +155,7 @@ func Targets(rep *Report) []Target {
 		add(fmt.Sprintf(TargetAdapterAllocs, name), fmt.Sprintf("≤ %.1f", peerAllocs), peerAllocs, a, ok && okP,
 			func(g float64) bool { return g <= peerAllocs },
 			fmt.Sprintf("%.1f vs the fewer of the peers' %.1f", a, peerAllocs))
+		ts[len(ts)-1].Count = true
 	}
 	return append(ts, sameClientTargets(rep)...)
 }
@@ -156,4 +194,16 @@ func (r *Report) target(name string) *Target {
 		}
 	}
 	return nil
+}
+
+// SpreadText prints the range of the target's figure over its rounds, or
+// says that it is a count, the same every time.
+func (t *Target) SpreadText() string {
+	switch {
+	case t.Count:
+		return "a count"
+	case t.Spread == nil:
+		return "–"
+	}
+	return fmt.Sprintf("%.2f–%.2f", t.Spread.Min, t.Spread.Max)
 }

@@ -140,6 +140,15 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 		}
 	}
 
+	// Each entry's p50 in each of UncontendedBlocks blocks of turns, read
+	// before the p50s below sort the samples: the blocks of all entries
+	// cover the same turns, so a ratio per block is a ratio in one stretch
+	// of time, and the blocks' ratios give its spread.
+	blockP50 := map[*seqEntry][]float64{}
+	for _, e := range entries {
+		blockP50[e] = blockQuantiles(e.samples, UncontendedBlocks, 0.50)
+	}
+
 	total, err := st.next(ctx)
 	if err != nil {
 		return err
@@ -194,6 +203,22 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 		row.TwoPingRatio = f(v / c.TwoPingP50us)
 		row.SetDelRatio = f(v / c.SetDelP50us)
 		row.HandRatio = f(v / *c.SetEvalP50us)
+		var fl *floor
+		for i := range floors {
+			if floors[i].kind == row.Client {
+				fl = &floors[i]
+			}
+		}
+		bp := blockP50[e]
+		row.UncontendedP50Spread = ptr(spreadOf(bp))
+		if fl != nil {
+			twoPing := make([]float64, len(bp))
+			for i, p := range blockP50[fl.ping] {
+				twoPing[i] = 2 * p
+			}
+			row.FloorRatioSpread = ptr(ratioSpread(bp, twoPing))
+			row.HandRatioSpread = ptr(ratioSpread(bp, blockP50[fl.setEval]))
+		}
 		r.logf("uncontended: %-18s p50 %7.1fµs  p99 %7.1fµs  %.2f× 2×PING  %.2f× PING+PING  %.2f× SET NX PX · DEL  %.2f× by hand",
 			e.name, v, *row.UncontendedP99us, *row.FloorRatio, *row.TwoPingRatio, *row.SetDelRatio, *row.HandRatio)
 	}
@@ -212,3 +237,38 @@ func (rep *Report) serverLine() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// UncontendedBlocks is how many blocks of turns the uncontended figure's
+// spreads are read over.
+const UncontendedBlocks = 5
+
+// blockQuantiles returns the q-quantile, in µs, of each of n contiguous
+// blocks of samples, leaving samples as they are.
+func blockQuantiles(samples Durations, n int, q float64) []float64 {
+	if len(samples) < n {
+		n = max(len(samples), 1)
+	}
+	out := make([]float64, 0, n)
+	for i := range n {
+		lo, hi := i*len(samples)/n, (i+1)*len(samples)/n
+		if lo == hi {
+			continue
+		}
+		out = append(out, us(slices.Clone(samples[lo:hi]).Quantile(q)))
+	}
+	return out
+}
+
+// ratioSpread is the spread of a[i] / b[i] over the rounds (or blocks)
+// both have.
+func ratioSpread(a, b []float64) Spread {
+	var r []float64
+	for i := range min(len(a), len(b)) {
+		if b[i] != 0 {
+			r = append(r, a[i]/b[i])
+		}
+	}
+	return spreadOf(r)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,8 +1,10 @@
 // Command lockbench measures locklab's lock strategies against the
 // two-round-trip floor and against redsync and redislock, luatoken also
 // through its go-redis and rueidis adapters, in one run against one Redis
-// server, and prints a table with the targets met (✓) or missed
-// (✗). It writes the figures as JSON and draws them as an SVG bar chart.
+// server (and strategy/redlock against redsync on five private masters),
+// and prints tables with each figure's spread over rounds and the targets
+// met (✓) or missed (✗) beside theirs. It writes the figures as JSON and
+// draws them as an SVG bar chart.
 //
 // Usage, from the bench directory:
 //
@@ -20,11 +22,14 @@
 //	-from path    measure nothing: print, draw and write the report of an earlier run, read from JSON
 //	-quick        a short run, to try things out (figures are rough)
 //	-only a,b     measure only these subjects
-//	-figures a,b  measure only these figures (uncontended, allocations, parallel, sameclient, contended, suite)
+//	-figures a,b  measure only these figures (uncontended, allocations, parallel, sameclient, redlock, contended, suite)
 //	-iterations n uncontended cycles per subject (default 20000)
 //	-parallel d   time per subject with 16 goroutines (default 2s)
 //	-contended d  time per subject and waiting mode on one key (default 4s)
-//	-contenders n goroutines on one key (default 8)
+//	-waiters a,b  counts of goroutines on one key (default 8,32,128)
+//	-sweep a,b    the peers' retry delays to sweep at each count ("" for none; default 1ms,2ms,5ms,10ms,20ms,50ms,100ms)
+//	-sweep-time d time per swept delay (default 1s)
+//	-rounds n     rounds of the contended figure and the sweep (default 4)
 //	-goroutines n goroutines on their own keys (default 16)
 package main
 
@@ -37,6 +42,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -65,7 +71,10 @@ func run() error {
 		iterations = flag.Int("iterations", def.Iterations, "uncontended acquire + release cycles per subject")
 		parallel   = flag.Duration("parallel", def.ParallelTime, "time per subject with 16 goroutines on 16 keys")
 		contended  = flag.Duration("contended", def.ContendedTime, "time per subject and waiting mode with 8 goroutines on one key")
-		contenders = flag.Int("contenders", def.Contenders, "goroutines on one key in the contended figure")
+		waiters    = flag.String("waiters", joinInts(def.Waiters), "comma-separated `counts` of goroutines on one key in the contended figure")
+		sweep      = flag.String("sweep", joinDurations(def.SweepDelays), "comma-separated retry `delays` to sweep for the peers at each count of waiters (\"\" for none)")
+		sweepTime  = flag.Duration("sweep-time", def.SweepTime, "time per swept retry delay")
+		rounds     = flag.Int("rounds", def.Rounds, "rounds of the contended figure and of the sweep")
 		goroutines = flag.Int("goroutines", def.Goroutines, "goroutines, each on its own key, in the parallel figure")
 	)
 	flag.Usage = func() {
@@ -81,11 +90,18 @@ func run() error {
 
 	cfg := def
 	cfg.Iterations, cfg.ParallelTime, cfg.ContendedTime = *iterations, *parallel, *contended
-	cfg.Contenders, cfg.Goroutines = *contenders, *goroutines
+	cfg.Goroutines, cfg.Rounds, cfg.SweepTime = *goroutines, *rounds, *sweepTime
+	var err error
+	if cfg.Waiters, err = parseInts(*waiters); err != nil {
+		return fmt.Errorf("-waiters: %w", err)
+	}
+	if cfg.SweepDelays, err = parseDurations(*sweep); err != nil {
+		return fmt.Errorf("-sweep: %w", err)
+	}
 	if *quick {
-		cfg.Iterations, cfg.Warmup, cfg.Rounds, cfg.AllocCycles = 2000, 200, 2, 500
-		cfg.ParallelTime, cfg.ContendedTime, cfg.Warm = 400*time.Millisecond, time.Second, 100*time.Millisecond
-		cfg.SameClientRounds, cfg.SameClientTime = 3, 100*time.Millisecond
+		cfg.Iterations, cfg.Warmup, cfg.Rounds, cfg.AllocCycles = 2000, 200, 3, 500
+		cfg.ParallelTime, cfg.ContendedTime, cfg.Warm = 400*time.Millisecond, 600*time.Millisecond, 100*time.Millisecond
+		cfg.SameClientRounds, cfg.SameClientTime, cfg.SweepTime = 3, 100*time.Millisecond, 300*time.Millisecond
 	}
 	if *only != "" {
 		cfg.Only = strings.Split(*only, ",")
@@ -108,7 +124,6 @@ func run() error {
 		// Checked again, by this version's rules.
 		rep.Targets = bench.Targets(rep)
 	} else {
-		var err error
 		if rep, err = measure(cfg); err != nil {
 			return err
 		}
@@ -159,6 +174,52 @@ func measure(cfg bench.Config) (*bench.Report, error) {
 		return nil, err
 	}
 	return r.Run(ctx)
+}
+
+func parseInts(s string) ([]int, error) {
+	var ns []int
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, err
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
+}
+
+func parseDurations(s string) ([]time.Duration, error) {
+	var ds []time.Duration
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+func joinDurations(ds []time.Duration) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ",")
 }
 
 func writeFile(path string, b []byte) error {

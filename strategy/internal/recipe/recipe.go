@@ -120,11 +120,16 @@ func (s *Session) Del() error {
 }
 
 // Do sends one command on c, bounded by ctx when ctx can end and c supports
-// it. A context that can never end costs no goroutine: redigo runs each
-// command under a cancellable context on a goroutine of its own.
+// it. A context that can never end costs no goroutine, and neither does
+// one that can be cancelled but has no deadline (see cancelConn); redigo
+// runs each command under a context with a deadline on a goroutine of its
+// own.
 func Do(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
 	if ctx.Done() != nil {
 		if cc, ok := c.(redis.ConnWithContext); ok {
+			if cn, ok := cancelOnly(ctx, cc); ok {
+				return cn.Do(cmd, args...)
+			}
 			return cc.DoContext(ctx, cmd, args...)
 		}
 	}
@@ -135,12 +140,79 @@ func Do(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error)
 // have it cached, bounded by ctx as Do is.
 func Eval(ctx context.Context, c redis.Conn, s *redis.Script, keysAndArgs ...any) (any, error) {
 	if ctx.Done() != nil {
-		if _, ok := c.(redis.ConnWithContext); ok {
+		if cc, ok := c.(redis.ConnWithContext); ok {
+			if cn, ok := cancelOnly(ctx, cc); ok {
+				return s.Do(cn, keysAndArgs...)
+			}
 			return s.DoContext(ctx, c, keysAndArgs...)
 		}
 	}
 	return s.Do(c, keysAndArgs...)
 }
+
+// cancelOnly returns c with every command interrupted when ctx is
+// cancelled, when ctx has no deadline and c would start a goroutine for a
+// context (the adapters' connections do not: they run DoContext as they
+// are).
+func cancelOnly(ctx context.Context, c redis.ConnWithContext) (cancelConn, bool) {
+	if _, ok := ctx.Deadline(); ok {
+		return cancelConn{}, false
+	}
+	if _, cheap := c.(*redigoconn.Conn); cheap {
+		return cancelConn{}, false
+	}
+	return cancelConn{ConnWithContext: c, ctx: ctx}, true
+}
+
+// cancelConn runs each command with Do on the caller's goroutine and has it
+// interrupted if ctx is cancelled meanwhile: context.AfterFunc starts a
+// goroutine only once ctx is done, where redigo's DoContext starts one for
+// every command. That goroutine fails the connection the way DoContext does
+// on cancellation, through ReceiveContext under a context whose deadline
+// has passed: redigo then closes the connection at once, reads nothing and
+// starts no goroutine, and the write or read the command is blocked in
+// returns. The connection is then broken, and the pool discards it.
+// ReceiveContext, unlike DoContext, leaves the pooled connection's state
+// (MULTI, WATCH, SUBSCRIBE) alone, which Do may be writing meanwhile; and
+// Do itself goes through whatever wraps the connection, as it would
+// without a context.
+type cancelConn struct {
+	redis.ConnWithContext
+	ctx context.Context
+}
+
+// Do sends the command and waits for its reply. Once ctx is done it sends
+// nothing; a command whose reply came back is reported as it came, even
+// if ctx was cancelled as it did (the command took effect); one cut short
+// returns ctx's error.
+func (c cancelConn) Do(cmd string, args ...any) (any, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(c.ctx, func() {
+		defer close(interrupted)
+		_, _ = c.ReceiveContext(expired)
+	})
+	reply, err := c.ConnWithContext.Do(cmd, args...)
+	if !stop() {
+		// The connection is failed or being failed: wait until the
+		// interruption is over before the caller closes it.
+		<-interrupted
+		if err != nil {
+			return nil, c.ctx.Err()
+		}
+	}
+	return reply, err
+}
+
+// expired is a context whose deadline has passed: redigo's ReceiveContext
+// fails the connection under it without reading.
+var expired = func() context.Context {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	cancel()
+	return ctx
+}()
 
 // DoBounded is Do for the commands of a lock's acquire and release, which
 // must not cost more than the commands themselves: a context with a
@@ -152,7 +224,8 @@ func Eval(ctx context.Context, c redis.Conn, s *redis.Script, keysAndArgs ...any
 // deadline no longer interrupts a command already sent; the command
 // returns with its reply, or at the deadline. A context that can be
 // cancelled but has no deadline, and connections that run DoContext
-// without a goroutine (the adapters'), go through Do.
+// without a goroutine (the adapters'), go through Do, which interrupts the
+// command on cancellation without a goroutine per command.
 func DoBounded(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
 	if dc, ok := bounded(ctx, c); ok {
 		return dc.Do(cmd, args...)

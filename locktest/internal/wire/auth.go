@@ -13,6 +13,10 @@ var (
 	replyNoAuth   = []byte("-NOAUTH Authentication required.\r\n")
 	replyWrongPw  = []byte("-WRONGPASS invalid username-password pair or user is disabled.\r\n")
 	replyAuthArgs = []byte("-ERR wrong number of arguments for 'auth' command\r\n")
+	// RESET would undo the login and the database the proxy's connection
+	// to Redis was opened with: what follows would run as the default
+	// user, in database 0.
+	replyReset = []byte("-ERR RESET is refused: it would undo the suite's login and database on the connection to Redis\r\n")
 )
 
 // isAuth says whether a command logs in: AUTH, or HELLO with its AUTH

@@ -72,6 +72,14 @@ func TestSecret(t *testing.T) {
 	if got := must(redis.String(h.Do("GET", key))); got != "v" {
 		t.Fatalf("GET = %q", got)
 	}
+	// RESET would log the proxy's connection out: refused, and the
+	// connection goes on as it was.
+	if _, err := h.Do("RESET"); err == nil || !strings.Contains(err.Error(), "RESET is refused") {
+		t.Fatalf("RESET: err = %v, want it refused", err)
+	}
+	if got := must(redis.String(h.Do("CLIENT", "GETNAME"))); got != "locklab-test" {
+		t.Fatalf("CLIENT GETNAME after RESET = %q: the connection was reset", got)
+	}
 	for _, line := range l.get() {
 		if strings.Contains(line, "s3cret") || strings.Contains(line, "AUTH") {
 			t.Errorf("a hook saw the login: %s", line)
@@ -82,6 +90,7 @@ func TestSecret(t *testing.T) {
 		"3#1 HELLO 2 SETNAME locklab-test -> "+lineOf(l.get(), "3#1"),
 		"3#2 CLIENT GETNAME -> locklab-test",
 		"3#3 GET "+key+" -> v",
+		"3#4 CLIENT GETNAME -> locklab-test",
 	)
 }
 

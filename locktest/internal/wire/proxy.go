@@ -83,7 +83,8 @@ type Config struct {
 	// proxy answers NOAUTH to anyone else, as Redis does, so that a local
 	// process that finds the port does not reach a server the proxy has
 	// logged in to. The proxy answers the AUTH itself; Redis never sees it
-	// and the hooks are not called for it.
+	// and the hooks are not called for it. RESET, which would log the
+	// proxy's connection out of Redis and back to database 0, is refused.
 	Secret string
 }
 
@@ -404,6 +405,10 @@ func (c *Conn) process(srv net.Conn) {
 				c.answer(answer)
 				continue
 			}
+		}
+		if c.p.cfg.Secret != "" && len(args) > 0 && strings.EqualFold(string(args[0]), "RESET") {
+			c.answer(replyReset)
+			continue
 		}
 
 		c.seq++

@@ -1,9 +1,9 @@
 package locktest
 
 import (
-	"github.com/locklab/locklab/internal/msg"
-
 	"fmt"
+
+	"github.com/locklab/locklab/internal/msg"
 )
 
 // CrashMidAcquire: a client dies between the commands of its acquire,

@@ -2,7 +2,6 @@ package locktest
 
 import (
 	"github.com/locklab/locklab/internal/msg"
-
 	"github.com/locklab/locklab/strategy"
 )
 

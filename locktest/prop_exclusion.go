@@ -1,13 +1,12 @@
 package locktest
 
 import (
-	"github.com/locklab/locklab/internal/msg"
-
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
 

@@ -1,12 +1,11 @@
 package locktest
 
 import (
-	"github.com/locklab/locklab/internal/msg"
-
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
 

@@ -1,11 +1,10 @@
 package locktest
 
 import (
-	"github.com/locklab/locklab/internal/msg"
-
 	"fmt"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
 

@@ -1,9 +1,9 @@
 package locktest
 
 import (
-	"github.com/locklab/locklab/internal/msg"
-
 	"time"
+
+	"github.com/locklab/locklab/internal/msg"
 )
 
 // RestartAmnesia: a master holding A's lock restarts without

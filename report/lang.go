@@ -17,17 +17,24 @@ import (
 // breaks, n/a) and the errors of strategies are never translated.
 type Lang string
 
-// The languages.
+// The languages: those of the suite's catalogs (package internal/msg).
 const (
 	// English is the suite's own language, and the default.
-	English Lang = "en"
+	English = Lang(msg.English)
 	// Chinese is for the readers of the Chinese posts the strategies come
 	// from. The suite's messages are rendered from its Chinese catalog.
-	Chinese Lang = "zh"
+	Chinese = Lang(msg.Chinese)
 )
 
-// Langs returns the languages, the default first.
-func Langs() []Lang { return []Lang{English, Chinese} }
+// Langs returns the languages, the default first: every language the
+// catalogs have.
+func Langs() []Lang {
+	var out []Lang
+	for _, l := range msg.Langs() {
+		out = append(out, Lang(l))
+	}
+	return out
+}
 
 // ParseLang returns the language named s ("" is English).
 func ParseLang(s string) (Lang, error) {

@@ -193,9 +193,16 @@ func setDelGoRedis(ctx context.Context, c *goredis.Client, key string) error {
 	return c.Del(ctx, key).Err()
 }
 
+// goredisConn is what setEvalGoRedis sends through: a pooled client, or
+// a connection of a goroutine's own.
+type goredisConn interface {
+	goredis.Scripter
+	Do(ctx context.Context, args ...any) *goredis.Cmd
+}
+
 // setEvalGoRedis is setEvalRedigo through go-redis, its script by
-// Script.Run.
-func setEvalGoRedis(ctx context.Context, c *goredis.Client, key string, token any) error {
+// Script.Run, on a pooled client or a pinned connection.
+func setEvalGoRedis(ctx context.Context, c goredisConn, key string, token any) error {
 	if err := c.Do(ctx, "SET", key, token, "NX", "PX", TTL.Milliseconds()).Err(); err != nil {
 		return err
 	}

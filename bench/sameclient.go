@@ -220,7 +220,7 @@ func (r *Runner) sameClientEntries(G int) ([]*sameEntry, func(), error) {
 				closers = append(closers, func() { conns[g].Close() })
 			}
 			add(EntryHand, kind, handPinned, "", func(_ context.Context, g int) error {
-				return setEvalGoRedisPinned(bg, conns[g], pk[g], any(newToken()))
+				return setEvalGoRedis(bg, conns[g], pk[g], any(newToken()))
 			})
 		case ClientRueidis:
 			add(EntryHand, kind, handCtx, "", func(_ context.Context, g int) error {
@@ -270,19 +270,6 @@ func setEvalRedigoPinned(c redis.Conn, key string, token any) error {
 		return err
 	}
 	n, err := redis.Int(casDel.Do(c, key, token))
-	if err == nil && n != 1 {
-		err = errNoLock
-	}
-	return err
-}
-
-// setEvalGoRedisPinned is setEvalGoRedis on a connection of the
-// goroutine's own.
-func setEvalGoRedisPinned(ctx context.Context, c *goredis.Conn, key string, token any) error {
-	if err := c.Do(ctx, "SET", key, token, "NX", "PX", TTL.Milliseconds()).Err(); err != nil {
-		return err
-	}
-	n, err := casDelGoRedis.Run(ctx, c, []string{key}, token).Int()
 	if err == nil && n != 1 {
 		err = errNoLock
 	}

@@ -165,10 +165,10 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 }
 
 // TestDocsUpToDate regenerates the generated blocks of README.md, docs/
-// and docs/zh (in Chinese) from a real run and compares them with the
-// committed ones, masked: the same commands, replies, clients and order,
-// whatever the times. Each break is drawn from its one run, as lockcheck
-// -docs draws it, and a waiter's failed attempts draw the same whichever
+// and docs/zh (in Chinese) from a real run and compares their shapes with
+// the ones their markers hold (docblock.Style.UpToDate): the same
+// commands, replies, clients and order, whatever the times. Each break is
+// drawn from its one run, as lockdocs draws it, and a waiter's failed attempts draw the same whichever
 // met the key expiring (see report.Mermaid). One race is left: getsetexpire
 // sets a TTL and a stamp that run out together, and about one run in eight
 // the attempt that acquires meets them in another order (SETNX fails, then

@@ -30,10 +30,11 @@
 // in a directory named zh (docs/zh) are written in Chinese, as lockcheck
 // -lang zh writes them.
 //
-// Each break is drawn from its one run; the diagrams show nothing else
-// that changes from run to run than times and retry counts. A block whose
-// structure is unchanged (only times, retry counts, the Redis version or
-// the date differ) is kept as it is. When a verdict is not the declared
+// Each break is drawn from its one run. lockdocs writes each block's
+// shape into its marker (shape=...): a digest of the block with what
+// changes from run to run (times, retry counts, digests, the time a key
+// had left, the Redis version, the date) written as placeholders. A block
+// whose shape is unchanged is kept as it is. When a verdict is not the declared
 // one, or a trace block names a property that does not break, nothing is
 // written. docs/lockcheck.md says more.
 //

@@ -135,7 +135,7 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 		}
 		c.r.perms.saw(words, string(reply.Text))
 	default:
-		e.Reply = replyArgs(c.r, strings.ToUpper(name), reply)
+		e.Reply = replyArgs(c.r, name, reply)
 		if name == "SCRIPT" && len(cmd.Args) > 1 && strings.EqualFold(string(cmd.Args[1]), "LOAD") && len(e.Reply) == 1 {
 			c.r.rec.digest(e.Reply[0].Text)
 			e.Reply[0].Kind = ArgDigest
@@ -253,11 +253,12 @@ func written(name string, args []Arg) []int {
 	return nil
 }
 
-// replyArgs types the reply to command name for the timeline: a status
-// (OK) as text, strings and integers through run.arg (the key as K, times
-// from t0), a null as (nil), an error inside an array as "error: ...", an
-// array as "[", its elements with ", " between them, and "]". The time a
-// key has left (TTL, PTTL) is ArgLeft, HELLO's reply ArgServer.
+// replyArgs types the reply to command name (upper-cased, as
+// wire.Command.Name gives it) for the timeline: a status (OK) as text,
+// strings and integers through run.arg (the key as K, times from t0), a
+// null as (nil), an error inside an array as "error: ...", an array as
+// "[", its elements with ", " between them, and "]". The time a key has
+// left (TTL, PTTL) is ArgLeft, HELLO's reply ArgServer.
 func replyArgs(r *run, name string, v wire.Value) []Arg {
 	switch {
 	case v.Kind == wire.SimpleString:

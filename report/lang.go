@@ -77,24 +77,20 @@ type Shape struct{ Lang Lang }
 // Clock readings in a row, which clients take in either order before the
 // scheduler gates their first command, are drawn in the clients' order.
 // Two runs that did the same things draw the same shape.
-func (s Shape) Mermaid(tl []locktest.Event) string {
-	t := s.Lang.tr()
-	t.shape = true
-	return t.mermaid(tl)
-}
+func (s Shape) Mermaid(tl []locktest.Event) string { return s.tr().mermaid(tl) }
 
 // Reason is Lang.Reason, with values written as Mermaid writes them.
-func (s Shape) Reason(r Result) string {
-	t := s.Lang.tr()
-	t.shape = true
-	return t.reason(r)
-}
+func (s Shape) Reason(r Result) string { return s.tr().reason(r) }
 
 // Verdicts is Lang.Verdicts, with values written as Mermaid writes them.
 func (s Shape) Verdicts(w io.Writer, rep *Report, strategy string) {
+	verdicts(w, rep, strategy, s.tr())
+}
+
+func (s Shape) tr() tr {
 	t := s.Lang.tr()
 	t.shape = true
-	verdicts(w, rep, strategy, t)
+	return t
 }
 
 // tr renders in one language.

@@ -34,6 +34,9 @@ type Result struct {
 	Tokens   map[string][]string // each client's values at K
 	Err      error               // why there is NoVerdict
 	Elapsed  time.Duration
+	// Granularity is the step of TTL the check ran at
+	// (Timing.Granularity); 0 when it ran at none (an error before).
+	Granularity time.Duration
 }
 
 // resultJSON is Result as JSON, with the names and units lockcheck's JSON
@@ -50,6 +53,8 @@ type resultJSON struct {
 	Key         string              `json:"key,omitempty"`
 	StartUnixMS int64               `json:"start_unix_ms,omitempty"`
 	Tokens      map[string][]string `json:"tokens,omitempty"`
+	// GranularityMS is the step of TTL the check ran at.
+	GranularityMS int64 `json:"granularity_ms,omitempty"`
 }
 
 // MarshalJSON writes r as one result of lockcheck's JSON (see its
@@ -57,6 +62,7 @@ type resultJSON struct {
 func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason, Message: r.Message,
 		ElapsedMS: ms(r.Elapsed), Timeline: r.Timeline, Key: r.Key, Tokens: r.Tokens}
+	j.GranularityMS = r.Granularity.Milliseconds()
 	if r.Err != nil {
 		j.Err = r.Err.Error()
 	}
@@ -74,7 +80,8 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	}
 	*r = Result{Property: j.Property, Verdict: j.Verdict, Reason: j.Reason, Message: j.Message,
 		Timeline: j.Timeline, Key: j.Key, Tokens: j.Tokens,
-		Elapsed: time.Duration(math.Round(j.ElapsedMS * float64(time.Millisecond)))}
+		Elapsed:     time.Duration(math.Round(j.ElapsedMS * float64(time.Millisecond))),
+		Granularity: time.Duration(j.GranularityMS) * time.Millisecond}
 	if j.StartUnixMS != 0 {
 		r.Start = time.UnixMilli(j.StartUnixMS)
 	}

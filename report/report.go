@@ -83,6 +83,65 @@ type Report struct {
 	// run); Changes lists the verdicts that were not the same every time.
 	Runs    int
 	Changes []Change
+	// ScaleFrom says, for a column that ran at a granularity coarser than a
+	// millisecond (Result.Granularity), where that granularity came from.
+	ScaleFrom map[string]ScaleFrom
+}
+
+// ScaleFrom is where a column's granularity came from.
+type ScaleFrom string
+
+// Where a granularity comes from.
+const (
+	ScaleColumn ScaleFrom = "column" // declared with the column (catalog.Entry.Timing)
+	ScaleFlag   ScaleFrom = "flag"   // lockcheck -granularity
+	ScaleLock   ScaleFrom = "lock"   // announced by the lock: strategy.Granular, or an -exec program's ready line
+)
+
+// scaleGroup is the columns that ran at one coarse granularity, for one
+// reason.
+type scaleGroup struct {
+	strategies []string
+	g          time.Duration
+	from       ScaleFrom
+}
+
+// scales returns the columns that ran at a granularity coarser than a
+// millisecond, grouped by granularity and reason, in the order of the
+// columns.
+func (rep *Report) scales() []scaleGroup {
+	var out []scaleGroup
+	for _, s := range rep.Strategies() {
+		var g time.Duration
+		for _, r := range rep.Results {
+			if r.Strategy == s {
+				g = max(g, r.Granularity)
+			}
+		}
+		if g <= time.Millisecond {
+			continue
+		}
+		from := rep.ScaleFrom[s]
+		if from == "" {
+			from = ScaleLock
+		}
+		i := slices.IndexFunc(out, func(sg scaleGroup) bool { return sg.g == g && sg.from == from })
+		if i < 0 {
+			out = append(out, scaleGroup{g: g, from: from})
+			i = len(out) - 1
+		}
+		out[i].strategies = append(out[i].strategies, s)
+	}
+	return out
+}
+
+// writeScales writes one line for each group of columns that ran at a
+// coarser time scale than the default.
+func (rep *Report) writeScales(w io.Writer, t tr) {
+	m := t.msg()
+	for _, sg := range rep.scales() {
+		fmt.Fprintf(w, m.scale, strings.Join(sg.strategies, ", "), sg.g, m.scaleFrom[sg.from])
+	}
 }
 
 // Strategies returns the strategies of the report, in the order of their
@@ -206,6 +265,10 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
 	m := t.msg()
 	fmt.Fprintf(ew, m.header+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	if len(rep.scales()) > 0 {
+		rep.writeScales(ew, t)
+		fmt.Fprintln(ew)
+	}
 	header, rows := rep.cells(t)
 	for i, part := range split(append([][]string{header}, rows...), opts.Width) {
 		if i > 0 {
@@ -238,6 +301,10 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
 	m := t.msg()
 	fmt.Fprintf(ew, m.header+m.colon+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	if len(rep.scales()) > 0 {
+		rep.writeScales(ew, t)
+		fmt.Fprintln(ew)
+	}
 	markdownTable(ew, rep, t)
 	fmt.Fprintln(ew)
 	summary(ew, rep, "- ", false, t)
@@ -376,6 +443,10 @@ type JSONResult struct {
 	StartUnixMS int64               `json:"start_unix_ms,omitempty"`
 	Tokens      map[string][]string `json:"tokens,omitempty"`
 	Mermaid     string              `json:"mermaid,omitempty"`
+	// GranularityMS is the step of TTL the check ran at; ScaleFrom, when
+	// coarser than a millisecond, says why.
+	GranularityMS int64     `json:"granularity_ms,omitempty"`
+	ScaleFrom     ScaleFrom `json:"scale_from,omitempty"`
 }
 
 // JSONChange is the JSON form of a Change.
@@ -414,6 +485,14 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 			Timeline:  r.Timeline,
 			Key:       r.Key,
 			Tokens:    r.Tokens,
+
+			GranularityMS: r.Granularity.Milliseconds(),
+		}
+		if r.Granularity > time.Millisecond {
+			jr.ScaleFrom = ScaleLock
+			if f, ok := rep.ScaleFrom[r.Strategy]; ok {
+				jr.ScaleFrom = f
+			}
 		}
 		if !r.Start.IsZero() {
 			jr.StartUnixMS = r.Start.UnixMilli()

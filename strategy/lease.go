@@ -42,6 +42,16 @@ type Refresher interface {
 	Refresh(ctx context.Context, ttl time.Duration) error
 }
 
+// Granular is implemented by strategies whose TTLs count in steps coarser
+// than a millisecond: a lock that sends EX, or a library whose expiry is a
+// whole number of seconds. Granularity returns that step; the conformance
+// suite then asks only for TTLs that are whole multiples of it
+// (locktest.Timing.Granularity).
+type Granular interface {
+	Strategy
+	Granularity() time.Duration
+}
+
 // FencingToken returns l's fencing token, and false when l carries none
 // (it is not Fenced, or its FencingToken says so).
 func FencingToken(l Lock) (int64, bool) {

@@ -260,7 +260,7 @@ type options struct {
 	// does not declare its own; 0 when not given.
 	granularity time.Duration
 	update      bool
-	cleanup    bool
+	cleanup     bool
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
 }

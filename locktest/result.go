@@ -133,12 +133,15 @@ const (
 	ArgText   ArgKind = "text"   // anything else, as it was
 	ArgNumber ArgKind = "number" // an integer that is not a time
 	ArgKey    ArgKind = "key"    // the run's lock key, written K
-	ArgTime   ArgKind = "time"   // a Unix time in ms near t0 (Arg.Ms after it)
-	ArgToken  ArgKind = "token"  // a value one client alone wrote
-	ArgDigest ArgKind = "digest" // a script's SHA-1 digest
-	ArgClient ArgKind = "client" // a simulated client's name
-	ArgLeft   ArgKind = "left"   // a key's time to live, counting down
-	ArgServer ArgKind = "server" // what the server says of itself (HELLO)
+	// ArgLockKey is a key the lock keeps its state under other than K
+	// (strategy.Keyed), its Text with K where the run's key is.
+	ArgLockKey ArgKind = "lock-key"
+	ArgTime    ArgKind = "time"   // a Unix time in ms near t0 (Arg.Ms after it)
+	ArgToken   ArgKind = "token"  // a value one client alone wrote
+	ArgDigest  ArgKind = "digest" // a script's SHA-1 digest
+	ArgClient  ArgKind = "client" // a simulated client's name
+	ArgLeft    ArgKind = "left"   // a key's time to live, counting down
+	ArgServer  ArgKind = "server" // what the server says of itself (HELLO)
 )
 
 // Arg is one value of an event, typed.

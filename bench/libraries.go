@@ -227,7 +227,7 @@ func (r *Runner) libraryEntries(c int) ([]*libEntry, func(), error) {
 
 // libraryTable is the libraries figure as a table.
 func (rep *Report) libraryTable() *table {
-	t := &table{head: []string{"client", "case", "lock", "per second: median (lowest–highest round)", "waiting"}}
+	t := &table{head: []string{"client", "case", "lock", "per second: median (lowest–highest round)", "waiting"}, right: []bool{false, false, false, true, false}}
 	for _, r := range rep.Libraries {
 		t.add(r.Client, r.Case(), r.Name, r.Spread(), r.Wait)
 	}

@@ -44,8 +44,12 @@
 //		write the verdicts found into the declared grid,
 //		catalog/verdicts.txt from the working directory (the repository's
 //		root), instead of printing the matrix, and say which cells
-//		changed: a change of verdict is then a diff of that file. A check
-//		without a verdict writes nothing.
+//		changed: a change of verdict is then a diff of that file. A
+//		strategy or property the grid has no column or row for yet gets
+//		one, in its place, with "-" in the cells that did not run. A check
+//		without a verdict writes nothing. Without -update, such a
+//		strategy or property is refused in one line that says what to
+//		run, with exit status 1.
 //	-cleanup
 //		remove what earlier runs left behind (see below), and nothing else.
 //	-exec COMMAND, -name NAME
@@ -277,7 +281,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return p.Cleanup(ctx, opts.redisAddr, opts.tls)
 	}
 	m := matrixrun.Matrix{Target: opts.redisAddr, TLS: opts.tls, Entries: opts.strategies, Properties: opts.properties,
-		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared}
+		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		if opts.update {
 			return p.UpdateGrid(rep, cmp.Or(e.root, "."))

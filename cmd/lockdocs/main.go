@@ -69,7 +69,7 @@ func main() {
 // program is lockdocs as package matrixrun runs it: its keys are
 // lockcheck's.
 func program(stderr io.Writer) matrixrun.Program {
-	return matrixrun.Program{Name: "lockdocs", Keys: "lockcheck", Stdout: io.Discard, Stderr: stderr, Start: redistest.Start}
+	return matrixrun.Program{Name: "lockdocs", Keys: "lockcheck", Stdout: io.Discard, Stderr: stderr, Start: redistest.Start, Updater: "lockcheck -update"}
 }
 
 // lockdocs is the command; it returns the exit status.

@@ -87,7 +87,7 @@ func main() {
 
 // program is peercheck as package matrixrun runs it.
 func program(stdout, stderr io.Writer) matrixrun.Program {
-	return matrixrun.Program{Name: "peercheck", Stdout: stdout, Stderr: stderr, Start: redistest.Start}
+	return matrixrun.Program{Name: "peercheck", Stdout: stdout, Stderr: stderr, Start: redistest.Start, Updater: "peercheck -update -root .."}
 }
 
 // options are the parsed flags.
@@ -174,7 +174,7 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if o.cleanup {
 		return p.Cleanup(ctx, o.addr, o.tls)
 	}
-	m := matrixrun.Matrix{Target: o.addr, TLS: o.tls, Entries: o.columns, Properties: o.properties, Runs: 1, Timeout: o.timeout, WarmUp: true}
+	m := matrixrun.Matrix{Target: o.addr, TLS: o.tls, Entries: o.columns, Properties: o.properties, Runs: 1, Timeout: o.timeout, WarmUp: true, Update: o.update}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		switch {
 		case o.docs:

@@ -13,8 +13,10 @@
 //
 // The flags are:
 //
-//	-format text|markdown|json
-//		how to print the matrix (text by default).
+//	-format NAME
+//		how to print the matrix: text by default, markdown, json, or
+//		another of package report's formats (report.Formats), which
+//		lockcheck -help lists.
 //	-width N
 //		the most columns the text matrix may take: a wider one is printed
 //		in parts, one under the other, each with the property column and
@@ -242,7 +244,7 @@ func (e env) program() matrixrun.Program {
 
 // options are the parsed flags.
 type options struct {
-	format     string
+	format     report.Format
 	lang       report.Lang
 	strategies []catalog.Entry
 	properties []locktest.Property
@@ -298,7 +300,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("lockcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output `format`: text, markdown or json")
+	format := fs.String("format", "text", "output `format`: "+report.FormatList())
 	strategyList := fs.String("strategy", "", "check only these `strategies` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
@@ -323,7 +325,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{format: *format, trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, update: *update, cleanup: *cleanup}
+	opts := options{trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, update: *update, cleanup: *cleanup}
 	if opts.cleanup {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -336,12 +338,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		return opts, nil
 	}
-	switch opts.format {
-	case "text", "markdown", "json":
-	default:
-		return opts, usageError{fmt.Sprintf("-format %q: want text, markdown or json", opts.format)}
-	}
 	var err error
+	if opts.format, err = report.ParseFormat(*format); err != nil {
+		return opts, usageError{"-format: " + err.Error()}
+	}
 	if opts.lang, err = report.ParseLang(*lang); err != nil || *lang == "" {
 		return opts, usageError{fmt.Sprintf("-lang %q: want %s", *lang, langList())}
 	}

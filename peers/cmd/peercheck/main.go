@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	peercheck [-format text|markdown|json] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
+//	peercheck [-format NAME] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
 //	peercheck -docs [-root DIR] [file ...]
 //	peercheck -update [-root DIR] [-strategy NAMES] [-property NAMES]
 //	peercheck -cleanup [-redis TARGET]
@@ -92,7 +92,7 @@ func program(stdout, stderr io.Writer) matrixrun.Program {
 
 // options are the parsed flags.
 type options struct {
-	format     string
+	format     report.Format
 	trace      bool
 	columns    []catalog.Entry
 	properties []locktest.Property
@@ -110,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("peercheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.format, "format", "text", "output `format`: text, markdown or json")
+	format := fs.String("format", "text", "output `format`: "+report.FormatList())
 	fs.BoolVar(&o.trace, "trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	columns := fs.String("strategy", "", "check only these `columns` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
@@ -131,15 +131,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	o.tls = *tlsFiles
-	switch o.format {
-	case "text", "markdown", "json":
-	default:
-		return o, fmt.Errorf("-format %q: want text, markdown or json", o.format)
+	var err error
+	if o.format, err = report.ParseFormat(*format); err != nil {
+		return o, fmt.Errorf("-format: %w", err)
 	}
 	if o.timeout <= 0 {
 		return o, fmt.Errorf("-timeout %v: want a positive duration", o.timeout)
 	}
-	var err error
 	if o.columns, err = catalog.Select(peers.Columns(), *columns); err != nil {
 		return o, fmt.Errorf("-strategy: %w", err)
 	}

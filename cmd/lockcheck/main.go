@@ -157,7 +157,7 @@
 //
 // The generated blocks of README.md and docs/ are written from a run of
 // the whole matrix by the command lockdocs (make docs), on the same
-// runner (package internal/matrixrun).
+// runner (package cmd/matrixrun).
 //
 // # Signals and cleanup
 //
@@ -200,7 +200,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"

@@ -13,7 +13,7 @@
 //	peercheck -cleanup [-redis TARGET]
 //
 // The flags are lockcheck's (see its documentation), and so is the run:
-// package internal/matrixrun finds or connects to the Redis (REDIS_ADDR or
+// package cmd/matrixrun finds or connects to the Redis (REDIS_ADDR or
 // REDIS_URL, else a Docker container, else a redis-server from PATH; -redis
 // takes host:port or a redis:// or rediss:// URL, with the -tls-* flags),
 // refuses a replica, puts the keys of a Cluster node's run in a slot it
@@ -64,7 +64,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"

@@ -144,7 +144,7 @@ func (t tr) reason(r Result) string {
 	case r.Err != nil:
 		return r.Err.Error()
 	case r.Message.IsZero():
-		return r.Reason
+		return ""
 	}
 	return t.render(r.Message, nil)
 }

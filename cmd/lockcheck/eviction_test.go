@@ -47,7 +47,7 @@ func TestEvictingServer(t *testing.T) {
 		}
 		disturbed++
 		assert.Equal(t, report.VerdictError, r.Verdict, "%s/%s: only an error may differ from the declared verdict", r.Strategy, r.Property)
-		assert.Regexp(t, `the server evicted \d+ keys? during the check \(maxmemory-policy allkeys-lru\)`, r.Error, "%s/%s", r.Strategy, r.Property)
+		assert.Regexp(t, `the server evicted \d+ keys? during the check \(maxmemory-policy allkeys-lru\)`, errText(r.Err), "%s/%s", r.Strategy, r.Property)
 	}
 	require.NotZero(t, disturbed, "the server evicted during none of the checks")
 	assert.Equal(t, exitMismatch, code, "exit status: a check got no verdict")

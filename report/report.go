@@ -26,10 +26,6 @@ import (
 	"github.com/locklab/locklab/locktest"
 )
 
-// VerdictError is the verdict shown for a property the suite could not
-// decide (locktest.Result.Err is set).
-const VerdictError = locktest.NoVerdict
-
 // Result is one property checked on one strategy.
 type Result struct {
 	// Strategy is the strategy's name, as in package catalog.
@@ -41,10 +37,11 @@ type Result struct {
 	locktest.Result
 }
 
-// Outcome returns the verdict found, or VerdictError when there is none.
+// Outcome returns the verdict found, or locktest.NoVerdict when there is
+// none.
 func (r Result) Outcome() locktest.Verdict {
 	if r.Err != nil {
-		return VerdictError
+		return locktest.NoVerdict
 	}
 	return r.Result.Verdict
 }
@@ -249,9 +246,6 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	}
 	return ew.err
 }
-
-// MarkdownTable writes the matrix alone as a Markdown table.
-func MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, English.tr()) }
 
 func markdownTable(w io.Writer, rep *Report, t tr) {
 	header, rows := rep.cells(t)

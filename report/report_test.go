@@ -403,7 +403,7 @@ func TestJSON(t *testing.T) {
 	assert.Equal(t, "7.0.15", got.RedisVersion)
 	assert.Equal(t, "2026-11-22T10:00:00Z", got.When)
 	require.Len(t, got.Results, 4)
-	assert.Equal(t, report.VerdictError, got.Results[0].Verdict)
+	assert.Equal(t, locktest.NoVerdict, got.Results[0].Verdict)
 	assert.Equal(t, "watchdog: boom", got.Results[0].Err.Error())
 	assert.False(t, got.Results[0].Match)
 	assert.Equal(t, locktest.Breaks, got.Results[1].Verdict)

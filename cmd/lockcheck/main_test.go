@@ -237,7 +237,7 @@ func TestError(t *testing.T) {
 	var got report.JSONReport
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.Len(t, got.Results, 1)
-	assert.Equal(t, report.VerdictError, got.Results[0].Verdict)
+	assert.Equal(t, locktest.NoVerdict, got.Results[0].Verdict)
 	assert.NotEmpty(t, got.Results[0].Err)
 	assert.False(t, got.Results[0].Match)
 }

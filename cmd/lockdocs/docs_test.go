@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/cmd/docblock"
 	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
@@ -112,9 +113,9 @@ func TestJSONAll(t *testing.T) {
 // its declared breaks and lists its verdicts; the READMEs show the matrix.
 func TestDocsCoverEveryBreak(t *testing.T) {
 	docs := committedDocs(t)
-	kinds := map[string][]block{}
+	kinds := map[string][]docblock.Block{}
 	for f, src := range docs {
-		blocks, err := parseBlocks(src)
+		blocks, err := style.Parse(src)
 		require.NoError(t, err, f)
 		kinds[f] = blocks
 	}
@@ -185,7 +186,7 @@ func TestDocsUpToDate(t *testing.T) {
 	for _, file := range slices.Sorted(maps.Keys(docs)) {
 		src := docs[file]
 		lang := langOf(file)
-		blocks, err := parseBlocks(src)
+		blocks, err := style.Parse(src)
 		require.NoError(t, err, file)
 		for _, b := range blocks {
 			ok, text, err := style.UpToDate(b, rep, root, lang)
@@ -231,13 +232,13 @@ func TestRewrite(t *testing.T) {
 
 	src := "# Title\n\nProse.\n\n<!-- lockcheck:matrix -->\nold\n<!-- /lockcheck:matrix -->\n\nMore prose.\n\n" +
 		"<!-- lockcheck:trace strategy=setnxpx property=double-release -->\n<!-- /lockcheck:trace -->\nEnd.\n"
-	got, err := rewrite(src, rep, root, report.English)
+	got, err := style.Rewrite(src, rep, root, report.English)
 	require.NoError(t, err)
-	blocks, err := parseBlocks(src)
+	blocks, err := style.Parse(src)
 	require.NoError(t, err)
 	var digests []string
 	for _, b := range blocks {
-		_, d, err := shape(b, rep, root, report.English)
+		_, d, err := style.Shape(b, rep, root, report.English)
 		require.NoError(t, err)
 		digests = append(digests, d)
 	}
@@ -250,29 +251,29 @@ func TestRewrite(t *testing.T) {
 		"```mermaid\nsequenceDiagram\n    participant A\n    participant Redis\n    A->>Redis: DEL K\n    Redis-->>A: 1\n```\n"+
 		"<!-- /lockcheck:trace -->\nEnd.\n", got)
 	quoted := "Write `<!-- lockcheck:matrix -->` on a line of its own.\n"
-	same, err := rewrite(quoted, rep, root, report.English)
+	same, err := style.Rewrite(quoted, rep, root, report.English)
 	require.NoError(t, err)
 	assert.Equal(t, quoted, same, "a marker inside a line is text")
 
-	again, err := rewrite(got, rep, root, report.English)
+	again, err := style.Rewrite(got, rep, root, report.English)
 	require.NoError(t, err)
 	assert.Equal(t, got, again, "rewriting is idempotent")
 
 	// A block that differs only in what changes between runs is kept.
 	later := *rep
 	later.When = time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC)
-	again, err = rewrite(got, &later, root, report.English)
+	again, err = style.Rewrite(got, &later, root, report.English)
 	require.NoError(t, err)
 	assert.Equal(t, got, again, "only the date changed")
 	later.RedisVersion = "8.0.0"
 	later.Results = []report.Result{r, r}
 	later.Results[1].Strategy = "luatoken"
-	again, err = rewrite(got, &later, root, report.English)
+	again, err = style.Rewrite(got, &later, root, report.English)
 	require.NoError(t, err)
 	assert.Contains(t, again, "| property | setnxpx | luatoken |", "the matrix changed")
 
 	// In Chinese, the same blocks, with the words and reasons in Chinese.
-	zh, err := rewrite(src, rep, root, report.Chinese)
+	zh, err := style.Rewrite(src, rep, root, report.Chinese)
 	require.NoError(t, err)
 	assert.Contains(t, zh, "| 性质 | setnxpx |\n|---|---|\n| double-release | breaks |\n\n"+
 		"_由 `make docs` 生成：lockcheck 在 Redis 7.0.15 上运行于 0001-01-01。_\n")
@@ -290,24 +291,24 @@ func TestRewrite(t *testing.T) {
 		"<!-- lockcheck:source file=strategy/getset/getset.go func=nope -->\n<!-- /lockcheck:source -->\n",
 		"<!-- lockcheck:matrix -->\ntext <!-- /lockcheck:matrix -->\n",
 	} {
-		_, err := rewrite(bad, rep, root, report.English)
+		_, err := style.Rewrite(bad, rep, root, report.English)
 		assert.Error(t, err, bad)
 	}
 }
 
 func TestQuote(t *testing.T) {
-	text, lang, err := quote(root, "strategy/getset/getset.go", "takeover")
+	text, lang, err := docblock.Quote(root, "strategy/getset/getset.go", "takeover")
 	require.NoError(t, err)
 	assert.Equal(t, "go", lang)
 	assert.True(t, strings.HasPrefix(text, "// takeover is step 3"), text)
 	assert.Contains(t, text, `s.Stamp("GETSET", stamp)`)
 	assert.True(t, strings.HasSuffix(text, "}"))
 
-	text, _, err = quote(root, "strategy/setnxpx/setnxpx.go", "Strategy.TryAcquire")
+	text, _, err = docblock.Quote(root, "strategy/setnxpx/setnxpx.go", "Strategy.TryAcquire")
 	require.NoError(t, err)
 	assert.Contains(t, text, `"SET", 1, "NX", "PX"`)
 
-	text, lang, err = quote(root, "strategy/luatoken/release.lua", "")
+	text, lang, err = docblock.Quote(root, "strategy/luatoken/release.lua", "")
 	require.NoError(t, err)
 	assert.Equal(t, "lua", lang)
 	assert.Contains(t, text, `redis.call("DEL", KEYS[1])`)

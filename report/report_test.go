@@ -614,7 +614,7 @@ func TestScales(t *testing.T) {
 	require.NoError(t, report.Markdown(&zh, rep, report.Options{Lang: report.Chinese}))
 	assert.Contains(t, zh.String(), "时间尺度：go-zero 以 1s 为粒度运行")
 	j := report.ToJSON(rep, report.Options{})
-	assert.Equal(t, int64(1000), j.Results[1].GranularityMS)
+	assert.Equal(t, time.Second, j.Results[1].Granularity)
 	assert.Equal(t, report.ScaleLock, j.Results[1].ScaleFrom)
 	assert.Equal(t, report.ScaleFrom(""), j.Results[0].ScaleFrom)
 

@@ -200,6 +200,7 @@ type messages struct {
 
 	// In diagrams.
 	errorReply, overlap, newToken string
+	push                          string                        // a message that answers no command
 	failed                        map[locktest.EventKind]string // a lock call's error
 }
 
@@ -239,6 +240,7 @@ var english = messages{
 		locktest.EvRefreshed: "refresh failed: ",
 	},
 	overlap:  "overlap: ",
+	push:     "push: ",
 	newToken: "(new token)",
 }
 
@@ -278,6 +280,7 @@ var chinese = messages{
 		locktest.EvRefreshed: "续期失败：",
 	},
 	overlap:  "重叠：",
+	push:     "推送：",
 	newToken: "（新令牌）",
 }
 

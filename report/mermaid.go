@@ -300,6 +300,9 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		}
 		srv := server(e)
 		return []line{l("%s->>%s: %s", c, srv, m.esc(cmd)), l("%s-->>%s: %s", srv, c, m.esc(r))}
+	case locktest.EvPush:
+		srv := server(e)
+		return []line{l("%s-->>%s: %s", srv, c, m.esc(words.push+m.show(e.Reply, nil, "")))}
 	case locktest.EvAcquired, locktest.EvReleased, locktest.EvRefreshed:
 		if e.Err != "" {
 			return []line{note(words.failed[e.Kind] + texts(errText))}

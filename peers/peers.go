@@ -1,11 +1,13 @@
 // Package peers runs Go Redis locks that locklab did not write through
 // locklab's conformance suite, as they are, beside luatoken: redsync v4
-// with a single pool, bsm/redislock, and the plain lock on go-redis that
-// code often writes by hand (SET NX PX, a Lua compare-and-delete). Each
+// with a single pool, bsm/redislock, the plain lock on go-redis that code
+// often writes by hand (SET NX PX, a Lua compare-and-delete), go-zero's
+// RedisLock (a new one for each use, and one shared by a client's
+// goroutines) and rueidislock (its defaults, and KeyMajority 1). Each
 // lives in a package of its own, an adapter to the strategy interfaces.
 //
 // It is a module of its own, so that the locklab module never depends on
-// go-redis, redsync or redislock. Peers lists them with the verdicts
+// go-redis, redsync, redislock, go-zero or rueidis. Peers lists them with the verdicts
 // declared for each, read from the libraries' code; the test runs the
 // suite on each and requires exactly those verdicts, and the command
 // peercheck prints their columns beside luatoken's. docs/peers.md in the
@@ -67,7 +69,16 @@ const (
 //   - none renews itself, hands out fencing tokens, or tells the holder
 //     its lease ran out: a holder that outlasts its TTL works beside the
 //     next one (the three overrun properties break), as on every TTL lock
-//     that does not renew (docs/no-ttl-lock-is-safe.md).
+//     that does not renew (docs/no-ttl-lock-is-safe.md);
+//   - go-zero's RedisLock is the same but counts TTLs in whole seconds
+//     (it runs at a granularity of 1s) and has no refresh; shared by
+//     goroutines, its one value lets one goroutine's second release free
+//     another's lock (go-zero-shared: double-release breaks);
+//   - rueidislock renews itself (holder-overrun holds), but its release
+//     reports nothing (release-frees breaks), its PXAT comes from the
+//     holder's clock (holder-clock breaks), and its lease ends only when
+//     its keys expire (renewed-overrun breaks); with two keys of three a
+//     crash can fall between them (crash-mid-acquire and -release hold).
 func Peers() []catalog.Entry {
 	peers := []catalog.Entry{
 		{

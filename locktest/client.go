@@ -49,7 +49,7 @@ type simClient struct {
 	inMultiAtPause bool          // the pause falls inside MULTI
 	reached        chan struct{} // becomes arrive when the pause at pauseAt begins
 	arrive         chan struct{} // closed when the paused client reaches its next command
-	failNext       bool          // the next command fails without being sent
+	failing        bool          // every command fails without being sent
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
 
 	// ownClock: the strategy reads a clock of its own (strategy.OwnClock),

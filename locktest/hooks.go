@@ -85,8 +85,7 @@ func (c *simClient) before(ctx context.Context, cmd string) error {
 	if c.crashed {
 		return errCrashed
 	}
-	if c.failNext {
-		c.failNext = false
+	if c.failing {
 		return errInjected
 	}
 	return nil

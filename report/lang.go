@@ -224,7 +224,7 @@ var english = messages{
 
 	scale: "Time scale: %s at a granularity of %v (%s), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.\n",
 	scaleFrom: map[ScaleFrom]string{
-		ScaleColumn: "the step in which the lock counts TTLs, declared with its column",
+		ScaleColumn: "declared with its column",
 		ScaleFlag:   "set by -granularity",
 		ScaleLock:   "the step in which the lock counts TTLs, which it announces",
 	},
@@ -264,7 +264,7 @@ var chinese = messages{
 
 	scale: "时间尺度：%s 以 %v 为粒度运行（%s），测试套件请求的每个 TTL 都是它的整数倍；其余各列为 1ms。\n",
 	scaleFrom: map[ScaleFrom]string{
-		ScaleColumn: "锁计算 TTL 的最小单位，随这一列声明",
+		ScaleColumn: "随这一列声明",
 		ScaleFlag:   "由 -granularity 设定",
 		ScaleLock:   "锁计算 TTL 的最小单位，由锁自己宣告",
 	},

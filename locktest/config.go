@@ -42,6 +42,10 @@ type Timing struct {
 	Poll  time.Duration // how often a waiter tries again; 5ms
 }
 
+// WithDefaults returns t with its zero fields at their defaults: the time
+// scale a check with t runs at.
+func (t Timing) WithDefaults() Timing { return t.withDefaults() }
+
 // withDefaults fills the zero fields of t.
 func (t Timing) withDefaults() Timing {
 	def := func(d *time.Duration, v time.Duration) {

@@ -173,6 +173,7 @@ type line struct {
 	// (to is "" over one); activate and deactivate name from.
 	from, to string
 	text     string // what an arrow or a note says, a loop's label
+	overlap  bool   // a note of two clients inside at once
 }
 
 // lineKind says what a line draws.
@@ -375,7 +376,9 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 			}
 		}
 		from, to := m.span(c, who)
-		return []line{l(lineNote, from, to, words.overlap+texts(said))}
+		n := l(lineNote, from, to, words.overlap+texts(said))
+		n.overlap = true
+		return []line{n}
 	}
 	if c != "" {
 		return []line{note(texts(said))}

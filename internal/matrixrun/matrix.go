@@ -52,7 +52,8 @@ func (m matrix) config(e catalog.Entry, key string) locktest.Config {
 
 // check runs property p on strategy e.
 func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
-	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, m.config(e, key), p)}
+	cfg := m.config(e, key)
+	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Timing: cfg.Timing.WithDefaults(), Result: locktest.Check(ctx, cfg, p)}
 	if m.undeclared {
 		r.Expected = ""
 	}
@@ -62,7 +63,10 @@ func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property,
 // run checks every property on every strategy, runs times, and reports the
 // last run with the verdicts that changed between runs.
 func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry, props []locktest.Property, runs int) (*report.Report, error) {
-	rep := &report.Report{RedisVersion: version, When: time.Now(), Runs: runs}
+	rep := &report.Report{RedisVersion: version, Program: m.name, When: time.Now(), Runs: runs, Sources: map[string]string{}}
+	for _, e := range entries {
+		rep.Sources[e.Name] = e.Sources
+	}
 	start := time.Now()
 	for _, e := range entries {
 		m.width = max(m.width, len(e.Name))

@@ -13,8 +13,9 @@
 //
 // The flags are:
 //
-//	-format text|markdown|json
-//		how to print the matrix (text by default).
+//	-format text|markdown|json|html
+//		how to print the matrix (text by default); html writes one
+//		self-contained page, every break drawn (see HTML below).
 //	-width N
 //		the most columns the text matrix may take: a wider one is printed
 //		in parts, one under the other, each with the property column and
@@ -283,6 +284,9 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
 		}
 		ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
+		if !opts.undeclared {
+			ropts.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "")
+		}
 		if opts.width >= 0 {
 			ropts.Width = opts.width
 		}
@@ -294,7 +298,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("lockcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output `format`: text, markdown or json")
+	format := fs.String("format", "text", "output `format`: text, markdown, json or html")
 	strategyList := fs.String("strategy", "", "check only these `strategies` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
@@ -333,9 +337,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return opts, nil
 	}
 	switch opts.format {
-	case "text", "markdown", "json":
+	case "text", "markdown", "json", "html":
 	default:
-		return opts, usageError{fmt.Sprintf("-format %q: want text, markdown or json", opts.format)}
+		return opts, usageError{fmt.Sprintf("-format %q: want text, markdown, json or html", opts.format)}
 	}
 	var err error
 	if opts.lang, err = report.ParseLang(*lang); err != nil || *lang == "" {

@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	peercheck [-format text|markdown|json] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
+//	peercheck [-format text|markdown|json|html] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
 //	peercheck -docs [-root DIR] [file ...]
 //	peercheck -update [-root DIR] [-strategy NAMES] [-property NAMES]
 //	peercheck -cleanup [-redis TARGET]
@@ -110,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("peercheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.format, "format", "text", "output `format`: text, markdown or json")
+	fs.StringVar(&o.format, "format", "text", "output `format`: text, markdown, json or html")
 	fs.BoolVar(&o.trace, "trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	columns := fs.String("strategy", "", "check only these `columns` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
@@ -132,9 +132,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	o.tls = *tlsFiles
 	switch o.format {
-	case "text", "markdown", "json":
+	case "text", "markdown", "json", "html":
 	default:
-		return o, fmt.Errorf("-format %q: want text, markdown or json", o.format)
+		return o, fmt.Errorf("-format %q: want text, markdown, json or html", o.format)
 	}
 	if o.timeout <= 0 {
 		return o, fmt.Errorf("-timeout %v: want a positive duration", o.timeout)
@@ -182,6 +182,8 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		case o.update:
 			return p.UpdateGrid(rep, o.root)
 		}
-		return p.Print(rep, o.format, report.Options{Trace: o.trace})
+		// The peers are explained on one page, luatoken on its own; the
+		// links are relative to -root.
+		return p.Print(rep, o.format, report.Options{Trace: o.trace, Pages: matrixrun.Pages(o.root, report.English, "peers")})
 	})
 }

@@ -201,7 +201,7 @@ type messages struct {
 type htmlWords struct {
 	title                              string
 	server, redis, date, scale, run    string // the header's terms
-	scaleValue                         string // short, long, slack, poll
+	scaleValue                         string // short, long, poll, slack
 	runValue                           string // program, columns, properties, checks, elapsed
 	runs                               string // how many runs
 	legend                             string // what a cell says, before the verdicts
@@ -211,11 +211,10 @@ type htmlWords struct {
 	cellTitle                          string // strategy, property, verdict, declared
 	breaks                             string // how many breaks: the section's heading
 	noBreaks                           string
-	page, back, toDiagram              string
+	page, back                         string
 	keyIs, startIs                     string // K's name; t0's time
 	footer                             string // the program
 	summary                            string // the heading of the summary
-	verdict                            map[locktest.Verdict]string
 }
 
 var english = messages{
@@ -266,7 +265,6 @@ var english = messages{
 		noBreaks:       "No check broke.",
 		page:           "Explained on",
 		back:           "↑ back to the matrix",
-		toDiagram:      "diagram",
 		keyIs:          "K = %s",
 		startIs:        "t0 = %s",
 		footer:         "Written by %s, of locklab. Every diagram is a run on a real Redis, drawn from its typed events.",
@@ -322,7 +320,6 @@ var chinese = messages{
 		noBreaks:       "没有任何检查是 breaks。",
 		page:           "讲解见",
 		back:           "↑ 回到矩阵",
-		toDiagram:      "时序图",
 		keyIs:          "K = %s",
 		startIs:        "t0 = %s",
 		footer:         "由 locklab 的 %s 生成。每张时序图都来自在真实 Redis 上的一次运行，由其类型化的事件画出。",

@@ -276,7 +276,7 @@ dd{margin:0}
 @media (max-width:600px){dl.run{grid-template-columns:1fr}dd{margin-bottom:6px}}
 .legend,.filters{font-size:.92em;color:#333}
 .filters label{white-space:nowrap;margin-right:1em}
-.matrix{overflow:auto;max-height:88vh;border:1px solid #d0d7de;border-radius:4px}
+.matrix{overflow:auto;max-height:88vh;width:fit-content;max-width:100%;border:1px solid #d0d7de;border-radius:4px}
 .matrix table{border-collapse:separate;border-spacing:0;font-size:13px;overflow-wrap:normal}
 .matrix th,.matrix td{border-right:1px solid #e4e7eb;border-bottom:1px solid #e4e7eb;padding:3px 6px;white-space:nowrap}
 .matrix thead th{position:sticky;top:0;background:#f4f6f8;z-index:2;vertical-align:bottom}
@@ -299,7 +299,7 @@ body:has(#only-mismatches:checked) section.break:not(.mism){display:none}
 section.break{scroll-margin-top:8px}
 .reason{margin:.2em 0}
 .links{margin:.2em 0 .5em;font-size:.92em}
-.diagram{overflow-x:auto;border:1px solid #d0d7de;border-radius:4px;background:#fcfcfd;padding:4px}
+.diagram{overflow-x:auto;width:fit-content;max-width:100%;border:1px solid #d0d7de;border-radius:4px;background:#fcfcfd;padding:4px}
 .diagram svg{display:block}
 .seq text{font:12px ui-monospace,"DejaVu Sans Mono","Liberation Mono","WenQuanYi Micro Hei Mono","Noto Sans Mono CJK SC",monospace;fill:#1c2128}
 .seq .lb,.seq .nt,.seq .pt{text-anchor:middle}

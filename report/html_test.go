@@ -70,7 +70,7 @@ func TestHTML(t *testing.T) {
 		"<dt>Server</dt><dd>redis 7.0.15 (process) at 127.0.0.1:6379</dd>",
 		"<dt>Date</dt><dd>2026-11-22 10:00:00 UTC</dd>",
 		"<dt>Time scale</dt><dd>a TTL meant to run out 60ms, one that must not 5s; waiters try every 5ms, until 500ms past a TTL</dd>",
-		"<dt>What ran</dt><dd>lockcheck: 2 columns × 2 properties, 4 checks in 0s</dd>",
+		"<dt>What ran</dt><dd>lockcheck; checks: 2 × 2 = 4 (columns × properties), in 0s</dd>",
 		`<th scope="col" title="003, 004 方式五"><span><a href="docs/setnxpx.md">setnxpx</a></span></th>`,
 		// The mismatch: a symbol, its verdict, "!" and the declared one.
 		`<td class="v holds mism" id="c-luatoken--holder-overrun" title="luatoken / holder-overrun: holds, declared breaks">✓ holds!<small>declared breaks</small></td>`,

@@ -387,9 +387,9 @@ func testWidths(t *testing.T, ctx context.Context, lang string) {
 // at 1100 by 1000 pixels, in 256 colours so that it stays small.
 func writeDocsShot(t *testing.T, ctx context.Context, lang string) {
 	t.Helper()
-	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1100, 1000)))
-	_, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`scrollTo(0, 0)`))
-	require.NoError(t, err)
+	// Loaded afresh, with no cell or diagram the target of the address.
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1100, 1000),
+		chromedp.Navigate("file://"+report(t, lang)), chromedp.WaitReady(chromedp.CSS("footer"))))
 	raw, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	require.NoError(t, err)
 	img, err := png.Decode(bytes.NewReader(raw))

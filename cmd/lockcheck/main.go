@@ -138,6 +138,18 @@
 // Markdown and JSON escape the characters Mermaid would misread (# ; " <
 // >); text prints them as they are.
 //
+// # HTML
+//
+// With -format html the output is one self-contained page (its style
+// sheet and drawings inline, nothing loaded, no script needed): a header
+// with the server, the date, the time scale and what ran; the matrix,
+// each cell a symbol and its verdict, a mismatch marked "!" with the
+// declared verdict; then every break with its reason, a link to its
+// strategy's page under docs/ (relative, when the working directory has
+// it) and its counterexample drawn as an SVG sequence diagram, linked to
+// and from its cell. -lang zh writes it in Chinese. make report writes the
+// whole matrix's page to locklab-report.html.
+//
 // # Languages
 //
 // The suite writes its reasons and notes in English. With -lang zh,

@@ -303,6 +303,7 @@ section.break{scroll-margin-top:8px}
 .diagram svg{display:block}
 .seq text{font:12px ui-monospace,"DejaVu Sans Mono","Liberation Mono","WenQuanYi Micro Hei Mono","Noto Sans Mono CJK SC",monospace;fill:#1c2128}
 .seq .lb,.seq .nt,.seq .pt{text-anchor:middle}
+.seq .lb{paint-order:stroke;stroke:#fcfcfd;stroke-width:4px;stroke-linejoin:round}
 .seq .pt{font-weight:700}
 .seq .lg{fill:#555}
 .seq .p{fill:#eef1f8;stroke:#4a5a8a}

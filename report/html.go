@@ -216,7 +216,6 @@ func htmlBreak(w io.Writer, r Result, opts Options, t tr) {
 	if !r.Start.IsZero() {
 		legend = append(legend, fmt.Sprintf(h.startIs, r.Start.UTC().Format("2006-01-02 15:04:05.000 UTC")))
 	}
-	legend = append(legend, t.tokenNames(r.Timeline)...)
 	fmt.Fprintf(w, "<div class=\"diagram\">%s</div>\n</section>\n",
 		t.svgDiagram(r.Timeline, legend, r.Strategy+" / "+string(r.Property)))
 }

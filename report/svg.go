@@ -29,22 +29,22 @@ const (
 	frameRoom = 14
 )
 
-// svgDiagram draws the counterexample of r. legend lines, drawn first,
-// say what K and the tokens stand for.
+// svgDiagram draws tl as an SVG sequence diagram titled title. The
+// legend's lines, drawn above it, say what K and t0 stand for; the values
+// of the tokens the diagram names follow them.
 func (t tr) svgDiagram(tl []locktest.Event, legend []string, title string) string {
 	m, lines := t.walk(tl)
 	d := newLayout(m.participants)
-	for _, s := range legend {
+	for _, s := range append(legend, m.tokenNames()...) {
 		d.legend = append(d.legend, wrap(s, 2*labelCols)...)
 	}
 	d.measure(lines)
 	return d.draw(lines, title)
 }
 
-// tokenNames lists the tokens the walk named in tl, "tokA = value", in the
-// order they are drawn.
-func (t tr) tokenNames(tl []locktest.Event) []string {
-	m, _ := t.walk(tl)
+// tokenNames lists the tokens the walk named, "tokA = value", in the
+// order of their names.
+func (m *mermaid) tokenNames() []string {
 	type named struct{ name, value string }
 	var out []named
 	for k, n := range m.names {

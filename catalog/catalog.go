@@ -53,7 +53,7 @@ func (e Entry) Config(cfg locktest.Config) locktest.Config {
 	return cfg
 }
 
-// Strategies returns the seventeen columns: the strategies on one Redis,
+// Strategies returns the catalog's columns: the strategies on one Redis,
 // from the most naive to the one to use, getsetcompare twice (as document
 // 004 writes it, then as document 003 does), luatoken with the two fixes
 // for an overrunning holder, auto-renewal and fencing tokens; then Redlock

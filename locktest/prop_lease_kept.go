@@ -49,7 +49,6 @@ func leaseKept(newRun func(string) *run) Result {
 	res, _ = keptRound(newRun, true)
 	if res.Verdict == Holds {
 		res.Message = mKeptAgain.New(res.Message)
-		res.Reason = res.Message.String()
 	}
 	return res
 }

@@ -24,8 +24,7 @@ const (
 type Result struct {
 	Property Property
 	Verdict  Verdict
-	Reason   string  // why the verdict is what it is: Message in English
-	Message  Message // why, as data: any language renders it
+	Message  Message // why the verdict is what it is, as data: any language renders it
 	// Timeline is a break's counterexample: each client's commands and
 	// replies, clock readings, and who was in the critical section.
 	Timeline []Event
@@ -35,6 +34,9 @@ type Result struct {
 	Err      error               // why there is NoVerdict
 	Elapsed  time.Duration
 }
+
+// Reason is why the verdict is what it is: Message in English.
+func (r Result) Reason() string { return r.Message.String() }
 
 // resultJSON is Result as JSON, with the names and units lockcheck's JSON
 // gives the same fields: Err as its text, Elapsed in milliseconds, Start
@@ -55,7 +57,7 @@ type resultJSON struct {
 // MarshalJSON writes r as one result of lockcheck's JSON (see its
 // documentation), without the fields that need a strategy's declaration.
 func (r Result) MarshalJSON() ([]byte, error) {
-	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason, Message: r.Message,
+	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason(), Message: r.Message,
 		ElapsedMS: ms(r.Elapsed), Timeline: r.Timeline, Key: r.Key, Tokens: r.Tokens}
 	if r.Err != nil {
 		j.Err = r.Err.Error()
@@ -66,13 +68,13 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes; the reason is Message's.
 func (r *Result) UnmarshalJSON(b []byte) error {
 	var j resultJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*r = Result{Property: j.Property, Verdict: j.Verdict, Reason: j.Reason, Message: j.Message,
+	*r = Result{Property: j.Property, Verdict: j.Verdict, Message: j.Message,
 		Timeline: j.Timeline, Key: j.Key, Tokens: j.Tokens,
 		Elapsed: time.Duration(math.Round(j.ElapsedMS * float64(time.Millisecond)))}
 	if j.StartUnixMS != 0 {

@@ -116,17 +116,17 @@ func (r *run) counterexample(res Result) Result {
 // holds, breaks and notApplicable build results from a run.
 func (r *run) holds(m Message) Result {
 	r.shutdown()
-	return Result{Verdict: Holds, Reason: m.String(), Message: m}
+	return Result{Verdict: Holds, Message: m}
 }
 
 func (r *run) breaks(m Message) Result {
 	r.shutdown()
-	return r.counterexample(Result{Verdict: Breaks, Reason: m.String(), Message: m})
+	return r.counterexample(Result{Verdict: Breaks, Message: m})
 }
 
 func (r *run) notApplicable(m Message) Result {
 	r.shutdown()
-	return Result{Verdict: NotApplicable, Reason: m.String(), Message: m}
+	return Result{Verdict: NotApplicable, Message: m}
 }
 
 // newClient builds a simulated client: a proxy of its own to Redis, a

@@ -57,7 +57,8 @@ func (l Lang) Mermaid(tl []locktest.Event) string { return l.tr().mermaid(tl) }
 // Verdicts is Verdicts with its header and reasons in l.
 func (l Lang) Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, l.tr()) }
 
-// MarkdownTable is MarkdownTable with its header in l.
+// MarkdownTable writes the matrix alone as a Markdown table, its header
+// in l.
 func (l Lang) MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, l.tr()) }
 
 // Reason returns r's reason in l, or its error as it is when it has one.
@@ -144,7 +145,7 @@ func (t tr) reason(r Result) string {
 	case r.Err != nil:
 		return r.Err.Error()
 	case r.Message.IsZero():
-		return r.Reason
+		return ""
 	}
 	return t.render(r.Message, nil)
 }

@@ -15,6 +15,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,10 +25,6 @@ import (
 
 	"github.com/locklab/locklab/locktest"
 )
-
-// VerdictError is the verdict shown for a property the suite could not
-// decide (locktest.Result.Err is set).
-const VerdictError = locktest.NoVerdict
 
 // Result is one property checked on one strategy.
 type Result struct {
@@ -43,10 +40,11 @@ type Result struct {
 	locktest.Result
 }
 
-// Outcome returns the verdict found, or VerdictError when there is none.
+// Outcome returns the verdict found, or locktest.NoVerdict when there is
+// none.
 func (r Result) Outcome() locktest.Verdict {
 	if r.Err != nil {
-		return VerdictError
+		return locktest.NoVerdict
 	}
 	return r.Result.Verdict
 }
@@ -261,9 +259,6 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	return ew.err
 }
 
-// MarkdownTable writes the matrix alone as a Markdown table.
-func MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, English.tr()) }
-
 func markdownTable(w io.Writer, rep *Report, t tr) {
 	header, rows := rep.cells(t)
 	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
@@ -368,26 +363,102 @@ type JSONReport struct {
 // JSONVersion is the version of the JSON form this package writes.
 const JSONVersion = 2
 
-// JSONResult is the JSON form of a Result: the fields of a
-// locktest.Result's JSON, under the same names, and the strategy, its
-// declared verdict and the diagram.
+// JSONResult is the JSON form of a Result: a locktest.Result's own JSON
+// (property, verdict, reason, message, error, elapsed_ms, and with a
+// timeline key, start_unix_ms and tokens), its reason in the report's
+// language, with the strategy, its declared verdict, whether they match,
+// and the diagram.
 type JSONResult struct {
-	Strategy  string            `json:"strategy"`
-	Property  locktest.Property `json:"property"`
-	Verdict   locktest.Verdict  `json:"verdict"`
-	Expected  locktest.Verdict  `json:"expected"`
-	Match     bool              `json:"match"`
-	Reason    string            `json:"reason"`           // in the report's language
-	Message   locktest.Message  `json:"message,omitzero"` // the reason as data
-	Error     string            `json:"error,omitempty"`
-	ElapsedMS float64           `json:"elapsed_ms"`
-	Timeline  []locktest.Event  `json:"timeline,omitempty"`
-	// Key, StartUnixMS and Tokens go with the timeline: the key it writes
-	// K, the t0 its times count from, and each client's tokens.
-	Key         string              `json:"key,omitempty"`
-	StartUnixMS int64               `json:"start_unix_ms,omitempty"`
-	Tokens      map[string][]string `json:"tokens,omitempty"`
-	Mermaid     string              `json:"mermaid,omitempty"`
+	Strategy string
+	locktest.Result
+	Expected locktest.Verdict
+	Match    bool
+	Reason   string // in the report's language; "" without a verdict
+	Mermaid  string // only with Options.Trace, for a break
+}
+
+// jsonAround are the fields a JSONResult puts around its locktest.Result.
+type jsonAround struct {
+	Strategy string           `json:"strategy"`
+	Expected locktest.Verdict `json:"expected"`
+	Match    bool             `json:"match"`
+	Reason   string           `json:"reason"`
+	Mermaid  string           `json:"mermaid,omitempty"`
+}
+
+// MarshalJSON writes r as one object: the strategy, the locktest.Result's
+// fields with its declared verdict and match after the verdict and the
+// reason in the report's language, then the diagram.
+func (r JSONResult) MarshalJSON() ([]byte, error) {
+	inner, err := json.Marshal(r.Result)
+	if err != nil {
+		return nil, err
+	}
+	around, err := json.Marshal(jsonAround{r.Strategy, r.Expected, r.Match, r.Reason, r.Mermaid})
+	if err != nil {
+		return nil, err
+	}
+	var extra map[string]json.RawMessage
+	if err := json.Unmarshal(around, &extra); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(inner))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var b bytes.Buffer
+	field := func(k string, v json.RawMessage) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(k)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('{')
+	field("strategy", extra["strategy"])
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		k, _ := tok.(string)
+		switch k {
+		case "reason":
+			field(k, extra["reason"])
+			continue
+		}
+		field(k, v)
+		if k == "verdict" {
+			field("expected", extra["expected"])
+			field("match", extra["match"])
+		}
+	}
+	if m, ok := extra["mermaid"]; ok {
+		field("mermaid", m)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *JSONResult) UnmarshalJSON(b []byte) error {
+	var around jsonAround
+	if err := json.Unmarshal(b, &around); err != nil {
+		return err
+	}
+	var inner locktest.Result
+	if err := json.Unmarshal(b, &inner); err != nil {
+		return err
+	}
+	*r = JSONResult{Strategy: around.Strategy, Result: inner, Expected: around.Expected, Match: around.Match,
+		Reason: around.Reason, Mermaid: around.Mermaid}
+	return nil
 }
 
 // JSONChange is the JSON form of a Change.
@@ -415,24 +486,9 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 		out.Runs = rep.Runs
 	}
 	for _, r := range rep.Results {
-		jr := JSONResult{
-			Strategy:  r.Strategy,
-			Property:  r.Property,
-			Verdict:   r.Outcome(),
-			Expected:  r.Expected,
-			Match:     r.Matches(),
-			Message:   r.Message,
-			ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000,
-			Timeline:  r.Timeline,
-			Key:       r.Key,
-			Tokens:    r.Tokens,
-		}
-		if !r.Start.IsZero() {
-			jr.StartUnixMS = r.Start.UnixMilli()
-		}
-		if r.Err != nil {
-			jr.Error = r.Err.Error()
-		} else {
+		jr := JSONResult{Strategy: r.Strategy, Result: r.Result, Expected: r.Expected, Match: r.Matches()}
+		jr.Result.Verdict = r.Outcome()
+		if r.Err == nil {
 			jr.Reason = t.reason(r)
 		}
 		if opts.Trace && jr.Verdict == locktest.Breaks {

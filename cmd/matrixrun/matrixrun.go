@@ -183,14 +183,12 @@ func (p Program) notDeclared(m Matrix, columns []string, rows []locktest.Propert
 		props = append(props, string(r))
 	}
 	// Name the columns unless they are all of the run and the properties
-	// say more; name the properties unless they are all of the run.
+	// say which cells; name the properties unless they are all of it.
 	byColumn, byRow := len(columns) < len(m.Entries), len(rows) < len(m.Properties)
 	var what []string
 	cmd := cmp.Or(p.Updater, p.Name+" -update")
 	if byColumn || !byRow {
 		what = append(what, columns...)
-	}
-	if byColumn {
 		cmd += " -strategy " + strings.Join(columns, ",")
 	}
 	if byRow {

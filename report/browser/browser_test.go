@@ -209,6 +209,7 @@ func TestReport(t *testing.T) {
 			t.Run("Offline", func(t *testing.T) { testOffline(t, ctx, s) })
 			t.Run("Links", func(t *testing.T) { testLinks(t, ctx) })
 			t.Run("KnownBreak", func(t *testing.T) { testKnownBreak(t, ctx) })
+			t.Run("Filters", func(t *testing.T) { testFilters(t, ctx) })
 			t.Run("Widths", func(t *testing.T) { testWidths(t, ctx, lang) })
 			// Whatever the checks did (clicks, resizes) said nothing
 			// either.
@@ -305,6 +306,34 @@ func testKnownBreak(t *testing.T, ctx context.Context) {
 	// Drawn, not only written: its arrows and notes have a size.
 	arrows := eval[int](t, ctx, `[...document.querySelectorAll("#b-setnxdel--crash-recovery svg.seq path.a")].filter(p => p.getBBox().width > 20).length`)
 	assert.GreaterOrEqual(t, arrows, 2)
+}
+
+// testFilters: the two check boxes filter the matrix without a script:
+// the rows with a break, or only the verdicts not as declared (none here,
+// so no row and no break is left).
+func testFilters(t *testing.T, ctx context.Context) {
+	type counts struct{ Rows, Breaking, Shown, Sections int }
+	filter := func(box string) counts {
+		return eval[counts](t, ctx, `(async () => {
+			const box = document.getElementById("`+box+`");
+			box.click();
+			await new Promise(r => requestAnimationFrame(r));
+			const shown = (el) => el.getClientRects().length > 0;
+			const rows = [...document.querySelectorAll(".matrix tbody tr")];
+			const c = {rows: rows.length, breaking: rows.filter(r => r.classList.contains("has-break")).length,
+				shown: rows.filter(shown).length, sections: [...document.querySelectorAll("section.break")].filter(shown).length};
+			box.click();
+			return c;
+		})()`)
+	}
+	got := filter("only-breaks")
+	assert.Less(t, got.Breaking, got.Rows, "some row has no break")
+	assert.Equal(t, got.Breaking, got.Shown, "only the rows with a break")
+	got = filter("only-mismatches")
+	assert.Zero(t, got.Shown, "every verdict is the declared one")
+	assert.Zero(t, got.Sections)
+	rows := eval[int](t, ctx, `[...document.querySelectorAll(".matrix tbody tr")].filter(r => r.getClientRects().length > 0).length`)
+	assert.Equal(t, got.Rows, rows, "unchecked, every row is back")
 }
 
 // testWidths: at each width, the body does not scroll sideways; the

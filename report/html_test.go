@@ -2,8 +2,8 @@ package report_test
 
 import (
 	"bytes"
-	"errors"
 	"encoding/xml"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -132,4 +132,18 @@ func TestHTMLNoBreak(t *testing.T) {
 	got := page(t, rep, report.Options{})
 	assert.Contains(t, got, "<p>No check broke.</p>")
 	assert.Empty(t, diagrams(t, got))
+}
+
+// TestHTMLScales: columns run at different time scales each say theirs.
+func TestHTMLScales(t *testing.T) {
+	rep := sample()
+	for i := range rep.Results {
+		rep.Results[i].Timing = locktest.Timing{Short: ms(60), Long: ms(5000), Slack: ms(500), Poll: ms(5)}
+		if rep.Results[i].Strategy == "luatoken" {
+			rep.Results[i].Timing.Short = ms(1000)
+		}
+	}
+	got := page(t, rep, report.Options{})
+	assert.Contains(t, got, "<dt>Time scale</dt><dd>setnxpx: a TTL meant to run out 60ms, one that must not 5s; waiters try every 5ms, until 500ms past a TTL; "+
+		"luatoken: a TTL meant to run out 1s, one that must not 5s; waiters try every 5ms, until 500ms past a TTL</dd>")
 }

@@ -416,10 +416,8 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		k, _ := tok.(string)
-		switch k {
-		case "reason":
-			field(k, extra["reason"])
-			continue
+		if k == "reason" {
+			v = extra["reason"] // in the report's language
 		}
 		field(k, v)
 		if k == "verdict" {

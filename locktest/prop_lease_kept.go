@@ -63,7 +63,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	}
 	for try := 1; try <= keptTries; try++ {
 		r := newRun(fmt.Sprintf("/%s-try-%d", round, try))
-		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.kept()/10
+		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.keptShort()
 		a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
 		asked := time.Now()
 		what, askedFor := mKeptHoldsFor, mKeptAskedFor

@@ -45,6 +45,9 @@ type Command struct {
 	// Sent says the command was forwarded to Redis; false when Before
 	// failed it or the connection closed first.
 	Sent bool
+	// Rewritten, set by Before, says that it replaced Args: the new ones
+	// are sent to Redis instead of what the client wrote.
+	Rewritten bool
 }
 
 // Name returns the command's name in upper case.
@@ -423,7 +426,10 @@ func (c *Conn) process(srv net.Conn) {
 			c.inMulti = false
 		}
 		raw := rc.Raw
-		if len(args) != len(rc.Args) {
+		switch {
+		case cmd.Rewritten:
+			raw = encodeCommand(cmd.Args)
+		case len(args) != len(rc.Args):
 			raw = encodeCommand(args) // HELLO without its AUTH
 		}
 		if !c.forward(srv, cmd, name, raw) {

@@ -197,6 +197,10 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 	switch b.Kind {
 	case "matrix":
 		lang.MarkdownTable(&w, rep)
+		var scales bytes.Buffer
+		if lang.Scales(&scales, rep); scales.Len() > 0 {
+			fmt.Fprintf(&w, "\n%s", scales.String())
+		}
 		if mism := rep.Mismatches(); len(mism) > 0 {
 			fmt.Fprintf(&w, words.Mismatches, len(mism))
 		}

@@ -51,6 +51,17 @@ type simClient struct {
 	failNext       bool          // the next command fails without being sent
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
 
+	// Faults on the wire (fault.go): the one armed, the commands counted
+	// since, the command it hit and what it did; and the commands listed
+	// while watching.
+	fault      fault
+	faultSeen  int
+	faultCmd   *wire.Command
+	faultHit   faultKind
+	faultUntil time.Time
+	watching   bool
+	seen       []sentCommand
+
 	onCrash []func() // what the factory asked to run when the client crashes
 	cleanup []func() // what the factory asked to run when the client is done
 	dying   bool     // crashed by a scenario, not stopped at the end of the run

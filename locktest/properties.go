@@ -25,6 +25,7 @@ const (
 	LeaseKept         Property = "lease-kept"          // nobody acquires before the holder's TTL has passed
 	CrashMidRelease   Property = "crash-mid-release"   // a holder dies between its release's commands
 	SafeRefresh       Property = "safe-refresh"        // a late Refresh must not claim, extend or free
+	AcquireFaults     Property = "acquire-faults"      // errors, lost replies and drops inside the acquire
 	FencedOverrun     Property = "fenced-overrun"      // a late holder's write must be refused (strategy.Fenced)
 	RenewedOverrun    Property = "renewed-overrun"     // a stalled holder learns its lease is lost (strategy.Leased)
 	Failover          Property = "failover"            // a replica promoted without the lock (topology)
@@ -61,6 +62,7 @@ var table = []property{
 	{SafeRelease, safeRelease, "a release sent after the holder's TTL ran out freed the next holder's lock", false},
 	{DoubleRelease, doubleRelease, "a second release freed the lock someone else had acquired in between", false},
 	{SafeRefresh, safeRefresh, "a late Refresh claimed, extended or freed the next holder's lock", false},
+	{AcquireFaults, acquireFaults, "an acquire whose command met an error reply, a lost reply, a dropped connection or a late reply gave a lock it did not hold, changed the holder's lock, or left a key that outlives its TTL", false},
 	{HolderOverrun, holderOverrun, "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it", false},
 	{FencedOverrun, fencedOverrun, "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it", false},
 	{RenewedOverrun, renewedOverrun, "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it", false},

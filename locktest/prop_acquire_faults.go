@@ -1,0 +1,284 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
+
+// AcquireFaults: at each command of B's acquire in turn, first while A
+// holds the lock, then while the key is free, the suite answers the
+// command with an error reply in Redis's place (ERR, LOADING, BUSY,
+// MASTERDOWN, OOM, and NOSCRIPT for an EVALSHA), lets it run and drops
+// the connection before the reply, drops the connection before the
+// command reaches Redis, or holds its reply until past the caller's
+// deadline. B may fail, or say the lock is taken, or return a lock only
+// when it holds the key: while A holds it, a lock given to B breaks the
+// property, and so does any change to A's lock; with the key free, what
+// B's faulted acquire left must be B's own lock, or free within the TTL
+// and the slack.
+
+// faultHold is how long past the caller's deadline a late reply is held;
+// the deadline is the Short TTL after B's attempt begins.
+const faultHold = 10 * time.Millisecond
+
+// faultPoint is one fault at one command of B's acquire.
+type faultPoint struct {
+	at   int
+	cmd  string
+	kind faultKind
+	code string // faultReply: the error reply
+}
+
+// what says the fault, for the reasons.
+func (f faultPoint) what() Message {
+	var m Message
+	switch f.kind {
+	case faultReply:
+		code, _, _ := strings.Cut(f.code, " ")
+		m = mFaultIsReply.New(code)
+	case faultLost:
+		m = mFaultIsLost.New()
+	case faultDropped:
+		m = mFaultIsDropped.New()
+	case faultLate:
+		m = mFaultIsLate.New()
+	}
+	return mFaultAt.New(m, f.at, f.cmd)
+}
+
+// faultPoints lists the faults to inject into an acquire that sends cmds
+// when nothing goes wrong: at each command, every fault; no error reply
+// to a command Redis only queues inside MULTI, or to EXEC (a server that
+// refuses those aborts the transaction, which a reply alone cannot do),
+// and NOSCRIPT only to an EVALSHA.
+func faultPoints(cmds []sentCommand) []faultPoint {
+	var out []faultPoint
+	for i, c := range cmds {
+		at := i + 1
+		if !c.inMulti && c.name != "EXEC" {
+			for _, code := range errorCodes {
+				if strings.HasPrefix(code, "NOSCRIPT") && !strings.HasPrefix(c.name, "EVALSHA") {
+					continue
+				}
+				out = append(out, faultPoint{at: at, cmd: c.name, kind: faultReply, code: code})
+			}
+		}
+		for _, k := range []faultKind{faultLost, faultDropped, faultLate} {
+			out = append(out, faultPoint{at: at, cmd: c.name, kind: k})
+		}
+	}
+	return out
+}
+
+// acquireFaults: for A holding K, then K free, it counts the commands of
+// B's acquire and injects each fault of faultPoints in turn, on a fresh
+// run each.
+func acquireFaults(newRun func(string) *run) Result {
+	var last *run
+	injected, commands := 0, 0
+	for _, held := range []bool{true, false} {
+		state := "free"
+		if held {
+			state = "held"
+		}
+		r, _, b := faultSetup(newRun, "/"+state+"-count", held)
+		b.watchCommands()
+		l, _ := b.attemptErr(r.ctx, faultTTL(r))
+		cmds := b.watched()
+		if l != nil && held {
+			b.r.det.enter("A")
+			b.r.det.enter("B")
+			return r.breaks(mFaultsNoFault.New())
+		}
+		r.shutdown()
+		commands += len(cmds)
+		for i, f := range faultPoints(cmds) {
+			r, a, b := faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
+			last = r
+			if res, broke := injectOne(r, a, b, f, held); broke {
+				return res
+			}
+			if b.faultFired() != faultNone {
+				injected++
+			}
+			r.shutdown()
+		}
+	}
+	if last == nil {
+		r := newRun("/none")
+		return r.notApplicable(mFaultsNoCommand.New())
+	}
+	return last.holds(mFaultsHold.New(injected, commands))
+}
+
+// faultTTL is the TTL B asks for: long enough to read K before it ends
+// on a loaded machine, short enough to wait for past it.
+func faultTTL(r *run) time.Duration { return r.tm.renewedTTL() }
+
+// faultSetup starts a run with A and B, B warm: it has acquired and
+// released once, so that its connections are open and logged in and its
+// scripts loaded (on another key), and a fault falls on a command of the acquire itself.
+// With held, A then holds K for the Long TTL.
+func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b *simClient) {
+	r = newRun(name)
+	a, b = r.newClient("A", 0), r.newClient("B", 0)
+	// On a key of its own: a lock whose release frees nothing
+	// (release-frees) would keep K.
+	lb, err := b.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
+	if lb == nil {
+		r.fail("B could not acquire a free lock: %v", err)
+	}
+	b.releaseErr(lb)
+	r.rec.forget()
+	r.note(mFaultsWarm.New())
+	if held {
+		if a.tryAcquire(r.tm.Long) == nil {
+			r.fail("A could not acquire a free lock")
+		}
+		r.det.enter("A")
+		r.note(mFaultsAHolds.New(r.tm.Long))
+	} else {
+		r.note(mFaultsFree.New())
+	}
+	return r, a, b
+}
+
+// injectOne runs B's acquire with f and judges what it did; broke says
+// whether res is a break.
+func injectOne(r *run, a, b *simClient, f faultPoint, held bool) (res Result, broke bool) {
+	ttl := faultTTL(r)
+	before := r.viewKey()
+	ctx := r.ctx
+	ff := fault{kind: f.kind, reply: f.code, at: f.at}
+	if f.kind == faultLate {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(r.ctx, r.tm.Short)
+		defer cancel()
+		dl, _ := ctx.Deadline()
+		ff.until = dl.Add(faultHold)
+	}
+	b.armFault(ff)
+	lb, err := b.attemptErr(ctx, ttl)
+	b.disarmFault()
+	if b.faultFired() == faultNone {
+		return Result{}, false // the acquire took another path this time
+	}
+	what := f.what()
+	if held {
+		if lb != nil {
+			r.det.enter("B")
+			return r.breaks(mFaultsGrantedHeld.New(what)), true
+		}
+		if changed := r.viewKey().changedFrom(before, "A", false); !changed.IsZero() {
+			return r.breaks(mFaultsChangedHeld.New(what, changed)), true
+		}
+		return Result{}, false
+	}
+	if lb != nil {
+		if !r.keyExists() {
+			return r.breaks(mFaultsGrantedFree.New(what)), true
+		}
+		owned := r.viewKey()
+		rerr := b.releaseErr(lb)
+		if after := r.viewKey(); rerr != nil || (after.pttl != -2 && after.value == owned.value) {
+			why := "K unchanged"
+			if rerr != nil {
+				why = r.errText(rerr)
+			}
+			return r.breaks(mFaultsNotOwn.New(what, why)), true
+		}
+		return Result{}, false
+	}
+	reason := "ErrNotAcquired"
+	if err != nil && !errors.Is(err, strategy.ErrNotAcquired) {
+		reason = r.errText(err)
+	}
+	switch ms := r.readPTTL(); {
+	case ms == -2:
+	case ms >= 0:
+		if left := time.Duration(ms) * time.Millisecond; left > ttl+r.tm.Slack {
+			return r.breaks(mFaultsTooLong.New(what, reason, shown(ms), ttl)), true
+		}
+	default:
+		// K has no expiry of its own: a lock whose expiry is a time in
+		// its value frees once that time has passed. C tries for the
+		// TTL and the slack.
+		wait := ttl + r.tm.Slack
+		c := r.newClient("C", 0)
+		r.note(mFaultsCWaits.New(wait))
+		if c.acquire(ttl, wait) == nil {
+			return r.breaks(mFaultsOrphan.New(what, reason, ttl+r.tm.Slack, r.lifeLeft(ttl, ttl+r.tm.Slack))), true
+		}
+	}
+	return Result{}, false
+}
+
+// attemptErr makes one attempt with ctx and records what it returned,
+// whatever it is.
+func (c *simClient) attemptErr(ctx context.Context, ttl time.Duration) (strategy.Lock, error) {
+	l, err := c.attempt(ctx, c.r.key, ttl)
+	switch {
+	case err == nil && l == nil:
+		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+	case err == nil:
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
+	case errors.Is(err, strategy.ErrNotAcquired):
+		c.r.rec.add(Event{Client: c.name, Kind: EvNotAcquired})
+	default:
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Err: c.r.errText(err)})
+	}
+	return l, err
+}
+
+// acquire-faults' messages.
+var (
+	mFaultsAHolds = msg.Define("acquire-faults.a-holds", msg.K(msg.Duration),
+		"A holds K for {0}; B's acquire meets a fault", "A 持有 K，TTL 为 {0}；B 加锁时遇到故障")
+	mFaultsWarm = msg.Define("acquire-faults.warm", nil,
+		"B has acquired and released a lock once, on a key of its own: its connections are open and logged in",
+		"B 已经在另一个键上加锁、释放过一次：它的连接已经打开并登录")
+	mFaultsFree = msg.Define("acquire-faults.free", nil,
+		"K is free; B's acquire meets a fault", "K 空闲；B 加锁时遇到故障")
+	mFaultIsReply   = msg.Define("acquire-faults.reply", msg.K(msg.Text), "the error reply {0}", "错误回复 {0}")
+	mFaultIsLost    = msg.Define("acquire-faults.lost", nil, "a lost reply", "回复丢失")
+	mFaultIsDropped = msg.Define("acquire-faults.dropped", nil,
+		"a connection dropped before the command", "命令发出前连接断开")
+	mFaultIsLate = msg.Define("acquire-faults.late", nil,
+		"a reply after the caller's deadline", "回复晚于调用方的截止时间")
+	mFaultAt = msg.Define("acquire-faults.at", msg.K(msg.Sub, msg.Ordinal, msg.Text),
+		"{0} at the {1} command of B's acquire ({2})", "B 加锁的{1}条命令（{2}）遇到{0}")
+	mFaultsCWaits = msg.Define("acquire-faults.c-waits", msg.K(msg.Duration),
+		"K has no expiry; C tries for {0}", "K 没有过期时间；C 尝试 {0}")
+	mFaultsNoFault = msg.Define("acquire-faults.breaks-no-fault", nil,
+		"A held K, and B's acquire returned a lock without any fault: two holders",
+		"A 持有 K，B 在没有任何故障时加锁也拿到了锁：两个持有者")
+	mFaultsGrantedHeld = msg.Define("acquire-faults.breaks-granted", msg.K(msg.Sub),
+		"A held K; with {0}, B's acquire returned a lock: two holders",
+		"A 持有 K；{0}时，B 的加锁返回了一把锁：两个持有者")
+	mFaultsChangedHeld = msg.Define("acquire-faults.breaks-changed", msg.K(msg.Sub, msg.Sub),
+		"A held K; with {0}, B's failed acquire {1}",
+		"A 持有 K；{0}时，B 失败的加锁{1}")
+	mFaultsGrantedFree = msg.Define("acquire-faults.breaks-granted-free", msg.K(msg.Sub),
+		"K was free; with {0}, B's acquire returned a lock, but K is not there: B holds nothing, and anyone can acquire",
+		"K 空闲；{0}时，B 的加锁返回了一把锁，但 K 并不存在：B 什么也没持有，谁都能拿到锁")
+	mFaultsNotOwn = msg.Define("acquire-faults.breaks-not-own", msg.K(msg.Sub, msg.Text),
+		"K was free; with {0}, B's acquire returned a lock that its own release did not free ({1})",
+		"K 空闲；{0}时，B 的加锁返回了一把锁，它自己的释放却没有放开（{1}）")
+	mFaultsTooLong = msg.Define("acquire-faults.breaks-too-long", msg.K(msg.Sub, msg.Text, msg.Duration, msg.Duration),
+		"K was free; with {0}, B's acquire failed ({1}) and left K to live {2}, past the {3} B asked for",
+		"K 空闲；{0}时，B 的加锁失败了（{1}），却留下 K 还要 {2} 才过期，超过了 B 请求的 {3}")
+	mFaultsOrphan = msg.Define("acquire-faults.breaks-orphan", msg.K(msg.Sub, msg.Text, msg.Duration, msg.Sub),
+		"K was free; with {0}, B's acquire failed ({1}) and left K behind, and nobody could acquire it {2} later: {3}",
+		"K 空闲；{0}时，B 的加锁失败了（{1}），却留下了 K，{2} 之后仍然没人拿得到：{3}")
+	mFaultsNoCommand = msg.Define("acquire-faults.n/a", nil,
+		"B's acquire sent no command to fault", "B 的加锁没有发出可以注入故障的命令")
+	mFaultsHold = msg.Define("acquire-faults.holds", msg.K(msg.Count, msg.Count),
+		"with each of {0} faults at the {1} commands of B's acquire, with A holding K and with K free, B took no lock it did not hold, left A's lock as it was and left nothing that outlives its TTL",
+		"在 B 加锁的 {1} 条命令上逐一注入 {0} 种故障，A 持有 K 时和 K 空闲时都一样：B 没有拿到它并不持有的锁，A 的锁原样未动，也没有留下比 TTL 活得更久的东西")
+)

@@ -29,10 +29,12 @@ const faultHold = 10 * time.Millisecond
 
 // faultPoint is one fault at one command of B's acquire.
 type faultPoint struct {
-	at   int
-	cmd  string
-	kind faultKind
-	code string // faultReply: the error reply
+	op    string // acquire or refresh
+	at    int
+	cmd   string
+	kind  faultKind
+	code  string    // faultReply: the error reply
+	until time.Time // faultLate: set by faultContext
 }
 
 // what says the fault, for the reasons.
@@ -49,7 +51,7 @@ func (f faultPoint) what() Message {
 	case faultLate:
 		m = mFaultIsLate.New()
 	}
-	return mFaultAt.New(m, f.at, f.cmd)
+	return mFaultAt.New(m, f.at, f.op, f.cmd)
 }
 
 // faultPoints lists the faults to inject into an acquire that sends cmds
@@ -57,7 +59,7 @@ func (f faultPoint) what() Message {
 // to a command Redis only queues inside MULTI, or to EXEC (a server that
 // refuses those aborts the transaction, which a reply alone cannot do),
 // and NOSCRIPT only to an EVALSHA.
-func faultPoints(cmds []sentCommand) []faultPoint {
+func faultPoints(op string, cmds []sentCommand) []faultPoint {
 	var out []faultPoint
 	for i, c := range cmds {
 		at := i + 1
@@ -66,11 +68,11 @@ func faultPoints(cmds []sentCommand) []faultPoint {
 				if strings.HasPrefix(code, "NOSCRIPT") && !strings.HasPrefix(c.name, "EVALSHA") {
 					continue
 				}
-				out = append(out, faultPoint{at: at, cmd: c.name, kind: faultReply, code: code})
+				out = append(out, faultPoint{op: op, at: at, cmd: c.name, kind: faultReply, code: code})
 			}
 		}
 		for _, k := range []faultKind{faultLost, faultDropped, faultLate} {
-			out = append(out, faultPoint{at: at, cmd: c.name, kind: k})
+			out = append(out, faultPoint{op: op, at: at, cmd: c.name, kind: k})
 		}
 	}
 	return out
@@ -98,7 +100,7 @@ func acquireFaults(newRun func(string) *run) Result {
 		}
 		r.shutdown()
 		commands += len(cmds)
-		for i, f := range faultPoints(cmds) {
+		for i, f := range faultPoints("acquire", cmds) {
 			r, a, b := faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
 			last = r
 			if res, broke := injectOne(r, a, b, f, held); broke {
@@ -114,7 +116,78 @@ func acquireFaults(newRun func(string) *run) Result {
 		r := newRun("/none")
 		return r.notApplicable(mFaultsNoCommand.New())
 	}
+	res, refreshed, ok := refreshFaults(newRun)
+	if !ok {
+		return res
+	}
+	if refreshed > 0 {
+		return last.holds(mFaultsHoldRefresh.New(mFaultsHold.New(injected, commands), refreshed))
+	}
 	return last.holds(mFaultsHold.New(injected, commands))
+}
+
+// refreshFaults: B holds K and refreshes it to the Long TTL; at each
+// command of its Refresh in turn, each fault. A Refresh that reports
+// success must have extended K: a lease is not extended on faith. It
+// returns how many faults it injected, or ok false with the break.
+func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool) {
+	r, _, b := faultSetup(newRun, "/refresh-count", false)
+	l := b.tryAcquire(faultTTL(r))
+	if l == nil {
+		r.fail("B could not acquire a free lock")
+	}
+	rf, refresher := l.(strategy.Refresher)
+	if !refresher {
+		r.shutdown()
+		return Result{}, 0, true
+	}
+	b.watchCommands()
+	b.refreshErr(r.ctx, rf, r.tm.Long)
+	cmds := b.watched()
+	r.shutdown()
+	for i, f := range faultPoints("refresh", cmds) {
+		r, _, b := faultSetup(newRun, fmt.Sprintf("/refresh-%d", i+1), false)
+		l := b.tryAcquire(faultTTL(r))
+		if l == nil {
+			r.fail("B could not acquire a free lock")
+		}
+		ctx, cancel := faultContext(r, &f)
+		b.armFault(f.fault())
+		err := b.refreshErr(ctx, l.(strategy.Refresher), r.tm.Long)
+		cancel()
+		b.disarmFault()
+		if b.faultFired() == faultNone {
+			r.shutdown()
+			continue
+		}
+		injected++
+		if err == nil {
+			// Extended, K lives past the TTL B acquired with.
+			if ms := r.readPTTL(); ms != -1 && time.Duration(ms)*time.Millisecond <= faultTTL(r)+r.tm.Slack/5 {
+				return r.breaks(mFaultsRefreshFaith.New(f.what(), r.viewKey().msg())), 0, false
+			}
+		}
+		r.shutdown()
+	}
+	return Result{}, injected, true
+}
+
+// faultContext is the context B's operation runs with: the run's, or,
+// for a late reply, one whose deadline is Short away, the reply held
+// faultHold past it.
+func faultContext(r *run, f *faultPoint) (context.Context, context.CancelFunc) {
+	if f.kind != faultLate {
+		return r.ctx, func() {}
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.tm.Short)
+	dl, _ := ctx.Deadline()
+	f.until = dl.Add(faultHold)
+	return ctx, cancel
+}
+
+// fault is the fault to arm for f.
+func (f faultPoint) fault() fault {
+	return fault{kind: f.kind, reply: f.code, at: f.at, until: f.until}
 }
 
 // faultTTL is the TTL B asks for: long enough to read K before it ends
@@ -154,16 +227,9 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 func injectOne(r *run, a, b *simClient, f faultPoint, held bool) (res Result, broke bool) {
 	ttl := faultTTL(r)
 	before := r.viewKey()
-	ctx := r.ctx
-	ff := fault{kind: f.kind, reply: f.code, at: f.at}
-	if f.kind == faultLate {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(r.ctx, r.tm.Short)
-		defer cancel()
-		dl, _ := ctx.Deadline()
-		ff.until = dl.Add(faultHold)
-	}
-	b.armFault(ff)
+	ctx, cancel := faultContext(r, &f)
+	defer cancel()
+	b.armFault(f.fault())
 	lb, err := b.attemptErr(ctx, ttl)
 	b.disarmFault()
 	if b.faultFired() == faultNone {
@@ -219,6 +285,14 @@ func injectOne(r *run, a, b *simClient, f faultPoint, held bool) (res Result, br
 	return Result{}, false
 }
 
+// refreshErr refreshes l with ctx and records what Refresh returned.
+func (c *simClient) refreshErr(ctx context.Context, l strategy.Refresher, ttl time.Duration) error {
+	var err error
+	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(ctx, ttl) })
+	c.r.rec.add(c.outcome(EvRefreshed, err))
+	return err
+}
+
 // attemptErr makes one attempt with ctx and records what it returned,
 // whatever it is.
 func (c *simClient) attemptErr(ctx context.Context, ttl time.Duration) (strategy.Lock, error) {
@@ -251,8 +325,8 @@ var (
 		"a connection dropped before the command", "命令发出前连接断开")
 	mFaultIsLate = msg.Define("acquire-faults.late", nil,
 		"a reply after the caller's deadline", "回复晚于调用方的截止时间")
-	mFaultAt = msg.Define("acquire-faults.at", msg.K(msg.Sub, msg.Ordinal, msg.Text),
-		"{0} at the {1} command of B's acquire ({2})", "B 加锁的{1}条命令（{2}）遇到{0}")
+	mFaultAt = msg.Define("acquire-faults.at", msg.K(msg.Sub, msg.Ordinal, msg.Op, msg.Text),
+		"{0} at the {1} command of B's {2} ({3})", "B {2}的{1}条命令（{3}）遇到{0}")
 	mFaultsCWaits = msg.Define("acquire-faults.c-waits", msg.K(msg.Duration),
 		"K has no expiry; C tries for {0}", "K 没有过期时间；C 尝试 {0}")
 	mFaultsNoFault = msg.Define("acquire-faults.breaks-no-fault", nil,
@@ -276,6 +350,12 @@ var (
 	mFaultsOrphan = msg.Define("acquire-faults.breaks-orphan", msg.K(msg.Sub, msg.Text, msg.Duration, msg.Sub),
 		"K was free; with {0}, B's acquire failed ({1}) and left K behind, and nobody could acquire it {2} later: {3}",
 		"K 空闲；{0}时，B 的加锁失败了（{1}），却留下了 K，{2} 之后仍然没人拿得到：{3}")
+	mFaultsRefreshFaith = msg.Define("acquire-faults.breaks-refresh", msg.K(msg.Sub, msg.Sub),
+		"B held K; with {0}, B's Refresh reported success, but {1}: the lease was not extended, and B goes on working on faith",
+		"B 持有 K；{0}时，B 的 Refresh 报告成功，但{1}：租约并没有延长，B 却凭着一厢情愿接着干活")
+	mFaultsHoldRefresh = msg.Define("acquire-faults.holds-refresh", msg.K(msg.Sub, msg.Count),
+		"{0}; and B's Refresh, with each of {1} faults at its commands, reported success only when it had extended K",
+		"{0}；B 的 Refresh 在它的命令上逐一注入 {1} 种故障，只有真的延长了 K 时才报告成功")
 	mFaultsNoCommand = msg.Define("acquire-faults.n/a", nil,
 		"B's acquire sent no command to fault", "B 的加锁没有发出可以注入故障的命令")
 	mFaultsHold = msg.Define("acquire-faults.holds", msg.K(msg.Count, msg.Count),

@@ -354,11 +354,11 @@ var (
 		"B held K; with {0}, B's Refresh reported success, but {1}: the lease was not extended, and B goes on working on faith",
 		"B 持有 K；{0}时，B 的 Refresh 报告成功，但{1}：租约并没有延长，B 却凭着一厢情愿接着干活")
 	mFaultsHoldRefresh = msg.Define("acquire-faults.holds-refresh", msg.K(msg.Sub, msg.Count),
-		"{0}; and B's Refresh, with each of {1} faults at its commands, reported success only when it had extended K",
-		"{0}；B 的 Refresh 在它的命令上逐一注入 {1} 种故障，只有真的延长了 K 时才报告成功")
+		"{0}; and B's Refresh, with {1} faults injected in turn at its commands, reported success only when it had extended K",
+		"{0}；在 B 的 Refresh 的命令上逐一注入 {1} 次故障，它只有真的延长了 K 时才报告成功")
 	mFaultsNoCommand = msg.Define("acquire-faults.n/a", nil,
 		"B's acquire sent no command to fault", "B 的加锁没有发出可以注入故障的命令")
 	mFaultsHold = msg.Define("acquire-faults.holds", msg.K(msg.Count, msg.Count),
-		"with each of {0} faults at the {1} commands of B's acquire, with A holding K and with K free, B took no lock it did not hold, left A's lock as it was and left nothing that outlives its TTL",
-		"在 B 加锁的 {1} 条命令上逐一注入 {0} 种故障，A 持有 K 时和 K 空闲时都一样：B 没有拿到它并不持有的锁，A 的锁原样未动，也没有留下比 TTL 活得更久的东西")
+		"with {0} faults injected in turn at the commands of B's acquire ({1} commands, with A holding K and with K free), B took no lock it did not hold, left A's lock as it was and left nothing that outlives its TTL",
+		"在 B 加锁的命令上逐一注入 {0} 次故障（A 持有 K 时和 K 空闲时共 {1} 条命令）：B 没有拿到它并不持有的锁，A 的锁原样未动，也没有留下比 TTL 活得更久的东西")
 )

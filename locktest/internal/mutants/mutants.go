@@ -127,6 +127,16 @@ func Mutants() []Mutant {
 			slip:    recipe{acquire: setNXExpiry("PX", 2*time.Millisecond)},
 		},
 		{
+			Name:    "ttl-shaved",
+			Slip:    "PX is given the TTL less a twentieth: the lock is lost a little before its holder was promised",
+			Killers: props{leaseKept},
+			slip: recipe{
+				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.set(token, "NX", "PX", (ttl - ttl/20).Milliseconds())
+				},
+			},
+		},
+		{
 			Name:    "ttl-doubled",
 			Slip:    "PX is given twice the TTL: a crashed holder's lock stays that much longer",
 			Killers: props{safeRefresh},
@@ -391,16 +401,6 @@ func Mutants() []Mutant {
 // properties; once a property kills one, it belongs in Mutants.
 func Survivors() []Mutant {
 	return []Mutant{
-		{
-			Name: "ttl-shaved",
-			Slip: "PX is given the TTL less a twentieth: the lock is lost a little before its holder was promised",
-			Gap:  "lease-kept stops probing a tenth of the TTL before its end, the room it leaves for its probes' own round trips on a loaded machine: a lock that loses less than its last tenth passes",
-			slip: recipe{
-				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
-					return s.set(token, "NX", "PX", (ttl - ttl/20).Milliseconds())
-				},
-			},
-		},
 		{
 			Name: "release-ignores-reply",
 			Slip: "release runs the compare-and-delete script but ignores its 0: a late or second release reports a lock freed that it did not free",

@@ -11,7 +11,9 @@ import (
 // Faults on the wire, inside one operation of a client: the suite answers
 // a command with an error reply in Redis's place, lets it run and drops
 // the connection before the reply, drops the connection before it
-// reaches Redis, or holds its reply until past the caller's deadline. A
+// reaches Redis, or holds its reply until past the caller's deadline.
+// After a drop, the client cannot open a new connection until its
+// operation returns (refuse). A
 // fault is armed for the at-th command a client sends from then on, on
 // any of its connections, and fires once.
 
@@ -74,8 +76,21 @@ func (c *simClient) armFault(f fault) {
 // what one that did fire was.
 func (c *simClient) disarmFault() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.fault = fault{}
+	c.mu.Unlock()
+	c.refuse(false)
+}
+
+// refuse makes the client's proxies refuse new connections, or accept
+// them again. A dropped connection leaves Redis out of the client's reach
+// until its operation returns: a client that reconnects at once would
+// otherwise, with some libraries (phpredis), wait on the new connection
+// for the reply to a command it sent on the old one, until its own
+// timeout; the outcome would depend on who saw the drop first.
+func (c *simClient) refuse(on bool) {
+	for _, p := range c.proxies {
+		p.Refuse(on)
+	}
 }
 
 // watchCommands starts listing the commands the client sends; the list
@@ -122,6 +137,9 @@ func (c *simClient) injectBefore(cmd *wire.Command) error {
 	}
 	c.fault, c.faultCmd, c.faultHit, c.faultUntil = fault{}, cmd, f.kind, f.until
 	c.mu.Unlock()
+	if f.kind == faultLost || f.kind == faultDropped {
+		c.refuse(true)
+	}
 	switch f.kind {
 	case faultReply:
 		return replyErr(f.reply)
@@ -194,11 +212,11 @@ var (
 		"the suite gave this error reply in Redis's place: Redis never saw the command",
 		"测试套件代替 Redis 回了这个错误：Redis 根本没收到这条命令")
 	mFaultDropped = msg.Define("fault.dropped", nil,
-		"the suite dropped the connection before the command reached Redis",
-		"测试套件在命令到达 Redis 之前断开了连接")
+		"the suite dropped the connection before the command reached Redis; new connections are refused until the operation returns",
+		"测试套件在命令到达 Redis 之前断开了连接；在这次操作返回之前，新连接一律被拒绝")
 	mFaultLost = msg.Define("fault.lost", nil,
-		"Redis ran the command; the suite dropped the connection before the reply reached the client",
-		"Redis 执行了这条命令；测试套件在回复送到客户端之前断开了连接")
+		"Redis ran the command; the suite dropped the connection before the reply reached the client; new connections are refused until the operation returns",
+		"Redis 执行了这条命令；测试套件在回复送到客户端之前断开了连接；在这次操作返回之前，新连接一律被拒绝")
 	mFaultLate = msg.Define("fault.late", nil,
 		"Redis ran the command; the suite held its reply back until the caller's deadline had passed",
 		"Redis 执行了这条命令；测试套件把回复扣住，直到调用方的截止时间已过")

@@ -101,9 +101,9 @@ func acquireFaults(newRun func(string) *run) Result {
 		r.shutdown()
 		commands += len(cmds)
 		for i, f := range faultPoints("acquire", cmds) {
-			r, a, b := faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
+			r, _, b := faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
 			last = r
-			if res, broke := injectOne(r, a, b, f, held); broke {
+			if res, broke := injectOne(r, b, f, held); broke {
 				return res
 			}
 			if b.faultFired() != faultNone {
@@ -197,10 +197,10 @@ func faultTTL(r *run) time.Duration { return r.tm.renewedTTL() }
 // faultSetup starts a run with A and B, B warm: it has acquired and
 // released once, so that its connections are open and logged in and its
 // scripts loaded (on another key), and a fault falls on a command of the acquire itself.
-// With held, A then holds K for the Long TTL.
+// With held, A then holds K; a is nil otherwise.
 func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b *simClient) {
 	r = newRun(name)
-	a, b = r.newClient("A", 0), r.newClient("B", 0)
+	b = r.newClient("B", 0)
 	// On a key of its own: a lock whose release frees nothing
 	// (release-frees) would keep K.
 	lb, err := b.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
@@ -211,11 +211,15 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 	r.rec.forget()
 	r.note(mFaultsWarm.New())
 	if held {
-		if a.tryAcquire(r.tm.Long) == nil {
+		a = r.newClient("A", 0)
+		// Long, thrice: B's faulted attempt may take a program's own
+		// timeout (seconds) to fail, and A's lock must not expire
+		// meanwhile.
+		if a.tryAcquire(3*r.tm.Long) == nil {
 			r.fail("A could not acquire a free lock")
 		}
 		r.det.enter("A")
-		r.note(mFaultsAHolds.New(r.tm.Long))
+		r.note(mFaultsAHolds.New(3 * r.tm.Long))
 	} else {
 		r.note(mFaultsFree.New())
 	}
@@ -224,7 +228,7 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 
 // injectOne runs B's acquire with f and judges what it did; broke says
 // whether res is a break.
-func injectOne(r *run, a, b *simClient, f faultPoint, held bool) (res Result, broke bool) {
+func injectOne(r *run, b *simClient, f faultPoint, held bool) (res Result, broke bool) {
 	ttl := faultTTL(r)
 	before := r.viewKey()
 	ctx, cancel := faultContext(r, &f)

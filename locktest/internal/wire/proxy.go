@@ -102,6 +102,7 @@ type Proxy struct {
 	nextID  int
 	crashed bool
 	closed  bool
+	refuse  bool // Refuse(true): new connections are closed at once
 
 	pendingCrash int // connections a Crash waits for, and the Crash itself
 }
@@ -151,6 +152,17 @@ func (p *Proxy) Crash() {
 		}
 	}
 	p.crashClosed()
+}
+
+// Refuse, with on, closes every connection the proxy accepts from now on
+// at once, until Refuse(false): the server is out of reach for new
+// connections, while those open stay open. A client that reconnects after
+// a dropped connection finds no server, instead of a fresh connection on
+// which it may wait for the reply to a command it sent on the old one.
+func (p *Proxy) Refuse(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuse = on
 }
 
 // crashClosed counts one share of a Crash done; the last calls Crashed.
@@ -221,7 +233,7 @@ func (p *Proxy) serve() {
 			return // the listener is closed
 		}
 		p.mu.Lock()
-		if p.closed || p.crashed {
+		if p.closed || p.crashed || p.refuse {
 			p.mu.Unlock()
 			nc.Close()
 			continue

@@ -23,6 +23,20 @@ import (
 // B's faulted acquire left must be B's own lock, or free within the TTL
 // and the slack.
 
+const AcquireFaults Property = "acquire-faults" // errors, lost replies and drops inside the acquire
+
+func init() {
+	register(property{
+		p: AcquireFaults, order: 125, scenario: acquireFaults,
+		breaks: "an acquire whose command met an error reply, a lost reply, a dropped connection or a late reply gave a lock it did not hold, changed the holder's lock, or left a key that outlives its TTL; or a Refresh that met one reported success without extending the lock",
+	}, func(tm Timing) floors {
+		// At least one late reply with A holding K and one with K free,
+		// each past a deadline Short away; a break may come at the first
+		// fault.
+		return floors{holds: 2 * tm.Short}
+	})
+}
+
 // faultHold is how long past the caller's deadline a late reply is held;
 // the deadline is the Short TTL after B's attempt begins.
 const faultHold = 10 * time.Millisecond

@@ -13,6 +13,20 @@ import (
 // with the holder's TTL and with a much shorter one until the TTL less
 // a tolerance of a tenth of it (at least 20ms).
 
+const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed
+
+func init() {
+	register(property{
+		p: LeaseKept, order: 30, scenario: leaseKept,
+		breaks: "another client acquired the lock before the holder's TTL had passed",
+	}, func(tm Timing) floors {
+		// A holds for kept; B and C probe until keptTolerance before its
+		// end. A lock that can be refreshed runs a second round, not
+		// counted.
+		return floors{holds: tm.kept() - tm.keptTolerance()}
+	})
+}
+
 // How long a lock lives: lease-kept asks whether it lives as long as its
 // holder was told, safe-refresh whether a late extension stays harmless.
 
@@ -38,7 +52,6 @@ func leaseKept(newRun func(string) *run) Result {
 	res, _ = keptRound(newRun, true)
 	if res.Verdict == Holds {
 		res.Message = mKeptAgain.New(res.Message)
-		res.Reason = res.Message.String()
 	}
 	return res
 }
@@ -53,7 +66,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	}
 	for try := 1; try <= keptTries; try++ {
 		r := newRun(fmt.Sprintf("/%s-try-%d", round, try))
-		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.kept()/10
+		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.keptShort()
 		a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
 		asked := time.Now()
 		what, askedFor := mKeptHoldsFor, mKeptAskedFor

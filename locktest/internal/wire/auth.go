@@ -82,6 +82,9 @@ func (c *Conn) login(args [][]byte) (relay [][]byte, answer []byte) {
 	if c.authed {
 		return args, nil
 	}
+	if c.p.cfg.NoAuth != nil {
+		c.p.cfg.NoAuth()
+	}
 	return nil, replyNoAuth
 }
 

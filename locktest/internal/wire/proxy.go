@@ -89,6 +89,9 @@ type Config struct {
 	// and the hooks are not called for it. RESET, which would log the
 	// proxy's connection out of Redis and back to database 0, is refused.
 	Secret string
+	// NoAuth, when set, is called each time the proxy answers NOAUTH: a
+	// connection sent a command before it gave the Secret.
+	NoAuth func()
 }
 
 // Proxy listens on a loopback port and relays each connection it accepts

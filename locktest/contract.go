@@ -127,8 +127,11 @@ func contractUnreachable(r *run, c *simClient) string {
 	if l == nil {
 		r.fail("TryAcquire of a free lock failed (%v): the check needs a lock that works before Redis goes out of reach", err)
 	}
-	_ = l.Release(r.ctx) // whatever it says: the release-frees property judges it
-	c.kill()             // its connections cut and new ones refused, as a server out of reach
+	// Whatever the release says: release-frees judges it. Then the
+	// client's connections are cut and new ones refused, as a server out
+	// of reach.
+	_ = l.Release(r.ctx)
+	c.kill()
 	l, err = c.attempt(r.ctx, r.key, r.tm.Long)
 	refused(r, "TryAcquire with Redis out of reach", l, err)
 	if errors.Is(err, strategy.ErrNotAcquired) {

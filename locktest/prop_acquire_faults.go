@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
@@ -49,6 +50,9 @@ type faultPoint struct {
 	kind  faultKind
 	code  string    // faultReply: the error reply
 	until time.Time // faultLate: set by faultContext
+	// firstAt marks the first fault at its command: the faults at one
+	// command share a run.
+	firstAt bool
 }
 
 // what says the fault, for the reasons.
@@ -77,6 +81,7 @@ func faultPoints(op string, cmds []sentCommand) []faultPoint {
 	var out []faultPoint
 	for i, c := range cmds {
 		at := i + 1
+		first := len(out)
 		if !c.inMulti && c.name != "EXEC" {
 			for _, code := range errorCodes {
 				if strings.HasPrefix(code, "NOSCRIPT") && !strings.HasPrefix(c.name, "EVALSHA") {
@@ -88,13 +93,17 @@ func faultPoints(op string, cmds []sentCommand) []faultPoint {
 		for _, k := range []faultKind{faultLost, faultDropped, faultLate} {
 			out = append(out, faultPoint{op: op, at: at, cmd: c.name, kind: k})
 		}
+		out[first].firstAt = true
 	}
 	return out
 }
 
 // acquireFaults: for A holding K, then K free, it counts the commands of
-// B's acquire and injects each fault of faultPoints in turn, on a fresh
-// run each.
+// B's acquire and injects each fault of faultPoints in turn. The faults
+// at one command share a run, its clients and their processes (B finds K
+// as the state says before each: free, or A's); a late reply, which a
+// program may answer by ending (its caller's deadline passed), has a run
+// of its own.
 func acquireFaults(newRun func(string) *run) Result {
 	var last *run
 	injected, commands := 0, 0
@@ -114,8 +123,16 @@ func acquireFaults(newRun func(string) *run) Result {
 		}
 		r.shutdown()
 		commands += len(cmds)
+		r, b = nil, nil
 		for i, f := range faultPoints("acquire", cmds) {
-			r, _, b := faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
+			if r == nil || f.kind == faultLate || f.firstAt {
+				if r != nil {
+					r.shutdown()
+				}
+				r, _, b = faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
+			} else if !held && r.keyExists() {
+				r.delKey()
+			}
 			last = r
 			if res, broke := injectOne(r, b, f, held); broke {
 				return res
@@ -123,6 +140,12 @@ func acquireFaults(newRun func(string) *run) Result {
 			if b.faultFired() != faultNone {
 				injected++
 			}
+			if f.kind == faultLate {
+				r.shutdown()
+				r = nil
+			}
+		}
+		if r != nil {
 			r.shutdown()
 		}
 	}
@@ -142,8 +165,9 @@ func acquireFaults(newRun func(string) *run) Result {
 
 // refreshFaults: B holds K and refreshes it to the Long TTL; at each
 // command of its Refresh in turn, each fault. A Refresh that reports
-// success must have extended K: a lease is not extended on faith. It
-// returns how many faults it injected, or ok false with the break.
+// success must have extended K: a lease is not extended on faith. Before
+// each fault the suite sets K's expiry back to the TTL B acquired with.
+// It returns how many faults it injected, or ok false with the break.
 func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool) {
 	r, _, b := faultSetup(newRun, "/refresh-count", false)
 	l := b.tryAcquire(faultTTL(r))
@@ -159,31 +183,55 @@ func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool)
 	b.refreshErr(r.ctx, rf, r.tm.Long)
 	cmds := b.watched()
 	r.shutdown()
+	r, b, rf = nil, nil, nil
 	for i, f := range faultPoints("refresh", cmds) {
-		r, _, b := faultSetup(newRun, fmt.Sprintf("/refresh-%d", i+1), false)
-		l := b.tryAcquire(faultTTL(r))
-		if l == nil {
-			r.fail("B could not acquire a free lock")
+		if r == nil || f.kind == faultLate || f.firstAt {
+			if r != nil {
+				r.shutdown()
+			}
+			r, _, b = faultSetup(newRun, fmt.Sprintf("/refresh-%d", i+1), false)
+			l := b.tryAcquire(faultTTL(r))
+			if l == nil {
+				r.fail("B could not acquire a free lock")
+			}
+			rf = l.(strategy.Refresher)
+		} else {
+			r.expireKey(faultTTL(r))
 		}
 		ctx, cancel := faultContext(r, &f)
 		b.armFault(f.fault())
-		err := b.refreshErr(ctx, l.(strategy.Refresher), r.tm.Long)
+		err := b.refreshErr(ctx, rf, r.tm.Long)
 		cancel()
 		b.disarmFault()
-		if b.faultFired() == faultNone {
-			r.shutdown()
-			continue
-		}
-		injected++
-		if err == nil {
+		if b.faultFired() != faultNone {
+			injected++
 			// Extended, K lives past the TTL B acquired with.
-			if ms := r.readPTTL(); ms != -1 && time.Duration(ms)*time.Millisecond <= faultTTL(r)+r.tm.Slack/5 {
+			if ms := r.readPTTL(); err == nil && ms != -1 && time.Duration(ms)*time.Millisecond <= faultTTL(r)+r.tm.Slack/5 {
 				return r.breaks(mFaultsRefreshFaith.New(f.what(), r.viewKey().msg())), 0, false
 			}
 		}
+		if f.kind == faultLate {
+			r.shutdown()
+			r = nil
+		}
+	}
+	if r != nil {
 		r.shutdown()
 	}
 	return Result{}, injected, true
+}
+
+// delKey deletes K on the suite's own connection, for the next fault to
+// find it free.
+func (r *run) delKey() {
+	r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
+	r.note(mFaultsFreed.New())
+}
+
+// expireKey sets K's expiry back to ttl on the suite's own connection.
+func (r *run) expireKey(ttl time.Duration) {
+	r.redis(func(c redis.Conn) error { _, err := c.Do("PEXPIRE", r.key, ttl.Milliseconds()); return err })
+	r.note(mFaultsExpiry.New(ttl))
 }
 
 // faultContext is the context B's operation runs with: the run's, or,
@@ -374,6 +422,10 @@ var (
 	mFaultsHoldRefresh = msg.Define("acquire-faults.holds-refresh", msg.K(msg.Sub, msg.Count),
 		"{0}; and B's Refresh, with {1} faults injected in turn at its commands, reported success only when it had extended K",
 		"{0}；在 B 的 Refresh 的命令上逐一注入 {1} 次故障，它只有真的延长了 K 时才报告成功")
+	mFaultsFreed = msg.Define("acquire-faults.freed", nil,
+		"the suite deletes K: it is free for the next fault", "测试套件删除 K：下一个故障时它是空闲的")
+	mFaultsExpiry = msg.Define("acquire-faults.expiry-back", msg.K(msg.Duration),
+		"the suite sets K's expiry back to {0} for the next fault", "测试套件把 K 的过期时间设回 {0}，准备下一个故障")
 	mFaultsNoCommand = msg.Define("acquire-faults.n/a", nil,
 		"B's acquire sent no command to fault", "B 的加锁没有发出可以注入故障的命令")
 	mFaultsHold = msg.Define("acquire-faults.holds", msg.K(msg.Count, msg.Count),

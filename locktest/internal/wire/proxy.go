@@ -89,8 +89,9 @@ type Config struct {
 	// and the hooks are not called for it. RESET, which would log the
 	// proxy's connection out of Redis and back to database 0, is refused.
 	Secret string
-	// NoAuth, when set, is called each time the proxy answers NOAUTH: a
-	// connection sent a command before it gave the Secret.
+	// NoAuth, when set, is called each time the proxy answers NOAUTH
+	// while none of its connections has ever given the Secret: the
+	// client sends its commands without logging in at all.
 	NoAuth func()
 }
 
@@ -109,6 +110,7 @@ type Proxy struct {
 	crashed bool
 	closed  bool
 	refuse  bool // Refuse(true): new connections are closed at once
+	authed  bool // a connection gave the Secret
 
 	pendingCrash int // connections a Crash waits for, and the Crash itself
 }

@@ -75,9 +75,16 @@ func writeHTML(w io.Writer, rep *Report, opts Options, t tr) error {
 // scale, what ran.
 func htmlHeader(w io.Writer, rep *Report, t tr) {
 	h := t.msg().html
-	item := func(term, value string) {
-		if value != "" {
-			fmt.Fprintf(w, "<div><dt>%s</dt><dd>%s</dd></div>\n", esc(term), esc(value))
+	// item writes a term and its value, each of its lines on one.
+	item := func(term string, lines ...string) {
+		var vs []string
+		for _, l := range lines {
+			if l != "" {
+				vs = append(vs, esc(l))
+			}
+		}
+		if len(vs) > 0 {
+			fmt.Fprintf(w, "<div><dt>%s</dt><dd>%s</dd></div>\n", esc(term), strings.Join(vs, "<br>"))
 		}
 	}
 	w.Write([]byte("<dl class=\"run\">\n"))
@@ -107,7 +114,11 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 			}
 		}
 	}
-	item(h.scale, strings.Join(scales, "; "))
+	// The columns at a coarser granularity, and why, as text output
+	// says it.
+	var coarse strings.Builder
+	rep.writeScales(&coarse, t)
+	item(h.scale, append(scales, strings.Split(strings.TrimSpace(coarse.String()), "\n")...)...)
 	var elapsed time.Duration
 	for _, r := range rep.Results {
 		elapsed += r.Elapsed

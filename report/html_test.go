@@ -141,9 +141,11 @@ func TestHTMLScales(t *testing.T) {
 		rep.Results[i].Timing = locktest.Timing{Short: ms(60), Long: ms(5000), Slack: ms(500), Poll: ms(5)}
 		if rep.Results[i].Strategy == "luatoken" {
 			rep.Results[i].Timing.Short = ms(1000)
+			rep.Results[i].Granularity = ms(1000)
 		}
 	}
 	got := page(t, rep, report.Options{})
-	assert.Contains(t, got, "<dt>Time scale</dt><dd>setnxpx: a TTL meant to run out 60ms, one that must not 5s; waiters try every 5ms, until 500ms past a TTL; "+
-		"luatoken: a TTL meant to run out 1s, one that must not 5s; waiters try every 5ms, until 500ms past a TTL</dd>")
+	assert.Contains(t, got, "<dt>Time scale</dt><dd>setnxpx: a TTL meant to run out 60ms, one that must not 5s; waiters try every 5ms, until 500ms past a TTL<br>"+
+		"luatoken: a TTL meant to run out 1s, one that must not 5s; waiters try every 5ms, until 500ms past a TTL<br>"+
+		"Time scale: luatoken at a granularity of 1s (the step in which the lock counts TTLs, which it announces), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.</dd>")
 }

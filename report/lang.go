@@ -88,6 +88,11 @@ func (s Shape) Verdicts(w io.Writer, rep *Report, strategy string) {
 	verdicts(w, rep, strategy, s.tr())
 }
 
+// Scales writes, in l, one line for each group of columns of rep that ran
+// at a time scale coarser than a millisecond: which, at what granularity
+// and why; nothing when every column ran at the default.
+func (l Lang) Scales(w io.Writer, rep *Report) { rep.writeScales(w, l.tr()) }
+
 func (s Shape) tr() tr {
 	t := s.Lang.tr()
 	t.shape = true
@@ -187,6 +192,8 @@ type messages struct {
 	sameRuns                 string
 	oneChanged, manyChanged  string // runs; changes, runs
 	change                   string // bullet, strategy, property, verdicts
+	scale                    string // strategies, granularity, why: columns at a coarser time scale
+	scaleFrom                map[ScaleFrom]string
 	why                      string // how to see why a cell breaks
 	textTrace                string // strategy, property, reason
 	markdownTrace            string // strategy, property, reason, diagram
@@ -235,6 +242,13 @@ var english = messages{
 	oneChanged:  "1 verdict changed between the %d runs:\n",
 	manyChanged: "%d verdicts changed between the %d runs:\n",
 	change:      "%s%s / %s: %s\n",
+
+	scale: "Time scale: %s at a granularity of %v (%s), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.\n",
+	scaleFrom: map[ScaleFrom]string{
+		ScaleColumn: "the step in which the lock counts TTLs, declared with its column",
+		ScaleFlag:   "set by -granularity",
+		ScaleLock:   "the step in which the lock counts TTLs, which it announces",
+	},
 
 	why:           "Why a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n",
 	textTrace:     "\n%s / %s: breaks: %s\n",
@@ -290,6 +304,13 @@ var chinese = messages{
 	oneChanged:  "有 1 项判定在 %d 次运行之间变了：\n",
 	manyChanged: "有 %d 项判定在 %d 次运行之间变了：\n",
 	change:      "%s%s / %s：%s\n",
+
+	scale: "时间尺度：%s 以 %v 为粒度运行（%s），测试套件请求的每个 TTL 都是它的整数倍；其余各列为 1ms。\n",
+	scaleFrom: map[ScaleFrom]string{
+		ScaleColumn: "锁计算 TTL 的最小单位，随这一列声明",
+		ScaleFlag:   "由 -granularity 设定",
+		ScaleLock:   "锁计算 TTL 的最小单位，由锁自己宣告",
+	},
 
 	why:           "某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n",
 	textTrace:     "\n%s / %s：breaks：%s\n",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/internal/fold"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 )
@@ -76,7 +77,7 @@ func (t tr) walk(tl []locktest.Event) (*mermaid, []line) {
 		tl = clocksInOrder(tl)
 	}
 	m.start(tl)
-	return m, m.body(locktest.Fold(tl))
+	return m, m.body(fold.Timeline(tl))
 }
 
 // redis is the server's participant name.
@@ -213,7 +214,7 @@ func (l line) mermaid(esc func(string) string) string {
 }
 
 // body renders the groups.
-func (m *mermaid) body(groups []locktest.Repeat) []line {
+func (m *mermaid) body(groups []fold.Repeat[locktest.Event]) []line {
 	var out []line
 	for _, g := range groups {
 		if len(g.Events) == 1 {

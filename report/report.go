@@ -34,8 +34,8 @@ type Result struct {
 	// (lockcheck -exec): then any verdict matches, and only an error does
 	// not.
 	Expected locktest.Verdict
-	// Timing is the time scale the check ran at, its defaults filled in
-	// (HTML output shows it); zero when not known.
+	// Timing is the time scale the check ran at (locktest.Timing's
+	// Resolved), which HTML output shows; zero when not known.
 	Timing locktest.Timing
 	locktest.Result
 }
@@ -90,6 +90,65 @@ type Report struct {
 	// run); Changes lists the verdicts that were not the same every time.
 	Runs    int
 	Changes []Change
+	// ScaleFrom says, for a column that ran at a granularity coarser than a
+	// millisecond (Result.Granularity), where that granularity came from.
+	ScaleFrom map[string]ScaleFrom
+}
+
+// ScaleFrom is where a column's granularity came from.
+type ScaleFrom string
+
+// Where a granularity comes from.
+const (
+	ScaleColumn ScaleFrom = "column" // declared with the column (catalog.Entry.Timing)
+	ScaleFlag   ScaleFrom = "flag"   // lockcheck -granularity
+	ScaleLock   ScaleFrom = "lock"   // announced by the lock: strategy.Granular, or an -exec program's ready line
+)
+
+// scaleGroup is the columns that ran at one coarse granularity, for one
+// reason.
+type scaleGroup struct {
+	strategies []string
+	g          time.Duration
+	from       ScaleFrom
+}
+
+// scales returns the columns that ran at a granularity coarser than a
+// millisecond, grouped by granularity and reason, in the order of the
+// columns.
+func (rep *Report) scales() []scaleGroup {
+	var out []scaleGroup
+	for _, s := range rep.Strategies() {
+		var g time.Duration
+		for _, r := range rep.Results {
+			if r.Strategy == s {
+				g = max(g, r.Granularity)
+			}
+		}
+		if g <= time.Millisecond {
+			continue
+		}
+		from := rep.ScaleFrom[s]
+		if from == "" {
+			from = ScaleLock
+		}
+		i := slices.IndexFunc(out, func(sg scaleGroup) bool { return sg.g == g && sg.from == from })
+		if i < 0 {
+			out = append(out, scaleGroup{g: g, from: from})
+			i = len(out) - 1
+		}
+		out[i].strategies = append(out[i].strategies, s)
+	}
+	return out
+}
+
+// writeScales writes one line for each group of columns that ran at a
+// coarser time scale than the default.
+func (rep *Report) writeScales(w io.Writer, t tr) {
+	m := t.msg()
+	for _, sg := range rep.scales() {
+		fmt.Fprintf(w, m.scale, strings.Join(sg.strategies, ", "), sg.g, m.scaleFrom[sg.from])
+	}
 }
 
 // Strategies returns the strategies of the report, in the order of their
@@ -216,6 +275,10 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
 	m := t.msg()
 	fmt.Fprintf(ew, m.header+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	if len(rep.scales()) > 0 {
+		rep.writeScales(ew, t)
+		fmt.Fprintln(ew)
+	}
 	header, rows := rep.cells(t)
 	for i, part := range split(append([][]string{header}, rows...), opts.Width) {
 		if i > 0 {
@@ -248,6 +311,10 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
 	m := t.msg()
 	fmt.Fprintf(ew, m.header+m.colon+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	if len(rep.scales()) > 0 {
+		rep.writeScales(ew, t)
+		fmt.Fprintln(ew)
+	}
 	markdownTable(ew, rep, t)
 	fmt.Fprintln(ew)
 	summary(ew, rep, "- ", false, t)
@@ -375,15 +442,19 @@ type JSONResult struct {
 	Match    bool
 	Reason   string // in the report's language; "" without a verdict
 	Mermaid  string // only with Options.Trace, for a break
+	// ScaleFrom says, for a check that ran coarser than a millisecond
+	// (Result.Granularity), where that granularity came from.
+	ScaleFrom ScaleFrom
 }
 
 // jsonAround are the fields a JSONResult puts around its locktest.Result.
 type jsonAround struct {
-	Strategy string           `json:"strategy"`
-	Expected locktest.Verdict `json:"expected"`
-	Match    bool             `json:"match"`
-	Reason   string           `json:"reason"`
-	Mermaid  string           `json:"mermaid,omitempty"`
+	Strategy  string           `json:"strategy"`
+	Expected  locktest.Verdict `json:"expected"`
+	Match     bool             `json:"match"`
+	Reason    string           `json:"reason"`
+	Mermaid   string           `json:"mermaid,omitempty"`
+	ScaleFrom ScaleFrom        `json:"scale_from,omitempty"`
 }
 
 // MarshalJSON writes r as one object: the strategy, the locktest.Result's
@@ -394,7 +465,7 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	around, err := json.Marshal(jsonAround{r.Strategy, r.Expected, r.Match, r.Reason, r.Mermaid})
+	around, err := json.Marshal(jsonAround{r.Strategy, r.Expected, r.Match, r.Reason, r.Mermaid, r.ScaleFrom})
 	if err != nil {
 		return nil, err
 	}
@@ -428,10 +499,8 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		k, _ := tok.(string)
-		switch k {
-		case "reason":
-			field(k, extra["reason"])
-			continue
+		if k == "reason" {
+			v = extra["reason"] // in the report's language
 		}
 		field(k, v)
 		if k == "verdict" {
@@ -439,8 +508,10 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 			field("match", extra["match"])
 		}
 	}
-	if m, ok := extra["mermaid"]; ok {
-		field("mermaid", m)
+	for _, k := range []string{"mermaid", "scale_from"} {
+		if v, ok := extra[k]; ok {
+			field(k, v)
+		}
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
@@ -457,7 +528,7 @@ func (r *JSONResult) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = JSONResult{Strategy: around.Strategy, Result: inner, Expected: around.Expected, Match: around.Match,
-		Reason: around.Reason, Mermaid: around.Mermaid}
+		Reason: around.Reason, Mermaid: around.Mermaid, ScaleFrom: around.ScaleFrom}
 	return nil
 }
 
@@ -488,6 +559,12 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 	for _, r := range rep.Results {
 		jr := JSONResult{Strategy: r.Strategy, Result: r.Result, Expected: r.Expected, Match: r.Matches()}
 		jr.Result.Verdict = r.Outcome()
+		if r.Granularity > time.Millisecond {
+			jr.ScaleFrom = ScaleLock
+			if f, ok := rep.ScaleFrom[r.Strategy]; ok {
+				jr.ScaleFrom = f
+			}
+		}
 		if r.Err == nil {
 			jr.Reason = t.reason(r)
 		}
@@ -507,6 +584,32 @@ func JSON(w io.Writer, rep *Report, opts Options) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(ToJSON(rep, opts))
+}
+
+// ReadJSON reads a report as JSON writes it: what a run of lockcheck or
+// peercheck with -format json printed, to render again (lockdocs
+// -report). The reasons and diagrams written are left: they are derived
+// from the messages and timelines.
+func ReadJSON(r io.Reader) (*Report, error) {
+	var j JSONReport
+	if err := json.NewDecoder(r).Decode(&j); err != nil {
+		return nil, fmt.Errorf("reading a report as JSON: %w", err)
+	}
+	if j.Version != JSONVersion {
+		return nil, fmt.Errorf("reading a report as JSON: version %d, want %d", j.Version, JSONVersion)
+	}
+	when, err := time.Parse(time.RFC3339, j.When)
+	if err != nil {
+		return nil, fmt.Errorf("reading a report as JSON: when: %w", err)
+	}
+	rep := &Report{RedisVersion: j.RedisVersion, When: when, Runs: max(j.Runs, 1)}
+	for _, r := range j.Results {
+		rep.Results = append(rep.Results, Result{Strategy: r.Strategy, Expected: r.Expected, Result: r.Result})
+	}
+	for _, c := range j.Changed {
+		rep.Changes = append(rep.Changes, Change(c))
+	}
+	return rep, nil
 }
 
 // Verdicts writes one strategy's verdicts as a Markdown table: property,

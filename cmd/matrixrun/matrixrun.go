@@ -72,6 +72,10 @@ type Matrix struct {
 	// that loads its scripts on first use then does so outside the
 	// interleavings the checks count.
 	WarmUp bool
+	// Granularity is the time scale of the columns that declare none
+	// (lockcheck -granularity); 0 leaves each at the one its lock
+	// announces, or the default.
+	Granularity time.Duration
 }
 
 // log writes a message to p.Stderr after the program's name.
@@ -232,11 +236,15 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		}
 	}
 	mx := matrix{name: s.p.Name, addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: m.Timeout,
-		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp}
+		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp, granularity: m.Granularity}
 	rep, err := mx.run(ctx, s.srv.Version, m.Entries, m.Properties, max(m.Runs, 1))
 	var lost *lostServer
 	if errors.As(err, &lost) {
 		s.p.log("%v", lost)
+		return ExitUsage
+	}
+	if errors.Is(err, locktest.ErrNoLogin) {
+		s.p.log("%v", err)
 		return ExitUsage
 	}
 	if errors.As(err, &s.stopped) {

@@ -93,32 +93,38 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 	if !rep.When.IsZero() {
 		item(h.date, rep.When.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
-	var scales []string
+	// Each time scale the checks ran at, and, when there are several, the
+	// columns at each.
+	type scale struct {
+		text    string
+		columns []string
+	}
+	var scales []scale
 	for _, r := range rep.Results {
 		if r.Timing == (locktest.Timing{}) {
 			continue
 		}
 		s := fmt.Sprintf(h.scaleValue, r.Timing.Short, r.Timing.Long, r.Timing.Poll, r.Timing.Slack)
-		if !slices.Contains(scales, s) {
-			scales = append(scales, s)
+		i := slices.IndexFunc(scales, func(sc scale) bool { return sc.text == s })
+		if i < 0 {
+			scales, i = append(scales, scale{text: s}), len(scales)
+		}
+		if !slices.Contains(scales[i].columns, r.Strategy) {
+			scales[i].columns = append(scales[i].columns, r.Strategy)
 		}
 	}
-	if len(scales) > 1 {
-		// Columns at several scales: each one's after its name.
-		scales = scales[:0]
-		seen := map[string]bool{}
-		for _, r := range rep.Results {
-			if r.Timing != (locktest.Timing{}) && !seen[r.Strategy] {
-				seen[r.Strategy] = true
-				scales = append(scales, r.Strategy+": "+fmt.Sprintf(h.scaleValue, r.Timing.Short, r.Timing.Long, r.Timing.Poll, r.Timing.Slack))
-			}
+	var lines []string
+	for _, sc := range scales {
+		if len(scales) > 1 {
+			sc.text = strings.Join(sc.columns, ", ") + ": " + sc.text
 		}
+		lines = append(lines, sc.text)
 	}
 	// The columns at a coarser granularity, and why, as text output
 	// says it.
 	var coarse strings.Builder
 	rep.writeScales(&coarse, t)
-	item(h.scale, append(scales, strings.Split(strings.TrimSpace(coarse.String()), "\n")...)...)
+	item(h.scale, append(lines, strings.Split(strings.TrimSpace(coarse.String()), "\n")...)...)
 	var elapsed time.Duration
 	for _, r := range rep.Results {
 		elapsed += r.Elapsed

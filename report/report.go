@@ -34,6 +34,9 @@ type Result struct {
 	// (lockcheck -exec): then any verdict matches, and only an error does
 	// not.
 	Expected locktest.Verdict
+	// Timing is the time scale the check ran at (locktest.Timing's
+	// Resolved), which HTML output shows; zero when not known.
+	Timing locktest.Timing
 	locktest.Result
 }
 
@@ -73,6 +76,12 @@ type Change struct {
 type Report struct {
 	// RedisVersion is the version of the server the checks ran on.
 	RedisVersion string
+	// Server says which server that was, and Program which command ran
+	// the checks (lockcheck, peercheck); HTML output shows them.
+	Server, Program string
+	// Sources says where each column comes from (catalog.Entry.Sources):
+	// the documents of a recipe, the command of an -exec column.
+	Sources map[string]string
 	// When is when the run started.
 	When time.Time
 	// Results are the checks, strategy by strategy, in the order they ran.
@@ -246,6 +255,9 @@ type Options struct {
 	// with the property column and as many strategies as fit (one at
 	// least).
 	Width int
+	// Pages, when set, links a strategy to its page ("" for none): HTML
+	// output links each column and each break to it.
+	Pages func(strategy string) string
 	// Hint adds to text output, when some cell breaks and Trace is off, a
 	// line under the matrix on how to see why: lockcheck's -trace, and
 	// the strategy's page under docs/.
@@ -487,10 +499,8 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		k, _ := tok.(string)
-		switch k {
-		case "reason":
-			field(k, extra["reason"])
-			continue
+		if k == "reason" {
+			v = extra["reason"] // in the report's language
 		}
 		field(k, v)
 		if k == "verdict" {
@@ -574,6 +584,32 @@ func JSON(w io.Writer, rep *Report, opts Options) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(ToJSON(rep, opts))
+}
+
+// ReadJSON reads a report as JSON writes it: what a run of lockcheck or
+// peercheck with -format json printed, to render again (lockdocs
+// -report). The reasons and diagrams written are left: they are derived
+// from the messages and timelines.
+func ReadJSON(r io.Reader) (*Report, error) {
+	var j JSONReport
+	if err := json.NewDecoder(r).Decode(&j); err != nil {
+		return nil, fmt.Errorf("reading a report as JSON: %w", err)
+	}
+	if j.Version != JSONVersion {
+		return nil, fmt.Errorf("reading a report as JSON: version %d, want %d", j.Version, JSONVersion)
+	}
+	when, err := time.Parse(time.RFC3339, j.When)
+	if err != nil {
+		return nil, fmt.Errorf("reading a report as JSON: when: %w", err)
+	}
+	rep := &Report{RedisVersion: j.RedisVersion, When: when, Runs: max(j.Runs, 1)}
+	for _, r := range j.Results {
+		rep.Results = append(rep.Results, Result{Strategy: r.Strategy, Expected: r.Expected, Result: r.Result})
+	}
+	for _, c := range j.Changed {
+		rep.Changes = append(rep.Changes, Change(c))
+	}
+	return rep, nil
 }
 
 // Verdicts writes one strategy's verdicts as a Markdown table: property,

@@ -2,6 +2,7 @@ package matrixrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -75,7 +76,8 @@ func (m matrix) config(e catalog.Entry, key string) locktest.Config {
 
 // check runs property p on strategy e.
 func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
-	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, m.config(e, key), p)}
+	cfg := m.config(e, key)
+	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Timing: cfg.Timing.Resolved(), Result: locktest.Check(ctx, cfg, p)}
 	if m.undeclared {
 		r.Expected = ""
 	}
@@ -85,7 +87,11 @@ func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property,
 // run checks every property on every strategy, runs times, and reports the
 // last run with the verdicts that changed between runs.
 func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry, props []locktest.Property, runs int) (*report.Report, error) {
-	rep := &report.Report{RedisVersion: version, When: time.Now(), Runs: runs, ScaleFrom: map[string]report.ScaleFrom{}}
+	rep := &report.Report{RedisVersion: version, Program: m.name, When: time.Now(), Runs: runs,
+		Sources: map[string]string{}, ScaleFrom: map[string]report.ScaleFrom{}}
+	for _, e := range entries {
+		rep.Sources[e.Name] = e.Sources
+	}
 	start := time.Now()
 	entries = slices.Clone(entries)
 	for i, e := range entries {
@@ -120,6 +126,10 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 				}
 				if unfinished(ctx, r.Result) {
 					return nil, &interruption{done: done, total: n, current: current}
+				}
+				if errors.Is(r.Result.Err, locktest.ErrNoLogin) {
+					// Every check would say the same: say it once.
+					return nil, errNoLogin{current}
 				}
 				if m.health != nil {
 					if err := m.health(ctx); err != nil {

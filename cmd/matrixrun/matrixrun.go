@@ -243,6 +243,10 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		s.p.log("%v", lost)
 		return ExitUsage
 	}
+	if errors.Is(err, locktest.ErrNoLogin) {
+		s.p.log("%v", err)
+		return ExitUsage
+	}
 	if errors.As(err, &s.stopped) {
 		return ExitMismatch
 	}
@@ -250,6 +254,7 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		s.p.log("%v", err)
 		return ExitMismatch
 	}
+	rep.Server = s.srv.String()
 	if msg := ev.after(rep); msg != "" {
 		s.p.say(msg)
 	}

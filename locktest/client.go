@@ -361,3 +361,21 @@ func (u until) Delay(int) (time.Duration, bool) {
 	}
 	return u.poll, again
 }
+
+// settle waits until c has sent nothing for a quiet window (four polls,
+// 20ms at least), or for the slack at most: what a lock does on its own
+// goroutines right after an acquire returns (rueidislock takes the rest
+// of its keys in the background) is done before the suite reads K.
+func (c *simClient) settle() {
+	quiet := max(20*time.Millisecond, 4*c.r.tm.Poll)
+	deadline := time.Now().Add(c.r.tm.Slack)
+	last, since := c.commandsSent(), time.Now()
+	for time.Now().Before(deadline) {
+		time.Sleep(quiet / 4)
+		if n := c.commandsSent(); n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= quiet {
+			return
+		}
+	}
+}

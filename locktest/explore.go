@@ -47,7 +47,7 @@ func schedule(r *run, clients []*simClient, attempt func(i int), prefix []int) [
 		if len(trace) < len(prefix) {
 			chosen = prefix[len(trace)]
 			if s.done[chosen] {
-				r.fail("scheduler: the replay diverged: %s finished where it sent a command before", clients[chosen].name)
+				panic(diverged{fmt.Errorf("scheduler: the replay diverged: %s finished where it sent a command before", clients[chosen].name)})
 			}
 		}
 		trace = append(trace, choice{chosen: chosen, runnable: runnable})
@@ -334,8 +334,29 @@ func (p *pausedOp) wait() {
 func interleavings(newRun func(string) *run, name string, play func(r *run, n int, prefix []int) ([]choice, *Result)) (*Result, int) {
 	var prefix []int
 	for n := 1; n <= maxSchedules; n++ {
-		r := newRun(fmt.Sprintf("/%s-%d", name, n))
-		trace, res := play(r, n, prefix)
+		var r *run
+		var trace []choice
+		var res *Result
+		// A lock that sends commands from several goroutines at once
+		// (rueidislock releases each of its keys on one of its own) may
+		// order them otherwise on a replay: the schedule is played again,
+		// on a fresh run, a few times before the suite gives up.
+		for try := 1; ; try++ {
+			suffix := fmt.Sprintf("/%s-%d", name, n)
+			if try > 1 {
+				suffix += fmt.Sprintf("-replay-%d", try)
+			}
+			r = newRun(suffix)
+			var err error
+			trace, res, err = playOnce(r, n, prefix, play)
+			if err == nil {
+				break
+			}
+			r.shutdown()
+			if try == maxReplays {
+				r.fail("%v, %d times", err, maxReplays)
+			}
+		}
 		if res != nil {
 			return res, n
 		}
@@ -348,6 +369,28 @@ func interleavings(newRun func(string) *run, name string, play func(r *run, n in
 	r := newRun("/limit")
 	r.fail("more than %d interleavings: the attempts are too long to explore", maxSchedules)
 	return nil, 0
+}
+
+// maxReplays is how many times a schedule whose replay diverged is
+// played before the suite gives up.
+const maxReplays = 5
+
+// diverged is the panic of a schedule whose replay went another way.
+type diverged struct{ err error }
+
+// playOnce plays one schedule, and returns a divergence as an error.
+func playOnce(r *run, n int, prefix []int, play func(r *run, n int, prefix []int) ([]choice, *Result)) (trace []choice, res *Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			d, ok := v.(diverged)
+			if !ok {
+				panic(v)
+			}
+			err = d.err
+		}
+	}()
+	trace, res = play(r, n, prefix)
+	return trace, res, nil
 }
 
 // race tries every interleaving of two clients' attempts on the key, from

@@ -193,6 +193,7 @@ type messages struct {
 	oneChanged, manyChanged  string // runs; changes, runs
 	change                   string // bullet, strategy, property, verdicts
 	scale                    string // strategies, granularity, why: columns at a coarser time scale
+	scaleRest                string // after them: the other columns
 	scaleFrom                map[ScaleFrom]string
 	why                      string // how to see why a cell breaks
 	textTrace                string // strategy, property, reason
@@ -244,7 +245,8 @@ var english = messages{
 	manyChanged: "%d verdicts changed between the %d runs:\n",
 	change:      "%s%s / %s: %s\n",
 
-	scale: "Time scale: %s at a granularity of %v (%s), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.\n",
+	scale:     "Time scale: %s at a granularity of %v (%s), every TTL the suite asked for a whole multiple of it.\n",
+	scaleRest: "The other columns ran at 1ms.\n",
 	scaleFrom: map[ScaleFrom]string{
 		ScaleColumn: "declared with its column",
 		ScaleFlag:   "set by -granularity",
@@ -307,7 +309,8 @@ var chinese = messages{
 	manyChanged: "有 %d 项判定在 %d 次运行之间变了：\n",
 	change:      "%s%s / %s：%s\n",
 
-	scale: "时间尺度：%s 以 %v 为粒度运行（%s），测试套件请求的每个 TTL 都是它的整数倍；其余各列为 1ms。\n",
+	scale:     "时间尺度：%s 以 %v 为粒度运行（%s），测试套件请求的每个 TTL 都是它的整数倍。\n",
+	scaleRest: "其余各列以 1ms 运行。\n",
 	scaleFrom: map[ScaleFrom]string{
 		ScaleColumn: "随这一列声明",
 		ScaleFlag:   "由 -granularity 设定",

@@ -146,8 +146,13 @@ func (rep *Report) scales() []scaleGroup {
 // coarser time scale than the default.
 func (rep *Report) writeScales(w io.Writer, t tr) {
 	m := t.msg()
+	n := 0
 	for _, sg := range rep.scales() {
 		fmt.Fprintf(w, m.scale, strings.Join(sg.strategies, ", "), sg.g, m.scaleFrom[sg.from])
+		n += len(sg.strategies)
+	}
+	if n > 0 && n < len(rep.Strategies()) {
+		fmt.Fprint(w, m.scaleRest)
 	}
 }
 

@@ -112,7 +112,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.root, "root", ".", "with -update, the repository's root `directory`")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -update\n       peercheck -cleanup [-redis TARGET]\n\n"+
-			"peercheck runs locklab's conformance suite on redsync, redislock and a plain go-redis lock,\n"+
+			"peercheck runs locklab's conformance suite on redsync, redislock, a plain go-redis lock, go-zero and rueidislock,\n"+
 			"and on luatoken, against a real Redis, and prints their columns side by side.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}

@@ -1,5 +1,6 @@
 // Command peercheck runs locklab's conformance suite on the peers of
-// package peers (redsync, redislock, the plain go-redis lock) and on
+// package peers (redsync, redislock, the plain go-redis lock, go-zero,
+// rueidislock) and on
 // luatoken, on a real Redis, and prints their columns side by side, in the
 // formats of lockcheck: one column per lock, one row per property, each
 // cell holds, breaks or n/a, marked with "!" when it is not the verdict

@@ -51,7 +51,7 @@ func safeRefresh(newRun func(string) *run) Result {
 		if left := r.pttl(); left > r.tm.Long+r.tm.Slack/5 {
 			return r.breaks(mRefreshPushed.New(at, 3*r.tm.Long, left, r.tm.Long))
 		}
-		freed := whoFreed(r, held, mLateRefreshWho.New())
+		freed := whoFreed(r, held, "refresh")
 		if c.tryAcquire(r.tm.Long) != nil {
 			return r.breaks(mRefreshThen.New(at, freed))
 		}
@@ -66,20 +66,17 @@ func safeRefresh(newRun func(string) *run) Result {
 // safe-refresh's messages.
 var (
 	mRefreshNA = msg.Define("safe-refresh.n/a", nil,
-		"the lock cannot be refreshed: it does not implement strategy.Refresher", "这把锁不能续期：它没有实现 strategy.Refresher")
+		"the lock cannot be refreshed: it does not implement strategy.Refresher")
 	mRefreshResumed = msg.Define("safe-refresh.breaks-resumed", msg.K(msg.Sub, msg.Sub),
-		"A was paused {0} until B acquired; when A resumed, {1}", "A 在{0}被暂停，直到 B 拿到锁；A 恢复后，{1}")
+		"A was paused {0} until B acquired; when A resumed, {1}")
 	mRefreshSucceeded = msg.Define("safe-refresh.succeeded", nil,
-		"its Refresh reported success: A would go on working while B holds the lock", "它的 Refresh 报告成功：B 持有锁时，A 还会接着干活")
+		"its Refresh reported success: A would go on working while B holds the lock")
 	mRefreshPushed = msg.Define("safe-refresh.breaks-pushed", msg.K(msg.Sub, msg.Duration, msg.Duration, msg.Duration),
-		"A was paused {0} until B acquired; A's late Refresh (for {1}) failed, but B's lock now expires in {2}, past the {3} B asked for",
-		"A 在{0}被暂停，直到 B 拿到锁；A 迟到的 Refresh（续期 {1}）失败了，但 B 的锁现在要 {2} 后才过期，超过了 B 请求的 {3}")
+		"A was paused {0} until B acquired; A's late Refresh (for {1}) failed, but B's lock now expires in {2}, past the {3} B asked for")
 	mRefreshThen = msg.Define("safe-refresh.breaks-then", msg.K(msg.Sub, msg.Sub),
-		"A was paused {0} until B acquired; then {1}", "A 在{0}被暂停，直到 B 拿到锁；然后，{1}")
+		"A was paused {0} until B acquired; then {1}")
 	mRefreshOne = msg.Define("safe-refresh.holds-one", nil,
-		"A's late Refresh, paused before its one command until B had acquired, failed and left B's lock as B took it",
-		"A 迟到的 Refresh 在它唯一的命令之前暂停，直到 B 拿到锁，结果失败了，B 的锁保持 B 拿到时的样子")
+		"A's late Refresh, paused before its one command until B had acquired, failed and left B's lock as B took it")
 	mRefreshHolds = msg.Define("safe-refresh.holds", msg.K(msg.Count, msg.Count),
-		"A's late Refresh, paused at each of the {0} boundaries of its {1}-command refresh in turn, failed and left B's lock as B took it",
-		"A 迟到的 Refresh 有 {1} 条命令，依次在 {0} 个边界上暂停，每次都失败了，B 的锁保持 B 拿到时的样子")
+		"A's late Refresh, paused at each of the {0} boundaries of its {1}-command refresh in turn, failed and left B's lock as B took it")
 )

@@ -29,7 +29,7 @@ func safeRelease(newRun func(string) *run) Result {
 		if !broke.IsZero() {
 			return r.breaks(mPausedTTLResumed.New(boundary(k, n, "release"), broke))
 		}
-		freed := whoFreed(r, held, mItsRelease.New())
+		freed := whoFreed(r, held, "release")
 		if c.tryAcquire(r.tm.Long) != nil {
 			return r.breaks(mPausedTTLResumed.New(boundary(k, n, "release"), freed))
 		}
@@ -44,9 +44,7 @@ func safeRelease(newRun func(string) *run) Result {
 // safe-release's messages.
 var (
 	mSafeReleaseOne = msg.Define("safe-release.holds-one", nil,
-		"A's late release, paused before its one command until B had acquired, left B's lock in place",
-		"A 迟到的释放在它唯一的命令之前暂停，直到 B 拿到锁，之后没有动 B 的锁")
+		"A's late release, paused before its one command until B had acquired, left B's lock in place")
 	mSafeReleaseHolds = msg.Define("safe-release.holds", msg.K(msg.Count, msg.Count),
-		"A's late release, paused at each of the {0} boundaries of its {1}-command release in turn, left B's lock in place",
-		"A 迟到的释放有 {1} 条命令，依次在 {0} 个边界上暂停，每次都没有动 B 的锁")
+		"A's late release, paused at each of the {0} boundaries of its {1}-command release in turn, left B's lock in place")
 )

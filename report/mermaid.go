@@ -243,7 +243,7 @@ func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
 		case a.Kind == other[i].Kind && a.Kind != locktest.ArgToken && m.value(a) == m.value(other[i]):
 			parts[i] = m.value(a)
 		case a.Kind == locktest.ArgToken && other[i].Kind == locktest.ArgToken:
-			parts[i] = m.tr.msg().newToken
+			parts[i] = m.tr.say(mNewToken)
 		case a.Kind == locktest.ArgText && other[i].Kind == locktest.ArgText:
 			parts[i] = merge(a.Text, other[i].Text)
 		default:
@@ -278,7 +278,6 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		return m.tr.render(*e.Msg, m.value)
 	}
 	errText := func(e locktest.Event) string { return e.Err }
-	words := m.tr.msg()
 	switch e.Kind {
 	case locktest.EvCommand:
 		var oc, or []locktest.Arg
@@ -289,9 +288,9 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		var r string
 		switch {
 		case e.Err != "":
-			r = words.errorReply + texts(errText)
+			r = m.tr.say(mErrorReply, texts(errText))
 		case e.Msg != nil:
-			r = words.errorReply + texts(said)
+			r = m.tr.say(mErrorReply, texts(said))
 		default:
 			r = m.show(e.Reply, or, "")
 		}
@@ -302,7 +301,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		return []line{l("%s->>%s: %s", c, srv, m.esc(cmd)), l("%s-->>%s: %s", srv, c, m.esc(r))}
 	case locktest.EvAcquired, locktest.EvReleased, locktest.EvRefreshed:
 		if e.Err != "" {
-			return []line{note(words.failed[e.Kind] + texts(errText))}
+			return []line{note(m.tr.say(mFailed[e.Kind], texts(errText)))}
 		}
 		return []line{note(texts(said))}
 	case locktest.EvEnter:
@@ -328,7 +327,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 				}
 			}
 		}
-		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, m.esc(texts(said)))}
+		return []line{l("Note over %s: %s", m.span(c, who), m.esc(m.tr.say(mOverlap, texts(said))))}
 	}
 	if c != "" {
 		return []line{note(texts(said))}

@@ -275,14 +275,14 @@ func TestRewrite(t *testing.T) {
 	sub := func(id string, args ...msg.Arg) msg.Arg {
 		return msg.Arg{Kind: msg.Sub, Msg: &locktest.Message{ID: id, Args: args}}
 	}
-	r.Message = locktest.Message{ID: "double-release.breaks", Args: []msg.Arg{
-		sub("freed.deleted", sub("who.that-release"))}}
+	r.Message = locktest.Message{ID: "double-release.breaks-late", Args: []msg.Arg{
+		sub("freed.deleted", msg.Arg{Kind: msg.Client, Text: "A"}, msg.Arg{Kind: msg.Op, Text: "second release"})}}
 	r.Reason = r.Message.String()
-	assert.Equal(t, "after A's second release, that release deleted K, B's lock: C acquired it while B still held it", r.Reason)
+	assert.Equal(t, "after A's release B acquired; then A's second release deleted K, B's lock: C acquired it while B still held it", r.Reason)
 	rep.Results = []report.Result{r}
 	zh, err = rewrite(src, rep, root, report.Chinese)
 	require.NoError(t, err)
-	assert.Contains(t, zh, "> **setnxpx 的 double-release 判定为 breaks**：A 第二次释放之后，这次释放删除了 K，也就是 B 的锁：B 还持有锁，C 就拿到了。\n\n")
+	assert.Contains(t, zh, "> **setnxpx 的 double-release 判定为 breaks**：A 释放之后 B 拿到了锁；然后，A 的第二次释放删除了 K，也就是 B 的锁：B 仍持有锁时，C 也拿到了锁。\n\n")
 	assert.Contains(t, zh, "    A->>Redis: DEL K\n    Redis-->>A: 1\n```\n")
 
 	for _, bad := range []string{

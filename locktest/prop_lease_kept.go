@@ -74,7 +74,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 		r.det.enter("A")
 		until := asked.Add(ttl - tol)
 		half := asked.Add((ttl - tol) / 2)
-		r.note(mKeptPlan.New(what.New(), ttl,
+		r.note(mKeptPlan.New(what.New(ttl),
 			asked.Sub(r.rec.start).Round(time.Millisecond), half.Sub(r.rec.start).Round(time.Millisecond), short, tol))
 		// probe makes one attempt; it says whether the run is over, with
 		// the verdict in res, or spoiled by a slow machine.
@@ -92,7 +92,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 				return true
 			}
 			r.det.enter(w.name)
-			res = r.breaks(mKeptBreaks.New(w.name, at.Round(time.Millisecond), askedFor.New(), ttl, (ttl - at).Round(time.Millisecond)))
+			res = r.breaks(mKeptBreaks.New(w.name, at.Round(time.Millisecond), askedFor.New(ttl), (ttl - at).Round(time.Millisecond)))
 			return true
 		}
 		over := false
@@ -119,16 +119,16 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 
 // lease-kept's messages.
 var (
-	mKeptHoldsFor     = msg.Define("lease-kept.holds-for", nil, "A holds the lock for a TTL of")
-	mKeptRefreshedTo  = msg.Define("lease-kept.refreshed-to", nil, "A refreshed its lock to a TTL of")
-	mKeptAskedFor     = msg.Define("lease-kept.asked-for", nil, "A asked for a TTL of")
-	mKeptRefreshAsked = msg.Define("lease-kept.refresh-asked-for", nil, "A's Refresh asked for a TTL of")
-	mKeptPlan         = msg.Define("lease-kept.plan", msg.K(msg.Sub, msg.Duration, msg.Duration, msg.Duration, msg.Duration, msg.Duration),
-		"{0} {1} (asked at t={2}); B polls with the same TTL until t={3}, then C alone with {4}, until {5} before the TTL ends")
+	mKeptHoldsFor     = msg.Define("lease-kept.holds-for", msg.K(msg.Duration), "A holds the lock for a TTL of {0}")
+	mKeptRefreshedTo  = msg.Define("lease-kept.refreshed-to", msg.K(msg.Duration), "A refreshed its lock to a TTL of {0}")
+	mKeptAskedFor     = msg.Define("lease-kept.asked-for", msg.K(msg.Duration), "A asked for a TTL of {0}")
+	mKeptRefreshAsked = msg.Define("lease-kept.refresh-asked-for", msg.K(msg.Duration), "A's Refresh asked for a TTL of {0}")
+	mKeptPlan         = msg.Define("lease-kept.plan", msg.K(msg.Sub, msg.Duration, msg.Duration, msg.Duration, msg.Duration),
+		"{0} (asked at t={1}); B polls with the same TTL until t={2}, then C alone with {3}, until {4} before the TTL ends")
 	mKeptSpoiled = msg.Define("lease-kept.spoiled", msg.K(msg.Client, msg.Duration),
 		"{0}'s attempt returned only {1} after A's lease began, past its TTL: this run proves nothing")
-	mKeptBreaks = msg.Define("lease-kept.breaks", msg.K(msg.Client, msg.Duration, msg.Sub, msg.Duration, msg.Duration),
-		"{0} acquired the lock {1} after {2} {3}: A, alive and not paused, lost its lock at least {4} early")
+	mKeptBreaks = msg.Define("lease-kept.breaks", msg.K(msg.Client, msg.Duration, msg.Sub, msg.Duration),
+		"{0} acquired the lock {1} after {2}: A, alive and not paused, lost its lock at least {3} early")
 	mKeptHolds = msg.Define("lease-kept.holds", msg.K(msg.Duration, msg.Duration, msg.Duration),
 		"nobody acquired the lock while A held it for {0} (B polled with the same TTL, then C with {1}, until {2} before its end)")
 	mKeptAgain = msg.Define("lease-kept.holds-refreshed", msg.K(msg.Sub),

@@ -38,4 +38,10 @@ var (
 		"B, its clock {0} ahead, took the lock A holds with {1} of its TTL left")
 	mSkewHolds = msg.Define("clock-skew.holds", msg.K(msg.Duration),
 		"B's clock ran {0} ahead and it still could not take A's lock")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("clock-skew.scenario", nil,
+		"a client whose clock runs ahead by more than the TTL tries to take a held lock")
+	_ = msg.Define("clock-skew.must", nil,
+		"it must fail")
 )

@@ -59,4 +59,10 @@ var (
 		"a successful acquire sends a single command, on a free key and on a stale lock: there is no boundary between commands to die at")
 	mMidAcquireHolds = msg.Define("crash-mid-acquire.holds", nil,
 		"wherever A died inside its acquire, B got the lock within the TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("crash-mid-acquire.scenario", nil,
+		"a client dies between the commands of its acquire, at each boundary in turn")
+	_ = msg.Define("crash-mid-acquire.must", nil,
+		"a waiter still gets the lock")
 )

@@ -51,4 +51,10 @@ var (
 		"A died {0}, and B still could not acquire the lock {1} later: the half-done release left a lock that does not expire")
 	mMidReleaseHolds = msg.Define("crash-mid-release.holds", msg.K(msg.Count),
 		"wherever A died inside its {0}-command release, the lock freed within its TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("crash-mid-release.scenario", nil,
+		"the holder dies between the commands of its release, at each boundary in turn")
+	_ = msg.Define("crash-mid-release.must", nil,
+		"the lock still frees within its TTL")
 )

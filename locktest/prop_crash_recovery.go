@@ -68,4 +68,10 @@ var (
 		"B acquired the lock after A crashed holding it, and again after A refreshed it and crashed")
 	mRecoveryHolds = msg.Define("crash-recovery.holds", nil,
 		"B acquired the lock after A crashed holding it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("crash-recovery.scenario", nil,
+		"the holder crashes and never releases")
+	_ = msg.Define("crash-recovery.must", nil,
+		"a waiter gets the lock once the TTL has passed")
 )

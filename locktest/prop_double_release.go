@@ -92,4 +92,10 @@ var (
 		"A1 and A2, two goroutines of client A, share its strategy instance: after A1's release A2 acquired; then {0}")
 	mGoroutinesAfter = msg.Define("double-release.breaks-goroutines", nil,
 		"A1 and A2, two goroutines of client A, share its strategy instance: after A1's release A2 acquired; after A1's second release, C acquired the lock while A2 still held it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("double-release.scenario", nil,
+		"A releases twice, and B acquires in between; A's second release runs one command at a time, B paused, K read after each and C trying at each boundary. Then again with A1 and A2, two goroutines sharing client A's strategy instance, as a service shares one lock client: A1 releases, A2 acquires, A1 releases again")
+	_ = msg.Define("double-release.must", nil,
+		"the lock taken in between, B's or A2's, stays as it was taken, and C never gets in")
 )

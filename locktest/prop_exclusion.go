@@ -186,4 +186,10 @@ var (
 		"no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in; in each of the {0} interleavings of a holder's release and new attempt with another client's attempt, at most one got the lock; and {1} clients, {2} critical sections each, were never two inside")
 	mLeftOut = msg.Define("exclusion.left-out", msg.K(msg.Count),
 		"({0} earlier events left out)")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("exclusion.scenario", nil,
+		"with no faults, the baseline the other rows build on: two clients race for a free key in every interleaving of their commands; a holder releases and at once tries again while another client makes one attempt, in every interleaving; six clients take turns, eight times each")
+	_ = msg.Define("exclusion.must", nil,
+		"never two inside the critical section at once")
 )

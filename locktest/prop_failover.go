@@ -99,4 +99,10 @@ var (
 	mFailoverHolds = msg.Define("failover.holds", msg.K(msg.Duration),
 		"B could not acquire K in {0} on the promoted replica, which never received A's lock; once A released, C acquired")
 	mTheFailover = msg.Define("failover.fault", nil, "the failover")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("failover.scenario", nil,
+		"on a primary and a replica whose replication link is held, A acquires; the primary dies, the replica is promoted and clients are sent to it")
+	_ = msg.Define("failover.must", nil,
+		"B must not acquire while A holds the lock; once A has released, C must acquire within the TTL and the slack (5.5 s by default), so that a lock that refuses everyone after the failover breaks. A lock that waits for its replica (`WAIT`) and grants nothing unacknowledged holds: its attempt fails while the link is held, and must succeed once it carries on. n/a for a lock over several masters")
 )

@@ -159,4 +159,10 @@ var (
 		"A was paused {0} until its TTL ran out, and B acquired and wrote; A then finished its acquire, and the resource accepted A's late write after B's: A's fencing token was drawn after B's, outside the step that took the lock")
 	mFencedSkew = msg.Define("fenced-overrun.breaks-skew", msg.K(msg.Duration, msg.Count, msg.Count),
 		"with A's clock {0} off B's, A's lease passed to B, yet the resource accepted A's late write after B's: A's fencing token ({1}), drawn first, was larger than B's ({2}), as a token drawn from a clock is")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("fenced-overrun.scenario", nil,
+		"the holder is paused past its TTL, another client acquires and writes to the protected resource, then the first one wakes and writes. A lock whose tokens pass is tried again: with the holder paused at each boundary between the commands of its acquire, and with its clock 2×TTL ahead of the other client's, then behind it")
+	_ = msg.Define("fenced-overrun.must", nil,
+		"the resource refuses the late write every time: the late holder's token is the older one")
 )

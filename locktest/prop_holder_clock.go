@@ -71,4 +71,10 @@ var (
 		"A's clock ran {0} behind when it acquired for a TTL of {1}, and B acquired the lock before that TTL had passed, while A was alive and not paused: A's clock set the lock's expiry, which came early by the skew")
 	mHolderClockHolds = msg.Define("holder-clock.holds", msg.K(msg.Duration, msg.Duration),
 		"the lock lived as long as asked with A's clock {0} ahead (a crashed A's lock freed within its TTL and the slack) and {1} behind (nobody got in before its TTL)")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("holder-clock.scenario", nil,
+		"the holder's own clock runs ahead of the server's by more than the TTL, then behind it: ahead, the holder acquires and crashes; behind, it acquires and stays alive")
+	_ = msg.Define("holder-clock.must", nil,
+		"ahead, a waiter gets the lock within the TTL and the slack; behind, nobody acquires before the TTL has passed; n/a for a lock that never reads the client's clock")
 )

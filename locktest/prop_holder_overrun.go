@@ -61,4 +61,10 @@ var (
 		"nobody else acquired the lock while A overran, nor after A died: {0}")
 	mOverrunHolds = msg.Define("holder-overrun.holds", nil,
 		"B did not acquire the lock while A overran its TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("holder-overrun.scenario", nil,
+		"the holder's work outlasts its TTL while others wait")
+	_ = msg.Define("holder-overrun.must", nil,
+		"nobody enters while it is still inside")
 )

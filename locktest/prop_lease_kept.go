@@ -133,4 +133,10 @@ var (
 		"nobody acquired the lock while A held it for {0} (B polled with the same TTL, then C with {1}, until {2} before its end)")
 	mKeptAgain = msg.Define("lease-kept.holds-refreshed", msg.K(msg.Sub),
 		"{0}; and again after A refreshed its lock to that TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("lease-kept.scenario", nil,
+		"the holder, alive and not paused, holds a 300 ms lease; two other clients poll, one with the same TTL and one with a tenth of it, until 30 ms before the lease ends")
+	_ = msg.Define("lease-kept.must", nil,
+		"nobody acquires before the TTL the holder asked for has passed (tolerance: a tenth of the TTL, at least 20 ms)")
 )

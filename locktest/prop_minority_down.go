@@ -79,4 +79,10 @@ var (
 		"C acquired K reaching only {0} of {1} masters: a minority granted the lock, so two clients on either side of a partition could each hold it")
 	mMinorityHolds = msg.Define("minority-down.holds", msg.K(msg.Nodes),
 		"with {0} down, A acquired, B was refused while A held the lock and got it once A had released, and C, reaching a minority of the masters, was refused")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("minority-down.scenario", nil,
+		"over several masters, a minority of them is down; then a client is cut off from one more")
+	_ = msg.Define("minority-down.must", nil,
+		"A acquires, B is refused while A holds it, and gets it once A releases; the client that reaches only a minority is refused; n/a on one Redis")
 )

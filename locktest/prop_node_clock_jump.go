@@ -41,4 +41,10 @@ var (
 		"B acquired K well inside A's TTL of {0} by the real clock: the clock of {1} jumped {2} forward, and it expired A's lock early")
 	mJumpHolds = msg.Define("node-clock-jump.holds", msg.K(msg.Duration, msg.Node, msg.Duration),
 		"B could not acquire K in {0} after the clock of {1} jumped {2} forward")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("node-clock-jump.scenario", nil,
+		"a master holding A's lock has its clock jump forward past A's TTL (over several: one of A's bare majority)")
+	_ = msg.Define("node-clock-jump.must", nil,
+		"B must not acquire while A holds the lock by the real clock")
 )

@@ -59,4 +59,10 @@ var (
 		"A's release reported success although its command failed and never reached Redis: B's attempt right after found the lock still taken")
 	mFreesHolds = msg.Define("release-frees.holds", nil,
 		"after A released, B acquired at once, even when A's first release command failed")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("release-frees.scenario", nil,
+		"the holder releases; then again with the release's first command failing on the wire")
+	_ = msg.Define("release-frees.must", nil,
+		"another client's single attempt right after succeeds, unless the release reported its failure")
 )

@@ -90,4 +90,10 @@ var (
 		"A was paused past its TTL and did not learn it had lost the lock before B began: {0}")
 	mRenewedHolds = msg.Define("renewed-overrun.holds", nil,
 		"a short pause kept A's lock; over a long one, A's lease was cancelled before B entered")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("renewed-overrun.scenario", nil,
+		"the holder is paused for a third of its TTL, then for three TTLs")
+	_ = msg.Define("renewed-overrun.must", nil,
+		"it keeps its lock over the short pause, and learns that it lost it before anyone else works after the long one")
 )

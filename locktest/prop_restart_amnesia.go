@@ -64,4 +64,10 @@ var (
 		"B could not acquire K in {0} while {1} stayed down (a delayed restart of {2})")
 	mAmnesiaHolds = msg.Define("restart-amnesia.holds", msg.K(msg.Duration, msg.Node),
 		"B could not acquire K in {0} after {1} restarted empty")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("restart-amnesia.scenario", nil,
+		"a master holding A's lock restarts without persistence (over several masters: A holds a bare majority, one of it restarts)")
+	_ = msg.Define("restart-amnesia.must", nil,
+		"B must not acquire while A holds the lock; once A has released, C must acquire within the TTL and the slack")
 )

@@ -79,4 +79,10 @@ var (
 		"A's late Refresh, paused before its one command until B had acquired, failed and left B's lock as B took it")
 	mRefreshHolds = msg.Define("safe-refresh.holds", msg.K(msg.Count, msg.Count),
 		"A's late Refresh, paused at each of the {0} boundaries of its {1}-command refresh in turn, failed and left B's lock as B took it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("safe-refresh.scenario", nil,
+		"for a lock that can extend itself: the holder is paused past its TTL before its refresh and at each boundary between the refresh's commands, another client acquires, then the refresh goes on one command at a time, the new holder paused and K read as in `safe-release`")
+	_ = msg.Define("safe-refresh.must", nil,
+		"the late refresh fails, and the new holder's lock is neither extended nor freed, overwritten or left without expiry; nobody else gets in")
 )

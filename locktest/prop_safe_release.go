@@ -47,4 +47,10 @@ var (
 		"A's late release, paused before its one command until B had acquired, left B's lock in place")
 	mSafeReleaseHolds = msg.Define("safe-release.holds", msg.K(msg.Count, msg.Count),
 		"A's late release, paused at each of the {0} boundaries of its {1}-command release in turn, left B's lock in place")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("safe-release.scenario", nil,
+		"the holder A is paused past its TTL (before its release, then at each boundary between the release's commands in turn), and B acquires; then A's release goes on one command at a time, with B paused: the suite reads K (its value and its `PTTL`) before and after each command, and C tries to acquire at each boundary")
+	_ = msg.Define("safe-release.must", nil,
+		"B's lock stays as B took it: not deleted, not overwritten, its expiry neither removed nor pushed back; C never gets in")
 )

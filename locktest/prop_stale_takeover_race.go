@@ -33,4 +33,10 @@ var (
 	mBothStale = msg.Define("stale-takeover-race.both", nil,
 		"both waiters found the same stale lock and both took it over")
 	mOnStaleLock = msg.Define("stale-takeover-race.on-stale-lock", nil, "on a stale lock")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("stale-takeover-race.scenario", nil,
+		"two waiters find the same expired lock at the same moment; every interleaving of their commands is tried")
+	_ = msg.Define("stale-takeover-race.must", nil,
+		"at most one of them wins")
 )

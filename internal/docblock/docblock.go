@@ -12,7 +12,15 @@
 //		the counterexample of that break, as a Mermaid diagram;
 //	<!-- lockcheck:source file=strategy/getset/getset.go func=takeover --> ... <!-- /lockcheck:source -->
 //		a code block quoting a file, or one Go function or method
-//		(func=Type.Method) of it, so that quoted code stays current.
+//		(func=Type.Method) of it, so that quoted code stays current;
+//	<!-- lockcheck:output format=text strategy=setnxpx,luatoken --> ... <!-- /lockcheck:output -->
+//		what the tool prints for those checks (format=text or json;
+//		property=, trace=yes, lang=, and for JSON events=N, the first
+//		events of each timeline to keep besides its last), with the
+//		command line that prints it;
+//	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
+//		the table of the properties: each one's scenario and what must
+//		hold, from the messages PROPERTY.scenario and PROPERTY.must.
 //
 // A marker elsewhere in a line, quoted in text, is left alone.
 //
@@ -169,7 +177,7 @@ func word(s string, value bool) bool {
 	for _, c := range s {
 		switch {
 		case c >= 'a' && c <= 'z':
-		case value && (c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./-", c)):
+		case value && (c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./-,", c)):
 		default:
 			return false
 		}
@@ -239,8 +247,16 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 			return "", fmt.Errorf("%s: %w", b.Name(), err)
 		}
 		fmt.Fprintf(&w, "```%s\n%s\n```\n", lang, text)
+	case "output":
+		if err := s.output(&w, b, rep, lang, shaped); err != nil {
+			return "", err
+		}
+	case "properties":
+		if err := properties(&w, b, lang); err != nil {
+			return "", err
+		}
 	default:
-		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace or source)", b.Name(), b.Kind)
+		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output or properties)", b.Name(), b.Kind)
 	}
 	return w.String(), nil
 }

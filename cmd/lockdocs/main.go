@@ -32,7 +32,10 @@
 //		command line that prints it;
 //	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
 //		the table of the properties: each one's scenario and what must
-//		hold, from the messages PROPERTY.scenario and PROPERTY.must.
+//		hold, from the messages PROPERTY.scenario and PROPERTY.must;
+//	<!-- lockcheck:gotest package=./p run=TestX env=VAR v=yes show=a,b end=yes --> ... <!-- /lockcheck:gotest -->
+//		the output of go test -run '^TestX$' ./p, with VAR=1 (show=
+//		keeps the log of those subtests, end=yes the lines that end it).
 //
 // File paths are relative to the working directory. The blocks of a file
 // in a directory named after a language of the catalogs (docs/zh) are

@@ -20,7 +20,10 @@
 //		command line that prints it;
 //	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
 //		the table of the properties: each one's scenario and what must
-//		hold, from the messages PROPERTY.scenario and PROPERTY.must.
+//		hold, from the messages PROPERTY.scenario and PROPERTY.must;
+//	<!-- lockcheck:gotest package=./p run=TestX env=VAR v=yes show=a,b end=yes --> ... <!-- /lockcheck:gotest -->
+//		the output of go test -run '^TestX$' ./p, with VAR=1 (show=
+//		keeps the log of those subtests, end=yes the lines that end it).
 //
 // A marker elsewhere in a line, quoted in text, is left alone.
 //
@@ -251,12 +254,16 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 		if err := s.output(&w, b, rep, lang, shaped); err != nil {
 			return "", err
 		}
+	case "gotest":
+		if err := goTest(&w, b, root, shaped); err != nil {
+			return "", err
+		}
 	case "properties":
 		if err := properties(&w, b, lang); err != nil {
 			return "", err
 		}
 	default:
-		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output or properties)", b.Name(), b.Kind)
+		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output, gotest or properties)", b.Name(), b.Kind)
 	}
 	return w.String(), nil
 }

@@ -149,7 +149,6 @@ type value struct {
 	keys   []string        // an object's keys; nil for an array
 	items  []*value        // an object's values, or an array's
 	array  bool
-	total  int // of a timeline cut short: how many events it had
 }
 
 func decode(d *json.Decoder) (*value, error) {

@@ -15,7 +15,12 @@ import (
 
 // The generated blocks of the docs are package docblock's, with markers
 // named lockcheck: <!-- lockcheck:KIND key=value ... -->.
-var style = docblock.Style{Marker: "lockcheck", Make: "make docs"}
+var style = docblock.Style{Marker: "lockcheck", Make: "make docs", Commands: map[string]docblock.Command{
+	// docs/exec.md: a program that answers nonsense, and one that does
+	// not start.
+	"exec-garbage": {Args: []string{"-exec", "echo ready; read -r l; echo 'hello there'", "-name", "garbage", "-property", "exclusion"}, From: "garbage / exclusion"},
+	"exec-nosuch":  {Args: []string{"-exec", "nosuch", "-property", "exclusion"}, From: "nosuch / exclusion"},
+}}
 
 // block is one generated block of a file.
 type block = docblock.Block

@@ -30,6 +30,9 @@
 //		property=, trace=yes, lang=, and for JSON events=N, the first
 //		events of each timeline to keep besides its last), with the
 //		command line that prints it;
+//	<!-- lockcheck:command name=exec-garbage --> ... <!-- /lockcheck:command -->
+//		the output of a run of the tool that Style.Commands names, from
+//		the line Command.From names;
 //	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
 //		the table of the properties: each one's scenario and what must
 //		hold, from the messages PROPERTY.scenario and PROPERTY.must;

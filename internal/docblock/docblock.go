@@ -18,6 +18,9 @@
 //		property=, trace=yes, lang=, and for JSON events=N, the first
 //		events of each timeline to keep besides its last), with the
 //		command line that prints it;
+//	<!-- lockcheck:command name=exec-garbage --> ... <!-- /lockcheck:command -->
+//		the output of a run of the tool that Style.Commands names, from
+//		the line Command.From names;
 //	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
 //		the table of the properties: each one's scenario and what must
 //		hold, from the messages PROPERTY.scenario and PROPERTY.must;
@@ -62,6 +65,8 @@ type Style struct {
 	Marker string
 	// Make is the command that regenerates the blocks: "make docs".
 	Make string
+	// Commands are the runs of the tool that command blocks name.
+	Commands map[string]Command
 }
 
 // The words a Style writes around the generated text.
@@ -254,6 +259,10 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 		if err := s.output(&w, b, rep, lang, shaped); err != nil {
 			return "", err
 		}
+	case "command":
+		if err := s.command(&w, b, root, lang, shaped); err != nil {
+			return "", err
+		}
 	case "gotest":
 		if err := goTest(&w, b, root, shaped); err != nil {
 			return "", err
@@ -263,7 +272,7 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 			return "", err
 		}
 	default:
-		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output, gotest or properties)", b.Name(), b.Kind)
+		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output, command, gotest or properties)", b.Name(), b.Kind)
 	}
 	return w.String(), nil
 }

@@ -39,12 +39,12 @@ func goTest(w io.Writer, b Block, root string, shaped bool) error {
 	if b.Attrs["v"] == "yes" {
 		args = append(args, "-v")
 	}
-	args = append(args, "-run", "'^"+name+"$'", pkg)
-	shown := strings.Join(args, " ")
+	args = append(args, "-run", "^"+name+"$", pkg)
+	shown := strings.Replace(strings.Join(args, " "), "^"+name+"$", "'^"+name+"$'", 1)
 	if env := b.Attrs["env"]; env != "" {
 		shown = env + "=1 " + shown
 	}
-	out, err := runGoTest(root, b.Attrs["env"], args)
+	out, err := runOnce(root, b.Attrs["env"], args)
 	if err != nil {
 		return fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -68,8 +68,9 @@ func goTest(w io.Writer, b Block, root string, shaped bool) error {
 	return nil
 }
 
-// runGoTest runs go test once per block's arguments.
-func runGoTest(root, env string, args []string) (string, error) {
+// runOnce runs a command (go test, go run) in root once per lockdocs
+// run, with env=1 when env is not empty, and returns its output.
+func runOnce(root, env string, args []string) (string, error) {
 	key := env + " " + strings.Join(args, " ")
 	goTestRuns.Lock()
 	defer goTestRuns.Unlock()
@@ -78,11 +79,7 @@ func runGoTest(root, env string, args []string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	argv := slices.Clone(args)
-	for i, a := range argv {
-		argv[i] = strings.Trim(a, "'")
-	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = root
 	cmd.Env = os.Environ()
 	if env != "" {

@@ -59,9 +59,12 @@ check: setup
 # Regenerate the generated blocks of README.md, docs/*.md and the Chinese
 # edition docs/zh/*.md, in Chinese (the matrix, each strategy's verdicts,
 # the traces of its breaks, the quoted code) from one real run; the prose
-# around them is left as it is (cmd/lockdocs).
+# around them is left as it is (cmd/lockdocs). The diagrams of mutants'
+# breaks (mutants: blocks) come from a run of each mutant
+# (TestMutantTraces).
 docs: setup
 	$(LOCAL_REDIS) go run ./cmd/lockdocs README.md docs docs/zh
+	$(LOCAL_REDIS) go test -count=1 -run TestMutantTraces ./locktest -args -update-traces
 
 # The whole matrix ten times in a row: every verdict must be the declared
 # one, every time.
@@ -81,7 +84,9 @@ stress: setup
 peers: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck $(PEERCHECK_FLAGS)
 
-# Regenerate the generated blocks of docs/peers.md from one real run, on
-# the runner lockcheck and lockdocs use (internal/matrixrun).
+# Regenerate the generated blocks of docs/peers.md from one real run of
+# peercheck (its JSON), written by lockdocs, the one generator of the docs.
 peers-docs: setup
-	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -docs -root .. ../docs/peers.md
+	@run=$$(mktemp) && trap 'rm -f "$$run"' EXIT && \
+	(cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -format json >"$$run") && \
+	go run ./cmd/lockdocs -report "$$run" -marker peercheck docs/peers.md

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -45,11 +46,17 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	case cfg.RestartDelay < 0:
 		return Result{Err: fmt.Errorf("config: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
 	}
-	cfg.perms = &permissions{}
+	cfg.perms, cfg.noLogin = &permissions{}, &atomic.Bool{}
 	pool := cfg.pool()
 	defer pool.Close()
 	if err := checkPool(ctx, pool); err != nil {
 		return Result{Err: err}
+	}
+	if cfg.Timing.Granularity <= 0 {
+		// A factory that fails here fails in the check too, which says so.
+		if g, err := Announced(ctx, cfg); err == nil {
+			cfg.Timing.Granularity = g
+		}
 	}
 	tm := cfg.Timing.withDefaults()
 	var res Result
@@ -60,7 +67,11 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		}
 		m := watch(ctx, pool, tm.Short)
 		res = checkOnce(ctx, cfg, pool, m, p, scenario, suffix)
+		res.Granularity = tm.Granularity
 		why := m.stop()
+		if cfg.noLogin.Load() && !errors.Is(res.Err, ErrInterrupted) {
+			return Result{Err: ErrNoLogin, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+		}
 		if err := cfg.perms.err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {
 			return Result{Err: err, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 		}
@@ -69,7 +80,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		}
 		res.Timeline = append(res.Timeline, noteEvent(mDisturbed.New(n, why.Error())))
 		res = Result{Err: fmt.Errorf("%w (%d runs); the last: %w", ErrInconclusive, n, why),
-			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Granularity: tm.Granularity}
 	}
 	return res
 }
@@ -116,6 +127,12 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	}
 	return res
 }
+
+// ErrNoLogin: a client sent a command to its proxy before logging in with
+// its Client.Password (the proxy answered NOAUTH), so no scenario could
+// run as written. A program checked with -exec must send AUTH with
+// LOCKLAB_REDIS_PASSWORD first.
+var ErrNoLogin = errors.New("the program did not log in to its proxy: send AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)")
 
 // ErrInterrupted: the check's context ended before a verdict.
 var ErrInterrupted = errors.New("locktest: interrupted before a verdict")

@@ -20,6 +20,10 @@ var (
 		"K holds {0}, left by a holder that crashed: its TTL ({1}) has passed")
 	mStaleGone = msg.Define("stale.gone", msg.K(msg.Duration),
 		"K is gone: its holder crashed and the key expired after {0}")
+	mLockKeys = msg.Define("suite.lock-keys", msg.K(msg.Text),
+		"the lock keeps its state under {0}, not at K: where the suite reads K (its remaining time, whether it is gone), it reads those")
+	mShiftedTimes = msg.Define("suite.shifted-times", msg.K(msg.Client, msg.Duration),
+		"{0}'s clock is skewed by {1}, but its lock reads a clock of its own that the suite cannot skew: {0}'s proxy moves every absolute time in its commands by {1} on the way to Redis, as that clock would have")
 	mReadPTTL = msg.Define("suite.reads-pttl", msg.K(msg.Value),
 		"the suite reads PTTL K: {0}")
 	mStopTopology = msg.Define("suite.stop-topology", msg.K(msg.Text),

@@ -13,6 +13,20 @@ import (
 // with the holder's TTL and with a much shorter one until the TTL less
 // a tolerance of a tenth of it (at least 20ms).
 
+const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed
+
+func init() {
+	register(property{
+		p: LeaseKept, order: 30, scenario: leaseKept,
+		breaks: "another client acquired the lock before the holder's TTL had passed",
+	}, func(tm Timing) floors {
+		// A holds for kept; B and C probe until keptTolerance before its
+		// end. A lock that can be refreshed runs a second round, not
+		// counted.
+		return floors{holds: tm.kept() - tm.keptTolerance()}
+	})
+}
+
 // How long a lock lives: lease-kept asks whether it lives as long as its
 // holder was told, safe-refresh whether a late extension stays harmless.
 
@@ -28,6 +42,9 @@ const keptTries = 3
 // one. Nobody may acquire before A's TTL has passed. A lock that can be
 // refreshed goes through it again, with A's lease given by Refresh.
 func leaseKept(newRun func(string) *run) Result {
+	if res, broke := leaseMeasured(newRun); broke {
+		return res
+	}
 	res, refresher := keptRound(newRun, false)
 	if res.Verdict != Holds || !refresher {
 		return res
@@ -35,7 +52,6 @@ func leaseKept(newRun func(string) *run) Result {
 	res, _ = keptRound(newRun, true)
 	if res.Verdict == Holds {
 		res.Message = mKeptAgain.New(res.Message)
-		res.Reason = res.Message.String()
 	}
 	return res
 }
@@ -50,7 +66,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	}
 	for try := 1; try <= keptTries; try++ {
 		r := newRun(fmt.Sprintf("/%s-try-%d", round, try))
-		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.kept()/10
+		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.keptShort()
 		a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
 		asked := time.Now()
 		what, askedFor := mKeptHoldsFor, mKeptAskedFor
@@ -117,6 +133,59 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	return Result{}, false
 }
 
+// leaseGranularity is how much shorter than asked a key may live for
+// the rounding of a TTL to whole milliseconds, twice.
+const leaseGranularity = 2 * time.Millisecond
+
+// leaseMeasured: A acquires with the Long TTL and the suite reads K's
+// PTTL right after the acquire returns. K then lives at most until that
+// read returned plus its PTTL; the lease A was promised ends no earlier
+// than the TTL after A began its attempt, or, for a lock that tells its
+// holder a shorter validity (Redlock's drift) or a lease that ends, when
+// that says. A key that goes before, by more than the granularity of
+// milliseconds, breaks lease-kept; no load on the machine can make a
+// correct lock look so, as every delay counts in its favour. A lock whose
+// key has no expiry of its own is left to the probes.
+func leaseMeasured(newRun func(string) *run) (Result, bool) {
+	r := newRun("/measured")
+	a := r.newClient("A", 0)
+	ttl := r.tm.Long
+	began := time.Now()
+	la := a.tryAcquire(ttl)
+	if la == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	promised := began.Add(ttl)
+	if v, ok := la.(interface{ Validity() time.Duration }); ok {
+		promised = minTime(promised, time.Now().Add(v.Validity()))
+	}
+	if ctx := leaseOf(la); ctx != nil {
+		if dl, ok := ctx.Deadline(); ok {
+			promised = minTime(promised, dl)
+		}
+	}
+	ms := r.readPTTL()
+	read := time.Now()
+	if ms < 0 {
+		r.shutdown()
+		return Result{}, false
+	}
+	expires := read.Add(time.Duration(ms) * time.Millisecond)
+	if short := promised.Sub(expires); short > leaseGranularity {
+		r.det.enter("A")
+		return r.breaks(mKeptMeasured.New(ttl, read.Sub(began).Round(time.Millisecond), shown(ms), short.Round(time.Millisecond))), true
+	}
+	r.shutdown()
+	return Result{}, false
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 // lease-kept's messages.
 var (
 	mKeptHoldsFor     = msg.Define("lease-kept.holds-for", msg.K(msg.Duration), "A holds the lock for a TTL of {0}")
@@ -131,6 +200,8 @@ var (
 		"{0} acquired the lock {1} after {2}: A, alive and not paused, lost its lock at least {3} early")
 	mKeptHolds = msg.Define("lease-kept.holds", msg.K(msg.Duration, msg.Duration, msg.Duration),
 		"nobody acquired the lock while A held it for {0} (B polled with the same TTL, then C with {1}, until {2} before its end)")
+	mKeptMeasured = msg.Define("lease-kept.breaks-measured", msg.K(msg.Duration, msg.Duration, msg.Duration, msg.Duration),
+		"A asked for a TTL of {0}; read {1} after A's attempt began, K had {2} left: the key goes at least {3} before the lease A was promised ends")
 	mKeptAgain = msg.Define("lease-kept.holds-refreshed", msg.K(msg.Sub),
 		"{0}; and again after A refreshed its lock to that TTL")
 

@@ -1,11 +1,28 @@
 package locktest
 
-import "github.com/locklab/locklab/internal/msg"
+import (
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
 
 // SafeRelease: the holder is paused past its TTL, another client
 // acquires, and the first one's late release must leave the second one's
 // lock as it was (see nexthold.go). The pause falls before the release
 // and, in turn, at every boundary between its commands.
+
+const SafeRelease Property = "safe-release" // a late release must not free the next holder's lock
+
+func init() {
+	register(property{
+		p: SafeRelease, order: 100, scenario: safeRelease,
+		breaks: "a release sent after the holder's TTL ran out freed the next holder's lock",
+	}, func(tm Timing) floors {
+		// A, paused, holds with the Short TTL; B acquires only once it
+		// has run out (at least once: the other boundaries are not
+		// counted).
+		return floors{holds: tm.Short}
+	})
+}
 
 // safeRelease: at each boundary of its release in turn, A is paused until
 // its TTL has passed and B has acquired; then A finishes its release, and C
@@ -13,29 +30,24 @@ import "github.com/locklab/locklab/internal/msg"
 // its renewals are paused with A.
 func safeRelease(newRun func(string) *run) Result {
 	n := countOps(newRun).release
-	var last *run
-	for k := range max(n, 1) {
-		r, a, b, c, la := lateHolder(newRun, k)
-		last = r
-		p := a.pauseInside(k, n, "release", func() { a.release(la) })
-		if !p.reached {
-			r.shutdown()
-			continue
+	last, res := lateAtEachBoundary(newRun, n, "release", func(_ *run, a *simClient, la strategy.Lock) func() {
+		return func() { a.release(la) }
+	}, func(l lateRun) *Result {
+		if !l.broke.IsZero() {
+			res := l.r.breaks(mPausedTTLResumed.New(l.at, l.broke))
+			return &res
 		}
-		lb, held, broke, why := takeoverWhilePaused(r, p, b, c)
-		if lb == nil {
-			return r.notApplicable(mNobodyWhilePaused.New(why))
+		freed := whoFreed(l.r, l.held, "release")
+		if l.c.tryAcquire(l.r.tm.Long) != nil {
+			res := l.r.breaks(mPausedTTLResumed.New(l.at, freed))
+			return &res
 		}
-		if !broke.IsZero() {
-			return r.breaks(mPausedTTLResumed.New(boundary(k, n, "release"), broke))
-		}
-		freed := whoFreed(r, held, "release")
-		if c.tryAcquire(r.tm.Long) != nil {
-			return r.breaks(mPausedTTLResumed.New(boundary(k, n, "release"), freed))
-		}
-		r.shutdown()
-	}
-	if n <= 1 {
+		return nil
+	})
+	switch {
+	case res != nil:
+		return *res
+	case n <= 1:
 		return last.holds(mSafeReleaseOne.New())
 	}
 	return last.holds(mSafeReleaseHolds.New(n, n))

@@ -99,7 +99,7 @@ func RedisPy() Program {
 	return Program{
 		Name:   "redis-py",
 		Argv:   []string{Python, "recipes/python/redis_py_lock.py"},
-		Expect: strict(catalog.Declare("redis-py")),
+		Expect: strict(catalog.Declare(catalog.Entry{Name: "redis-py"}).Expect),
 	}
 }
 

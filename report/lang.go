@@ -58,7 +58,8 @@ func (l Lang) Mermaid(tl []locktest.Event) string { return l.tr().mermaid(tl) }
 // Verdicts is Verdicts with its header and reasons in l.
 func (l Lang) Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, l.tr()) }
 
-// MarkdownTable is MarkdownTable with its header in l.
+// MarkdownTable writes the matrix alone as a Markdown table, its header
+// in l.
 func (l Lang) MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, l.tr()) }
 
 // Reason returns r's reason in l, or its error as it is when it has one.
@@ -87,6 +88,11 @@ func (s Shape) Reason(r Result) string { return s.tr().reason(r) }
 func (s Shape) Verdicts(w io.Writer, rep *Report, strategy string) {
 	verdicts(w, rep, strategy, s.tr())
 }
+
+// Scales writes, in l, one line for each group of columns of rep that ran
+// at a time scale coarser than a millisecond: which, at what granularity
+// and why; nothing when every column ran at the default.
+func (l Lang) Scales(w io.Writer, rep *Report) { rep.writeScales(w, l.tr()) }
 
 func (s Shape) tr() tr {
 	t := s.Lang.tr()
@@ -145,7 +151,7 @@ func (t tr) reason(r Result) string {
 	case r.Err != nil:
 		return r.Err.Error()
 	case r.Message.IsZero():
-		return r.Reason
+		return ""
 	}
 	return t.render(r.Message, nil)
 }
@@ -194,6 +200,13 @@ var (
 		"Why a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.")
 	mTextTrace    = msg.Define("report.text-trace", msg.K(msg.Text, msg.Text, msg.Text), "{0} / {1}: breaks: {2}")
 	mTraceHeading = msg.Define("report.trace-heading", msg.K(msg.Text, msg.Text), "{0}: {1}")
+	mScale        = msg.Define("report.scale", msg.K(msg.Clients, msg.Duration, msg.Sub),
+		"Time scale: {0} at a granularity of {1} ({2}), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.")
+	mScaleFrom = map[ScaleFrom]*msg.Def{
+		ScaleColumn: msg.Define("report.scale-column", nil, "the step in which the lock counts TTLs, declared with its column"),
+		ScaleFlag:   msg.Define("report.scale-flag", nil, "set by -granularity"),
+		ScaleLock:   msg.Define("report.scale-lock", nil, "the step in which the lock counts TTLs, which it announces"),
+	}
 
 	// In diagrams.
 	mErrorReply = msg.Define("report.error-reply", msg.K(msg.Text), "error: {0}")

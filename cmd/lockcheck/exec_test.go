@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/internal/langtest"
@@ -41,6 +44,40 @@ func TestExec(t *testing.T) {
 	assert.Equal(t, "breaks", rep.Results[0].Verdict)
 	assert.Equal(t, "", rep.Results[0].Expected)
 	assert.True(t, rep.Results[0].Match)
+}
+
+// TestExecGranularity: a program that announces granularity=1000 on its
+// ready line, and one run with -granularity 1s, run at a scale of seconds,
+// and the header says so and why.
+func TestExecGranularity(t *testing.T) {
+	langtest.Need(t, langtest.PHP)
+	if testing.Short() {
+		t.Skip("runs at a scale of seconds")
+	}
+	announced := "cd ../.. && php recipes/php/setnxpx.php | sed -u '1s/$/ granularity=1000/'"
+	code, out, errOut := run(t, "-exec", announced, "-name", "setnxpx-s", "-property", "crash-recovery,release-frees")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "Time scale: setnxpx-s at a granularity of 1s (the step in which the lock counts TTLs, which it announces)")
+	assert.Regexp(t, `(?m)^crash-recovery +holds$`, out)
+
+	code, out, _ = run(t, "-exec", "cd ../.. && php recipes/php/setnxpx.php", "-name", "setnxpx", "-granularity", "1s", "-property", "crash-recovery", "-format", "json")
+	assert.Equal(t, exitOK, code)
+	var rep struct {
+		Results []struct {
+			Verdict       string
+			GranularityMS int64  `json:"granularity_ms"`
+			ScaleFrom     string `json:"scale_from"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Results, 1)
+	assert.Equal(t, "holds", rep.Results[0].Verdict)
+	assert.Equal(t, int64(1000), rep.Results[0].GranularityMS)
+	assert.Equal(t, "flag", rep.Results[0].ScaleFrom)
+
+	code, _, errOut = run(t, "-exec", "true", "-granularity", "1500us")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "-granularity 1.5ms: want a whole number of milliseconds, 1ms or more")
 }
 
 // TestExecBroken: a program that answers garbage gets an error for each
@@ -95,4 +132,27 @@ func TestExecStderr(t *testing.T) {
 			assert.Contains(t, out, w, tt.command)
 		}
 	}
+}
+
+// TestExecNoLogin: a program that sends its commands without logging in
+// to its proxy (no AUTH with LOCKLAB_REDIS_PASSWORD) gets NOAUTH from it;
+// lockcheck says so once, prints no verdict and exits 2, instead of
+// printing "Authentication required." as every property's failure.
+func TestExecNoLogin(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "nologin.sh")
+	require.NoError(t, os.WriteFile(prog, []byte(`echo ready
+while read -r req key ttl; do
+	exec 3<>"/dev/tcp/${LOCKLAB_REDIS_ADDR%:*}/${LOCKLAB_REDIS_ADDR##*:}"
+	printf 'SET %s 1 NX PX %s\r\n' "$key" "$ttl" >&3
+	IFS= read -r reply <&3
+	exec 3>&-
+	echo "error ${reply%$'\r'}"
+done
+`), 0o600))
+	code, out, errOut := run(t, "-exec", "bash "+prog, "-name", "nologin", "-property", "exclusion,double-release")
+	assert.Equal(t, exitUsage, code)
+	msg := "the program did not log in to its proxy: send AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)"
+	assert.Equal(t, 1, strings.Count(errOut, msg), "the message, once")
+	assert.NotContains(t, out, "Authentication required")
+	assert.NotRegexp(t, `(?m)^exclusion `, out, "no verdict is printed")
 }

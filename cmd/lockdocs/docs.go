@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/locklab/locklab/internal/docblock"
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/report"
 )
 
@@ -22,28 +22,13 @@ var style = docblock.Style{Marker: "lockcheck", Make: "make docs", Commands: map
 	"exec-nosuch":  {Args: []string{"-exec", "nosuch", "-property", "exclusion"}, From: "nosuch / exclusion"},
 }}
 
-// block is one generated block of a file.
-type block = docblock.Block
+// peersStyle is the blocks of docs/peers.md, written from a run of
+// peercheck (module peers): markers named peercheck, so that the run of
+// lockcheck, which has no peers' columns, leaves them alone.
+var peersStyle = docblock.Style{Marker: "peercheck", Make: "make peers-docs"}
 
-// parseBlocks finds the generated blocks of a file.
-func parseBlocks(src string) ([]block, error) { return style.Parse(src) }
-
-// rewrite returns src with every generated block regenerated from rep, in
-// lang; a block whose shape has not changed is left as it is.
-func rewrite(src string, rep *report.Report, root string, lang report.Lang) (string, error) {
-	return style.Rewrite(src, rep, root, lang)
-}
-
-// shape returns block b's shape (see docblock.Style.Shape): its text and
-// the digest its marker holds once make docs has written it.
-func shape(b block, rep *report.Report, root string, lang report.Lang) (text, digest string, err error) {
-	return style.Shape(b, rep, root, lang)
-}
-
-// quote quotes a file or one of its functions (see docblock.Quote).
-func quote(root, file, fn string) (text, lang string, err error) {
-	return docblock.Quote(root, file, fn)
-}
+// styles are the blocks lockdocs writes, by marker.
+var styles = map[string]docblock.Style{style.Marker: style, peersStyle.Marker: peersStyle}
 
 // langOf returns the language of the doc file: that of a directory named
 // after a language of the catalogs (docs/zh is Chinese), English
@@ -82,7 +67,7 @@ func docFiles(paths []string) ([]string, error) {
 // each break's trace from its one run, and returns the exit status. It
 // writes nothing unless every verdict is the declared one and every block
 // can be generated.
-func writeDocs(rep *report.Report, paths []string, stderr io.Writer) int {
+func writeDocs(style docblock.Style, rep *report.Report, paths []string, stderr io.Writer) int {
 	files, err := docFiles(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "lockdocs: %v\n", err)

@@ -9,6 +9,7 @@
 package matrixrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -43,6 +44,10 @@ type Program struct {
 	// Start finds a Redis when no target is given (redistest.Start); the
 	// program stops the one it started.
 	Start func(ctx context.Context) (*redistest.Server, error)
+	// Updater is the command that writes the declared grid, which a run
+	// of columns or properties not declared yet names: Name + " -update"
+	// when "".
+	Updater string
 }
 
 // Matrix is what one run checks, and where.
@@ -59,11 +64,18 @@ type Matrix struct {
 	Timeout time.Duration
 	// Undeclared: no verdict is declared for the columns (lockcheck -exec).
 	Undeclared bool
+	// Update: the run writes the declared grid (-update), so a cell it
+	// declares nothing for yet is no error.
+	Update bool
 	// WarmUp takes and releases a lock of each column once before its
 	// checks (locktest.Detect), and says what the column offers: a lock
 	// that loads its scripts on first use then does so outside the
 	// interleavings the checks count.
 	WarmUp bool
+	// Granularity is the time scale of the columns that declare none
+	// (lockcheck -granularity); 0 leaves each at the one its lock
+	// announces, or the default.
+	Granularity time.Duration
 }
 
 // log writes a message to p.Stderr after the program's name.
@@ -108,6 +120,12 @@ func TLSFlags(fs *flag.FlagSet) *redistest.TLSFiles {
 // not called, and the status is 128 plus the signal's number. Either way
 // the run's keys are removed and a Redis the program started is stopped.
 func (p Program) Run(ctx context.Context, m Matrix, use func(*report.Report) int) int {
+	if !m.Undeclared && !m.Update {
+		if columns, rows := catalog.Undeclared(m.Entries, m.Properties); len(columns) > 0 {
+			p.log("%s", p.notDeclared(m, columns, rows))
+			return ExitMismatch
+		}
+	}
 	srv, closeServer, err := p.connect(ctx, m.Target, m.TLS)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -161,6 +179,29 @@ func (p Program) Run(ctx context.Context, m Matrix, use func(*report.Report) int
 	return code
 }
 
+// notDeclared says, in one line, which columns or properties of m the
+// grid declares nothing for yet, and the command that writes them.
+func (p Program) notDeclared(m Matrix, columns []string, rows []locktest.Property) string {
+	var props []string
+	for _, r := range rows {
+		props = append(props, string(r))
+	}
+	// Name the columns unless they are all of the run and the properties
+	// say which cells; name the properties unless they are all of it.
+	byColumn, byRow := len(columns) < len(m.Entries), len(rows) < len(m.Properties)
+	var what []string
+	cmd := cmp.Or(p.Updater, p.Name+" -update")
+	if byColumn || !byRow {
+		what = append(what, columns...)
+		cmd += " -strategy " + strings.Join(columns, ",")
+	}
+	if byRow {
+		what = append(what, props...)
+		cmd += " -property " + strings.Join(props, ",")
+	}
+	return fmt.Sprintf("%s: not declared yet in %s: run %s", strings.Join(what, ", "), catalog.GridFile, cmd)
+}
+
 // session is one run of the checks on a server.
 type session struct {
 	p    Program
@@ -195,11 +236,15 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		}
 	}
 	mx := matrix{name: s.p.Name, addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: m.Timeout,
-		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp}
+		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp, granularity: m.Granularity}
 	rep, err := mx.run(ctx, s.srv.Version, m.Entries, m.Properties, max(m.Runs, 1))
 	var lost *lostServer
 	if errors.As(err, &lost) {
 		s.p.log("%v", lost)
+		return ExitUsage
+	}
+	if errors.Is(err, locktest.ErrNoLogin) {
+		s.p.log("%v", err)
 		return ExitUsage
 	}
 	if errors.As(err, &s.stopped) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/internal/docblock"
+	"github.com/locklab/locklab/cmd/docblock"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
@@ -26,7 +26,7 @@ func TestOutput(t *testing.T) {
 				Reply:   []locktest.Arg{{Kind: locktest.ArgNumber, Text: "0"}}})
 		}
 		one := report.Result{Strategy: "x", Expected: locktest.Breaks}
-		one.Property, one.Verdict, one.Reason, one.Timeline, one.Key = locktest.CrashRecovery, locktest.Breaks, "why", tl, key
+		one.Property, one.Verdict, one.Timeline, one.Key = locktest.CrashRecovery, locktest.Breaks, tl, key
 		other := report.Result{Strategy: "y", Expected: locktest.Holds}
 		other.Property, other.Verdict = locktest.CrashRecovery, locktest.Holds
 		return &report.Report{RedisVersion: version, When: time.Unix(int64(at), 0), Results: []report.Result{one, other}}

@@ -141,6 +141,7 @@ var goTestMasks = []struct {
 	re   *regexp.Regexp
 	with string
 }{
+	{regexp.MustCompile(`/rerun-\d+`), ""}, // a check run again, the server disturbed
 	{regexp.MustCompile(`loop ×\d+`), "loop ×N"},
 	{regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b`), "Δ"},
 	{regexp.MustCompile(`t0 = \d+`), "t0 = T"},

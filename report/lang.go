@@ -217,6 +217,33 @@ var (
 		locktest.EvReleased:  msg.Define("report.release-failed", msg.K(msg.Text), "release failed: {0}"),
 		locktest.EvRefreshed: msg.Define("report.refresh-failed", msg.K(msg.Text), "refresh failed: {0}"),
 	}
+
+	// The page of HTML output.
+	mHTMLLang           = msg.Define("report.html-lang", nil, "en")
+	mHTMLTitle          = msg.Define("report.html-title", nil, "locklab: the verdict matrix")
+	mHTMLServer         = msg.Define("report.html-server", nil, "Server")
+	mHTMLRedis          = msg.Define("report.html-redis", nil, "Redis")
+	mHTMLDate           = msg.Define("report.html-date", nil, "Date")
+	mHTMLScale          = msg.Define("report.html-scale", nil, "Time scale")
+	mHTMLRun            = msg.Define("report.html-run", nil, "What ran")
+	mHTMLScaleValue     = msg.Define("report.html-scale-value", msg.K(msg.Duration, msg.Duration, msg.Duration, msg.Duration), "a TTL meant to run out {0}, one that must not {1}; waiters try every {2}, until {3} past a TTL")
+	mHTMLRunValue       = msg.Define("report.html-run-value", msg.K(msg.Text, msg.Count, msg.Count, msg.Count, msg.Duration), "{0}; checks: {1} × {2} = {3} (columns × properties), in {4}")
+	mHTMLRuns           = msg.Define("report.html-runs", msg.K(msg.Count), "{0} runs of the matrix; the matrix shows the last")
+	mHTMLLegend         = msg.Define("report.html-legend", nil, "Each cell is the verdict found: ✓ holds, ✗ breaks (a link to its counterexample), – n/a, ⚠ error (no verdict). A cell marked ! is not the verdict declared, which it names.")
+	mHTMLFilter         = msg.Define("report.html-filter", nil, "Show only")
+	mHTMLOnlyBreaks     = msg.Define("report.html-only-breaks", nil, "properties with a break")
+	mHTMLOnlyMismatches = msg.Define("report.html-only-mismatches", nil, "verdicts not as declared")
+	mHTMLMatrixLabel    = msg.Define("report.html-matrix-label", nil, "The verdict matrix: properties in rows, strategies in columns")
+	mHTMLDeclared       = msg.Define("report.html-declared", msg.K(msg.Text), "declared {0}")
+	mHTMLCellTitle      = msg.Define("report.html-cell-title", msg.K(msg.Text, msg.Text, msg.Text, msg.Text), "{0} / {1}: {2}, declared {3}")
+	mHTMLBreaks         = msg.Define("report.html-breaks", msg.K(msg.Count), "Breaks ({0}), each with its counterexample")
+	mHTMLNoBreaks       = msg.Define("report.html-no-breaks", nil, "No check broke.")
+	mHTMLPage           = msg.Define("report.html-page", nil, "Explained on")
+	mHTMLBack           = msg.Define("report.html-back", nil, "↑ back to the matrix")
+	mHTMLKeyIs          = msg.Define("report.html-key-is", msg.K(msg.Text), "K = {0}")
+	mHTMLStartIs        = msg.Define("report.html-start-is", msg.K(msg.Text), "t0 = {0}")
+	mHTMLFooter         = msg.Define("report.html-footer", msg.K(msg.Text), "Written by {0}, of locklab. Every diagram is a run on a real Redis, drawn from its typed events.")
+	mHTMLSummary        = msg.Define("report.html-summary", nil, "Summary")
 )
 
 // align writes rows as columns: each cell but the last of a row padded

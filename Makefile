@@ -84,7 +84,9 @@ stress: setup
 peers: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck $(PEERCHECK_FLAGS)
 
-# Regenerate the generated blocks of docs/peers.md from one real run, on
-# the runner lockcheck and lockdocs use (cmd/matrixrun).
+# Regenerate the generated blocks of docs/peers.md from one real run of
+# peercheck (its JSON), written by lockdocs, the one generator of the docs.
 peers-docs: setup
-	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -docs -root .. ../docs/peers.md
+	@run=$$(mktemp) && trap 'rm -f "$$run"' EXIT && \
+	(cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -format json >"$$run") && \
+	go run ./cmd/lockdocs -report "$$run" -marker peercheck docs/peers.md

@@ -25,7 +25,7 @@ var gridText string
 // Outside are the grid's columns that are declared outside this package:
 // the peers (module peers) and redis-py's Lock (package recipes). A column
 // of the grid is one of the catalog's strategies or one of these.
-var Outside = []string{"redsync", "redislock", "goredislock", "redis-py"}
+var Outside = []string{"redsync", "redislock", "goredislock", "go-zero", "go-zero-shared", "rueidislock", "rueidislock-km1", "redis-py"}
 
 // NotDeclared is the cell of a property a column is not checked on (the
 // topology properties for a program run through package recipes).

@@ -201,6 +201,28 @@ type messages struct {
 	// In diagrams.
 	errorReply, overlap, newToken string
 	failed                        map[locktest.EventKind]string // a lock call's error
+
+	html htmlWords // the page of HTML output
+}
+
+// htmlWords are the words of HTML output's page.
+type htmlWords struct {
+	title                              string
+	server, redis, date, scale, run    string // the header's terms
+	scaleValue                         string // short, long, poll, slack
+	runValue                           string // program, columns, properties, checks, elapsed
+	runs                               string // how many runs
+	legend                             string // what a cell says, before the verdicts
+	filter, onlyBreaks, onlyMismatches string
+	matrixLabel                        string
+	declared                           string // a mismatched cell's declared verdict
+	cellTitle                          string // strategy, property, verdict, declared
+	breaks                             string // how many breaks: the section's heading
+	noBreaks                           string
+	page, back                         string
+	keyIs, startIs                     string // K's name; t0's time
+	footer                             string // the program
+	summary                            string // the heading of the summary
 }
 
 var english = messages{
@@ -240,6 +262,29 @@ var english = messages{
 	},
 	overlap:  "overlap: ",
 	newToken: "(new token)",
+
+	html: htmlWords{
+		title:  "locklab: the verdict matrix",
+		server: "Server", redis: "Redis", date: "Date", scale: "Time scale", run: "What ran",
+		scaleValue:     "a TTL meant to run out %s, one that must not %s; waiters try every %s, until %s past a TTL",
+		runValue:       "%[1]s; checks: %[2]d × %[3]d = %[4]d (columns × properties), in %[5]s",
+		runs:           "%d runs of the matrix; the matrix shows the last",
+		legend:         "Each cell is the verdict found: ✓ holds, ✗ breaks (a link to its counterexample), – n/a, ⚠ error (no verdict). A cell marked ! is not the verdict declared, which it names.",
+		filter:         "Show only",
+		onlyBreaks:     "properties with a break",
+		onlyMismatches: "verdicts not as declared",
+		matrixLabel:    "The verdict matrix: properties in rows, strategies in columns",
+		declared:       "declared %s",
+		cellTitle:      "%s / %s: %s, declared %s",
+		breaks:         "Breaks (%d), each with its counterexample",
+		noBreaks:       "No check broke.",
+		page:           "Explained on",
+		back:           "↑ back to the matrix",
+		keyIs:          "K = %s",
+		startIs:        "t0 = %s",
+		footer:         "Written by %s, of locklab. Every diagram is a run on a real Redis, drawn from its typed events.",
+		summary:        "Summary",
+	},
 }
 
 var chinese = messages{
@@ -279,6 +324,29 @@ var chinese = messages{
 	},
 	overlap:  "重叠：",
 	newToken: "（新令牌）",
+
+	html: htmlWords{
+		title:  "locklab：判定矩阵",
+		server: "服务器", redis: "Redis", date: "日期", scale: "时间尺度", run: "运行内容",
+		scaleValue:     "会过期的 TTL 为 %s，不得过期的为 %s；等待者每 %s 重试一次，直到 TTL 之后再过 %s",
+		runValue:       "%[1]s；检查：%[2]d × %[3]d = %[4]d 项（列 × 性质），用时 %[5]s",
+		runs:           "矩阵运行了 %d 次；下表是最后一次",
+		legend:         "每一格是测试套件得出的判定：✓ holds，✗ breaks（链接到它的反例），– n/a，⚠ error（没有得出判定）。标有 ! 的格子与声明的判定不一致，格中注明了声明的判定。",
+		filter:         "只显示",
+		onlyBreaks:     "有 break 的性质",
+		onlyMismatches: "与声明不一致的判定",
+		matrixLabel:    "判定矩阵：每行一个性质，每列一个方案",
+		declared:       "声明为 %s",
+		cellTitle:      "%s / %s：%s，声明为 %s",
+		breaks:         "break 及其反例（%d 个）",
+		noBreaks:       "没有任何检查是 breaks。",
+		page:           "讲解见",
+		back:           "↑ 回到矩阵",
+		keyIs:          "K = %s",
+		startIs:        "t0 = %s",
+		footer:         "由 locklab 的 %s 生成。每张时序图都来自在真实 Redis 上的一次运行，由其类型化的事件画出。",
+		summary:        "小结",
+	},
 }
 
 // align writes rows as columns: each cell but the last of a row padded

@@ -34,6 +34,9 @@ type Result struct {
 	// (lockcheck -exec): then any verdict matches, and only an error does
 	// not.
 	Expected locktest.Verdict
+	// Timing is the time scale the check ran at (locktest.Timing's
+	// Resolved), which HTML output shows; zero when not known.
+	Timing locktest.Timing
 	locktest.Result
 }
 
@@ -73,6 +76,12 @@ type Change struct {
 type Report struct {
 	// RedisVersion is the version of the server the checks ran on.
 	RedisVersion string
+	// Server says which server that was, and Program which command ran
+	// the checks (lockcheck, peercheck); HTML output shows them.
+	Server, Program string
+	// Sources says where each column comes from (catalog.Entry.Sources):
+	// the documents of a recipe, the command of an -exec column.
+	Sources map[string]string
 	// When is when the run started.
 	When time.Time
 	// Results are the checks, strategy by strategy, in the order they ran.
@@ -246,6 +255,9 @@ type Options struct {
 	// with the property column and as many strategies as fit (one at
 	// least).
 	Width int
+	// Pages, when set, links a strategy to its page ("" for none): HTML
+	// output links each column and each break to it.
+	Pages func(strategy string) string
 	// Hint adds to text output, when some cell breaks and Trace is off, a
 	// line under the matrix on how to see why: lockcheck's -trace, and
 	// the strategy's page under docs/.

@@ -280,6 +280,7 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 		if a.tryAcquire(3*r.tm.Long) == nil {
 			r.fail("A could not acquire a free lock")
 		}
+		a.settle()
 		r.det.enter("A")
 		r.note(mFaultsAHolds.New(3 * r.tm.Long))
 	} else {

@@ -39,7 +39,7 @@ func clockSkew(newRun func(string) *run) Result {
 		return r.breaks(mSkewTook.New(2*r.tm.Long, r.tm.Long))
 	}
 	if r.clockReads.Load() == before {
-		return r.notApplicable(mNeverReadsClock.New())
+		return r.neverReadsClock()
 	}
 	return r.holds(mSkewHolds.New(2 * r.tm.Long))
 }

@@ -40,7 +40,7 @@ func holderClock(newRun func(string) *run) Result {
 		r.fail("A could not acquire a free lock")
 	}
 	if r.clockReads.Load() == 0 {
-		return r.notApplicable(mNeverReadsClock.New())
+		return r.neverReadsClock()
 	}
 	a.crash(mCrashNeverReleases.New())
 	wait := r.tm.Short + r.tm.Slack

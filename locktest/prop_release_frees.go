@@ -45,11 +45,18 @@ func releaseFrees(newRun func(string) *run) Result {
 	if la == nil {
 		r.fail("A could not acquire a free lock")
 	}
+	// Every command A sends until its release returns fails: a release
+	// that sends several at once (one per key) meets the failure in each,
+	// whatever their order, as on a dropped connection.
 	a.mu.Lock()
-	a.failNext = true
+	a.failing = true
 	a.mu.Unlock()
 	r.note(mNextFails.New())
-	if err := a.releaseErr(la); err != nil {
+	err = a.releaseErr(la)
+	a.mu.Lock()
+	a.failing = false
+	a.mu.Unlock()
+	if err != nil {
 		return r.holds(mFreesSaidSo.New(r.errText(err)))
 	}
 	if b.tryAcquire(r.tm.Long) == nil {
@@ -65,7 +72,7 @@ var (
 	mFreesBreaks = msg.Define("release-frees.breaks", msg.K(msg.Duration),
 		"A released its lock, and B's attempt right after found it still taken: the release does not free the lock, which goes only when its TTL ({0}) runs out")
 	mNextFails = msg.Define("release-frees.next-fails", nil,
-		"A's next command fails without being sent, as when its connection drops")
+		"A's commands fail without being sent until its release returns, as when its connection drops")
 	mFreesSaidSo = msg.Define("release-frees.holds-said-so", msg.K(msg.Text),
 		"after A released, B acquired at once; a release whose command failed said so ({0})")
 	mFreesLied = msg.Define("release-frees.breaks-lied", nil,

@@ -212,6 +212,7 @@ var (
 	mErrorReply = msg.Define("report.error-reply", msg.K(msg.Text), "error: {0}")
 	mOverlap    = msg.Define("report.overlap", msg.K(msg.Text), "overlap: {0}")
 	mNewToken   = msg.Define("report.new-token", nil, "(new token)")
+	mPush       = msg.Define("report.push", msg.K(msg.Text), "push: {0}")
 	mFailed     = map[locktest.EventKind]*msg.Def{
 		locktest.EvAcquired:  msg.Define("report.acquire-failed", msg.K(msg.Text), "acquire failed: {0}"),
 		locktest.EvReleased:  msg.Define("report.release-failed", msg.K(msg.Text), "release failed: {0}"),

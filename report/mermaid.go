@@ -347,6 +347,8 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		}
 		srv := server(e)
 		return []line{l(lineCall, c, srv, cmd), l(lineReply, srv, c, r)}
+	case locktest.EvPush:
+		return []line{l(lineReply, server(e), c, m.tr.say(mPush, m.show(e.Reply, nil, "")))}
 	case locktest.EvAcquired, locktest.EvReleased, locktest.EvRefreshed:
 		if e.Err != "" {
 			return []line{note(m.tr.say(mFailed[e.Kind], texts(errText)))}

@@ -596,6 +596,12 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	rep := &Report{RedisVersion: j.RedisVersion, When: when, Runs: max(j.Runs, 1)}
 	for _, r := range j.Results {
 		rep.Results = append(rep.Results, Result{Strategy: r.Strategy, Expected: r.Expected, Result: r.Result})
+		if r.ScaleFrom != "" {
+			if rep.ScaleFrom == nil {
+				rep.ScaleFrom = map[string]ScaleFrom{}
+			}
+			rep.ScaleFrom[r.Strategy] = r.ScaleFrom
+		}
 	}
 	for _, c := range j.Changed {
 		rep.Changes = append(rep.Changes, Change(c))

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +26,10 @@ import (
 type valueLock struct {
 	pool  strategy.Pool
 	value func() string
+	// whole sends the release script with EVAL, its body every time, and
+	// after the token the time in Unix seconds with a fraction, as
+	// Symfony's RedisStore does.
+	whole bool
 }
 
 const releaseScript = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`
@@ -59,11 +64,18 @@ func (l *valueHeld) Release(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	sha, err := redis.String(c.Do("SCRIPT", "LOAD", releaseScript))
-	if err != nil {
-		return err
+	var n int
+	if l.s.whole {
+		now := fmt.Sprintf("%.4f", float64(time.Now().UnixMicro())/1e6)
+		n, err = redis.Int(c.Do("EVAL", releaseScript, 1, l.key, l.value, now))
+	} else {
+		var sha string
+		sha, err = redis.String(c.Do("SCRIPT", "LOAD", releaseScript))
+		if err != nil {
+			return err
+		}
+		n, err = redis.Int(c.Do("EVALSHA", sha, 1, l.key, l.value))
 	}
-	n, err := redis.Int(c.Do("EVALSHA", sha, 1, l.key, l.value))
 	if err != nil {
 		return err
 	}
@@ -157,4 +169,37 @@ func TestTimelineSharedValue(t *testing.T) {
 		}
 	}
 	assert.Contains(t, report.Mermaid(res.Timeline), "B->>Redis: SET K open-sesame NX PX ")
+}
+
+// TestTimelineScriptSentWhole: a script sent whole with EVAL is typed as
+// a script and drawn by its digest, as EVALSHA would name it, never as its
+// body run into one line; a time in Unix seconds with a fraction reads as
+// a time.
+func TestTimelineScriptSentWhole(t *testing.T) {
+	res := check(t, func(c locktest.Client) (strategy.Strategy, error) {
+		return valueLock{pool: c.Pool, value: hexToken, whole: true}, nil
+	}, locktest.HolderOverrun, 0)
+	require.NoError(t, res.Err)
+	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
+	digest := locktest.ScriptDigest(releaseScript)
+	evals := 0
+	for _, e := range res.Timeline {
+		if e.Kind != locktest.EvCommand || e.Command[0].Text != "EVAL" {
+			continue
+		}
+		evals++
+		assert.Equal(t, locktest.Arg{Kind: locktest.ArgScript, Text: releaseScript}, e.Command[1])
+		assert.Equal(t, locktest.ArgToken, e.Command[4].Kind)
+		assert.Equal(t, locktest.ArgTime, e.Command[5].Kind, "%s reads as a time", e.Command[5].Text)
+		assert.Less(t, e.Command[5].Ms, int64(time.Minute/time.Millisecond))
+	}
+	assert.Equal(t, 2, evals)
+	d := report.Mermaid(res.Timeline)
+	assert.Contains(t, d, "A->>Redis: EVAL "+digest[:7]+"… 1 K tokA t0+")
+	assert.NotContains(t, d, "redis.call")
+	for _, e := range res.Timeline {
+		if e.Kind == locktest.EvCommand && e.Command[0].Text == "EVAL" {
+			assert.Contains(t, e.String(), " EVAL "+digest[:7]+"… 1 K ", "a go test counterexample's line")
+		}
+	}
 }

@@ -11,7 +11,8 @@ setup: setup-langs
 	bash scripts/setup-redis.sh
 
 # What the locks in other languages run with (docs/exec.md): php-cli,
-# php-redis, python3-redis and faketime, from Debian's packages when missing.
+# php-redis, Symfony's and Laravel's lock packages, python3-redis and
+# faketime, from Debian's packages when missing.
 setup-langs:
 	bash scripts/setup-langs.sh
 
@@ -38,12 +39,14 @@ bench: setup
 
 .PHONY: check docs repeat stress test-langs
 
-# Every PHP recipe's column against its Go column, cell by cell, redis-py's
-# Lock, and the example of docs/exec.md, through the line protocol
+# Every PHP recipe's column against its Go column, cell by cell, the PHP
+# frameworks' locks (Symfony, Laravel) and redis-py's Lock on every
+# property, and the example of docs/exec.md, through the line protocol
 # (docs/php.md): several minutes, as the suite starts one program per
-# simulated client. go test runs three of the PHP columns.
+# simulated client. go test runs three of the PHP columns, and the
+# frameworks' locks on the properties of libraryRows (recipes_test.go).
 test-langs: setup setup-langs
-	$(LOCAL_REDIS) LOCKLAB_LANGS=all go test -race -count=1 -timeout 30m -v -run 'TestPHP|TestRedisPy|TestTokenLock' ./recipes
+	$(LOCAL_REDIS) LOCKLAB_LANGS=all go test -race -count=1 -timeout 30m -v -run 'TestPHP|TestLibraries|TestRedisPy|TestTokenLock' ./recipes
 
 # The image make test uses, unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name
 # another.

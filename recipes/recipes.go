@@ -10,10 +10,12 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/locktest/process"
 )
@@ -33,14 +35,64 @@ type Program struct {
 	// declared too). A PHP recipe's is its Go column's: the same column
 	// of the grid in package catalog (catalog.GridFile).
 	Expect locktest.Expect
+	// Timing is the time scale the program runs at: the suite's default
+	// (zero), or one whose TTLs the lock can express (Laravel's
+	// seconds).
+	Timing locktest.Timing
+	// Needs is what the program needs installed (see langtest.Need).
+	Needs []string
 }
 
 // Factory returns the factory that runs p, from the repository's root
-// root, named after its file.
+// root, named after its file (and its arguments, if any).
 func (p Program) Factory(root string, opts ...process.Option) locktest.Factory {
-	opts = append([]process.Option{process.WithDir(root), process.WithName(filepath.Base(p.Argv[len(p.Argv)-1]))}, opts...)
+	file := p.File()
+	name := filepath.Base(file[0])
+	if len(file) > 1 {
+		name += " " + strings.Join(file[1:], " ")
+	}
+	opts = append([]process.Option{process.WithDir(root), process.WithName(name)}, opts...)
 	return process.Factory(p.Argv, opts...)
 }
+
+// File is the program's file, from the repository's root, then its
+// arguments: ["recipes/php/laravel.php", "seconds"].
+func (p Program) File() []string {
+	for i, a := range p.Argv {
+		if strings.HasPrefix(a, "recipes/") {
+			return p.Argv[i:]
+		}
+	}
+	return p.Argv[len(p.Argv)-1:]
+}
+
+// Libraries are the PHP frameworks' locks, served over the line protocol
+// by programs that use them as their documentation shows: Symfony's Lock
+// component on a RedisStore, and Laravel's cache lock, at its default
+// (Cache::lock($name): no expiry) and with seconds. Each is declared in
+// its own column of the grid in package catalog (catalog.GridFile), and
+// needs its Debian packages (langtest.SymfonyLock, langtest.Laravel).
+func Libraries() []Program {
+	php := func(name string, needs []string, tm locktest.Timing, file ...string) Program {
+		return Program{
+			Name:   name,
+			Argv:   append(PHPCommand(), file...),
+			Expect: strict(catalog.Declare(name)),
+			Timing: tm,
+			Needs:  append([]string{langtest.PHP}, needs...),
+		}
+	}
+	return []Program{
+		php("symfony-lock", []string{langtest.SymfonyLock}, locktest.Timing{}, "recipes/php/symfony-lock.php"),
+		php("laravel", []string{langtest.Laravel}, locktest.Timing{}, "recipes/php/laravel.php"),
+		php("laravel-seconds", []string{langtest.Laravel}, SecondsTiming, "recipes/php/laravel.php", "seconds"),
+	}
+}
+
+// SecondsTiming is the time scale of a lock that counts its TTL in whole
+// seconds (Laravel's SET NX EX): the suite's TTLs in whole seconds, and
+// waits long enough past them for Redis's expiry of a key with EX.
+var SecondsTiming = locktest.Timing{Short: time.Second, Long: 5 * time.Second, Slack: 1500 * time.Millisecond}
 
 // PHP returns the PHP recipes, in the catalog's order: one per Go column
 // but luatoken-renew-fence, whose renewal and fencing tokens the documents

@@ -74,22 +74,55 @@ function getRedis(bool $connect = true): ?StrictRedis
 {
     static $redis = null;
     if ($redis === null && $connect) {
-        $addr = getenv('LOCKLAB_REDIS_ADDR');
-        $colon = strrpos((string) $addr, ':');
-        if ($colon === false) {
-            throw new RuntimeException("LOCKLAB_REDIS_ADDR is not host:port: '$addr'");
-        }
         $r = new StrictRedis();
-        if (!$r->connect(trim(substr($addr, 0, $colon), '[]'), (int) substr($addr, $colon + 1), 5.0)) {
-            throw new RuntimeException("cannot connect to Redis at $addr");
-        }
-        $password = getenv('LOCKLAB_REDIS_PASSWORD');
-        if ($password !== false && $password !== '' && !$r->auth($password)) {
-            throw new RuntimeException("the proxy at $addr refused LOCKLAB_REDIS_PASSWORD");
-        }
+        connectProxy($r);
         $redis = $r;
     }
     return $redis;
+}
+
+/**
+ * Connects $r, a phpredis client, to the client's proxy, LOCKLAB_REDIS_ADDR,
+ * and logs it in with LOCKLAB_REDIS_PASSWORD. A library's program hands it a
+ * plain Redis, which the library reads the replies of itself.
+ */
+function connectProxy(Redis $r): void
+{
+    [$host, $port] = proxyAddr();
+    if (!$r->connect($host, $port, 5.0)) {
+        throw new RuntimeException("cannot connect to Redis at $host:$port");
+    }
+    $password = getenv('LOCKLAB_REDIS_PASSWORD');
+    if ($password !== false && $password !== '' && !$r->auth($password)) {
+        throw new RuntimeException("the proxy at $host:$port refused LOCKLAB_REDIS_PASSWORD");
+    }
+}
+
+/** The host and port of LOCKLAB_REDIS_ADDR. */
+function proxyAddr(): array
+{
+    $addr = getenv('LOCKLAB_REDIS_ADDR');
+    $colon = strrpos((string) $addr, ':');
+    if ($colon === false) {
+        throw new RuntimeException("LOCKLAB_REDIS_ADDR is not host:port: '$addr'");
+    }
+    return [trim(substr($addr, 0, $colon), '[]'), (int) substr($addr, $colon + 1)];
+}
+
+/**
+ * Loads a library's autoloader, found on the include path as Debian's
+ * packages install it (/usr/share/php/...). Without it the program says
+ * which package to install, on standard error, and exits before its ready
+ * line.
+ */
+function requireLibrary(string $autoload, string $package): void
+{
+    $path = stream_resolve_include_path($autoload);
+    if ($path === false) {
+        fwrite(STDERR, "$autoload is not on the include path (" . get_include_path() . "): install Debian's $package\n");
+        exit(1);
+    }
+    require_once $path;
 }
 
 /**

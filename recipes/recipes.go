@@ -55,6 +55,13 @@ func (p Program) Factory(root string, opts ...process.Option) locktest.Factory {
 	return process.Factory(p.Argv, opts...)
 }
 
+// Entry returns p as a column of a matrix (package internal/matrixrun):
+// its name, its file, the factory that runs it from the repository's root
+// root, and its declared verdicts.
+func (p Program) Entry(root string) catalog.Entry {
+	return catalog.Entry{Name: p.Name, Sources: strings.Join(p.File(), " "), New: p.Factory(root), Expect: p.Expect}
+}
+
 // File is the program's file, from the repository's root, then its
 // arguments: ["recipes/php/laravel.php", "seconds"].
 func (p Program) File() []string {
@@ -68,8 +75,9 @@ func (p Program) File() []string {
 
 // Libraries are the PHP frameworks' locks, served over the line protocol
 // by programs that use them as their documentation shows: Symfony's Lock
-// component on a RedisStore, and Laravel's cache lock, at its default
-// (Cache::lock($name): no expiry) and with seconds. Each is declared in
+// component on a RedisStore, with the store's default initial TTL and
+// with the lock's TTL as the store's, and Laravel's cache lock, at its
+// default (Cache::lock($name): no expiry) and with seconds. Each is declared in
 // its own column of the grid in package catalog (catalog.GridFile), and
 // needs its Debian packages (langtest.SymfonyLock, langtest.Laravel).
 func Libraries() []Program {
@@ -84,6 +92,7 @@ func Libraries() []Program {
 	}
 	return []Program{
 		php("symfony-lock", []string{langtest.SymfonyLock}, locktest.Timing{}, "recipes/php/symfony-lock.php"),
+		php("symfony-lock-store-ttl", []string{langtest.SymfonyLock}, locktest.Timing{}, "recipes/php/symfony-lock.php", "store-ttl"),
 		php("laravel", []string{langtest.Laravel}, locktest.Timing{}, "recipes/php/laravel.php"),
 		php("laravel-seconds", []string{langtest.Laravel}, SecondsTiming, "recipes/php/laravel.php", "seconds"),
 	}

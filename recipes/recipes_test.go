@@ -100,7 +100,7 @@ func TestPrograms(t *testing.T) {
 		}
 	}
 	for _, prop := range locktest.Properties() {
-		for _, column := range []string{"redis-py", "symfony-lock", "laravel", "laravel-seconds"} {
+		for _, column := range []string{"redis-py", "symfony-lock", "symfony-lock-store-ttl", "laravel", "laravel-seconds"} {
 			assert.NotEmpty(t, catalog.Declared().Verdict(column, prop), "%s: %s declares nothing for %s", catalog.GridFile, column, prop)
 		}
 	}

@@ -43,6 +43,19 @@ var (
 // of what is installed.
 func Need(tb testing.TB, what ...string) {
 	tb.Helper()
+	msg := Missing(what...)
+	if msg == "" {
+		return
+	}
+	if os.Getenv("LOCKLAB_REQUIRE_LANGS") == "1" {
+		tb.Fatalf("LOCKLAB_REQUIRE_LANGS=1 and %s", msg)
+	}
+	tb.Skip(msg)
+}
+
+// Missing says, in one line, which of what is not installed and how to
+// install it; "" when everything is.
+func Missing(what ...string) string {
 	var missing []string
 	for _, w := range what {
 		if why := check(w); why != "" {
@@ -50,13 +63,9 @@ func Need(tb testing.TB, what ...string) {
 		}
 	}
 	if len(missing) == 0 {
-		return
+		return ""
 	}
-	msg := strings.Join(missing, "; ") + " (make setup-langs installs them)"
-	if os.Getenv("LOCKLAB_REQUIRE_LANGS") == "1" {
-		tb.Fatalf("LOCKLAB_REQUIRE_LANGS=1 and %s", msg)
-	}
-	tb.Skip(msg)
+	return strings.Join(missing, "; ") + " (make setup-langs installs them)"
 }
 
 func check(what string) string {

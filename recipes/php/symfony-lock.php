@@ -30,20 +30,29 @@ use Symfony\Component\Lock\Exception\LockExpiredException;
 use Symfony\Component\Lock\LockFactory;
 use Symfony\Component\Lock\Store\RedisStore;
 
-function factory(): LockFactory
+// Run as symfony-lock.php store-ttl, each TTL has a store of its own whose
+// initial TTL is the lock's: new RedisStore($redis, $ttl), as an
+// application whose locks all live $ttl seconds can write it.
+$storeTtl = ($argv[1] ?? '') === 'store-ttl';
+
+function factory(float $ttl): LockFactory
 {
-    static $factory = null;
-    if ($factory === null) {
+    global $storeTtl;
+    static $redis = null, $factories = [];
+    if ($redis === null) {
         $redis = new Redis();
         connectProxy($redis);
-        $factory = new LockFactory(new RedisStore($redis));
     }
-    return $factory;
+    $which = $storeTtl ? (string) $ttl : 'default';
+    if (!isset($factories[$which])) {
+        $factories[$which] = new LockFactory($storeTtl ? new RedisStore($redis, $ttl) : new RedisStore($redis));
+    }
+    return $factories[$which];
 }
 
 function lock($key, $ttl_ms)
 {
-    $lock = factory()->createLock($key, $ttl_ms / 1000);
+    $lock = factory($ttl_ms / 1000)->createLock($key, $ttl_ms / 1000);
     millitime();
     return $lock->acquire() ? $lock : false;
 }

@@ -161,6 +161,7 @@ func RedisPy() Program {
 		Name:   "redis-py",
 		Argv:   []string{Python, "recipes/python/redis_py_lock.py"},
 		Expect: strict(catalog.Declare("redis-py")),
+		Needs:  []string{langtest.RedisPy},
 	}
 }
 

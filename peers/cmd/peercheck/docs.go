@@ -20,12 +20,13 @@ var style = docblock.Style{
 	}},
 }
 
-// writeDocs regenerates the blocks of files from rep, each break's trace
-// from its one run, and returns the exit status. It writes nothing unless
-// every verdict is the declared one and every block can be generated.
-// Source blocks quote files relative to root.
-func writeDocs(rep *report.Report, files []string, root string, stderr io.Writer) int {
-	written, err := style.Write(rep, files, root, func(string) report.Lang { return report.English })
+// writeDocs regenerates the blocks of style in files from rep, each file
+// in the language langOf gives it and each break's trace from its one
+// run, and returns the exit status. It writes nothing unless every verdict
+// is the declared one and every block can be generated. Source blocks
+// quote files relative to root.
+func writeDocs(style docblock.Style, langOf func(string) report.Lang, rep *report.Report, files []string, root string, stderr io.Writer) int {
+	written, err := style.Write(rep, files, root, langOf)
 	for _, f := range written {
 		fmt.Fprintf(stderr, "peercheck: rewrote the generated blocks of %s\n", f)
 	}

@@ -61,6 +61,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
@@ -104,6 +105,8 @@ type options struct {
 	cleanup    bool
 	root       string
 	paths      []string
+	// libraries: the columns of the library pages (-libraries).
+	libraries bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -120,7 +123,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.docs, "docs", false, "regenerate the peercheck blocks of the Markdown files given (default docs/peers.md)")
 	fs.BoolVar(&o.update, "update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" under -root")
 	fs.BoolVar(&o.cleanup, "cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
-	fs.StringVar(&o.root, "root", ".", "with -docs, the `directory` that the file paths of source blocks are relative to; with -update, the repository's root")
+	fs.StringVar(&o.root, "root", ".", "with -docs, the `directory` that the file paths of source blocks are relative to; with -update, the repository's root; with -libraries, the repository's root, from which the programs run (default: found above the working directory)")
+	fs.BoolVar(&o.libraries, "libraries", false, "check the columns of docs/libraries.md: the Go libraries, redis-py's Lock, Symfony's and Laravel's locks, and luatoken; with -docs, regenerate that page and its Chinese edition")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -docs [file ...]\n       peercheck -update\n       peercheck -cleanup [-redis TARGET]\n\n"+
 			"peercheck runs locklab's conformance suite on redsync, redislock and a plain go-redis lock,\n"+
@@ -140,7 +144,20 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-timeout %v: want a positive duration", o.timeout)
 	}
 	var err error
-	if o.columns, err = catalog.Select(peers.Columns(), *columns); err != nil {
+	all := peers.Columns()
+	if o.libraries {
+		rootSet := false
+		fs.Visit(func(f *flag.Flag) { rootSet = rootSet || f.Name == "root" })
+		if !rootSet {
+			if o.root, err = repositoryRoot("."); err != nil {
+				return o, fmt.Errorf("-libraries: %w", err)
+			}
+		}
+		if all, err = libraryColumns(o.root, o.docs, stderr); err != nil {
+			return o, fmt.Errorf("-libraries -docs needs every column: %w", err)
+		}
+	}
+	if o.columns, err = catalog.Select(all, *columns); err != nil {
 		return o, fmt.Errorf("-strategy: %w", err)
 	}
 	if o.properties, err = catalog.SelectProperties(*properties); err != nil {
@@ -152,6 +169,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-docs and -update: one at a time")
 	case o.docs && (*columns != "" || *properties != ""):
 		return o, errors.New("-docs needs every column and property: drop -strategy and -property")
+	case o.docs && o.libraries && len(o.paths) == 0:
+		for _, p := range libraryPages {
+			o.paths = append(o.paths, filepath.Join(o.root, p))
+		}
 	case o.docs && len(o.paths) == 0:
 		o.paths = []string{"docs/peers.md"}
 	case !o.docs && len(o.paths) > 0:
@@ -177,8 +198,10 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	m := matrixrun.Matrix{Target: o.addr, TLS: o.tls, Entries: o.columns, Properties: o.properties, Runs: 1, Timeout: o.timeout, WarmUp: true}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		switch {
+		case o.docs && o.libraries:
+			return writeDocs(libraryStyle, pageLang, rep, o.paths, o.root, stderr)
 		case o.docs:
-			return writeDocs(rep, o.paths, o.root, stderr)
+			return writeDocs(style, func(string) report.Lang { return report.English }, rep, o.paths, o.root, stderr)
 		case o.update:
 			return p.UpdateGrid(rep, o.root)
 		}

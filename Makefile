@@ -85,6 +85,6 @@ peers: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck $(PEERCHECK_FLAGS)
 
 # Regenerate the generated blocks of docs/peers.md from one real run, on
-# the runner lockcheck and lockdocs use (internal/matrixrun).
+# the runner lockcheck and lockdocs use (cmd/matrixrun).
 peers-docs: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -docs -root .. ../docs/peers.md

@@ -18,95 +18,13 @@ import (
 // can remove.
 
 // suiteTiming is the time scale of the suite figure: locktest's defaults
-// (Timing{} means the same), written out so that the floors below are
-// derived from the very values the checks run with.
+// (Timing{} means the same), written out as the figure records them. The
+// floors are each property's (locktest.Property.Floor) at this scale.
 var suiteTiming = locktest.Timing{
 	Short: 60 * time.Millisecond,
 	Long:  5 * time.Second,
 	Slack: 500 * time.Millisecond,
 	Poll:  5 * time.Millisecond,
-}
-
-// suiteFloor is the least time a check of p must sleep waiting on TTLs,
-// at timing tm: any, whatever the verdict; holds, when the lock holds p
-// (any included). A lock that breaks a property, or to which it does not
-// apply, may end the scenario before most waits (lease-kept ends at the
-// first probe that gets in), so only the waits a scenario makes before
-// any verdict can be reached count for those. Where the scenario's waits
-// depend on the lock (how many commands its acquire or release sends, when
-// it frees the key), the floor counts one wait, or none where even that is
-// not certain. A check without a verdict counts 0. The derived durations
-// repeat locktest's (config.go): kept = renewedTTL = 5*Short,
-// keptTolerance = max(kept/10, Short/3), staleAfter = Short/3.
-func suiteFloor(p locktest.Property, tm locktest.Timing, v locktest.Verdict) time.Duration {
-	f, _ := suiteFloorCase(p, tm)
-	if v == locktest.Holds {
-		return f.holds
-	}
-	return f.any
-}
-
-// floor is the two floors of a property.
-type floor struct{ any, holds time.Duration }
-
-// suiteFloorCase is the floors of p, and whether p has a case of its own.
-func suiteFloorCase(p locktest.Property, tm locktest.Timing) (floor, bool) {
-	kept := 5 * tm.Short
-	keptTolerance := max(kept/10, tm.Short/3)
-	staleAfter := tm.Short / 3
-	renewedTTL := 5 * tm.Short
-	switch p {
-	case locktest.Exclusion, locktest.ReleaseFrees, locktest.DoubleRelease:
-		// Acquires and releases with the Long TTL, which never runs out:
-		// nothing to wait for.
-		return floor{}, true
-	case locktest.LeaseKept:
-		// A holds for kept; B and C probe until keptTolerance before its
-		// end. A lock that can be refreshed runs a second round, not
-		// counted.
-		return floor{holds: kept - keptTolerance}, true
-	case locktest.CrashRecovery:
-		// A crashes holding a lock with the Short TTL; B cannot get it
-		// before that TTL has run out.
-		return floor{holds: tm.Short}, true
-	case locktest.CrashMidAcquire, locktest.StaleTakeoverRace:
-		// Both begin by making a stale lock: H acquires for Short, crashes,
-		// and the scenario sleeps Short + staleAfter, whatever the lock.
-		// The waits after a crash mid-acquire depend on which commands
-		// were sent: not counted.
-		return floor{any: tm.Short + staleAfter, holds: tm.Short + staleAfter}, true
-	case locktest.CrashMidRelease:
-		// Whether B must wait for A's TTL depends on which of the release's
-		// commands ran before A died: no certain floor.
-		return floor{}, true
-	case locktest.ClockSkew:
-		// B, its clock 2*Long ahead, tries for 20*Poll and must not get
-		// the lock A holds for Long.
-		return floor{holds: 20 * tm.Poll}, true
-	case locktest.HolderClock:
-		// Ahead: B waits out A's Short TTL. Behind: B polls until
-		// keptTolerance before the end of A's kept TTL.
-		return floor{holds: tm.Short + kept - keptTolerance}, true
-	case locktest.SafeRelease, locktest.SafeRefresh, locktest.FencedOverrun:
-		// A, paused, holds with the Short TTL; B acquires only once it has
-		// run out (at least once: the other boundaries or skews are not
-		// counted).
-		return floor{holds: tm.Short}, true
-	case locktest.HolderOverrun:
-		// B may get in as soon as A's Short TTL runs out, or wait it out
-		// twice with Slack; the verdict alone does not say which.
-		return floor{}, true
-	case locktest.RenewedOverrun:
-		// A is paused for a third of renewedTTL, whatever the lock; then,
-		// paused again, its lease must run out (renewedTTL, with no
-		// renewal) before B gets in.
-		return floor{any: renewedTTL / 3, holds: renewedTTL/3 + renewedTTL}, true
-	case locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump, locktest.MinorityDown:
-		// Topology: the time goes into starting servers of their own and
-		// forcing faults, not into TTL waits.
-		return floor{}, true
-	}
-	return floor{}, false
 }
 
 // SuiteFigure is the suite's own speed: luatoken alone, and the matrix.
@@ -128,7 +46,7 @@ type SuiteRun struct {
 	// Errors: checks that ended without a verdict.
 	Errors int     `json:"errors"`
 	TotalS float64 `json:"total_s"`
-	// FloorS is the sum of the floors of the checks (suiteFloor: the
+	// FloorS is the sum of the floors of the checks (Property.Floor: the
 	// waits of the verdict each check reached).
 	FloorS     float64 `json:"floor_s"`
 	FloorRatio float64 `json:"floor_ratio"` // TotalS / FloorS
@@ -201,7 +119,7 @@ func (r *Runner) suiteRun(ctx context.Context, name string, es []catalog.Entry, 
 				run.Errors++
 				r.logf("suite: %s %s: %v", e.Name, p, res.Err)
 			} else {
-				floor = suiteFloor(p, suiteTiming, res.Verdict).Seconds()
+				floor = p.Floor(suiteTiming, res.Verdict).Seconds()
 				if res.Verdict == locktest.Holds {
 					byProp[i].Holds++
 					col.Holds++

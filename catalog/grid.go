@@ -43,7 +43,9 @@ type Grid struct {
 var declared = sync.OnceValues(func() (*Grid, error) { return ParseGrid(gridText) })
 
 // Declared returns the grid of GridFile, as embedded in the build. It
-// panics when the file does not parse, which TestGrid rules out.
+// panics when the file does not parse (an unknown column or property, a
+// malformed row), which TestGrid rules out; a missing column or row
+// parses.
 func Declared() *Grid {
 	g, err := declared()
 	if err != nil {
@@ -52,14 +54,51 @@ func Declared() *Grid {
 	return g
 }
 
-// Declare returns the verdicts the grid of GridFile declares for column,
-// not strict. It panics when the grid has no such column.
-func Declare(column string) locktest.Expect {
-	e, ok := Declared().Expect(column)
-	if !ok {
-		panic(fmt.Sprintf("catalog: %s has no column %q", GridFile, column))
-	}
+// Declare returns e with its column of the grid of GridFile: Expect, not
+// strict, and Missing, the properties the column declares nothing for
+// (all of them when the grid has no such column yet).
+func Declare(e Entry) Entry {
+	g := Declared()
+	e.Expect, _ = g.Expect(e.Name)
+	e.Missing = g.Missing(e.Name)
 	return e
+}
+
+// Missing returns the properties for which g declares nothing in column,
+// in the suite's order: every property when g has no such column, a
+// property without a row of its own, a cell NotDeclared.
+func (g *Grid) Missing(column string) []locktest.Property {
+	var out []locktest.Property
+	for _, p := range locktest.AllProperties() {
+		if g.Verdict(column, p) == "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Undeclared returns the columns of es and the properties of props
+// between which the grid declares nothing (Entry.Missing): what -update
+// must write before a run can compare its verdicts with the declared
+// ones. Both are nil when every cell is declared.
+func Undeclared(es []Entry, props []locktest.Property) (columns []string, rows []locktest.Property) {
+	for _, e := range es {
+		for _, p := range props {
+			if !slices.Contains(e.Missing, p) {
+				continue
+			}
+			if !slices.Contains(columns, e.Name) {
+				columns = append(columns, e.Name)
+			}
+			if !slices.Contains(rows, p) {
+				rows = append(rows, p)
+			}
+		}
+	}
+	slices.SortFunc(rows, func(a, b locktest.Property) int {
+		return slices.Index(locktest.AllProperties(), a) - slices.Index(locktest.AllProperties(), b)
+	})
+	return columns, rows
 }
 
 // Expect returns the verdicts g declares for column, not strict: breaks
@@ -88,8 +127,9 @@ func (g *Grid) Verdict(column string, p locktest.Property) locktest.Verdict {
 	return g.cells[column][p]
 }
 
-// Set makes v the cell of column and p; a new column is added last, its
-// other cells NotDeclared.
+// Set makes v the cell of column and p; a new column takes its place
+// among the others (the catalog's order, then Outside), its other cells
+// NotDeclared.
 func (g *Grid) Set(column string, p locktest.Property, v locktest.Verdict) {
 	if g.cells == nil {
 		g.cells = map[string]map[locktest.Property]locktest.Verdict{}
@@ -97,8 +137,30 @@ func (g *Grid) Set(column string, p locktest.Property, v locktest.Verdict) {
 	if _, ok := g.cells[column]; !ok {
 		g.Columns = append(g.Columns, column)
 		g.cells[column] = map[locktest.Property]locktest.Verdict{}
+		order := knownColumns()
+		slices.SortStableFunc(g.Columns, func(a, b string) int {
+			return rank(order, a) - rank(order, b)
+		})
 	}
 	g.cells[column][p] = v
+}
+
+// knownColumns are the columns a grid may have, in the order it keeps
+// them: the catalog's strategies in its order, then Outside.
+func knownColumns() []string {
+	var known []string
+	for _, e := range strategies() {
+		known = append(known, e.Name)
+	}
+	return append(known, Outside...)
+}
+
+// rank is the place of column in order; an unknown column goes last.
+func rank(order []string, column string) int {
+	if i := slices.Index(order, column); i >= 0 {
+		return i
+	}
+	return len(order)
 }
 
 // Clone returns a copy of g that Set leaves g alone in.
@@ -162,13 +224,11 @@ func (g *Grid) Format() []byte {
 // comments, the first other line names the columns after "property", and
 // each row gives a property's cell in every column. An unknown property
 // or column (neither a strategy of the catalog nor Outside), a repeated
-// one, a missing row, a row of the wrong length or an unknown cell is an
-// error.
+// one, a row of the wrong length or an unknown cell is an error. A
+// property without a row, or a strategy without a column, is declared
+// nothing yet (Missing): -update writes them.
 func ParseGrid(src string) (*Grid, error) {
-	known := slices.Clone(Outside)
-	for _, e := range strategies() {
-		known = append(known, e.Name)
-	}
+	known := knownColumns()
 	g := &Grid{cells: map[string]map[locktest.Property]locktest.Verdict{}}
 	seen := map[locktest.Property]bool{}
 	header := false
@@ -220,11 +280,6 @@ func ParseGrid(src string) (*Grid, error) {
 	}
 	if !header {
 		return nil, fmt.Errorf("%s: no line naming the columns", GridFile)
-	}
-	for _, p := range locktest.AllProperties() {
-		if !seen[p] {
-			return nil, fmt.Errorf("%s: no row for %s", GridFile, p)
-		}
 	}
 	return g, nil
 }

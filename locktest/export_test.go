@@ -9,3 +9,7 @@ func FormatTimeline(tl []Event) string { return formatEvents(tl) }
 func ExpectFrom(results []Result, strict bool) Expect { return expectFrom(results, strict) }
 
 func (e Expect) Literal(notes map[Property]string) string { return e.literal(notes) }
+
+// Structural says whether a correct lock may be unable to stage p, and
+// so find it n/a.
+func Structural(p Property) bool { d, _ := lookup(p); return d.structural }

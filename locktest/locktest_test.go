@@ -194,6 +194,25 @@ func TestParseProperty(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown property "mutual-exclusion"`)
 }
 
+// TestPropertyFiles: the properties their files register come in their
+// places, topology properties last, each with floors (Floor) where
+// holding waits at least as long as any verdict.
+func TestPropertyFiles(t *testing.T) {
+	all := locktest.AllProperties()
+	assert.Equal(t, append(locktest.Properties(), locktest.TopologyProperties()...), all)
+	assert.Len(t, all, 19)
+	for _, tm := range []locktest.Timing{{}, {Short: time.Second, Slack: 1500 * time.Millisecond}} {
+		for _, p := range all {
+			anyV, holds := p.Floor(tm, locktest.Breaks), p.Floor(tm, locktest.Holds)
+			assert.LessOrEqual(t, anyV, holds, "%s: the floor of any verdict is above that of holds", p)
+			assert.Equal(t, anyV, p.Floor(tm, locktest.NotApplicable), p)
+			assert.Zero(t, p.Floor(tm, locktest.NoVerdict), p)
+		}
+	}
+	assert.Equal(t, 60*time.Millisecond, locktest.CrashRecovery.Floor(locktest.Timing{}, locktest.Holds), "the defaults of a zero Timing")
+	assert.Zero(t, locktest.Property("no-such").Floor(locktest.Timing{}, locktest.Holds))
+}
+
 // TestResultJSON: a result keeps its error and elapsed time (to the
 // microsecond, in ms as lockcheck writes it) through JSON, and a check
 // without a verdict says so in its verdict.

@@ -18,11 +18,6 @@ import (
 // can hold, the correct one included.
 var overrun = []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun}
 
-// structural are the properties whose scenario a correct lock may be unable
-// to stage: no boundary inside a one-command acquire or release, no stale
-// key once Redis deleted it, no clock read.
-var structural = []locktest.Property{locktest.CrashMidAcquire, locktest.CrashMidRelease, locktest.StaleTakeoverRace, locktest.ClockSkew, locktest.HolderClock}
-
 // mutant returns the mutant of the corpus named name.
 func mutant(t *testing.T, name string) mutants.Mutant {
 	t.Helper()
@@ -74,7 +69,7 @@ func TestCorrectVariants(t *testing.T) {
 				if slices.Contains(overrun, p) && !(v.Fenced && p == locktest.FencedOverrun) {
 					want = locktest.Breaks
 				}
-				if res.Err == nil && res.Verdict == locktest.NotApplicable && slices.Contains(structural, p) {
+				if res.Err == nil && res.Verdict == locktest.NotApplicable && locktest.Structural(p) {
 					t.Logf("%s: n/a: %s", p, res.Reason)
 					return
 				}

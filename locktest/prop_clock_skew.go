@@ -5,6 +5,20 @@ import "github.com/locklab/locklab/internal/msg"
 // ClockSkew: while the lock is held, a client whose clock runs ahead by
 // more than the TTL tries to acquire it, and must fail.
 
+const ClockSkew Property = "clock-skew" // a client's clock runs ahead by more than the TTL
+
+func init() {
+	register(property{
+		p: ClockSkew, order: 80, scenario: clockSkew,
+		breaks:     "a client whose clock ran ahead took a lock that was still held",
+		structural: true,
+	}, func(tm Timing) floors {
+		// B, its clock 2*Long ahead, tries for 20*Poll and must not get
+		// the lock A holds for Long.
+		return floors{holds: 20 * tm.Poll}
+	})
+}
+
 // clockSkew: A holds the lock with a long TTL; B, whose clock runs ahead by
 // twice that TTL, tries for a while and must not get in.
 func clockSkew(newRun func(string) *run) Result {

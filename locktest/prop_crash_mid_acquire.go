@@ -9,6 +9,21 @@ import (
 // CrashMidAcquire: a client dies between the commands of its acquire,
 // after each command in turn; a waiter must still get the lock.
 
+const CrashMidAcquire Property = "crash-mid-acquire" // a client dies between its acquire's commands
+
+func init() {
+	register(property{
+		p: CrashMidAcquire, order: 50, scenario: crashMidAcquire,
+		breaks:     "a client that died between the commands of its acquire left a lock nobody could acquire",
+		structural: true,
+	}, func(tm Timing) floors {
+		// It begins by making a stale lock (makeStale), whatever the
+		// lock: the waits after a crash depend on which commands were
+		// sent, not counted.
+		return floors{any: tm.Short + tm.staleAfter(), holds: tm.Short + tm.staleAfter()}
+	})
+}
+
 // crashMidAcquire: for every way an acquire can go, and every point between
 // two of its commands, A dies there; B must still get the lock.
 func crashMidAcquire(newRun func(string) *run) Result {

@@ -10,6 +10,20 @@ import (
 // release, at each boundary in turn, leaves a lock that still frees
 // within its TTL.
 
+const CrashMidRelease Property = "crash-mid-release" // a holder dies between its release's commands
+
+func init() {
+	register(property{
+		p: CrashMidRelease, order: 60, scenario: crashMidRelease,
+		breaks:     "a holder that died between the commands of its release left a lock that did not free within its TTL",
+		structural: true,
+	}, func(tm Timing) floors {
+		// Whether B must wait for A's TTL depends on which of the
+		// release's commands ran before A died: no certain floor.
+		return floors{}
+	})
+}
+
 // crashMidRelease: for every boundary between the commands of a release, A
 // dies there; the lock must still free within its TTL.
 func crashMidRelease(newRun func(string) *run) Result {

@@ -8,6 +8,19 @@ import (
 // CrashRecovery: the holder crashes after acquiring and never releases;
 // a waiter must get the lock within the TTL plus some slack.
 
+const CrashRecovery Property = "crash-recovery" // a crashed holder's lock frees within TTL plus slack
+
+func init() {
+	register(property{
+		p: CrashRecovery, order: 40, scenario: crashRecovery,
+		breaks: "a holder that crashed left a lock nobody could acquire once its TTL had passed",
+	}, func(tm Timing) floors {
+		// A crashes holding a lock with the Short TTL; B cannot get it
+		// before that TTL has run out.
+		return floors{holds: tm.Short}
+	})
+}
+
 // crashRecovery: A acquires and crashes; B must get the lock within the TTL
 // plus slack. A lock that can be refreshed goes through it again with A's
 // TTL set by Refresh: a refresh must not make the lock outlive its TTL.

@@ -14,6 +14,19 @@ import (
 // in every interleaving of their attempts' commands, then many clients
 // contend for it and work well inside the TTL; never two inside at once.
 
+const Exclusion Property = "exclusion" // many clients contend; never two inside at once
+
+func init() {
+	register(property{
+		p: Exclusion, order: 10, scenario: exclusion,
+		breaks: "two clients were inside the critical section at once, without any fault",
+	}, func(tm Timing) floors {
+		// Acquires and releases with the Long TTL, which never runs out:
+		// nothing to wait for.
+		return floors{}
+	})
+}
+
 const (
 	contenders = 6 // clients in the exclusion scenario
 	rounds     = 8 // critical sections each

@@ -17,6 +17,20 @@ import (
 // acknowledged (WAIT) holds it, once it is granted with the link
 // carrying on. n/a for a lock over several masters.
 
+const Failover Property = "failover" // a replica promoted without the lock (topology)
+
+func init() {
+	register(property{
+		p: Failover, order: 160, scenario: failover,
+		breaks:   "a failover to a replica that had not received the lock let another client acquire it; every lock on one Redis breaks it",
+		topology: true,
+	}, func(tm Timing) floors {
+		// The time goes into starting servers of its own and forcing
+		// faults, not into TTL waits.
+		return floors{}
+	})
+}
+
 // failover: A acquires on the primary of a primary and replica while the
 // replication link is held, so that the replica never gets A's write; the
 // primary dies, the replica is promoted and the clients are sent to it,

@@ -12,6 +12,20 @@ import (
 // skew) or shorter (another client gets in while the holder works). n/a
 // for a lock that never reads the client's clock.
 
+const HolderClock Property = "holder-clock" // the holder's own clock sets its lock's expiry
+
+func init() {
+	register(property{
+		p: HolderClock, order: 90, scenario: holderClock,
+		breaks:     "a holder whose clock ran ahead or behind got a lock that lived longer or shorter than asked",
+		structural: true,
+	}, func(tm Timing) floors {
+		// Ahead: B waits out A's Short TTL. Behind: B polls until
+		// keptTolerance before the end of A's kept TTL.
+		return floors{holds: tm.Short + tm.kept() - tm.keptTolerance()}
+	})
+}
+
 // holderClock: A, its clock ahead by more than the TTL and the slack,
 // acquires and crashes: B must get the lock within the TTL and the slack.
 // Then A, its clock behind by more than its TTL, acquires and stays alive:

@@ -13,6 +13,20 @@ import (
 // with the holder's TTL and with a much shorter one until the TTL less
 // a tolerance of a tenth of it (at least 20ms).
 
+const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed
+
+func init() {
+	register(property{
+		p: LeaseKept, order: 30, scenario: leaseKept,
+		breaks: "another client acquired the lock before the holder's TTL had passed",
+	}, func(tm Timing) floors {
+		// A holds for kept; B and C probe until keptTolerance before its
+		// end. A lock that can be refreshed runs a second round, not
+		// counted.
+		return floors{holds: tm.kept() - tm.keptTolerance()}
+	})
+}
+
 // How long a lock lives: lease-kept asks whether it lives as long as its
 // holder was told, safe-refresh whether a late extension stays harmless.
 

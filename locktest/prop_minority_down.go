@@ -7,6 +7,20 @@ import "github.com/locklab/locklab/internal/msg"
 // A has released; then C, cut off from one more master, reaches only a
 // minority and must be refused. n/a on one Redis.
 
+const MinorityDown Property = "minority-down" // a minority of the masters is down (topology)
+
+func init() {
+	register(property{
+		p: MinorityDown, order: 190, scenario: minorityDown,
+		breaks:   "with a minority of the masters down, the lock did not work or was not exclusive",
+		topology: true,
+	}, func(tm Timing) floors {
+		// The time goes into starting servers of its own and forcing
+		// faults, not into TTL waits.
+		return floors{}
+	})
+}
+
 // minorityDown: over several masters, a minority of them is down for the
 // whole run; the lock must still work: A acquires, B cannot while A holds
 // it, and B gets it once A has released. n/a on one Redis.

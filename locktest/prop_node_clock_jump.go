@@ -10,6 +10,20 @@ import (
 // clock. Over several masters, A holds a bare majority and the clock
 // of one master of it jumps.
 
+const NodeClockJump Property = "node-clock-jump" // a master's clock jumps past the TTL (topology)
+
+func init() {
+	register(property{
+		p: NodeClockJump, order: 180, scenario: nodeClockJump,
+		breaks:   "a master whose clock jumped forward expired the lock early, and another client acquired it",
+		topology: true,
+	}, func(tm Timing) floors {
+		// The time goes into starting servers of its own and forcing
+		// faults, not into TTL waits.
+		return floors{}
+	})
+}
+
 // nodeClockJump: A holds K for Long; then the clock of a master holding
 // A's lock jumps forward by twice that, so that its expiry of A's key
 // comes early; B tries to acquire. Over several masters, A first locks a

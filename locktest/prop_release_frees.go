@@ -7,6 +7,19 @@ import "github.com/locklab/locklab/internal/msg"
 // Release that reports success when its command failed has still freed
 // the lock.
 
+const ReleaseFrees Property = "release-frees" // a release frees the lock at once (liveness)
+
+func init() {
+	register(property{
+		p: ReleaseFrees, order: 20, scenario: releaseFrees,
+		breaks: "a release did not free the lock for the next client's attempt",
+	}, func(tm Timing) floors {
+		// Acquires and releases with the Long TTL, which never runs out:
+		// nothing to wait for.
+		return floors{}
+	})
+}
+
 // releaseFrees: right after A releases, B's single attempt must succeed;
 // and a Release that reports success when its command failed must have
 // freed the lock all the same.

@@ -18,6 +18,20 @@ import (
 // context, so the lease must end some milliseconds before the key can
 // expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
 
+const RenewedOverrun Property = "renewed-overrun" // a stalled holder learns its lease is lost (strategy.Leased)
+
+func init() {
+	register(property{
+		p: RenewedOverrun, order: 150, scenario: renewedOverrun,
+		breaks: "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it",
+	}, func(tm Timing) floors {
+		// A is paused for a third of renewedTTL, whatever the lock;
+		// then, paused again, its lease must run out (renewedTTL, with
+		// no renewal) before B gets in.
+		return floors{any: tm.renewedTTL() / 3, holds: tm.renewedTTL()/3 + tm.renewedTTL()}
+	})
+}
+
 // renewedOverrun: first A is paused briefly and must keep its lock; then A
 // is paused for three TTLs while B waits, and must leave the critical
 // section, told by its lease, before B enters.

@@ -11,6 +11,20 @@ import (
 // not acquire while A holds the lock. Over several masters, A holds a
 // bare majority and one master of it restarts.
 
+const RestartAmnesia Property = "restart-amnesia" // a master restarts empty (topology)
+
+func init() {
+	register(property{
+		p: RestartAmnesia, order: 170, scenario: restartAmnesia,
+		breaks:   "a master that restarted without persistence forgot the lock, and another client acquired it",
+		topology: true,
+	}, func(tm Timing) floors {
+		// The time goes into starting servers of its own and forcing
+		// faults, not into TTL waits.
+		return floors{}
+	})
+}
+
 // restartAmnesia: A holds K; a master holding A's lock restarts without
 // persistence (no RDB, no AOF) and comes back empty, at once or, with
 // Config.RestartDelay, after that long; B tries to acquire. Over several

@@ -11,6 +11,20 @@ import (
 // lock (Refresh returns an error), nor extend the new holder's lock,
 // nor free it.
 
+const SafeRefresh Property = "safe-refresh" // a late Refresh must not claim, extend or free
+
+func init() {
+	register(property{
+		p: SafeRefresh, order: 120, scenario: safeRefresh,
+		breaks: "a late Refresh claimed, extended or freed the next holder's lock",
+	}, func(tm Timing) floors {
+		// A, paused, holds with the Short TTL; B acquires only once it
+		// has run out (at least once: the other boundaries are not
+		// counted).
+		return floors{holds: tm.Short}
+	})
+}
+
 // safeRefresh: at each boundary of its Refresh in turn, A is paused until
 // its TTL has passed and B has acquired; then A's refresh goes on. It must
 // fail, leave B's lock no longer than B asked for, and leave it held.

@@ -7,6 +7,20 @@ import "github.com/locklab/locklab/internal/msg"
 // lock as it was (see nexthold.go). The pause falls before the release
 // and, in turn, at every boundary between its commands.
 
+const SafeRelease Property = "safe-release" // a late release must not free the next holder's lock
+
+func init() {
+	register(property{
+		p: SafeRelease, order: 100, scenario: safeRelease,
+		breaks: "a release sent after the holder's TTL ran out freed the next holder's lock",
+	}, func(tm Timing) floors {
+		// A, paused, holds with the Short TTL; B acquires only once it
+		// has run out (at least once: the other boundaries are not
+		// counted).
+		return floors{holds: tm.Short}
+	})
+}
+
 // safeRelease: at each boundary of its release in turn, A is paused until
 // its TTL has passed and B has acquired; then A finishes its release, and C
 // checks whether B's lock survived. A lock that renews itself runs out too:

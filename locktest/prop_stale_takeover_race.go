@@ -7,6 +7,20 @@ import "github.com/locklab/locklab/internal/msg"
 // may win. n/a where Redis itself deleted the expired key: then there is
 // no stale lock, only a free key, and exclusion covers that race.
 
+const StaleTakeoverRace Property = "stale-takeover-race" // two waiters find the same expired lock
+
+func init() {
+	register(property{
+		p: StaleTakeoverRace, order: 70, scenario: staleTakeoverRace,
+		breaks:     "two waiters both took over the same expired lock",
+		structural: true,
+	}, func(tm Timing) floors {
+		// It begins by making a stale lock (makeStale), whatever the
+		// lock.
+		return floors{any: tm.Short + tm.staleAfter(), holds: tm.Short + tm.staleAfter()}
+	})
+}
+
 // staleTakeoverRace: A and B both find the lock a crashed holder left, and
 // every interleaving of their two attempts is tried; at most one may win.
 func staleTakeoverRace(newRun func(string) *run) Result {

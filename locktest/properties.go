@@ -1,73 +1,90 @@
 package locktest
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// Property names one scenario the suite runs against a strategy.
+// Property names one scenario the suite runs against a strategy. Each
+// prop_<id>.go file declares one, with its scenario, and registers it.
 type Property string
 
-// The properties; each prop_*.go file says what its scenario does.
-const (
-	Exclusion         Property = "exclusion"           // many clients contend; never two inside at once
-	CrashRecovery     Property = "crash-recovery"      // a crashed holder's lock frees within TTL plus slack
-	CrashMidAcquire   Property = "crash-mid-acquire"   // a client dies between its acquire's commands
-	StaleTakeoverRace Property = "stale-takeover-race" // two waiters find the same expired lock
-	ClockSkew         Property = "clock-skew"          // a client's clock runs ahead by more than the TTL
-	HolderClock       Property = "holder-clock"        // the holder's own clock sets its lock's expiry
-	SafeRelease       Property = "safe-release"        // a late release must not free the next holder's lock
-	DoubleRelease     Property = "double-release"      // a second release must not free another's lock
-	HolderOverrun     Property = "holder-overrun"      // work outlasts the TTL while others wait
-	ReleaseFrees      Property = "release-frees"       // a release frees the lock at once (liveness)
-	LeaseKept         Property = "lease-kept"          // nobody acquires before the holder's TTL has passed
-	CrashMidRelease   Property = "crash-mid-release"   // a holder dies between its release's commands
-	SafeRefresh       Property = "safe-refresh"        // a late Refresh must not claim, extend or free
-	FencedOverrun     Property = "fenced-overrun"      // a late holder's write must be refused (strategy.Fenced)
-	RenewedOverrun    Property = "renewed-overrun"     // a stalled holder learns its lease is lost (strategy.Leased)
-	Failover          Property = "failover"            // a replica promoted without the lock (topology)
-	RestartAmnesia    Property = "restart-amnesia"     // a master restarts empty (topology)
-	NodeClockJump     Property = "node-clock-jump"     // a master's clock jumps past the TTL (topology)
-	MinorityDown      Property = "minority-down"       // a minority of the masters is down (topology)
-)
-
-// property is one row of the table of properties.
+// property is all there is to know about a property, which its file
+// registers.
 type property struct {
-	p        Property
+	p Property
+	// order is its place in the suite's order, which lockcheck's matrix
+	// follows and the docs list: ascending, topology properties last.
+	order    int
 	scenario scenario
-	// breaks says in a line what it means that a lock breaks p; the doc
+	// breaks says in a line what it means that a lock breaks p; the
 	// comment of the constant says what the scenario does.
 	breaks string
 	// topology marks the properties that run on servers of their own
 	// (see TopologyProperties).
 	topology bool
+	// structural marks a scenario a correct lock may be unable to stage:
+	// no boundary inside a one-command acquire or release, no stale key
+	// once Redis deleted it, no clock read. Its n/a is no failure of the
+	// correct variants the package's tests check.
+	structural bool
+	// floor is what a check of p must sleep waiting on TTLs (Floor).
+	floor func(Timing) floors
 }
 
-// table is the one list of the properties, in the order the suite runs
-// them, that lockcheck's matrix follows and the docs list: Properties,
-// Check's scenarios and describe all read it.
-var table = []property{
-	{Exclusion, exclusion, "two clients were inside the critical section at once, without any fault", false},
-	{ReleaseFrees, releaseFrees, "a release did not free the lock for the next client's attempt", false},
-	{LeaseKept, leaseKept, "another client acquired the lock before the holder's TTL had passed", false},
-	{CrashRecovery, crashRecovery, "a holder that crashed left a lock nobody could acquire once its TTL had passed", false},
-	{CrashMidAcquire, crashMidAcquire, "a client that died between the commands of its acquire left a lock nobody could acquire", false},
-	{CrashMidRelease, crashMidRelease, "a holder that died between the commands of its release left a lock that did not free within its TTL", false},
-	{StaleTakeoverRace, staleTakeoverRace, "two waiters both took over the same expired lock", false},
-	{ClockSkew, clockSkew, "a client whose clock ran ahead took a lock that was still held", false},
-	{HolderClock, holderClock, "a holder whose clock ran ahead or behind got a lock that lived longer or shorter than asked", false},
-	{SafeRelease, safeRelease, "a release sent after the holder's TTL ran out freed the next holder's lock", false},
-	{DoubleRelease, doubleRelease, "a second release freed the lock someone else had acquired in between", false},
-	{SafeRefresh, safeRefresh, "a late Refresh claimed, extended or freed the next holder's lock", false},
-	{HolderOverrun, holderOverrun, "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it", false},
-	{FencedOverrun, fencedOverrun, "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it", false},
-	{RenewedOverrun, renewedOverrun, "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it", false},
-	{Failover, failover, "a failover to a replica that had not received the lock let another client acquire it; every lock on one Redis breaks it", true},
-	{RestartAmnesia, restartAmnesia, "a master that restarted without persistence forgot the lock, and another client acquired it", true},
-	{NodeClockJump, nodeClockJump, "a master whose clock jumped forward expired the lock early, and another client acquired it", true},
-	{MinorityDown, minorityDown, "with a minority of the masters down, the lock did not work or was not exclusive", true},
+// floors are the least times a check of a property must sleep waiting
+// on TTLs: any, whatever the verdict; holds, when the lock holds it (any
+// included). A lock that breaks a property, or to which it does not
+// apply, may end the scenario before most waits, so only the waits made
+// before any verdict can be reached count for any. Where a scenario's
+// waits depend on the lock, the floor counts one wait, or none where
+// even that is not certain.
+type floors struct{ any, holds time.Duration }
+
+// table is the properties in the suite's order: Properties, Check's
+// scenarios and describe read it.
+var table []property
+
+// register adds d, with its floor, to table in its place. A property
+// registered twice, or two at one place, is a mistake of the package.
+func register(d property, floor func(Timing) floors) {
+	d.floor = floor
+	for _, o := range table {
+		if o.p == d.p || o.order == d.order {
+			panic(fmt.Sprintf("locktest: %s and %s both registered at %d", o.p, d.p, d.order))
+		}
+	}
+	i, _ := slices.BinarySearchFunc(table, d, func(a, b property) int {
+		return cmp.Or(cmp.Compare(boolRank(a.topology), boolRank(b.topology)), cmp.Compare(a.order, b.order))
+	})
+	table = slices.Insert(table, i, d)
+}
+
+// boolRank puts false before true.
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Floor is the least time a check of p must spend sleeping on TTLs at
+// timing tm (its defaults for zero fields) when it finds v, which no
+// speed-up of the suite's own code can remove; 0 for NoVerdict.
+func (p Property) Floor(tm Timing, v Verdict) time.Duration {
+	d, ok := lookup(p)
+	if !ok || v == NoVerdict {
+		return 0
+	}
+	f := d.floor(tm.withDefaults())
+	if v == Holds {
+		return f.holds
+	}
+	return f.any
 }
 
 // Properties are those of a lock on one Redis that never fails.

@@ -95,7 +95,7 @@ func Peers() []catalog.Entry {
 		},
 	}
 	for i := range peers {
-		peers[i].Expect = catalog.Declare(peers[i].Name)
+		peers[i] = catalog.Declare(peers[i])
 		peers[i].Expect.Strict = true
 	}
 	return peers

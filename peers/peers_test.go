@@ -45,7 +45,7 @@ func TestColumns(t *testing.T) {
 			assert.NotEmpty(t, catalog.Declared().Verdict(e.Name, p), "%s: %s declares nothing for %s", catalog.GridFile, e.Name, p)
 		}
 		assert.Equal(t, e.Expect, func() locktest.Expect {
-			want := catalog.Declare(e.Name)
+			want := catalog.Declare(catalog.Entry{Name: e.Name}).Expect
 			want.Strict = true
 			return want
 		}(), "%s: its column of %s, strict", e.Name, catalog.GridFile)

@@ -85,7 +85,7 @@ func Libraries() []Program {
 		return Program{
 			Name:   name,
 			Argv:   append(PHPCommand(), file...),
-			Expect: strict(catalog.Declare(name)),
+			Expect: strict(catalog.Declare(catalog.Entry{Name: name}).Expect),
 			Timing: tm,
 			Needs:  append([]string{langtest.PHP}, needs...),
 		}
@@ -160,7 +160,7 @@ func RedisPy() Program {
 	return Program{
 		Name:   "redis-py",
 		Argv:   []string{Python, "recipes/python/redis_py_lock.py"},
-		Expect: strict(catalog.Declare("redis-py")),
+		Expect: strict(catalog.Declare(catalog.Entry{Name: "redis-py"}).Expect),
 		Needs:  []string{langtest.RedisPy},
 	}
 }

@@ -13,8 +13,10 @@
 //
 // The flags are:
 //
-//	-format text|markdown|json
-//		how to print the matrix (text by default).
+//	-format NAME
+//		how to print the matrix: text by default, markdown, json, or
+//		another of package report's formats (report.Formats), which
+//		lockcheck -help lists.
 //	-width N
 //		the most columns the text matrix may take: a wider one is printed
 //		in parts, one under the other, each with the property column and
@@ -44,8 +46,12 @@
 //		write the verdicts found into the declared grid,
 //		catalog/verdicts.txt from the working directory (the repository's
 //		root), instead of printing the matrix, and say which cells
-//		changed: a change of verdict is then a diff of that file. A check
-//		without a verdict writes nothing.
+//		changed: a change of verdict is then a diff of that file. A
+//		strategy or property the grid has no column or row for yet gets
+//		one, in its place, with "-" in the cells that did not run. A check
+//		without a verdict writes nothing. Without -update, such a
+//		strategy or property is refused in one line that says what to
+//		run, with exit status 1.
 //	-cleanup
 //		remove what earlier runs left behind (see below), and nothing else.
 //	-exec COMMAND, -name NAME
@@ -151,7 +157,7 @@
 //
 // The generated blocks of README.md and docs/ are written from a run of
 // the whole matrix by the command lockdocs (make docs), on the same
-// runner (package internal/matrixrun).
+// runner (package cmd/matrixrun).
 //
 // # Signals and cleanup
 //
@@ -194,7 +200,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
@@ -238,7 +244,7 @@ func (e env) program() matrixrun.Program {
 
 // options are the parsed flags.
 type options struct {
-	format     string
+	format     report.Format
 	lang       report.Lang
 	strategies []catalog.Entry
 	properties []locktest.Property
@@ -277,7 +283,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return p.Cleanup(ctx, opts.redisAddr, opts.tls)
 	}
 	m := matrixrun.Matrix{Target: opts.redisAddr, TLS: opts.tls, Entries: opts.strategies, Properties: opts.properties,
-		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared}
+		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		if opts.update {
 			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
@@ -294,7 +300,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("lockcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output `format`: text, markdown or json")
+	format := fs.String("format", "text", "output `format`: "+report.FormatList())
 	strategyList := fs.String("strategy", "", "check only these `strategies` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
@@ -319,7 +325,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{format: *format, trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, update: *update, cleanup: *cleanup}
+	opts := options{trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, update: *update, cleanup: *cleanup}
 	if opts.cleanup {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -332,12 +338,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		return opts, nil
 	}
-	switch opts.format {
-	case "text", "markdown", "json":
-	default:
-		return opts, usageError{fmt.Sprintf("-format %q: want text, markdown or json", opts.format)}
-	}
 	var err error
+	if opts.format, err = report.ParseFormat(*format); err != nil {
+		return opts, usageError{"-format: " + err.Error()}
+	}
 	if opts.lang, err = report.ParseLang(*lang); err != nil || *lang == "" {
 		return opts, usageError{fmt.Sprintf("-lang %q: want %s", *lang, langList())}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -272,7 +273,7 @@ func TestBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-format", "xml"}, `-format "xml": want text, markdown or json`},
+		{[]string{"-format", "xml"}, `-format: unknown format "xml": want text, markdown or json`},
 		{[]string{"-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
 		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
 		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},
@@ -398,4 +399,75 @@ func TestUpdate(t *testing.T) {
 	got, err := os.ReadFile(file)
 	require.NoError(t, err)
 	assert.Equal(t, string(committed), string(got), "the grid is the committed one again")
+}
+
+// TestUpdateBootstrap: -update adds a column and a row the grid does not
+// have yet, in their places, and fills the cells it ran, "-" elsewhere.
+func TestUpdateBootstrap(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, catalog.GridFile)
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	var src strings.Builder
+	drop := -1
+	for line := range strings.Lines(string(catalog.Declared().Format())) {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 0 || strings.HasPrefix(fields[0], "#"):
+			src.WriteString(line)
+			continue
+		case fields[0] == "property":
+			drop = slices.Index(fields, "setnxpx")
+		case fields[0] == string(locktest.DoubleRelease):
+			continue
+		}
+		src.WriteString(strings.Join(slices.Delete(fields, drop, drop+1), " ") + "\n")
+	}
+	require.NoError(t, os.WriteFile(file, []byte(src.String()), 0o644))
+	want, err := catalog.ParseGrid(src.String())
+	require.NoError(t, err)
+	want.Set("setnxpx", locktest.DoubleRelease, locktest.Breaks)
+
+	e, _, stderr := sharedEnv(t)
+	e.root = root
+	code := lockcheck(context.Background(), []string{"-update", "-strategy", "setnxpx", "-property", "double-release"}, e)
+	require.Equal(t, exitOK, code, stderr.String())
+	assert.Contains(t, stderr.String(), "lockcheck: -update: setnxpx double-release: - -> breaks\n")
+	got, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, string(want.Format()), string(got))
+	assert.Regexp(t, `(?m)^property +setnxdel .* delsetnxcheck +setnxpx +fixedpassword `, string(got), "the new column in its place")
+	assert.Regexp(t, `(?m)^double-release +- +- .* +breaks +- +`, string(got), "the new row, - where nothing ran")
+}
+
+// TestNotDeclared: outside -update, a column or a property the grid
+// declares nothing for yet is one line naming the command that writes
+// it, exit 1, before any Redis is looked for.
+func TestNotDeclared(t *testing.T) {
+	defer func(f func() []catalog.Entry) { strategies = f }(strategies)
+	for _, tt := range []struct {
+		missing []locktest.Property
+		args    []string
+		want    string
+	}{
+		{locktest.AllProperties(), nil, "lockcheck: dummy: not declared yet in catalog/verdicts.txt: run lockcheck -update -strategy dummy\n"},
+		{[]locktest.Property{locktest.HolderClock}, []string{"-strategy", "dummy,luatoken"},
+			"lockcheck: dummy, holder-clock: not declared yet in catalog/verdicts.txt: run lockcheck -update -strategy dummy -property holder-clock\n"},
+		{[]locktest.Property{locktest.HolderClock}, []string{"-strategy", "dummy"},
+			"lockcheck: holder-clock: not declared yet in catalog/verdicts.txt: run lockcheck -update -property holder-clock\n"},
+	} {
+		strategies = func() []catalog.Entry {
+			e, _ := catalog.Lookup("setnxpx")
+			e.Name, e.Missing = "dummy", tt.missing
+			lt, _ := catalog.Lookup("luatoken")
+			return []catalog.Entry{e, lt}
+		}
+		var stdout, stderr bytes.Buffer
+		e := env{stdout: &stdout, stderr: &stderr, start: func(context.Context) (*redistest.Server, error) {
+			t.Fatal("lockcheck looked for a Redis for a run it cannot compare")
+			return nil, nil
+		}}
+		assert.Equal(t, exitMismatch, lockcheck(context.Background(), tt.args, e))
+		assert.Equal(t, tt.want, stderr.String())
+		assert.Empty(t, stdout.String())
+	}
 }

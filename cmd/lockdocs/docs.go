@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/locklab/locklab/internal/docblock"
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/report"
 )
 

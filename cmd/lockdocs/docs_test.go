@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"

@@ -12,7 +12,7 @@
 // The files are README.md, docs and docs/zh by default; a directory stands
 // for its *.md files. -redis, the -tls-* flags and -timeout are
 // lockcheck's, and the Redis is found, looked at, watched and cleaned up
-// after as lockcheck does it (package internal/matrixrun); its keys are
+// after as lockcheck does it (package cmd/matrixrun); its keys are
 // lockcheck's, which lockcheck -cleanup removes. A block sits between two
 // HTML comments:
 //
@@ -53,7 +53,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
@@ -69,7 +69,7 @@ func main() {
 // program is lockdocs as package matrixrun runs it: its keys are
 // lockcheck's.
 func program(stderr io.Writer) matrixrun.Program {
-	return matrixrun.Program{Name: "lockdocs", Keys: "lockcheck", Stdout: io.Discard, Stderr: stderr, Start: redistest.Start}
+	return matrixrun.Program{Name: "lockdocs", Keys: "lockcheck", Stdout: io.Discard, Stderr: stderr, Start: redistest.Start, Updater: "lockcheck -update"}
 }
 
 // lockdocs is the command; it returns the exit status.

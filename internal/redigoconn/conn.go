@@ -157,6 +157,11 @@ func (c *Conn) DoWithTimeout(timeout time.Duration, name string, args ...any) (a
 	return c.DoContext(ctx, name, args...)
 }
 
+// ContextNative reports that DoContext hands ctx to the Backend as it is,
+// starting no goroutine for it, unlike redigo's connections: a caller
+// need not work around that cost.
+func (c *Conn) ContextNative() bool { return true }
+
 // DoContext runs a command bounded by ctx. With commands sent and not
 // received yet, it sends them along and returns the last reply and the
 // first error reply, as redigo does; Do("") returns all their replies.

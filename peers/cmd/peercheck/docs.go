@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/locklab/locklab/internal/docblock"
+	"github.com/locklab/locklab/cmd/docblock"
 	"github.com/locklab/locklab/report"
 )
 

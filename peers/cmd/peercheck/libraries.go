@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/internal/docblock"
+	"github.com/locklab/locklab/cmd/docblock"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/recipes"

@@ -7,13 +7,13 @@
 //
 // Usage:
 //
-//	peercheck [-format text|markdown|json] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
+//	peercheck [-format NAME] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
 //	peercheck -docs [-root DIR] [file ...]
 //	peercheck -update [-root DIR] [-strategy NAMES] [-property NAMES]
 //	peercheck -cleanup [-redis TARGET]
 //
 // The flags are lockcheck's (see its documentation), and so is the run:
-// package internal/matrixrun finds or connects to the Redis (REDIS_ADDR or
+// package cmd/matrixrun finds or connects to the Redis (REDIS_ADDR or
 // REDIS_URL, else a Docker container, else a redis-server from PATH; -redis
 // takes host:port or a redis:// or rediss:// URL, with the -tls-* flags),
 // refuses a replica, puts the keys of a Cluster node's run in a slot it
@@ -65,7 +65,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"
@@ -88,12 +88,12 @@ func main() {
 
 // program is peercheck as package matrixrun runs it.
 func program(stdout, stderr io.Writer) matrixrun.Program {
-	return matrixrun.Program{Name: "peercheck", Stdout: stdout, Stderr: stderr, Start: redistest.Start}
+	return matrixrun.Program{Name: "peercheck", Stdout: stdout, Stderr: stderr, Start: redistest.Start, Updater: "peercheck -update -root .."}
 }
 
 // options are the parsed flags.
 type options struct {
-	format     string
+	format     report.Format
 	trace      bool
 	columns    []catalog.Entry
 	properties []locktest.Property
@@ -113,7 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("peercheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.format, "format", "text", "output `format`: text, markdown or json")
+	format := fs.String("format", "text", "output `format`: "+report.FormatList())
 	fs.BoolVar(&o.trace, "trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	columns := fs.String("strategy", "", "check only these `columns` (comma-separated; all by default)")
 	properties := fs.String("property", "", "check only these `properties` (comma-separated; all by default)")
@@ -135,15 +135,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	o.tls = *tlsFiles
-	switch o.format {
-	case "text", "markdown", "json":
-	default:
-		return o, fmt.Errorf("-format %q: want text, markdown or json", o.format)
+	var err error
+	if o.format, err = report.ParseFormat(*format); err != nil {
+		return o, fmt.Errorf("-format: %w", err)
 	}
 	if o.timeout <= 0 {
 		return o, fmt.Errorf("-timeout %v: want a positive duration", o.timeout)
 	}
-	var err error
 	all := peers.Columns()
 	if o.libraries {
 		rootSet := false
@@ -195,7 +193,7 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if o.cleanup {
 		return p.Cleanup(ctx, o.addr, o.tls)
 	}
-	m := matrixrun.Matrix{Target: o.addr, TLS: o.tls, Entries: o.columns, Properties: o.properties, Runs: 1, Timeout: o.timeout, WarmUp: true}
+	m := matrixrun.Matrix{Target: o.addr, TLS: o.tls, Entries: o.columns, Properties: o.properties, Runs: 1, Timeout: o.timeout, WarmUp: true, Update: o.update}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		switch {
 		case o.docs && o.libraries:

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/internal/matrixrun"
+	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"
@@ -133,7 +133,7 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 // compares their shapes with the committed ones (docblock.Style.Shape):
 // the same commands, replies, clients and order, whatever the times. Each
 // break is drawn from its one run, as peercheck -docs draws it, on the
-// runner of package internal/matrixrun. When it
+// runner of package cmd/matrixrun. When it
 // fails, run make peers-docs.
 func TestDocsUpToDate(t *testing.T) {
 	if testing.Short() {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
-	"github.com/locklab/locklab/internal/redigoconn"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -150,6 +149,14 @@ func Eval(ctx context.Context, c redis.Conn, s *redis.Script, keysAndArgs ...any
 	return s.Do(c, keysAndArgs...)
 }
 
+// contextNative says whether c runs DoContext without a goroutine for its
+// context, as the adapters' connections say they do (ContextNative): then
+// c takes ctx as it is.
+func contextNative(c redis.Conn) bool {
+	n, ok := c.(interface{ ContextNative() bool })
+	return ok && n.ContextNative()
+}
+
 // cancelOnly returns c with every command interrupted when ctx is
 // cancelled, when ctx has no deadline and c would start a goroutine for a
 // context (the adapters' connections do not: they run DoContext as they
@@ -158,7 +165,7 @@ func cancelOnly(ctx context.Context, c redis.ConnWithContext) (cancelConn, bool)
 	if _, ok := ctx.Deadline(); ok {
 		return cancelConn{}, false
 	}
-	if _, cheap := c.(*redigoconn.Conn); cheap {
+	if contextNative(c) {
 		return cancelConn{}, false
 	}
 	return cancelConn{ConnWithContext: c, ctx: ctx}, true
@@ -249,7 +256,7 @@ func bounded(ctx context.Context, c redis.Conn) (deadlineConn, bool) {
 	if !ok {
 		return deadlineConn{}, false
 	}
-	if _, cheap := c.(*redigoconn.Conn); cheap {
+	if contextNative(c) {
 		return deadlineConn{}, false
 	}
 	ct, ok := c.(redis.ConnWithTimeout)

@@ -5,20 +5,10 @@ import (
 	"github.com/locklab/locklab/report"
 )
 
-// Print writes the matrix of rep to p.Stdout in format (text, markdown or
-// json) and returns the exit status: ExitMismatch when a verdict is not
-// the declared one.
-func (p Program) Print(rep *report.Report, format string, opts report.Options) int {
-	var err error
-	switch format {
-	case "markdown":
-		err = report.Markdown(p.Stdout, rep, opts)
-	case "json":
-		err = report.JSON(p.Stdout, rep, opts)
-	default:
-		err = report.Text(p.Stdout, rep, opts)
-	}
-	if err != nil {
+// Print writes the matrix of rep to p.Stdout in format and returns the
+// exit status: ExitMismatch when a verdict is not the declared one.
+func (p Program) Print(rep *report.Report, format report.Format, opts report.Options) int {
+	if err := format.Write(p.Stdout, rep, opts); err != nil {
 		p.log("%v", err)
 		return ExitMismatch
 	}

@@ -9,6 +9,7 @@
 package matrixrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -43,6 +44,10 @@ type Program struct {
 	// Start finds a Redis when no target is given (redistest.Start); the
 	// program stops the one it started.
 	Start func(ctx context.Context) (*redistest.Server, error)
+	// Updater is the command that writes the declared grid, which a run
+	// of columns or properties not declared yet names: Name + " -update"
+	// when "".
+	Updater string
 }
 
 // Matrix is what one run checks, and where.
@@ -59,6 +64,9 @@ type Matrix struct {
 	Timeout time.Duration
 	// Undeclared: no verdict is declared for the columns (lockcheck -exec).
 	Undeclared bool
+	// Update: the run writes the declared grid (-update), so a cell it
+	// declares nothing for yet is no error.
+	Update bool
 	// WarmUp takes and releases a lock of each column once before its
 	// checks (locktest.Detect), and says what the column offers: a lock
 	// that loads its scripts on first use then does so outside the
@@ -108,6 +116,12 @@ func TLSFlags(fs *flag.FlagSet) *redistest.TLSFiles {
 // not called, and the status is 128 plus the signal's number. Either way
 // the run's keys are removed and a Redis the program started is stopped.
 func (p Program) Run(ctx context.Context, m Matrix, use func(*report.Report) int) int {
+	if !m.Undeclared && !m.Update {
+		if columns, rows := catalog.Undeclared(m.Entries, m.Properties); len(columns) > 0 {
+			p.log("%s", p.notDeclared(m, columns, rows))
+			return ExitMismatch
+		}
+	}
 	srv, closeServer, err := p.connect(ctx, m.Target, m.TLS)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -159,6 +173,31 @@ func (p Program) Run(ctx context.Context, m Matrix, use func(*report.Report) int
 		return interruptStatus(ctx)
 	}
 	return code
+}
+
+// notDeclared says, in one line, which columns or properties of m the
+// grid declares nothing for yet, and the command that writes them.
+func (p Program) notDeclared(m Matrix, columns []string, rows []locktest.Property) string {
+	var props []string
+	for _, r := range rows {
+		props = append(props, string(r))
+	}
+	// Name the columns unless they are all of the run and the properties
+	// say more; name the properties unless they are all of the run.
+	byColumn, byRow := len(columns) < len(m.Entries), len(rows) < len(m.Properties)
+	var what []string
+	cmd := cmp.Or(p.Updater, p.Name+" -update")
+	if byColumn || !byRow {
+		what = append(what, columns...)
+	}
+	if byColumn {
+		cmd += " -strategy " + strings.Join(columns, ",")
+	}
+	if byRow {
+		what = append(what, props...)
+		cmd += " -property " + strings.Join(props, ",")
+	}
+	return fmt.Sprintf("%s: not declared yet in %s: run %s", strings.Join(what, ", "), catalog.GridFile, cmd)
 }
 
 // session is one run of the checks on a server.

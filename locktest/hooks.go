@@ -187,16 +187,9 @@ func (c *simClient) commandArgs(args [][]byte) []Arg {
 		return out
 	}
 	name := strings.ToUpper(string(args[0]))
-	switch {
-	case (name == "EVALSHA" || name == "EVALSHA_RO") && len(out) > 1:
+	if (name == "EVALSHA" || name == "EVALSHA_RO") && len(out) > 1 {
 		out[1].Kind = ArgDigest
 		r.rec.digest(out[1].Text)
-	case (name == "EVAL" || name == "EVAL_RO") && len(out) > 1:
-		// The body, a screenful of Lua run into one line, is drawn by
-		// its digest, as EVALSHA names it.
-		out[1] = Arg{Kind: ArgScript, Text: string(args[1])}
-	case name == "SCRIPT" && len(out) > 2 && strings.EqualFold(out[1].Text, "LOAD"):
-		out[2] = Arg{Kind: ArgScript, Text: string(args[2])}
 	}
 	for _, i := range written(name, out) {
 		if out[i].Kind == ArgText && out[i].Text != "" {

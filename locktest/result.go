@@ -1,8 +1,6 @@
 package locktest
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,7 +129,6 @@ const (
 	ArgTime   ArgKind = "time"   // a Unix time in ms near t0 (Arg.Ms after it)
 	ArgToken  ArgKind = "token"  // a value one client alone wrote
 	ArgDigest ArgKind = "digest" // a script's SHA-1 digest
-	ArgScript ArgKind = "script" // a script sent whole (EVAL, SCRIPT LOAD), drawn by its digest
 	ArgClient ArgKind = "client" // a simulated client's name
 	ArgLeft   ArgKind = "left"   // a key's time to live, counting down
 	ArgServer ArgKind = "server" // what the server says of itself (HELLO)
@@ -146,34 +143,15 @@ type Arg struct {
 }
 
 // String writes a as a go test counterexample does: the key as K, a
-// time as t0±Δms, a script sent whole as the first digits of its digest.
+// time as t0±Δms.
 func (a Arg) String() string {
 	switch a.Kind {
 	case ArgKey:
 		return "K"
 	case ArgTime:
 		return fmt.Sprintf("t0%+dms", a.Ms)
-	case ArgScript:
-		return ShortDigest(ScriptDigest(a.Text))
 	}
 	return a.Text
-}
-
-// ScriptDigest is the SHA-1 digest of a script's body, in hex: the name
-// EVALSHA and SCRIPT LOAD give the script, by which a timeline draws a
-// script sent whole.
-func ScriptDigest(body string) string {
-	sum := sha1.Sum([]byte(body))
-	return hex.EncodeToString(sum[:])
-}
-
-// ShortDigest is a digest's first 7 digits and an ellipsis, as timelines
-// draw it.
-func ShortDigest(d string) string {
-	if r := []rune(d); len(r) > 7 {
-		return string(r[:7]) + "…"
-	}
-	return d
 }
 
 // joinArgs returns the Strings of args joined by sep.

@@ -127,7 +127,7 @@ func (t tr) shapeValue(a locktest.Arg) string {
 		switch a.Kind {
 		case locktest.ArgTime:
 			return "t0±Δ"
-		case locktest.ArgDigest, locktest.ArgScript:
+		case locktest.ArgDigest:
 			return "SHA"
 		case locktest.ArgLeft:
 			return "LEFT"

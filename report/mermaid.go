@@ -204,12 +204,10 @@ func (m *mermaid) value(a locktest.Arg) string {
 		if m.tr.shape {
 			return m.tr.shapeValue(a)
 		}
-		return locktest.ShortDigest(a.Text)
-	case locktest.ArgScript:
-		if m.tr.shape {
-			return m.tr.shapeValue(a)
+		if r := []rune(a.Text); len(r) > 7 {
+			return string(r[:7]) + "…"
 		}
-		return a.String()
+		return a.Text
 	case locktest.ArgToken:
 		k := a.Client + "\x00" + a.Text
 		if n, ok := m.names[k]; ok {

@@ -62,9 +62,12 @@ check: setup
 # Regenerate the generated blocks of README.md, docs/*.md and the Chinese
 # edition docs/zh/*.md, in Chinese (the matrix, each strategy's verdicts,
 # the traces of its breaks, the quoted code) from one real run; the prose
-# around them is left as it is (cmd/lockdocs).
+# around them is left as it is (cmd/lockdocs). Then the library pages,
+# docs/libraries.md and docs/zh/libraries.md, from a run of peercheck
+# -libraries.
 docs: setup
 	$(LOCAL_REDIS) go run ./cmd/lockdocs README.md docs docs/zh
+	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -libraries -docs
 
 # The whole matrix ten times in a row: every verdict must be the declared
 # one, every time.
@@ -76,13 +79,20 @@ repeat: setup
 stress: setup
 	$(LOCAL_REDIS) bash scripts/stress.sh
 
-.PHONY: peers peers-docs
+.PHONY: peers peers-docs libraries
 
 # redsync, redislock and a plain go-redis lock through the suite, their
 # columns beside luatoken's (module peers; docs/peers.md). Flags go in
 # PEERCHECK_FLAGS, e.g. make peers PEERCHECK_FLAGS="-format markdown -trace".
 peers: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck $(PEERCHECK_FLAGS)
+
+# The library columns side by side (docs/libraries.md): the Go peers,
+# redis-py's Lock, Symfony's and Laravel's locks through their programs,
+# and luatoken. Flags go in PEERCHECK_FLAGS, e.g.
+# make libraries PEERCHECK_FLAGS="-strategy laravel -trace".
+libraries: setup
+	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -libraries $(PEERCHECK_FLAGS)
 
 # Regenerate the generated blocks of docs/peers.md from one real run, on
 # the runner lockcheck and lockdocs use (cmd/matrixrun).

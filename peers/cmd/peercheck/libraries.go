@@ -75,8 +75,13 @@ func libraries(root string) []library {
 // line on stderr naming what to install; with all, that is an error
 // instead (the pages need every column).
 func libraryColumns(root string, all bool, stderr io.Writer) ([]catalog.Entry, error) {
+	return available(libraries(root), all, stderr)
+}
+
+// available is libraryColumns on the columns libs.
+func available(libs []library, all bool, stderr io.Writer) ([]catalog.Entry, error) {
 	var out []catalog.Entry
-	for _, l := range libraries(root) {
+	for _, l := range libs {
 		if why := langtest.Missing(l.needs...); why != "" {
 			if all {
 				return nil, fmt.Errorf("%s: %s", l.entry.Name, why)

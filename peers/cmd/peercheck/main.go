@@ -161,6 +161,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.properties, err = catalog.SelectProperties(*properties); err != nil {
 		return o, fmt.Errorf("-property: %w", err)
 	}
+	if o.libraries && *properties == "" {
+		// The library columns are declared on one Redis only: the
+		// topology rows are every single-Redis lock's (docs/peers.md).
+		o.properties = locktest.Properties()
+	}
 	o.paths = fs.Args()
 	switch {
 	case o.docs && o.update:

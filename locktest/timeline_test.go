@@ -13,6 +13,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
 	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
@@ -192,4 +193,19 @@ func TestTimelineSecondsWithFraction(t *testing.T) {
 	}
 	assert.Equal(t, 2, evals)
 	assert.Contains(t, report.Mermaid(res.Timeline), " 1 K tokA t0+")
+}
+
+// TestUnseenLock: a lock that reaches Redis without its client's proxy
+// (here a pool of its own on the server's address) gets no verdict: the
+// suite can neither see nor steer it.
+func TestUnseenLock(t *testing.T) {
+	addr := redistest.Shared(t).Addr
+	res := check(t, func(c locktest.Client) (strategy.Strategy, error) {
+		pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
+		c.Cleanup(func() { pool.Close() })
+		return valueLock{pool: pool, value: hexToken}, nil
+	}, locktest.CrashRecovery, 0)
+	require.Error(t, res.Err)
+	assert.Contains(t, res.Err.Error(), "no command of the client has crossed its proxy")
+	assert.Equal(t, locktest.NoVerdict, res.Verdict)
 }

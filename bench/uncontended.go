@@ -96,48 +96,15 @@ func (r *Runner) uncontended(ctx context.Context, rep *Report) error {
 		}
 		entries = append(entries, &seqEntry{name: s.Name, run: func(ctx context.Context) error { return cycle(ctx, lk) }})
 	}
-	for _, e := range entries {
-		for range r.cfg.Warmup {
-			if err := e.run(bg); err != nil {
-				return fmt.Errorf("%s: %w", e.name, err)
-			}
-		}
-		e.samples = make(Durations, 0, r.cfg.Iterations)
+	if err := r.warmUp(entries); err != nil {
+		return err
 	}
-	r.logf("uncontended: warmed up with %d cycles of each of %d locks and floors", r.cfg.Warmup, len(entries))
 	st, err := r.startStats(ctx)
 	if err != nil {
 		return err
 	}
-
-	// Every entry runs one cycle in turn, in an order shuffled every
-	// turn: a moment when the shared machine is slow then hits all of them
-	// alike, and the ratios between them hold. A new order each turn also
-	// spreads over all entries alike what a cycle inherits from the one
-	// before it (the same connection just used, or another client's);
-	// with one order kept for a hundred turns, two entries sending the
-	// very same commands came out up to 3 % apart.
-	order := slices.Clone(entries)
-	rng := rand.New(rand.NewPCG(1, 2))
-	report := max(r.cfg.Iterations/5, 1)
-	for i := range r.cfg.Iterations {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, e := range order {
-			t0 := time.Now()
-			err := e.run(bg)
-			d := time.Since(t0)
-			if err != nil {
-				return fmt.Errorf("%s: %w", e.name, err)
-			}
-			e.samples = append(e.samples, d)
-			e.total += d
-		}
-		if (i+1)%report == 0 {
-			r.logf("uncontended: %d/%d cycles of each", i+1, r.cfg.Iterations)
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	if err := r.timeInTurns(ctx, entries); err != nil {
+		return err
 	}
 
 	// Each entry's p50 in each of UncontendedBlocks blocks of turns, read
@@ -272,3 +239,52 @@ func ratioSpread(a, b []float64) Spread {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// warmUp runs each entry's cycle r.cfg.Warmup times, untimed, and makes
+// room for its samples.
+func (r *Runner) warmUp(entries []*seqEntry) error {
+	for _, e := range entries {
+		for range r.cfg.Warmup {
+			if err := e.run(bg); err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
+			}
+		}
+		e.samples = make(Durations, 0, r.cfg.Iterations)
+	}
+	r.logf("uncontended: warmed up with %d cycles of each of %d locks and floors", r.cfg.Warmup, len(entries))
+	return nil
+}
+
+// timeInTurns times r.cfg.Iterations cycles of each entry. Every entry
+// runs one cycle in turn, in an order shuffled every turn: a moment when
+// the shared machine is slow then hits all of them alike, and the ratios
+// between them hold. A new order each turn also spreads over all entries
+// alike what a cycle inherits from the one before it (the same
+// connection just used, or another client's); with one order kept for a
+// hundred turns, two entries sending the very same commands came out up
+// to 3 % apart.
+func (r *Runner) timeInTurns(ctx context.Context, entries []*seqEntry) error {
+	order := slices.Clone(entries)
+	rng := rand.New(rand.NewPCG(1, 2))
+	report := max(r.cfg.Iterations/5, 1)
+	for i := range r.cfg.Iterations {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, e := range order {
+			t0 := time.Now()
+			err := e.run(bg)
+			d := time.Since(t0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.name, err)
+			}
+			e.samples = append(e.samples, d)
+			e.total += d
+		}
+		if (i+1)%report == 0 {
+			r.logf("uncontended: %d/%d cycles of each", i+1, r.cfg.Iterations)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

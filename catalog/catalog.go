@@ -45,15 +45,32 @@ type Entry struct {
 	// lock over several spans, and how long a restarted one stays down.
 	Masters      int
 	RestartDelay time.Duration
+	// Timing is the column's time scale, where it is not the suite's
+	// default: its zero fields leave cfg's. A lock that counts TTLs in
+	// whole seconds declares Timing{Granularity: time.Second} here,
+	// unless it announces it itself (strategy.Granular, an -exec
+	// program's ready line).
+	Timing locktest.Timing
 }
 
-// Config returns cfg with the entry's factory, masters and restart delay.
+// Config returns cfg with the entry's factory, masters and restart delay,
+// and the fields of its Timing that are set.
 func (e Entry) Config(cfg locktest.Config) locktest.Config {
 	cfg.New, cfg.Masters, cfg.RestartDelay = e.New, e.Masters, e.RestartDelay
+	set := func(d *time.Duration, v time.Duration) {
+		if v > 0 {
+			*d = v
+		}
+	}
+	set(&cfg.Timing.Granularity, e.Timing.Granularity)
+	set(&cfg.Timing.Short, e.Timing.Short)
+	set(&cfg.Timing.Long, e.Timing.Long)
+	set(&cfg.Timing.Slack, e.Timing.Slack)
+	set(&cfg.Timing.Poll, e.Timing.Poll)
 	return cfg
 }
 
-// Strategies returns the seventeen columns: the strategies on one Redis,
+// Strategies returns the catalog's columns: the strategies on one Redis,
 // from the most naive to the one to use, getsetcompare twice (as document
 // 004 writes it, then as document 003 does), luatoken with the two fixes
 // for an overrunning holder, auto-renewal and fencing tokens; then Redlock

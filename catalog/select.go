@@ -13,54 +13,43 @@ import (
 // every entry. A name not in all is an error that lists the names there
 // are.
 func Select(all []Entry, list string) ([]Entry, error) {
-	want := names(list)
-	if len(want) == 0 {
-		return all, nil
-	}
-	valid := make([]string, len(all))
-	for i, e := range all {
-		valid[i] = e.Name
-	}
-	for _, n := range want {
-		if !slices.Contains(valid, n) {
-			return nil, fmt.Errorf("unknown strategy %q; the strategies are %s", n, strings.Join(valid, ", "))
-		}
-	}
-	var out []Entry
-	for _, e := range all {
-		if slices.Contains(want, e.Name) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return pick(all, list, "strategy", func(e Entry) string { return e.Name })
 }
 
 // SelectProperties returns the properties that list names, as Select
 // does, in the suite's order (locktest.AllProperties): by default all,
 // the topology properties included.
 func SelectProperties(list string) ([]locktest.Property, error) {
-	all := locktest.AllProperties()
+	return pick(locktest.AllProperties(), list, "property", func(p locktest.Property) string { return string(p) })
+}
+
+// pick returns the items of all that list names, in the order of all,
+// or all when list names none; what is the word for an item in errors.
+func pick[T any](all []T, list, what string, name func(T) string) ([]T, error) {
 	want := names(list)
 	if len(want) == 0 {
 		return all, nil
 	}
 	valid := make([]string, len(all))
-	for i, p := range all {
-		valid[i] = string(p)
+	for i, x := range all {
+		valid[i] = name(x)
 	}
 	for _, n := range want {
 		if !slices.Contains(valid, n) {
-			return nil, fmt.Errorf("unknown property %q; the properties are %s", n, strings.Join(valid, ", "))
+			return nil, fmt.Errorf("unknown %s %q; the %s are %s", what, n, plural(what), strings.Join(valid, ", "))
 		}
 	}
-	var out []locktest.Property
-	for _, p := range all {
-		if slices.Contains(want, string(p)) {
-			out = append(out, p)
+	var out []T
+	for _, x := range all {
+		if slices.Contains(want, name(x)) {
+			out = append(out, x)
 		}
 	}
 	return out, nil
 }
+
+// plural is the plural of strategy and property.
+func plural(word string) string { return strings.TrimSuffix(word, "y") + "ies" }
 
 // names splits a comma-separated list, dropping blanks and repeats.
 func names(list string) []string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/locklab/locklab/strategy"
 )
@@ -16,6 +17,9 @@ type Capabilities struct {
 	Lease   bool // the lock is a strategy.Leased, with its lease on
 	Fencing bool // the lock is a strategy.Fenced, with tokens on
 	Notify  bool // the strategy is a strategy.Notifier, notifications on
+	// Granularity is the step of TTL the strategy announces
+	// (strategy.Granular); 0 when it announces none.
+	Granularity time.Duration
 }
 
 // capability is one field of Capabilities as the log and String name it.
@@ -36,8 +40,17 @@ func (c Capabilities) list() []capability {
 	}
 }
 
-// String lists what the lock offers, then what it does not.
+// String lists what the lock offers, then what it does not, then the step
+// of TTL it announces, if any.
 func (c Capabilities) String() string {
+	s := c.offers()
+	if c.Granularity > 0 {
+		s += "; TTLs in steps of " + c.Granularity.String()
+	}
+	return s
+}
+
+func (c Capabilities) offers() string {
 	var has, hasNot []string
 	for _, k := range c.list() {
 		if k.has {
@@ -67,6 +80,9 @@ func (c Capabilities) explain() string {
 			fmt.Fprintf(&b, "\n  %s (%s): no; %s", k.name, k.iface, k.without)
 		}
 	}
+	if c.Granularity > 0 {
+		fmt.Fprintf(&b, "\n  granularity (strategy.Granular): %v; every TTL the suite asks for is a multiple of it", c.Granularity)
+	}
 	return b.String()
 }
 
@@ -78,7 +94,15 @@ func capabilitiesOf(s strategy.Strategy, l strategy.Lock) Capabilities {
 	_, lease := strategy.Lease(l)
 	_, fencing := strategy.FencingToken(l)
 	_, notify := s.(strategy.Notifier)
-	return Capabilities{Refresh: refresh, Lease: lease, Fencing: fencing, Notify: notify}
+	return Capabilities{Refresh: refresh, Lease: lease, Fencing: fencing, Notify: notify, Granularity: granularityOf(s)}
+}
+
+// granularityOf is the step of TTL s announces, 0 when none.
+func granularityOf(s strategy.Strategy) time.Duration {
+	if g, ok := s.(strategy.Granular); ok {
+		return max(g.Granularity(), 0)
+	}
+	return 0
 }
 
 // Detect acquires a lock once, on cfg.Key + ":capabilities", and says
@@ -120,7 +144,11 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	r := cfg.newRun(ctx, pool, key)
 	defer r.shutdown()
 	s := r.newClient("D", 0).s
-	l, err := s.TryAcquire(ctx, key, cfg.Timing.withDefaults().Long)
+	tm := cfg.Timing
+	if tm.Granularity <= 0 {
+		tm.Granularity = granularityOf(s)
+	}
+	l, err := s.TryAcquire(ctx, key, tm.withDefaults().Long)
 	switch {
 	case err != nil:
 		return Capabilities{}, fmt.Errorf("locktest: Detect: TryAcquire on a free key: %w", err)
@@ -144,4 +172,22 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	// double-release), not a reason to know less about the lock.
 	_ = l.Release(ctx)
 	return caps, subErr
+}
+
+// Announced builds the strategy of cfg once, for a client that sends
+// nothing, and returns the step of TTL it announces (strategy.Granular,
+// an -exec program's granularity=<ms>); 0 when it announces none. Check
+// calls it when cfg.Timing.Granularity is 0; a caller that checks one
+// lock many times calls it once and sets the granularity itself.
+func Announced(ctx context.Context, cfg Config) (time.Duration, error) {
+	if cfg.New == nil {
+		return 0, errors.New("locktest: Announced: nil Factory")
+	}
+	pool := cfg.pool()
+	defer pool.Close()
+	return watchdog(ctx, cfg.timeout(), func(ctx context.Context) time.Duration {
+		r := cfg.newRun(ctx, pool, cfg.Key+":scale")
+		defer r.shutdown()
+		return granularityOf(r.newClient("D", 0).s)
+	})
 }

@@ -51,6 +51,12 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	if err := checkPool(ctx, pool); err != nil {
 		return Result{Err: err}
 	}
+	if cfg.Timing.Granularity <= 0 {
+		// A factory that fails here fails in the check too, which says so.
+		if g, err := Announced(ctx, cfg); err == nil {
+			cfg.Timing.Granularity = g
+		}
+	}
 	tm := cfg.Timing.withDefaults()
 	var res Result
 	for n := 1; n <= checkRuns; n++ {
@@ -60,6 +66,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		}
 		m := watch(ctx, pool, tm.Short)
 		res = checkOnce(ctx, cfg, pool, m, p, scenario, suffix)
+		res.Granularity = tm.Granularity
 		why := m.stop()
 		if err := cfg.perms.err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {
 			return Result{Err: err, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
@@ -69,7 +76,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		}
 		res.Timeline = append(res.Timeline, noteEvent(mDisturbed.New(n, why.Error())))
 		res = Result{Err: fmt.Errorf("%w (%d runs); the last: %w", ErrInconclusive, n, why),
-			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Granularity: tm.Granularity}
 	}
 	return res
 }

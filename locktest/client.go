@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -50,6 +51,12 @@ type simClient struct {
 	arrive         chan struct{} // closed when the paused client reaches its next command
 	failNext       bool          // the next command fails without being sent
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
+
+	// ownClock: the strategy reads a clock of its own (strategy.OwnClock),
+	// so the proxy shifts the absolute times of a skewed client's
+	// commands; shiftNoted once the timeline says so.
+	ownClock   atomic.Bool
+	shiftNoted atomic.Bool
 
 	onCrash []func() // what the factory asked to run when the client crashes
 	cleanup []func() // what the factory asked to run when the client is done

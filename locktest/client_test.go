@@ -52,7 +52,7 @@ func TestClientCleanupAndOnCrash(t *testing.T) {
 	}
 	res := check(t, newLock, locktest.CrashRecovery, 0)
 	require.NoError(t, res.Err)
-	require.Equal(t, locktest.Holds, res.Verdict, res.Reason)
+	require.Equal(t, locktest.Holds, res.Verdict, res.Reason())
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, built, cleaned, "every client built is cleaned up, once")
@@ -122,7 +122,7 @@ func TestPipelinedCommandsSteered(t *testing.T) {
 			locktest.DoubleRelease: locktest.Breaks,
 			locktest.SafeRelease:   locktest.Breaks,
 		}[p]
-		assert.Equal(t, want, res.Verdict, "%s: %s", p, res.Reason)
+		assert.Equal(t, want, res.Verdict, "%s: %s", p, res.Reason())
 	}
 	res := check(t, newLock, locktest.DoubleRelease, 0)
 	assert.Equal(t, strings.Join([]string{
@@ -169,12 +169,12 @@ func TestFactoryCommandsNotCounted(t *testing.T) {
 	}
 	res := check(t, pinging(func(p strategy.Pool) (strategy.Strategy, error) { return setnxpx.New(p) }), locktest.CrashMidAcquire, 0)
 	require.NoError(t, res.Err)
-	assert.Equal(t, locktest.NotApplicable, res.Verdict, res.Reason)
+	assert.Equal(t, locktest.NotApplicable, res.Verdict, res.Reason())
 
 	res = check(t, pinging(func(p strategy.Pool) (strategy.Strategy, error) { return setnxexpire.New(p) }), locktest.CrashMidAcquire, 0)
 	require.NoError(t, res.Err)
-	assert.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
-	assert.Contains(t, res.Reason, "A died after command 1 of 2 of its acquire")
+	assert.Equal(t, locktest.Breaks, res.Verdict, res.Reason())
+	assert.Contains(t, res.Reason(), "A died after command 1 of 2 of its acquire")
 	assert.True(t, strings.HasPrefix(replies(res.Timeline), "A PING -> PONG\nB PING -> PONG\nA SETNX K 1 -> 1\nB SETNX K 1 -> 0\n"),
 		"A dies after its SETNX, before its EXPIRE: %s", replies(res.Timeline))
 }

@@ -33,32 +33,66 @@ type Config struct {
 }
 
 // Timing is the time scale of the scenarios; a zero field takes its
-// default. A lock that rounds TTLs up to seconds (EX) needs, for example,
-// Timing{Short: time.Second, Slack: 1500 * time.Millisecond}.
+// default, derived from Granularity.
+//
+// Granularity is the smallest step in which the lock under test can
+// express a TTL: a millisecond for a lock that sends PX, a second for one
+// that sends EX or counts whole seconds. Every TTL the suite asks for is a
+// whole multiple of it (a field given that is not one is rounded up to
+// one), so that a lock never has to round what it is asked and no verdict
+// is an artefact of rounding. A zero Granularity is the one the lock
+// announces (strategy.Granular, or an -exec program's ready line), which
+// Run, RunConfig and lockcheck adopt after Detect, else a millisecond.
+//
+// The defaults at a granularity g:
+//
+//	Short = 60ms rounded up to a multiple of g     (60ms at 1ms, 1s at 1s)
+//	Long  = 5s rounded up to a multiple of g       (5s)
+//	Slack = the larger of 500ms and g               (500ms at 1ms, 1s at 1s)
+//	Poll  = the larger of 5ms and g/200             (5ms)
 type Timing struct {
-	Short time.Duration // a TTL meant to run out during a scenario; 60ms
-	Long  time.Duration // a TTL that must not run out; 5s
-	Slack time.Duration // how long past a TTL a waiter keeps trying; 500ms
-	Poll  time.Duration // how often a waiter tries again; 5ms
+	Granularity time.Duration // the lock's step of TTL; 1ms
+	Short       time.Duration // a TTL meant to run out during a scenario; 60ms
+	Long        time.Duration // a TTL that must not run out; 5s
+	Slack       time.Duration // how long past a TTL a waiter keeps trying; 500ms
+	Poll        time.Duration // how often a waiter tries again; 5ms
 }
 
-// withDefaults fills the zero fields of t.
+// withDefaults fills the zero fields of t, and rounds its TTLs up to
+// whole multiples of its granularity.
 func (t Timing) withDefaults() Timing {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
 		}
 	}
+	def(&t.Granularity, time.Millisecond)
 	def(&t.Short, 60*time.Millisecond)
 	def(&t.Long, 5*time.Second)
-	def(&t.Slack, 500*time.Millisecond)
-	def(&t.Poll, 5*time.Millisecond)
+	def(&t.Slack, max(500*time.Millisecond, t.Granularity))
+	def(&t.Poll, max(5*time.Millisecond, t.Granularity/200))
+	t.Short, t.Long = t.ttl(t.Short), t.ttl(t.Long)
 	return t
 }
+
+// ttl rounds d up to a whole multiple of the granularity, one at least:
+// the TTL the suite asks for where a scenario wants about d.
+func (t Timing) ttl(d time.Duration) time.Duration {
+	g := max(t.Granularity, time.Millisecond)
+	return max(g, (d+g-1)/g*g)
+}
+
+// Resolved returns t with its defaults filled in and its TTLs rounded to
+// its granularity: the figures a check runs with.
+func (t Timing) Resolved() Timing { return t.withDefaults() }
 
 // renewedTTL is the TTL of renewed-overrun's holder: long enough that a renewal
 // every third of it, and the detector's bookkeeping, are far inside it.
 func (t Timing) renewedTTL() time.Duration { return 5 * t.Short }
+
+// keptShort is the TTL of lease-kept's late probes: a tenth of its TTL,
+// as a whole multiple of the granularity.
+func (t Timing) keptShort() time.Duration { return t.ttl(t.kept() / 10) }
 
 // kept is the holder's TTL in lease-kept: long enough for many probes.
 func (t Timing) kept() time.Duration { return 5 * t.Short }
@@ -77,10 +111,11 @@ func (t Timing) staleAfter() time.Duration { return t.Short / 3 }
 func (t Timing) outlast(ttl time.Duration) time.Duration { return ttl + 2*t.Poll }
 
 // timeout is the watchdog's bound on a property, a contract check or
-// Detect: Config.Timeout, or 30s.
+// Detect: Config.Timeout, or 30s and twenty times the Short TTL beyond its
+// default (50s at a scale of seconds).
 func (cfg Config) timeout() time.Duration {
 	if cfg.Timeout <= 0 {
-		return 30 * time.Second
+		return 30*time.Second + 20*max(0, cfg.Timing.withDefaults().Short-60*time.Millisecond)
 	}
 	return cfg.Timeout
 }

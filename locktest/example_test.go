@@ -133,7 +133,8 @@ func ExampleExpectFrom() {
 // Mismatch is how Run judges a verdict: without Strict, n/a passes where
 // the property is expected to hold.
 func ExampleExpect_Mismatch() {
-	na := locktest.Result{Property: locktest.ClockSkew, Verdict: locktest.NotApplicable, Reason: "the strategy never reads the client's clock"}
+	na := locktest.Result{Property: locktest.ClockSkew, Verdict: locktest.NotApplicable,
+		Message: locktest.Message{ID: "clock.n/a"}} // "the strategy never reads the client's clock"
 	fmt.Printf("lenient: %q\n", locktest.Expect{}.Mismatch(na))
 	fmt.Printf("strict: %q\n", locktest.Expect{Strict: true}.Mismatch(na))
 	fmt.Printf("strict, declared: %q\n", locktest.Expect{Strict: true, NotApplicable: []locktest.Property{locktest.ClockSkew}}.Mismatch(na))

@@ -33,30 +33,76 @@ type choice struct {
 // schedule runs clients' attempts under the order given by prefix, then by
 // the lowest-numbered runnable client. It returns the choices made.
 func schedule(r *run, clients []*simClient, attempt func(i int), prefix []int) []choice {
-	events := make(chan schedEvent)
-	grants := make([]chan struct{}, len(clients))
+	s := startScheduler(r, clients, attempt)
+	for range clients {
+		s.record(s.next())
+	}
+	var trace []choice
+	for {
+		runnable := s.runnable()
+		if len(runnable) == 0 {
+			break
+		}
+		chosen := runnable[0]
+		if len(trace) < len(prefix) {
+			chosen = prefix[len(trace)]
+			if s.done[chosen] {
+				r.fail("scheduler: the replay diverged: %s finished where it sent a command before", clients[chosen].name)
+			}
+		}
+		trace = append(trace, choice{chosen: chosen, runnable: runnable})
+		s.grant(chosen)
+		s.record(s.next())
+	}
+	select {
+	case v := <-s.aborts:
+		panic(v)
+	default:
+	}
+	return trace
+}
+
+// scheduler holds each client before every command it sends until its
+// turn comes (see schedule).
+type scheduler struct {
+	r       *run
+	clients []*simClient
+	// events has a client's next command, or its end ("").
+	events chan schedEvent
+	// grants lets client i send the command it is held at.
+	grants []chan struct{}
+	// aborts has what the attempt of a client panicked with.
+	aborts chan any
+	// done marks the clients whose attempt is over.
+	done []bool
+}
+
+// startScheduler gates every command of clients and starts each one's
+// attempt on a goroutine of its own.
+func startScheduler(r *run, clients []*simClient, attempt func(i int)) *scheduler {
+	s := &scheduler{r: r, clients: clients, events: make(chan schedEvent), grants: make([]chan struct{}, len(clients)),
+		aborts: make(chan any, len(clients)), done: make([]bool, len(clients))}
 	for i, c := range clients {
-		grants[i] = make(chan struct{})
+		s.grants[i] = make(chan struct{})
 		c.gate = func(ctx context.Context, cmd string) error {
 			select {
-			case events <- schedEvent{simClient: i, cmd: cmd}:
+			case s.events <- schedEvent{simClient: i, cmd: cmd}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 			select {
-			case <-grants[i]:
+			case <-s.grants[i]:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
 	}
-	aborts := make(chan any, len(clients))
 	for i := range clients {
 		go func() {
 			defer func() {
 				if v := recover(); v != nil {
-					aborts <- v
+					s.aborts <- v
 				}
 				// The attempt is over: what the client sends from now on
 				// (a renewal) is not scheduled.
@@ -64,70 +110,56 @@ func schedule(r *run, clients []*simClient, attempt func(i int), prefix []int) [
 				clients[i].gate = nil
 				clients[i].mu.Unlock()
 				select {
-				case events <- schedEvent{simClient: i}:
+				case s.events <- schedEvent{simClient: i}:
 				case <-r.ctx.Done():
 				}
 			}()
 			attempt(i)
 		}()
 	}
-	next := func() schedEvent {
-		select {
-		case e := <-events:
-			return e
-		case <-time.After(stepTimeout):
-			r.fail("scheduler: no client moved for %v: a strategy hung between commands", stepTimeout)
-		case <-r.ctx.Done():
-			r.fail("scheduler: %v", r.ctx.Err())
-		}
-		panic("unreachable")
-	}
-	pending := make([]string, len(clients))
-	done := make([]bool, len(clients))
-	record := func(e schedEvent) {
-		if e.cmd == "" {
-			done[e.simClient] = true
-		} else {
-			pending[e.simClient] = e.cmd
-		}
-	}
-	for range clients {
-		record(next())
-	}
-	var trace []choice
-	for {
-		var runnable []int
-		for i := range clients {
-			if !done[i] {
-				runnable = append(runnable, i)
-			}
-		}
-		if len(runnable) == 0 {
-			break
-		}
-		chosen := runnable[0]
-		if len(trace) < len(prefix) {
-			chosen = prefix[len(trace)]
-			if done[chosen] {
-				r.fail("scheduler: the replay diverged: %s finished where it sent a command before", clients[chosen].name)
-			}
-		}
-		trace = append(trace, choice{chosen: chosen, runnable: runnable})
-		select {
-		case grants[chosen] <- struct{}{}:
-		case <-time.After(stepTimeout):
-			r.fail("scheduler: %s did not take its turn for %v", clients[chosen].name, stepTimeout)
-		case <-r.ctx.Done():
-			r.fail("scheduler: %v", r.ctx.Err())
-		}
-		record(next())
-	}
+	return s
+}
+
+// next waits for a client to reach its next command or its end.
+func (s *scheduler) next() schedEvent {
 	select {
-	case v := <-aborts:
-		panic(v)
-	default:
+	case e := <-s.events:
+		return e
+	case <-time.After(stepTimeout):
+		s.r.fail("scheduler: no client moved for %v: a strategy hung between commands", stepTimeout)
+	case <-s.r.ctx.Done():
+		s.r.fail("scheduler: %v", s.r.ctx.Err())
 	}
-	return trace
+	panic("unreachable")
+}
+
+// record notes a client's end.
+func (s *scheduler) record(e schedEvent) {
+	if e.cmd == "" {
+		s.done[e.simClient] = true
+	}
+}
+
+// runnable returns the clients whose attempt is not over.
+func (s *scheduler) runnable() []int {
+	var out []int
+	for i := range s.clients {
+		if !s.done[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// grant lets client i send the command it is held at.
+func (s *scheduler) grant(i int) {
+	select {
+	case s.grants[i] <- struct{}{}:
+	case <-time.After(stepTimeout):
+		s.r.fail("scheduler: %s did not take its turn for %v", s.clients[i].name, stepTimeout)
+	case <-s.r.ctx.Done():
+		s.r.fail("scheduler: %v", s.r.ctx.Err())
+	}
 }
 
 // nextPrefix returns the schedule after trace in depth-first order, or false

@@ -2,11 +2,14 @@ package locktest
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/locklab/locklab/locktest/internal/wire"
 )
@@ -23,7 +26,11 @@ func (c *simClient) hooks(node int) wire.Hooks {
 			if err := c.unreachable(node); err != nil {
 				return err
 			}
-			return c.before(ctx, cmd.Name())
+			if err := c.before(ctx, cmd.Name()); err != nil {
+				return err
+			}
+			c.shiftTimes(cmd)
+			return nil
 		},
 		After: func(cmd *wire.Command, reply wire.Value, err error) {
 			c.after(node, cmd, reply, err)
@@ -191,6 +198,13 @@ func (c *simClient) commandArgs(args [][]byte) []Arg {
 		out[1].Kind = ArgDigest
 		r.rec.digest(out[1].Text)
 	}
+	if (name == "EVAL" || name == "EVAL_RO") && len(args) > 1 {
+		// A script sent whole goes by its digest, as EVALSHA would name
+		// it: its body run into one line would fill the timeline.
+		d := sha1.Sum(args[1])
+		out[1] = Arg{Kind: ArgDigest, Text: hex.EncodeToString(d[:])}
+		r.rec.digest(out[1].Text)
+	}
 	for _, i := range written(name, out) {
 		if out[i].Kind == ArgText && out[i].Text != "" {
 			r.rec.wrote(c.name, out[i].Text)
@@ -205,7 +219,7 @@ func (c *simClient) commandArgs(args [][]byte) []Arg {
 // HSETNX, HINCRBY's field, and every argument of a script or function
 // called with the key among its keys.
 func written(name string, args []Arg) []int {
-	isKey := func(i int) bool { return i < len(args) && args[i].Kind == ArgKey }
+	isKey := func(i int) bool { return i < len(args) && (args[i].Kind == ArgKey || args[i].Kind == ArgLockKey) }
 	switch name {
 	case "SET", "SETNX", "GETSET":
 		if isKey(1) && len(args) > 2 {
@@ -241,7 +255,7 @@ func written(name string, args []Arg) []int {
 		if err != nil || n < 0 || 3+n > len(args) {
 			return nil
 		}
-		if !slices.ContainsFunc(args[3:3+n], func(a Arg) bool { return a.Kind == ArgKey }) {
+		if !slices.ContainsFunc(args[3:3+n], func(a Arg) bool { return a.Kind == ArgKey || a.Kind == ArgLockKey }) {
 			return nil
 		}
 		var out []int
@@ -297,4 +311,52 @@ func valueArgs(r *run, v wire.Value, out []Arg) []Arg {
 		return append(out, Arg{Kind: ArgText, Text: "]"})
 	}
 	return text(v.String())
+}
+
+// shiftTimes moves the absolute times of a command by the client's skew,
+// for a strategy that reads a clock of its own (strategy.OwnClock), which
+// Client.Clock cannot skew: a Unix time in ms anywhere in its arguments
+// (PXAT, PEXPIREAT, a deadline in a script's arguments), and the seconds
+// after EXAT and of EXPIREAT. Each shift counts as a reading of the
+// client's clock; the first one is noted in the timeline.
+func (c *simClient) shiftTimes(cmd *wire.Command) {
+	if c.skew == 0 || !c.ownClock.Load() {
+		return
+	}
+	now := time.Now()
+	near := func(n, unit int64) bool {
+		d := n - now.UnixNano()/unit
+		return d > -24*3600*1e9/unit && d < 24*3600*1e9/unit
+	}
+	name := cmd.Name()
+	args := slices.Clone(cmd.Args)
+	shifted := false
+	for i := 1; i < len(args); i++ {
+		n, err := strconv.ParseInt(string(args[i]), 10, 64)
+		if err != nil {
+			continue
+		}
+		prev := ""
+		if i > 1 {
+			prev = strings.ToUpper(string(args[i-1]))
+		}
+		switch {
+		case near(n, int64(time.Millisecond)):
+			n += c.skew.Milliseconds()
+		case (prev == "EXAT" || (name == "EXPIREAT" && i == 2)) && near(n, int64(time.Second)):
+			n += int64(c.skew.Round(time.Second) / time.Second)
+		default:
+			continue
+		}
+		args[i] = []byte(strconv.FormatInt(n, 10))
+		shifted = true
+	}
+	if !shifted {
+		return
+	}
+	cmd.Args, cmd.Rewritten = args, true
+	c.r.clockReads.Add(1)
+	if !c.shiftNoted.Swap(true) {
+		c.r.note(mShiftedTimes.New(c.name, c.skew))
+	}
 }

@@ -19,6 +19,49 @@ func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *simClient, la
 	return r, a, b, c, la
 }
 
+// lateRun is what a late operation left, at one boundary, for its
+// scenario to judge: the run, C (ready to try for the lock), the
+// boundary, whether K still existed right after B got it, and what A's
+// late operation did to B's lock ("" when nothing).
+type lateRun struct {
+	r     *run
+	c     *simClient
+	at    Message
+	held  bool
+	broke Message
+}
+
+// lateAtEachBoundary is the skeleton of safe-release and safe-refresh: at
+// each boundary of A's operation op of n commands in turn (before its
+// one command when n is 0 or 1), A holds the lock (lateHolder), start
+// returns the operation on la, which is paused there (pauseInside), B
+// takes the lock over (takeoverWhilePaused), and judge says what A's
+// late operation left: a break, or nil to go on. It returns the last run,
+// whose holds its scenario says, and judge's break, or n/a when B could
+// not get the lock.
+func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r *run, a *simClient, la strategy.Lock) func(), judge func(lateRun) *Result) (*run, *Result) {
+	var last *run
+	for k := range max(n, 1) {
+		r, a, b, c, la := lateHolder(newRun, k)
+		last = r
+		p := a.pauseInside(k, n, op, start(r, a, la))
+		if !p.reached {
+			r.shutdown()
+			continue
+		}
+		lb, held, broke, why := takeoverWhilePaused(r, p, b, c)
+		if lb == nil {
+			res := r.notApplicable(mNobodyWhilePaused.New(why))
+			return r, &res
+		}
+		if res := judge(lateRun{r: r, c: c, at: boundary(k, n, op), held: held, broke: broke}); res != nil {
+			return r, res
+		}
+		r.shutdown()
+	}
+	return last, nil
+}
+
 // takeoverWhilePaused goes on once A is paused inside an operation p with
 // its lock's TTL (Short) still running: B waits for the lock for the TTL
 // plus slack; then A resumes, and its operation is taken to its end one

@@ -20,6 +20,12 @@ var (
 		"K holds {0}, left by a holder that crashed: its TTL ({1}) has passed", "K 的值是 {0}，是一个崩溃的持有者留下的：它的 TTL（{1}）已经过了")
 	mStaleGone = msg.Define("stale.gone", msg.K(msg.Duration),
 		"K is gone: its holder crashed and the key expired after {0}", "K 已经不在了：持有者崩溃后，键在 {0} 后过期了")
+	mLockKeys = msg.Define("suite.lock-keys", msg.K(msg.Text),
+		"the lock keeps its state under {0}, not at K: where the suite reads K (its remaining time, whether it is gone), it reads those",
+		"这把锁把状态放在 {0} 下，而不是 K 上：测试套件读取 K 的地方（剩余时间、是否已经不在），读的都是这些键")
+	mShiftedTimes = msg.Define("suite.shifted-times", msg.K(msg.Client, msg.Duration),
+		"{0}'s clock is skewed by {1}, but its lock reads a clock of its own that the suite cannot skew: {0}'s proxy moves every absolute time in its commands by {1} on the way to Redis, as that clock would have",
+		"{0} 的时钟偏移了 {1}，但它的锁读的是自己的时钟，测试套件无法让它偏移：{0} 的代理把它命令里的每个绝对时间在发往 Redis 的途中都挪动 {1}，就像那个时钟会做的那样")
 	mReadPTTL = msg.Define("suite.reads-pttl", msg.K(msg.Value),
 		"the suite reads PTTL K: {0}", "测试套件读取 PTTL K：{0}")
 	mStopTopology = msg.Define("suite.stop-topology", msg.K(msg.Text),

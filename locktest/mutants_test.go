@@ -46,11 +46,11 @@ func TestMutants(t *testing.T) {
 				case res.Err != nil:
 					t.Errorf("%s survives %s: no verdict: %v\n%s", m.Name, p, res.Err, locktest.FormatTimeline(res.Timeline))
 				case res.Verdict != locktest.Breaks:
-					t.Errorf("%s survives %s: verdict = %s, wanted breaks: %s", m.Name, p, res.Verdict, res.Reason)
+					t.Errorf("%s survives %s: verdict = %s, wanted breaks: %s", m.Name, p, res.Verdict, res.Reason())
 				case len(res.Timeline) == 0:
-					t.Errorf("%s: %s breaks without a timeline: %s", m.Name, p, res.Reason)
+					t.Errorf("%s: %s breaks without a timeline: %s", m.Name, p, res.Reason())
 				default:
-					t.Logf("%s: killed in %v: %s", p, res.Elapsed.Round(time.Millisecond), res.Reason)
+					t.Logf("%s: killed in %v: %s", p, res.Elapsed.Round(time.Millisecond), res.Reason())
 				}
 			})
 		})
@@ -70,7 +70,7 @@ func TestCorrectVariants(t *testing.T) {
 					want = locktest.Breaks
 				}
 				if res.Err == nil && res.Verdict == locktest.NotApplicable && locktest.Structural(p) {
-					t.Logf("%s: n/a: %s", p, res.Reason)
+					t.Logf("%s: n/a: %s", p, res.Reason())
 					return
 				}
 				locktest.Report(t, res, want)
@@ -92,7 +92,7 @@ func TestMutantsSweep(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			var broke []locktest.Property
 			checkEach(t, m.New, locktest.Properties(), func(p locktest.Property, res locktest.Result) {
-				t.Logf("%-20s %-6s %5dms %s", p, res.Verdict, res.Elapsed.Milliseconds(), res.Reason)
+				t.Logf("%-20s %-6s %5dms %s", p, res.Verdict, res.Elapsed.Milliseconds(), res.Reason())
 				if res.Err != nil && slices.Contains(m.Killers, p) {
 					t.Errorf("%s: %s: no verdict: %v", m.Name, p, res.Err)
 				}
@@ -120,7 +120,7 @@ func TestSurvivors(t *testing.T) {
 				case res.Err != nil:
 					t.Errorf("%s: %s: no verdict: %v", m.Name, p, res.Err)
 				case res.Verdict == locktest.Breaks && !slices.Contains(overrun, p):
-					t.Errorf("%s is killed by %s now (%s): move it into Mutants with %s among its killers", m.Name, p, res.Reason, p)
+					t.Errorf("%s is killed by %s now (%s): move it into Mutants with %s among its killers", m.Name, p, res.Reason(), p)
 				}
 			})
 		})
@@ -158,9 +158,9 @@ func TestUnexpiredReasons(t *testing.T) {
 		t.Run(tt.mutant, func(t *testing.T) {
 			checkEach(t, mutant(t, tt.mutant).New, tt.props, func(p locktest.Property, res locktest.Result) {
 				require.NoError(t, res.Err, "%s", p)
-				assert.Equal(t, locktest.NotApplicable, res.Verdict, "%s: %s", p, res.Reason)
-				assert.Contains(t, res.Reason, tt.want, "%s", p)
-				assert.Regexp(t, `^nobody else acquired the lock while A (was paused|overran)`, res.Reason, "%s", p)
+				assert.Equal(t, locktest.NotApplicable, res.Verdict, "%s: %s", p, res.Reason())
+				assert.Contains(t, res.Reason(), tt.want, "%s", p)
+				assert.Regexp(t, `^nobody else acquired the lock while A (was paused|overran)`, res.Reason(), "%s", p)
 			})
 		})
 	}
@@ -173,8 +173,8 @@ func TestUnexpiredReasons(t *testing.T) {
 func TestWaiterRenewsHolder(t *testing.T) {
 	checkEach(t, mutant(t, "multi-setnx-pexpire").New, []locktest.Property{locktest.HolderOverrun}, func(p locktest.Property, res locktest.Result) {
 		require.NoError(t, res.Err)
-		assert.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
-		assert.Contains(t, res.Reason, "B's own failed attempts had kept A's key alive")
+		assert.Equal(t, locktest.Breaks, res.Verdict, res.Reason())
+		assert.Contains(t, res.Reason(), "B's own failed attempts had kept A's key alive")
 		assert.NotEmpty(t, res.Timeline)
 	})
 }

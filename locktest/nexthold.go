@@ -24,13 +24,17 @@ type keyView struct {
 // viewKey reads K on the suite's own connection.
 func (r *run) viewKey() keyView {
 	var v keyView
+	keys := r.lockKeys()
 	r.redis(func(c redis.Conn) error {
-		dump, err := redis.String(c.Do("DUMP", r.key))
-		if err != nil && err != redis.ErrNil {
-			return err
+		for _, k := range keys {
+			dump, err := redis.String(c.Do("DUMP", k))
+			if err != nil && err != redis.ErrNil {
+				return err
+			}
+			v.value += dump + "\x00"
 		}
-		v.value = dump
-		v.pttl, err = redis.Int64(c.Do("PTTL", r.key))
+		var err error
+		v.pttl, err = pttlOf(c, keys)
 		return err
 	})
 	return v

@@ -49,7 +49,6 @@ func leaseKept(newRun func(string) *run) Result {
 	res, _ = keptRound(newRun, true)
 	if res.Verdict == Holds {
 		res.Message = mKeptAgain.New(res.Message)
-		res.Reason = res.Message.String()
 	}
 	return res
 }
@@ -64,7 +63,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	}
 	for try := 1; try <= keptTries; try++ {
 		r := newRun(fmt.Sprintf("/%s-try-%d", round, try))
-		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.kept()/10
+		ttl, tol, short := r.tm.kept(), r.tm.keptTolerance(), r.tm.keptShort()
 		a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
 		asked := time.Now()
 		what, askedFor := mKeptHoldsFor, mKeptAskedFor

@@ -35,43 +35,42 @@ func safeRefresh(newRun func(string) *run) Result {
 		return r.notApplicable(mRefreshNA.New())
 	}
 	n := ops.refresh
-	var last *run
-	for k := range max(n, 1) {
-		r, a, b, c, la := lateHolder(newRun, k)
-		last = r
+	var err error // the late Refresh's, once A is done
+	last, res := lateAtEachBoundary(newRun, n, "refresh", func(r *run, a *simClient, la strategy.Lock) func() {
 		rf, ok := la.(strategy.Refresher)
 		if !ok {
 			r.fail("A's lock does not implement strategy.Refresher, although an earlier one did")
 		}
-		var err error
-		p := a.pauseInside(k, n, "refresh", func() { err = a.refresh(rf, 3*r.tm.Long) })
-		if !p.reached {
-			r.shutdown()
-			continue
-		}
-		lb, held, broke, why := takeoverWhilePaused(r, p, b, c)
-		if lb == nil {
-			return r.notApplicable(mNobodyWhilePaused.New(why))
-		}
+		err = nil
+		return func() { err = a.refresh(rf, 3*r.tm.Long) }
+	}, func(l lateRun) *Result {
+		r := l.r
 		r.det.enter("B")
-		at := boundary(k, n, "refresh")
-		if !broke.IsZero() {
-			return r.breaks(mRefreshResumed.New(at, broke))
+		var res Result
+		if !l.broke.IsZero() {
+			res = r.breaks(mRefreshResumed.New(l.at, l.broke))
+			return &res
 		}
 		if err == nil {
 			r.det.enter("A")
-			return r.breaks(mPausedTTLResumed.New(at, mRefreshSucceeded.New()))
+			res = r.breaks(mPausedTTLResumed.New(l.at, mRefreshSucceeded.New()))
+			return &res
 		}
 		if left := r.pttl(); left > r.tm.Long+r.tm.Slack/5 {
-			return r.breaks(mRefreshPushed.New(at, 3*r.tm.Long, left, r.tm.Long))
+			res = r.breaks(mRefreshPushed.New(l.at, 3*r.tm.Long, left, r.tm.Long))
+			return &res
 		}
-		freed := whoFreed(r, held, mLateRefreshWho.New())
-		if c.tryAcquire(r.tm.Long) != nil {
-			return r.breaks(mRefreshThen.New(at, freed))
+		freed := whoFreed(r, l.held, mLateRefreshWho.New())
+		if l.c.tryAcquire(r.tm.Long) == nil {
+			return nil
 		}
-		r.shutdown()
-	}
-	if n <= 1 {
+		res = r.breaks(mRefreshThen.New(l.at, freed))
+		return &res
+	})
+	switch {
+	case res != nil:
+		return *res
+	case n <= 1:
 		return last.holds(mRefreshOne.New())
 	}
 	return last.holds(mRefreshHolds.New(n, n))

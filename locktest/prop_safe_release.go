@@ -1,6 +1,9 @@
 package locktest
 
-import "github.com/locklab/locklab/internal/msg"
+import (
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
 
 // SafeRelease: the holder is paused past its TTL, another client
 // acquires, and the first one's late release must leave the second one's
@@ -27,29 +30,24 @@ func init() {
 // its renewals are paused with A.
 func safeRelease(newRun func(string) *run) Result {
 	n := countOps(newRun).release
-	var last *run
-	for k := range max(n, 1) {
-		r, a, b, c, la := lateHolder(newRun, k)
-		last = r
-		p := a.pauseInside(k, n, "release", func() { a.release(la) })
-		if !p.reached {
-			r.shutdown()
-			continue
+	last, res := lateAtEachBoundary(newRun, n, "release", func(_ *run, a *simClient, la strategy.Lock) func() {
+		return func() { a.release(la) }
+	}, func(l lateRun) *Result {
+		if !l.broke.IsZero() {
+			res := l.r.breaks(mPausedTTLResumed.New(l.at, l.broke))
+			return &res
 		}
-		lb, held, broke, why := takeoverWhilePaused(r, p, b, c)
-		if lb == nil {
-			return r.notApplicable(mNobodyWhilePaused.New(why))
+		freed := whoFreed(l.r, l.held, mItsRelease.New())
+		if l.c.tryAcquire(l.r.tm.Long) != nil {
+			res := l.r.breaks(mPausedTTLResumed.New(l.at, freed))
+			return &res
 		}
-		if !broke.IsZero() {
-			return r.breaks(mPausedTTLResumed.New(boundary(k, n, "release"), broke))
-		}
-		freed := whoFreed(r, held, mItsRelease.New())
-		if c.tryAcquire(r.tm.Long) != nil {
-			return r.breaks(mPausedTTLResumed.New(boundary(k, n, "release"), freed))
-		}
-		r.shutdown()
-	}
-	if n <= 1 {
+		return nil
+	})
+	switch {
+	case res != nil:
+		return *res
+	case n <= 1:
 		return last.holds(mSafeReleaseOne.New())
 	}
 	return last.holds(mSafeReleaseHolds.New(n, n))

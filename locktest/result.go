@@ -24,8 +24,7 @@ const (
 type Result struct {
 	Property Property
 	Verdict  Verdict
-	Reason   string  // why the verdict is what it is: Message in English
-	Message  Message // why, as data: any language renders it
+	Message  Message // why the verdict is what it is, as data: any language renders it
 	// Timeline is a break's counterexample: each client's commands and
 	// replies, clock readings, and who was in the critical section.
 	Timeline []Event
@@ -34,7 +33,13 @@ type Result struct {
 	Tokens   map[string][]string // each client's values at K
 	Err      error               // why there is NoVerdict
 	Elapsed  time.Duration
+	// Granularity is the step of TTL the check ran at
+	// (Timing.Granularity); 0 when it ran at none (an error before).
+	Granularity time.Duration
 }
+
+// Reason is why the verdict is what it is: Message in English.
+func (r Result) Reason() string { return r.Message.String() }
 
 // resultJSON is Result as JSON, with the names and units lockcheck's JSON
 // gives the same fields: Err as its text, Elapsed in milliseconds, Start
@@ -50,13 +55,16 @@ type resultJSON struct {
 	Key         string              `json:"key,omitempty"`
 	StartUnixMS int64               `json:"start_unix_ms,omitempty"`
 	Tokens      map[string][]string `json:"tokens,omitempty"`
+	// GranularityMS is the step of TTL the check ran at.
+	GranularityMS int64 `json:"granularity_ms,omitempty"`
 }
 
 // MarshalJSON writes r as one result of lockcheck's JSON (see its
 // documentation), without the fields that need a strategy's declaration.
 func (r Result) MarshalJSON() ([]byte, error) {
-	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason, Message: r.Message,
+	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason(), Message: r.Message,
 		ElapsedMS: ms(r.Elapsed), Timeline: r.Timeline, Key: r.Key, Tokens: r.Tokens}
+	j.GranularityMS = r.Granularity.Milliseconds()
 	if r.Err != nil {
 		j.Err = r.Err.Error()
 	}
@@ -66,15 +74,16 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes; the reason is Message's.
 func (r *Result) UnmarshalJSON(b []byte) error {
 	var j resultJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*r = Result{Property: j.Property, Verdict: j.Verdict, Reason: j.Reason, Message: j.Message,
+	*r = Result{Property: j.Property, Verdict: j.Verdict, Message: j.Message,
 		Timeline: j.Timeline, Key: j.Key, Tokens: j.Tokens,
-		Elapsed: time.Duration(math.Round(j.ElapsedMS * float64(time.Millisecond)))}
+		Elapsed:     time.Duration(math.Round(j.ElapsedMS * float64(time.Millisecond))),
+		Granularity: time.Duration(j.GranularityMS) * time.Millisecond}
 	if j.StartUnixMS != 0 {
 		r.Start = time.UnixMilli(j.StartUnixMS)
 	}
@@ -126,12 +135,15 @@ const (
 	ArgText   ArgKind = "text"   // anything else, as it was
 	ArgNumber ArgKind = "number" // an integer that is not a time
 	ArgKey    ArgKind = "key"    // the run's lock key, written K
-	ArgTime   ArgKind = "time"   // a Unix time in ms near t0 (Arg.Ms after it)
-	ArgToken  ArgKind = "token"  // a value one client alone wrote
-	ArgDigest ArgKind = "digest" // a script's SHA-1 digest
-	ArgClient ArgKind = "client" // a simulated client's name
-	ArgLeft   ArgKind = "left"   // a key's time to live, counting down
-	ArgServer ArgKind = "server" // what the server says of itself (HELLO)
+	// ArgLockKey is a key the lock keeps its state under other than K
+	// (strategy.Keyed), its Text with K where the run's key is.
+	ArgLockKey ArgKind = "lock-key"
+	ArgTime    ArgKind = "time"   // a Unix time in ms near t0 (Arg.Ms after it)
+	ArgToken   ArgKind = "token"  // a value one client alone wrote
+	ArgDigest  ArgKind = "digest" // a script's SHA-1 digest
+	ArgClient  ArgKind = "client" // a simulated client's name
+	ArgLeft    ArgKind = "left"   // a key's time to live, counting down
+	ArgServer  ArgKind = "server" // what the server says of itself (HELLO)
 )
 
 // Arg is one value of an event, typed.

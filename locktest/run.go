@@ -8,11 +8,14 @@ import (
 	"math"
 	"net"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest/internal/wire"
@@ -39,6 +42,10 @@ type run struct {
 	perms      *permissions // the NOPERMs met, the clients' and the suite's own
 	mu         sync.Mutex
 	clients    []*simClient
+	// stateKeys are the keys the lock keeps its state under when they are
+	// not K (strategy.Keyed), from the first client's strategy; nil: K.
+	stateKeys []string
+	keysNoted bool
 
 	// A topology scenario's servers (see topology.go): the masters the
 	// clients' proxies dial, when they are not dial, and what to stop at
@@ -90,6 +97,14 @@ func (r *run) arg(s string) Arg {
 	if s == r.key {
 		return Arg{Kind: ArgKey, Text: s}
 	}
+	if r.isStateKey(s) {
+		return Arg{Kind: ArgLockKey, Text: strings.ReplaceAll(s, r.key, "K")}
+	}
+	if !printable(s) {
+		// A random binary value (rueidislock's): its bytes in hex, the
+		// same text for the same value, so that it is still a token.
+		return Arg{Kind: ArgText, Text: "0x" + hex.EncodeToString([]byte(s))}
+	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
 			return r.stamp(n)
@@ -106,6 +121,20 @@ func (r *run) arg(s string) Arg {
 		}
 	}
 	return Arg{Kind: ArgText, Text: s}
+}
+
+// printable says whether s is text a timeline can show as it is: valid
+// UTF-8 without control characters but white space.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, c := range s {
+		if unicode.IsControl(c) && !unicode.IsSpace(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // errText renders an error for the timeline, with the key as K, quoted or
@@ -126,17 +155,17 @@ func (r *run) counterexample(res Result) Result {
 // holds, breaks and notApplicable build results from a run.
 func (r *run) holds(m Message) Result {
 	r.shutdown()
-	return Result{Verdict: Holds, Reason: m.String(), Message: m}
+	return Result{Verdict: Holds, Message: m}
 }
 
 func (r *run) breaks(m Message) Result {
 	r.shutdown()
-	return r.counterexample(Result{Verdict: Breaks, Reason: m.String(), Message: m})
+	return r.counterexample(Result{Verdict: Breaks, Message: m})
 }
 
 func (r *run) notApplicable(m Message) Result {
 	r.shutdown()
-	return Result{Verdict: NotApplicable, Reason: m.String(), Message: m}
+	return Result{Verdict: NotApplicable, Message: m}
 }
 
 // newClient builds a simulated client: a proxy of its own to Redis, a
@@ -185,7 +214,79 @@ func (r *run) newClient(name string, skew time.Duration) *simClient {
 		r.fail("factory returned a nil Strategy and no error")
 	}
 	c.s = s
+	if o, ok := s.(strategy.OwnClock); ok && o.OwnClock() {
+		c.ownClock.Store(true)
+	}
+	if k, ok := s.(strategy.Keyed); ok {
+		r.mu.Lock()
+		if r.stateKeys == nil {
+			r.stateKeys = slices.Clone(k.Keys(r.key))
+		}
+		r.mu.Unlock()
+	}
 	return c
+}
+
+// lockKeys are the keys the suite reads for the lock: K, or those its
+// strategy keeps its state under (strategy.Keyed). The first read of keys
+// other than K notes them in the timeline.
+func (r *run) lockKeys() []string {
+	r.mu.Lock()
+	keys, noted := r.stateKeys, r.keysNoted
+	r.keysNoted = true
+	r.mu.Unlock()
+	if len(keys) == 0 {
+		return []string{r.key}
+	}
+	if !noted {
+		r.note(mLockKeys.New(r.keyNames(keys)))
+	}
+	return keys
+}
+
+// keyNames writes keys as the timeline does: the run's key as K.
+func (r *run) keyNames(keys []string) string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = strings.ReplaceAll(k, r.key, "K")
+	}
+	return strings.Join(names, ", ")
+}
+
+// isStateKey says whether s is one of the keys the lock keeps its state
+// under, other than K.
+func (r *run) isStateKey(s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Contains(r.stateKeys, s)
+}
+
+// combinedPTTL is what the PTTLs of a lock's keys say of the lock: -2
+// when none exists, -1 when one has no expiry, else the longest.
+func combinedPTTL(ms []int64) int64 {
+	out := int64(-2)
+	for _, m := range ms {
+		switch {
+		case m == -1:
+			return -1
+		case m > out:
+			out = m
+		}
+	}
+	return out
+}
+
+// pttlOf reads the PTTL of each of keys on c, combined.
+func pttlOf(c redis.Conn, keys []string) (int64, error) {
+	var ms []int64
+	for _, k := range keys {
+		m, err := redis.Int64(c.Do("PTTL", k))
+		if err != nil {
+			return 0, err
+		}
+		ms = append(ms, m)
+	}
+	return combinedPTTL(ms), nil
 }
 
 // guard runs a call into the strategy, turning a panic into an abort.
@@ -243,19 +344,35 @@ func (r *run) exists(key string) bool {
 	return n > 0
 }
 
-// keyExists says whether the run's key exists, read on the suite's own
-// connection; a lock may keep its state elsewhere, so only a key that
-// existed and then vanished says something.
-func (r *run) keyExists() bool { return r.exists(r.key) }
+// keyExists says whether the lock's key exists (any of its keys, for a
+// lock kept under keys of its own), read on the suite's own connection; a
+// lock may keep its state elsewhere, so only a key that existed and then
+// vanished says something.
+func (r *run) keyExists() bool {
+	for _, k := range r.lockKeys() {
+		if r.exists(k) {
+			return true
+		}
+	}
+	return false
+}
 
 // restore puts the stale lock at the run's key.
 func (r *run) restore(s staleLock) {
 	r.redis(func(c redis.Conn) error {
-		if _, err := c.Do("DEL", r.key); err != nil || !s.exists {
+		if _, err := c.Do("DEL", r.key); err != nil {
 			return err
 		}
-		_, err := c.Do("RESTORE", r.key, s.pttl, s.payload)
-		return err
+		for _, p := range s.parts {
+			k := strings.ReplaceAll(p.key, staleKeyMark, r.key)
+			if _, err := c.Do("DEL", k); err != nil {
+				return err
+			}
+			if _, err := c.Do("RESTORE", k, p.pttl, p.payload); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if s.exists {
 		// H wrote the value, in the run that made the stale lock.
@@ -279,9 +396,10 @@ func (r *run) pttl() time.Duration {
 // a key without expiry, -2 for none.
 func (r *run) readPTTL() int64 {
 	var ms int64
+	keys := r.lockKeys()
 	r.redis(func(c redis.Conn) error {
 		var err error
-		ms, err = redis.Int64(c.Do("PTTL", r.key))
+		ms, err = pttlOf(c, keys)
 		return err
 	})
 	left := Arg{Kind: ArgNumber, Text: strconv.FormatInt(ms, 10)}

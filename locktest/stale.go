@@ -1,6 +1,7 @@
 package locktest
 
 import (
+	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -10,11 +11,22 @@ import (
 // has passed, taken with DUMP so that every run can start from the same
 // stale lock without waiting for it again.
 type staleLock struct {
-	exists  bool
-	payload []byte
-	pttl    int64 // the key's TTL left, in ms; 0 for none
-	value   string
+	exists bool
+	parts  []staleKey // K, or the keys the lock keeps its state under
+	value  string     // the value at the first of them
 }
+
+// staleKey is one key of a stale lock: its name, with staleKeyMark where
+// the run's key was (every run has a key of its own), its DUMP and its TTL
+// left, in ms (0 for none).
+type staleKey struct {
+	key     string
+	payload []byte
+	pttl    int64
+}
+
+// staleKeyMark stands for the run's key in the name of a stale lock's key.
+const staleKeyMark = "\x00K"
 
 // makeStale has a client H acquire the lock with a short TTL and crash, waits
 // until the TTL has passed, and copies what is left at the key.
@@ -27,21 +39,30 @@ func makeStale(newRun func(string) *run) staleLock {
 	h.crash(mCrashHolding.New())
 	time.Sleep(r.tm.Short + r.tm.staleAfter())
 	var s staleLock
+	keys := r.lockKeys()
 	r.redis(func(c redis.Conn) error {
-		p, err := redis.Bytes(c.Do("DUMP", r.key))
-		if err == redis.ErrNil {
-			return nil
+		for _, k := range keys {
+			p, err := redis.Bytes(c.Do("DUMP", k))
+			if err == redis.ErrNil {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			part := staleKey{key: strings.ReplaceAll(k, r.key, staleKeyMark), payload: p}
+			if part.pttl, err = redis.Int64(c.Do("PTTL", k)); err != nil {
+				return err
+			}
+			part.pttl = max(part.pttl, 0) // -1: no TTL (RESTORE takes 0)
+			if !s.exists {
+				s.exists = true
+				if s.value, err = redis.String(c.Do("GET", k)); err != nil && err != redis.ErrNil {
+					return err
+				}
+			}
+			s.parts = append(s.parts, part)
 		}
-		if err != nil {
-			return err
-		}
-		s.exists, s.payload = true, p
-		if s.pttl, err = redis.Int64(c.Do("PTTL", r.key)); err != nil {
-			return err
-		}
-		s.pttl = max(s.pttl, 0) // -1: no TTL (RESTORE takes 0)
-		s.value, err = redis.String(c.Do("GET", r.key))
-		return err
+		return nil
 	})
 	r.shutdown()
 	return s

@@ -59,6 +59,10 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 		caps = &c
 		t.Log(c.explain())
 	})
+	if caps != nil && cfg.Timing.Granularity <= 0 && caps.Granularity > 0 {
+		// The lock counts TTLs in steps of its own: ask only for those.
+		cfg.Timing.Granularity = caps.Granularity
+	}
 	var results []Result
 	where := map[Property]string{}
 	for _, p := range props {
@@ -86,12 +90,12 @@ func judge(t *testing.T, res Result, expect Expect) {
 			strict = "take it out of NotApplicable"
 		}
 		t.Logf("%s: %s, passes for the declared %s: not broken (with Strict, %s) (%v): %s",
-			res.Property, res.Verdict, want, strict, res.Elapsed.Round(time.Millisecond), res.Reason)
+			res.Property, res.Verdict, want, strict, res.Elapsed.Round(time.Millisecond), res.Reason())
 	case res.Err == nil && res.Verdict == Breaks && want == Breaks:
 		// The counterexample of a declared break is there for go test -v,
 		// where the note of the Expect that suggest prints points to it.
 		t.Logf("%s: breaks as expected (%v): %s\ncounterexample:\n%s",
-			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason, res.formatTimeline())
+			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason(), res.formatTimeline())
 	default:
 		Report(t, res, want)
 	}
@@ -163,7 +167,7 @@ func Report(t testing.TB, res Result, want Verdict) {
 		t.Error(msg)
 		return
 	}
-	t.Logf("%s: %s as expected (%v): %s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason)
+	t.Logf("%s: %s as expected (%v): %s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason())
 }
 
 // mismatch describes how res differs from the verdict wanted, or returns ""
@@ -176,10 +180,10 @@ func mismatch(res Result, want Verdict) string {
 	case res.Verdict == want:
 		return ""
 	case want == Breaks:
-		return fmt.Sprintf("%s: verdict = %s, wanted %s: expected to break, but %s", res.Property, res.Verdict, want, res.Reason)
+		return fmt.Sprintf("%s: verdict = %s, wanted %s: expected to break, but %s", res.Property, res.Verdict, want, res.Reason())
 	case res.Verdict == Breaks:
-		return fmt.Sprintf("%s: verdict = breaks, wanted %s: %s\ncounterexample:\n%s", res.Property, want, res.Reason, res.formatTimeline())
+		return fmt.Sprintf("%s: verdict = breaks, wanted %s: %s\ncounterexample:\n%s", res.Property, want, res.Reason(), res.formatTimeline())
 	default:
-		return fmt.Sprintf("%s: verdict = %s, wanted %s: %s", res.Property, res.Verdict, want, res.Reason)
+		return fmt.Sprintf("%s: verdict = %s, wanted %s: %s", res.Property, res.Verdict, want, res.Reason())
 	}
 }

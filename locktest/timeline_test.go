@@ -101,7 +101,7 @@ func TestTimelineTyped(t *testing.T) {
 		return valueLock{pool: c.Pool, value: hexToken}, nil
 	}, locktest.HolderOverrun, 0)
 	require.NoError(t, res.Err)
-	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
+	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason())
 	assert.NotEmpty(t, res.Key)
 	assert.False(t, res.Start.IsZero())
 	require.Len(t, res.Tokens["A"], 1)
@@ -162,7 +162,7 @@ func TestTimelineSharedValue(t *testing.T) {
 		return valueLock{pool: c.Pool, value: func() string { return "open-sesame" }}, nil
 	}, locktest.HolderOverrun, 0)
 	require.NoError(t, res.Err)
-	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
+	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason())
 	assert.Empty(t, res.Tokens)
 	for _, e := range res.Timeline {
 		if e.Kind == locktest.EvCommand && e.Command[0].Text == "SET" {

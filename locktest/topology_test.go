@@ -31,7 +31,7 @@ func checkTopology(t *testing.T, cfg locktest.Config) map[locktest.Property]lock
 		if res.Err != nil {
 			t.Fatalf("%s: %v\n%s", p, res.Err, locktest.FormatTimeline(res.Timeline))
 		}
-		t.Logf("%s: %s: %s\n%s", p, res.Verdict, res.Reason, locktest.FormatTimeline(res.Timeline))
+		t.Logf("%s: %s: %s\n%s", p, res.Verdict, res.Reason(), locktest.FormatTimeline(res.Timeline))
 		out[p] = res
 	}
 	return out
@@ -41,7 +41,7 @@ func wantVerdicts(t *testing.T, got map[locktest.Property]locktest.Result, want 
 	t.Helper()
 	for i, p := range topology {
 		if got[p].Verdict != want[i] {
-			t.Errorf("%s: %s (%s); want %s", p, got[p].Verdict, got[p].Reason, want[i])
+			t.Errorf("%s: %s (%s); want %s", p, got[p].Verdict, got[p].Reason(), want[i])
 		}
 	}
 }
@@ -166,8 +166,8 @@ func TestTopologyCountingLock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := locktest.Config{Masters: 5, New: counting(tc.need), Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
 			res := locktest.Check(context.Background(), cfg, locktest.MinorityDown)
-			if res.Err != nil || res.Verdict != tc.want || !strings.Contains(res.Reason, tc.reason) {
-				t.Fatalf("minority-down: %s (%s, %v); want %s, saying %q\n%s", res.Verdict, res.Reason, res.Err, tc.want, tc.reason, locktest.FormatTimeline(res.Timeline))
+			if res.Err != nil || res.Verdict != tc.want || !strings.Contains(res.Reason(), tc.reason) {
+				t.Fatalf("minority-down: %s (%s, %v); want %s, saying %q\n%s", res.Verdict, res.Reason(), res.Err, tc.want, tc.reason, locktest.FormatTimeline(res.Timeline))
 			}
 		})
 	}
@@ -181,8 +181,8 @@ func TestTopologyEveryMasterNotApplicable(t *testing.T) {
 		Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
 	for _, p := range []locktest.Property{locktest.RestartAmnesia, locktest.NodeClockJump} {
 		res := locktest.Check(context.Background(), cfg, p)
-		if res.Err != nil || res.Verdict != locktest.NotApplicable || !strings.Contains(res.Reason, "see minority-down") {
-			t.Errorf("%s: %s (%s, %v); want n/a pointing to minority-down", p, res.Verdict, res.Reason, res.Err)
+		if res.Err != nil || res.Verdict != locktest.NotApplicable || !strings.Contains(res.Reason(), "see minority-down") {
+			t.Errorf("%s: %s (%s, %v); want n/a pointing to minority-down", p, res.Verdict, res.Reason(), res.Err)
 		}
 	}
 }
@@ -221,7 +221,7 @@ func TestTopologyWaitLock(t *testing.T) {
 	cfg := locktest.Config{New: func(c locktest.Client) (strategy.Strategy, error) { return waitLock{c.Pool}, nil },
 		Addr: redistest.Shared(t).Addr, Key: redistest.Key(t)}
 	res := locktest.Check(context.Background(), cfg, locktest.Failover)
-	if res.Err != nil || res.Verdict != holds || !strings.Contains(res.Reason, "grants nothing a failover can lose") {
-		t.Fatalf("failover: %s (%s, %v); want holds\n%s", res.Verdict, res.Reason, res.Err, locktest.FormatTimeline(res.Timeline))
+	if res.Err != nil || res.Verdict != holds || !strings.Contains(res.Reason(), "grants nothing a failover can lose") {
+		t.Fatalf("failover: %s (%s, %v); want holds\n%s", res.Verdict, res.Reason(), res.Err, locktest.FormatTimeline(res.Timeline))
 	}
 }

@@ -57,7 +57,8 @@ func (l Lang) Mermaid(tl []locktest.Event) string { return l.tr().mermaid(tl) }
 // Verdicts is Verdicts with its header and reasons in l.
 func (l Lang) Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, l.tr()) }
 
-// MarkdownTable is MarkdownTable with its header in l.
+// MarkdownTable writes the matrix alone as a Markdown table, its header
+// in l.
 func (l Lang) MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, l.tr()) }
 
 // Reason returns r's reason in l, or its error as it is when it has one.
@@ -144,7 +145,7 @@ func (t tr) reason(r Result) string {
 	case r.Err != nil:
 		return r.Err.Error()
 	case r.Message.IsZero():
-		return r.Reason
+		return ""
 	}
 	return t.render(r.Message, nil)
 }
@@ -186,6 +187,8 @@ type messages struct {
 	sameRuns                 string
 	oneChanged, manyChanged  string // runs; changes, runs
 	change                   string // bullet, strategy, property, verdicts
+	scale                    string // strategies, granularity, why: columns at a coarser time scale
+	scaleFrom                map[ScaleFrom]string
 	why                      string // how to see why a cell breaks
 	textTrace                string // strategy, property, reason
 	markdownTrace            string // strategy, property, reason, diagram
@@ -212,6 +215,13 @@ var english = messages{
 	oneChanged:  "1 verdict changed between the %d runs:\n",
 	manyChanged: "%d verdicts changed between the %d runs:\n",
 	change:      "%s%s / %s: %s\n",
+
+	scale: "Time scale: %s at a granularity of %v (%s), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.\n",
+	scaleFrom: map[ScaleFrom]string{
+		ScaleColumn: "the step in which the lock counts TTLs, declared with its column",
+		ScaleFlag:   "set by -granularity",
+		ScaleLock:   "the step in which the lock counts TTLs, which it announces",
+	},
 
 	why:           "Why a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n",
 	textTrace:     "\n%s / %s: breaks: %s\n",
@@ -244,6 +254,13 @@ var chinese = messages{
 	oneChanged:  "有 1 项判定在 %d 次运行之间变了：\n",
 	manyChanged: "有 %d 项判定在 %d 次运行之间变了：\n",
 	change:      "%s%s / %s：%s\n",
+
+	scale: "时间尺度：%s 以 %v 为粒度运行（%s），测试套件请求的每个 TTL 都是它的整数倍；其余各列为 1ms。\n",
+	scaleFrom: map[ScaleFrom]string{
+		ScaleColumn: "锁计算 TTL 的最小单位，随这一列声明",
+		ScaleFlag:   "由 -granularity 设定",
+		ScaleLock:   "锁计算 TTL 的最小单位，由锁自己宣告",
+	},
 
 	why:           "某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n",
 	textTrace:     "\n%s / %s：breaks：%s\n",

@@ -15,6 +15,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,10 +25,6 @@ import (
 
 	"github.com/locklab/locklab/locktest"
 )
-
-// VerdictError is the verdict shown for a property the suite could not
-// decide (locktest.Result.Err is set).
-const VerdictError = locktest.NoVerdict
 
 // Result is one property checked on one strategy.
 type Result struct {
@@ -40,10 +37,11 @@ type Result struct {
 	locktest.Result
 }
 
-// Outcome returns the verdict found, or VerdictError when there is none.
+// Outcome returns the verdict found, or locktest.NoVerdict when there is
+// none.
 func (r Result) Outcome() locktest.Verdict {
 	if r.Err != nil {
-		return VerdictError
+		return locktest.NoVerdict
 	}
 	return r.Result.Verdict
 }
@@ -83,6 +81,65 @@ type Report struct {
 	// run); Changes lists the verdicts that were not the same every time.
 	Runs    int
 	Changes []Change
+	// ScaleFrom says, for a column that ran at a granularity coarser than a
+	// millisecond (Result.Granularity), where that granularity came from.
+	ScaleFrom map[string]ScaleFrom
+}
+
+// ScaleFrom is where a column's granularity came from.
+type ScaleFrom string
+
+// Where a granularity comes from.
+const (
+	ScaleColumn ScaleFrom = "column" // declared with the column (catalog.Entry.Timing)
+	ScaleFlag   ScaleFrom = "flag"   // lockcheck -granularity
+	ScaleLock   ScaleFrom = "lock"   // announced by the lock: strategy.Granular, or an -exec program's ready line
+)
+
+// scaleGroup is the columns that ran at one coarse granularity, for one
+// reason.
+type scaleGroup struct {
+	strategies []string
+	g          time.Duration
+	from       ScaleFrom
+}
+
+// scales returns the columns that ran at a granularity coarser than a
+// millisecond, grouped by granularity and reason, in the order of the
+// columns.
+func (rep *Report) scales() []scaleGroup {
+	var out []scaleGroup
+	for _, s := range rep.Strategies() {
+		var g time.Duration
+		for _, r := range rep.Results {
+			if r.Strategy == s {
+				g = max(g, r.Granularity)
+			}
+		}
+		if g <= time.Millisecond {
+			continue
+		}
+		from := rep.ScaleFrom[s]
+		if from == "" {
+			from = ScaleLock
+		}
+		i := slices.IndexFunc(out, func(sg scaleGroup) bool { return sg.g == g && sg.from == from })
+		if i < 0 {
+			out = append(out, scaleGroup{g: g, from: from})
+			i = len(out) - 1
+		}
+		out[i].strategies = append(out[i].strategies, s)
+	}
+	return out
+}
+
+// writeScales writes one line for each group of columns that ran at a
+// coarser time scale than the default.
+func (rep *Report) writeScales(w io.Writer, t tr) {
+	m := t.msg()
+	for _, sg := range rep.scales() {
+		fmt.Fprintf(w, m.scale, strings.Join(sg.strategies, ", "), sg.g, m.scaleFrom[sg.from])
+	}
 }
 
 // Strategies returns the strategies of the report, in the order of their
@@ -206,6 +263,10 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
 	m := t.msg()
 	fmt.Fprintf(ew, m.header+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	if len(rep.scales()) > 0 {
+		rep.writeScales(ew, t)
+		fmt.Fprintln(ew)
+	}
 	header, rows := rep.cells(t)
 	for i, part := range split(append([][]string{header}, rows...), opts.Width) {
 		if i > 0 {
@@ -238,6 +299,10 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
 	m := t.msg()
 	fmt.Fprintf(ew, m.header+m.colon+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	if len(rep.scales()) > 0 {
+		rep.writeScales(ew, t)
+		fmt.Fprintln(ew)
+	}
 	markdownTable(ew, rep, t)
 	fmt.Fprintln(ew)
 	summary(ew, rep, "- ", false, t)
@@ -248,9 +313,6 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	}
 	return ew.err
 }
-
-// MarkdownTable writes the matrix alone as a Markdown table.
-func MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, English.tr()) }
 
 func markdownTable(w io.Writer, rep *Report, t tr) {
 	header, rows := rep.cells(t)
@@ -356,26 +418,108 @@ type JSONReport struct {
 // JSONVersion is the version of the JSON form this package writes.
 const JSONVersion = 2
 
-// JSONResult is the JSON form of a Result: the fields of a
-// locktest.Result's JSON, under the same names, and the strategy, its
-// declared verdict and the diagram.
+// JSONResult is the JSON form of a Result: a locktest.Result's own JSON
+// (property, verdict, reason, message, error, elapsed_ms, and with a
+// timeline key, start_unix_ms and tokens), its reason in the report's
+// language, with the strategy, its declared verdict, whether they match,
+// and the diagram.
 type JSONResult struct {
-	Strategy  string            `json:"strategy"`
-	Property  locktest.Property `json:"property"`
-	Verdict   locktest.Verdict  `json:"verdict"`
-	Expected  locktest.Verdict  `json:"expected"`
-	Match     bool              `json:"match"`
-	Reason    string            `json:"reason"`           // in the report's language
-	Message   locktest.Message  `json:"message,omitzero"` // the reason as data
-	Error     string            `json:"error,omitempty"`
-	ElapsedMS float64           `json:"elapsed_ms"`
-	Timeline  []locktest.Event  `json:"timeline,omitempty"`
-	// Key, StartUnixMS and Tokens go with the timeline: the key it writes
-	// K, the t0 its times count from, and each client's tokens.
-	Key         string              `json:"key,omitempty"`
-	StartUnixMS int64               `json:"start_unix_ms,omitempty"`
-	Tokens      map[string][]string `json:"tokens,omitempty"`
-	Mermaid     string              `json:"mermaid,omitempty"`
+	Strategy string
+	locktest.Result
+	Expected locktest.Verdict
+	Match    bool
+	Reason   string // in the report's language; "" without a verdict
+	Mermaid  string // only with Options.Trace, for a break
+	// ScaleFrom says, for a check that ran coarser than a millisecond
+	// (Result.Granularity), where that granularity came from.
+	ScaleFrom ScaleFrom
+}
+
+// jsonAround are the fields a JSONResult puts around its locktest.Result.
+type jsonAround struct {
+	Strategy  string           `json:"strategy"`
+	Expected  locktest.Verdict `json:"expected"`
+	Match     bool             `json:"match"`
+	Reason    string           `json:"reason"`
+	Mermaid   string           `json:"mermaid,omitempty"`
+	ScaleFrom ScaleFrom        `json:"scale_from,omitempty"`
+}
+
+// MarshalJSON writes r as one object: the strategy, the locktest.Result's
+// fields with its declared verdict and match after the verdict and the
+// reason in the report's language, then the diagram.
+func (r JSONResult) MarshalJSON() ([]byte, error) {
+	inner, err := json.Marshal(r.Result)
+	if err != nil {
+		return nil, err
+	}
+	around, err := json.Marshal(jsonAround{r.Strategy, r.Expected, r.Match, r.Reason, r.Mermaid, r.ScaleFrom})
+	if err != nil {
+		return nil, err
+	}
+	var extra map[string]json.RawMessage
+	if err := json.Unmarshal(around, &extra); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(inner))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var b bytes.Buffer
+	field := func(k string, v json.RawMessage) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(k)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('{')
+	field("strategy", extra["strategy"])
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		k, _ := tok.(string)
+		switch k {
+		case "reason":
+			field(k, extra["reason"])
+			continue
+		}
+		field(k, v)
+		if k == "verdict" {
+			field("expected", extra["expected"])
+			field("match", extra["match"])
+		}
+	}
+	for _, k := range []string{"mermaid", "scale_from"} {
+		if v, ok := extra[k]; ok {
+			field(k, v)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *JSONResult) UnmarshalJSON(b []byte) error {
+	var around jsonAround
+	if err := json.Unmarshal(b, &around); err != nil {
+		return err
+	}
+	var inner locktest.Result
+	if err := json.Unmarshal(b, &inner); err != nil {
+		return err
+	}
+	*r = JSONResult{Strategy: around.Strategy, Result: inner, Expected: around.Expected, Match: around.Match,
+		Reason: around.Reason, Mermaid: around.Mermaid, ScaleFrom: around.ScaleFrom}
+	return nil
 }
 
 // JSONChange is the JSON form of a Change.
@@ -403,24 +547,15 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 		out.Runs = rep.Runs
 	}
 	for _, r := range rep.Results {
-		jr := JSONResult{
-			Strategy:  r.Strategy,
-			Property:  r.Property,
-			Verdict:   r.Outcome(),
-			Expected:  r.Expected,
-			Match:     r.Matches(),
-			Message:   r.Message,
-			ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000,
-			Timeline:  r.Timeline,
-			Key:       r.Key,
-			Tokens:    r.Tokens,
+		jr := JSONResult{Strategy: r.Strategy, Result: r.Result, Expected: r.Expected, Match: r.Matches()}
+		jr.Result.Verdict = r.Outcome()
+		if r.Granularity > time.Millisecond {
+			jr.ScaleFrom = ScaleLock
+			if f, ok := rep.ScaleFrom[r.Strategy]; ok {
+				jr.ScaleFrom = f
+			}
 		}
-		if !r.Start.IsZero() {
-			jr.StartUnixMS = r.Start.UnixMilli()
-		}
-		if r.Err != nil {
-			jr.Error = r.Err.Error()
-		} else {
+		if r.Err == nil {
 			jr.Reason = t.reason(r)
 		}
 		if opts.Trace && jr.Verdict == locktest.Breaks {

@@ -279,7 +279,7 @@ func TestMermaidEscapes(t *testing.T) {
 	// Text output prints the same diagram for a reader: nothing escaped.
 	var b bytes.Buffer
 	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
-	res.Property, res.Verdict, res.Reason, res.Timeline = locktest.Exclusion, locktest.Breaks, "because", tl
+	res.Property, res.Verdict, res.Message, res.Timeline = locktest.Exclusion, locktest.Breaks, *message("late.resumes"), tl
 	require.NoError(t, report.Text(&b, &report.Report{Results: []report.Result{res}}, report.Options{Trace: true}))
 	assert.Contains(t, b.String(), "Note over A: dies right after its command #1 (SETNX; \"quoted\" <b>) returns\n")
 	assert.Contains(t, b.String(), "Redis-->>A: error: ERR x;y\n")
@@ -289,7 +289,7 @@ func TestMermaidEscapes(t *testing.T) {
 func sample() *report.Report {
 	r := func(s string, p locktest.Property, got, want locktest.Verdict) report.Result {
 		res := report.Result{Strategy: s, Expected: want}
-		res.Property, res.Verdict, res.Reason = p, got, "because"
+		res.Property, res.Verdict, res.Message = p, got, *message("late.resumes") // "A resumes"
 		if got == locktest.Breaks {
 			res.Timeline = overrun()
 		}
@@ -317,7 +317,7 @@ exclusion       holds    holds
 holder-overrun  breaks   holds!
 
 1 of 4 verdicts is not the declared one (marked !):
-  luatoken / holder-overrun: holds, declared breaks: because
+  luatoken / holder-overrun: holds, declared breaks: A resumes
 `, b.String())
 }
 
@@ -387,8 +387,8 @@ func TestMarkdown(t *testing.T) {
 | exclusion | holds | holds |
 | holder-overrun | breaks | holds! |
 `)
-	assert.Contains(t, b.String(), "- luatoken / holder-overrun: holds, declared breaks: because\n")
-	assert.Contains(t, b.String(), "### setnxpx: holder-overrun\n\nbecause.\n\n```mermaid\nsequenceDiagram\n")
+	assert.Contains(t, b.String(), "- luatoken / holder-overrun: holds, declared breaks: A resumes\n")
+	assert.Contains(t, b.String(), "### setnxpx: holder-overrun\n\nA resumes.\n\n```mermaid\nsequenceDiagram\n")
 }
 
 func TestJSON(t *testing.T) {
@@ -403,8 +403,8 @@ func TestJSON(t *testing.T) {
 	assert.Equal(t, "7.0.15", got.RedisVersion)
 	assert.Equal(t, "2026-11-22T10:00:00Z", got.When)
 	require.Len(t, got.Results, 4)
-	assert.Equal(t, report.VerdictError, got.Results[0].Verdict)
-	assert.Equal(t, "watchdog: boom", got.Results[0].Error)
+	assert.Equal(t, locktest.NoVerdict, got.Results[0].Verdict)
+	assert.Equal(t, "watchdog: boom", got.Results[0].Err.Error())
 	assert.False(t, got.Results[0].Match)
 	assert.Equal(t, locktest.Breaks, got.Results[1].Verdict)
 	assert.True(t, got.Results[1].Match)
@@ -463,8 +463,8 @@ func TestVerdicts(t *testing.T) {
 	report.Verdicts(&b, sample(), "luatoken")
 	assert.Equal(t, `| property | verdict | what the suite saw |
 |---|---|---|
-| exclusion | holds | because |
-| holder-overrun | holds! | because |
+| exclusion | holds | A resumes |
+| holder-overrun | holds! | A resumes |
 `, b.String())
 }
 
@@ -591,7 +591,6 @@ func TestShape(t *testing.T) {
 	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
 	res.Property, res.Verdict = locktest.Exclusion, locktest.Breaks
 	res.Message = *message("suite.reads-pttl", val(locktest.Arg{Kind: locktest.ArgLeft, Text: "4987"}))
-	res.Reason = res.Message.String()
 	assert.Equal(t, "the suite reads PTTL K: LEFT", report.Shape{Lang: report.English}.Reason(res))
 	assert.Equal(t, "测试套件读取 PTTL K：LEFT", report.Shape{Lang: report.Chinese}.Reason(res))
 	assert.Equal(t, "the suite reads PTTL K: 4987", report.English.Reason(res))

@@ -42,6 +42,38 @@ type Refresher interface {
 	Refresh(ctx context.Context, ttl time.Duration) error
 }
 
+// Granular is implemented by strategies whose TTLs count in steps coarser
+// than a millisecond: a lock that sends EX, or a library whose expiry is a
+// whole number of seconds. Granularity returns that step; the conformance
+// suite then asks only for TTLs that are whole multiples of it
+// (locktest.Timing.Granularity).
+type Granular interface {
+	Strategy
+	Granularity() time.Duration
+}
+
+// Keyed is implemented by strategies that keep a lock's state under keys
+// other than the one they are given (rueidislock writes
+// rueidislock:<i>:<name> for each of its keys). Keys returns them for a
+// lock on key; the conformance suite then reads those wherever it reads
+// the lock's key: its remaining time, whether it is gone.
+type Keyed interface {
+	Strategy
+	Keys(key string) []string
+}
+
+// OwnClock is implemented by strategies that read a clock of their own,
+// which Client.Clock in the conformance suite cannot replace (a library
+// that calls time.Now), and send absolute times taken from it (PXAT,
+// EXAT, PEXPIREAT, EXPIREAT, a timestamp in a script's arguments).
+// OwnClock reports whether it does. For a client whose clock the suite
+// skews, its proxy then moves those times by the skew on their way to
+// Redis, as the client's own clock would have.
+type OwnClock interface {
+	Strategy
+	OwnClock() bool
+}
+
 // FencingToken returns l's fencing token, and false when l carries none
 // (it is not Fenced, or its FencingToken says so).
 func FencingToken(l Lock) (int64, bool) {

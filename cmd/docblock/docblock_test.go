@@ -66,7 +66,7 @@ func TestTraceStable(t *testing.T) {
 			tl = append(tl, locktest.Event{Client: c, Kind: locktest.EvCommand, Command: args, Reply: []locktest.Arg{{Kind: locktest.ArgText, Text: "OK"}}})
 		}
 		r := report.Result{Strategy: "x", Expected: locktest.Breaks}
-		r.Property, r.Verdict, r.Reason, r.Timeline = locktest.HolderOverrun, locktest.Breaks, "why", tl
+		r.Property, r.Verdict, r.Message, r.Timeline = locktest.HolderOverrun, locktest.Breaks, locktest.Message{ID: "late.resumes"}, tl
 		r.Key, r.Start = key, time.UnixMilli(start)
 		return &report.Report{Results: []report.Result{r}}
 	}
@@ -116,7 +116,7 @@ func TestShape(t *testing.T) {
 		tl = append(tl, locktest.Event{Client: "A", Kind: locktest.EvCommand,
 			Command: []locktest.Arg{arg(locktest.ArgText, "PTTL"), arg(locktest.ArgKey, "k")}, Reply: []locktest.Arg{ttl}})
 		r := report.Result{Strategy: "x", Expected: locktest.Breaks}
-		r.Property, r.Verdict, r.Reason, r.Timeline = locktest.HolderOverrun, locktest.Breaks, "why", tl
+		r.Property, r.Verdict, r.Message, r.Timeline = locktest.HolderOverrun, locktest.Breaks, locktest.Message{ID: "late.resumes"}, tl
 		return &report.Report{Results: []report.Result{r}}
 	}
 	b := docblock.Block{Kind: "trace", Attrs: map[string]string{"strategy": "x", "property": string(locktest.HolderOverrun)}}

@@ -43,6 +43,40 @@ func TestExec(t *testing.T) {
 	assert.True(t, rep.Results[0].Match)
 }
 
+// TestExecGranularity: a program that announces granularity=1000 on its
+// ready line, and one run with -granularity 1s, run at a scale of seconds,
+// and the header says so and why.
+func TestExecGranularity(t *testing.T) {
+	langtest.Need(t, langtest.PHP)
+	if testing.Short() {
+		t.Skip("runs at a scale of seconds")
+	}
+	announced := "cd ../.. && php recipes/php/setnxpx.php | sed -u '1s/$/ granularity=1000/'"
+	code, out, errOut := run(t, "-exec", announced, "-name", "setnxpx-s", "-property", "crash-recovery,release-frees")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "Time scale: setnxpx-s at a granularity of 1s (the step in which the lock counts TTLs, which it announces)")
+	assert.Regexp(t, `(?m)^crash-recovery +holds$`, out)
+
+	code, out, _ = run(t, "-exec", "cd ../.. && php recipes/php/setnxpx.php", "-name", "setnxpx", "-granularity", "1s", "-property", "crash-recovery", "-format", "json")
+	assert.Equal(t, exitOK, code)
+	var rep struct {
+		Results []struct {
+			Verdict       string
+			GranularityMS int64  `json:"granularity_ms"`
+			ScaleFrom     string `json:"scale_from"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Results, 1)
+	assert.Equal(t, "holds", rep.Results[0].Verdict)
+	assert.Equal(t, int64(1000), rep.Results[0].GranularityMS)
+	assert.Equal(t, "flag", rep.Results[0].ScaleFrom)
+
+	code, _, errOut = run(t, "-exec", "true", "-granularity", "1500us")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "-granularity 1.5ms: want a whole number of milliseconds, 1ms or more")
+}
+
 // TestExecBroken: a program that answers garbage gets an error for each
 // property, and lockcheck exits 1, saying what came back.
 func TestExecBroken(t *testing.T) {

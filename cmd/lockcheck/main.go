@@ -41,7 +41,15 @@
 //		TLS, which -tls-ca, -tls-cert, -tls-key and -tls-server-name
 //		(or LOCKLAB_REDIS_CA, _CERT, _KEY, _SERVER_NAME) configure.
 //	-timeout D
-//		the most one property may take (30s by default).
+//		the most one property may take (30s by default; with
+//		-granularity, the suite's own bound, which grows with the scale).
+//	-granularity STEP
+//		run every column that declares no time scale of its own at a
+//		granularity of STEP (1s for a lock that counts TTLs in whole
+//		seconds, as an -exec program can also announce on its ready
+//		line): every TTL the suite asks for is a whole multiple of STEP,
+//		and the report's header says which columns ran so and why. By
+//		default each lock runs at the step it announces, else 1ms.
 //	-update
 //		write the verdicts found into the declared grid,
 //		catalog/verdicts.txt from the working directory (the repository's
@@ -254,8 +262,11 @@ type options struct {
 	redisAddr  string
 	tls        redistest.TLSFiles
 	timeout    time.Duration
-	update     bool
-	cleanup    bool
+	// granularity is -granularity: the time scale of every column that
+	// does not declare its own; 0 when not given.
+	granularity time.Duration
+	update      bool
+	cleanup     bool
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
 }
@@ -283,7 +294,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return p.Cleanup(ctx, opts.redisAddr, opts.tls)
 	}
 	m := matrixrun.Matrix{Target: opts.redisAddr, TLS: opts.tls, Entries: opts.strategies, Properties: opts.properties,
-		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update}
+		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update, Granularity: opts.granularity}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		if opts.update {
 			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
@@ -310,6 +321,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	addr := fs.String("redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL with [user:password@] and /db) instead of finding one")
 	tlsFiles := matrixrun.TLSFlags(fs)
 	timeout := fs.Duration("timeout", 30*time.Second, "the most one property may take")
+	granularity := fs.Duration("granularity", 0, "run the columns at a time scale of `STEP` (1s for a lock that counts TTLs in whole seconds): every TTL asked is a whole multiple of it (default: what each lock announces, else 1ms)")
 	update := fs.Bool("update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" (run from the repository's root)")
 	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
 	execF := addExecFlags(fs)
@@ -325,7 +337,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, update: *update, cleanup: *cleanup}
+	opts := options{trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, granularity: *granularity, update: *update, cleanup: *cleanup}
 	if opts.cleanup {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -354,6 +366,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if opts.timeout <= 0 {
 		return opts, usageError{fmt.Sprintf("-timeout %v: want a positive duration", opts.timeout)}
 	}
+	if g := opts.granularity; g != 0 && (g < time.Millisecond || g%time.Millisecond != 0) {
+		return opts, usageError{fmt.Sprintf("-granularity %v: want a whole number of milliseconds, 1ms or more", g)}
+	}
+	timeoutSet := false
+	fs.Visit(func(f *flag.Flag) { timeoutSet = timeoutSet || f.Name == "timeout" })
+	if !timeoutSet && opts.granularity > 0 {
+		opts.timeout = 0 // the suite's own bound, which grows with the scale
+	}
 	if opts.strategies, err = catalog.Select(strategies(), *strategyList); err != nil {
 		return opts, usageError{"-strategy: " + err.Error()}
 	}
@@ -365,6 +385,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return opts, usageError{fmt.Sprintf("unexpected arguments %q (the docs are written by lockdocs: make docs)", fs.Args())}
+	}
+	if opts.update && opts.granularity > 0 {
+		return opts, usageError{"-update writes the verdicts declared at each column's own time scale: drop -granularity"}
 	}
 	if opts.update && opts.undeclared {
 		return opts, usageError{"-update writes the declared grid of the catalog's strategies: drop -exec"}

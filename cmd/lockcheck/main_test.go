@@ -117,7 +117,7 @@ func TestJSON(t *testing.T) {
 		assert.Equal(t, want[id], r.Expected, id)
 		assert.True(t, r.Match, id)
 		assert.NotEmpty(t, r.Reason, id)
-		assert.Empty(t, r.Error, id)
+		assert.Empty(t, errText(r.Err), id)
 		if r.Verdict == locktest.Breaks {
 			assert.NotEmpty(t, r.Timeline, "%s: a break has its timeline", id)
 			assert.True(t, strings.HasPrefix(r.Mermaid, "sequenceDiagram\n"), id)
@@ -237,8 +237,8 @@ func TestError(t *testing.T) {
 	var got report.JSONReport
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.Len(t, got.Results, 1)
-	assert.Equal(t, report.VerdictError, got.Results[0].Verdict)
-	assert.NotEmpty(t, got.Results[0].Error)
+	assert.Equal(t, locktest.NoVerdict, got.Results[0].Verdict)
+	assert.NotEmpty(t, got.Results[0].Err)
 	assert.False(t, got.Results[0].Match)
 }
 
@@ -470,4 +470,12 @@ func TestNotDeclared(t *testing.T) {
 		assert.Equal(t, tt.want, stderr.String())
 		assert.Empty(t, stdout.String())
 	}
+}
+
+// errText is err's text, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

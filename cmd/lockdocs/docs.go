@@ -16,29 +16,6 @@ import (
 // named lockcheck: <!-- lockcheck:KIND key=value ... -->.
 var style = docblock.Style{Marker: "lockcheck", Words: docWords}
 
-// block is one generated block of a file.
-type block = docblock.Block
-
-// parseBlocks finds the generated blocks of a file.
-func parseBlocks(src string) ([]block, error) { return style.Parse(src) }
-
-// rewrite returns src with every generated block regenerated from rep, in
-// lang; a block whose shape has not changed is left as it is.
-func rewrite(src string, rep *report.Report, root string, lang report.Lang) (string, error) {
-	return style.Rewrite(src, rep, root, lang)
-}
-
-// shape returns block b's shape (see docblock.Style.Shape): its text and
-// the digest its marker holds once make docs has written it.
-func shape(b block, rep *report.Report, root string, lang report.Lang) (text, digest string, err error) {
-	return style.Shape(b, rep, root, lang)
-}
-
-// quote quotes a file or one of its functions (see docblock.Quote).
-func quote(root, file, fn string) (text, lang string, err error) {
-	return docblock.Quote(root, file, fn)
-}
-
 // docWords are the words of the generated blocks, in each language.
 var docWords = map[report.Lang]docblock.Words{
 	report.English: {

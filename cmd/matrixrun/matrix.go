@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -41,6 +42,28 @@ type matrix struct {
 	undeclared bool
 	// warmUp: see Matrix.WarmUp.
 	warmUp bool
+	// granularity: see Matrix.Granularity.
+	granularity time.Duration
+}
+
+// scale returns e with the granularity it runs at, and where that came
+// from: the column's own, -granularity, or what its lock announces
+// (locktest.Announced, asked once here rather than by every check).
+func (m matrix) scale(ctx context.Context, e catalog.Entry, key string) (catalog.Entry, report.ScaleFrom) {
+	switch {
+	case e.Timing.Granularity > 0:
+		return e, report.ScaleColumn
+	case m.granularity > 0:
+		e.Timing.Granularity = m.granularity
+		return e, report.ScaleFlag
+	}
+	g, err := locktest.Announced(ctx, m.config(e, key))
+	if err != nil {
+		// Each check meets the same error, and says it.
+		return e, ""
+	}
+	e.Timing.Granularity = max(g, time.Millisecond)
+	return e, report.ScaleLock
 }
 
 // config is the configuration of the checks of e on key: every field of
@@ -62,10 +85,16 @@ func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property,
 // run checks every property on every strategy, runs times, and reports the
 // last run with the verdicts that changed between runs.
 func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry, props []locktest.Property, runs int) (*report.Report, error) {
-	rep := &report.Report{RedisVersion: version, When: time.Now(), Runs: runs}
+	rep := &report.Report{RedisVersion: version, When: time.Now(), Runs: runs, ScaleFrom: map[string]report.ScaleFrom{}}
 	start := time.Now()
-	for _, e := range entries {
+	entries = slices.Clone(entries)
+	for i, e := range entries {
 		m.width = max(m.width, len(e.Name))
+		var from report.ScaleFrom
+		entries[i], from = m.scale(ctx, e, m.prefix+":"+keyName(e.Name))
+		if entries[i].Timing.Granularity > time.Millisecond {
+			rep.ScaleFrom[e.Name] = from
+		}
 	}
 	n := len(entries) * len(props) * runs
 	var all [][]report.Result

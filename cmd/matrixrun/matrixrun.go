@@ -72,6 +72,10 @@ type Matrix struct {
 	// that loads its scripts on first use then does so outside the
 	// interleavings the checks count.
 	WarmUp bool
+	// Granularity is the time scale of the columns that declare none
+	// (lockcheck -granularity); 0 leaves each at the one its lock
+	// announces, or the default.
+	Granularity time.Duration
 }
 
 // log writes a message to p.Stderr after the program's name.
@@ -183,14 +187,12 @@ func (p Program) notDeclared(m Matrix, columns []string, rows []locktest.Propert
 		props = append(props, string(r))
 	}
 	// Name the columns unless they are all of the run and the properties
-	// say more; name the properties unless they are all of the run.
+	// say which cells; name the properties unless they are all of it.
 	byColumn, byRow := len(columns) < len(m.Entries), len(rows) < len(m.Properties)
 	var what []string
 	cmd := cmp.Or(p.Updater, p.Name+" -update")
 	if byColumn || !byRow {
 		what = append(what, columns...)
-	}
-	if byColumn {
 		cmd += " -strategy " + strings.Join(columns, ",")
 	}
 	if byRow {
@@ -234,7 +236,7 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		}
 	}
 	mx := matrix{name: s.p.Name, addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: m.Timeout,
-		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp}
+		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp, granularity: m.Granularity}
 	rep, err := mx.run(ctx, s.srv.Version, m.Entries, m.Properties, max(m.Runs, 1))
 	var lost *lostServer
 	if errors.As(err, &lost) {

@@ -17,7 +17,10 @@
 //
 //	ready              or    ready refresh
 //
-// and then answers each request, one line each way:
+// It may add granularity=<ms>, the step in which its lock counts TTLs
+// ("ready refresh granularity=1000" for one that sends EX): the suite then
+// asks it only for TTLs that are whole multiples of it. It
+// then answers each request, one line each way:
 //
 //	acquire <key> <ttl_ms>      ok <handle> | busy | error <message>
 //	release <handle>            ok | not-held [message] | error <message>

@@ -107,7 +107,8 @@ type proc struct {
 
 // capabilities are what the program announced on its ready line.
 type capabilities struct {
-	refresh bool
+	refresh     bool
+	granularity time.Duration // granularity=<ms>; 0 when not announced
 }
 
 // start starts the program for one client and waits for its ready line.
@@ -218,11 +219,18 @@ func (p *proc) handshake() error {
 			return p.fail("start", fmt.Sprintf("its first line is %q, where the protocol wants %q (or %q)", line, "ready", "ready refresh"))
 		}
 		for _, w := range words[1:] {
-			switch w {
-			case "refresh":
+			name, value, hasValue := strings.Cut(w, "=")
+			switch {
+			case w == "refresh":
 				p.caps.refresh = true
+			case name == "granularity" && hasValue:
+				ms, err := strconv.ParseInt(value, 10, 64)
+				if err != nil || ms < 1 {
+					return p.fail("start", fmt.Sprintf("its ready line %q announces %q, where granularity= takes a whole number of milliseconds, 1 or more", line, w))
+				}
+				p.caps.granularity = time.Duration(ms) * time.Millisecond
 			default:
-				return p.fail("start", fmt.Sprintf("its ready line %q announces %q, which the protocol does not know (it knows refresh)", line, w))
+				return p.fail("start", fmt.Sprintf("its ready line %q announces %q, which the protocol does not know (it knows refresh and granularity=<ms>)", line, w))
 			}
 		}
 		return nil

@@ -58,6 +58,19 @@ func TestProtocolHappyPath(t *testing.T) {
 	require.NoError(t, l.Release(context.Background()), "a lock may be released twice")
 }
 
+// TestReadyGranularity: granularity=<ms> on the ready line is the step
+// the strategy announces (strategy.Granular); without it, none.
+func TestReadyGranularity(t *testing.T) {
+	s, err := begin(t, sh(`echo 'ready refresh granularity=1000'; cat >/dev/null`))
+	require.NoError(t, err)
+	assert.True(t, s.Refresh())
+	var g strategy.Granular = s
+	assert.Equal(t, time.Second, g.Granularity())
+	s, err = begin(t, sh(serveScript))
+	require.NoError(t, err)
+	assert.Zero(t, s.Granularity())
+}
+
 func TestProtocolAnswers(t *testing.T) {
 	// The program answers the n-th request with the n-th line of answers.
 	script := func(answers ...string) []string {
@@ -162,7 +175,8 @@ func TestProtocolStartErrors(t *testing.T) {
 		parts []string
 	}{
 		{"no ready", sh(`echo hello`), []string{`at start: its first line is "hello", where the protocol wants "ready"`}},
-		{"unknown capability", sh(`echo 'ready refesh'; cat >/dev/null`), []string{`its ready line "ready refesh" announces "refesh", which the protocol does not know (it knows refresh)`}},
+		{"unknown capability", sh(`echo 'ready refesh'; cat >/dev/null`), []string{`its ready line "ready refesh" announces "refesh", which the protocol does not know (it knows refresh and granularity=<ms>)`}},
+		{"bad granularity", sh(`echo 'ready granularity=1s'; cat >/dev/null`), []string{`its ready line "ready granularity=1s" announces "granularity=1s", where granularity= takes a whole number of milliseconds, 1 or more`}},
 		{"exits", sh(`echo 'php: command not found' >&2; exit 127`), []string{"it exited before it wrote its ready line (exit status 127)", "php: command not found"}},
 		{"hangs", sh(`sleep 30`), []string{"at start: no ready line within 300ms", "it wrote nothing to standard error"}},
 		{"not found", []string{"/nonexistent/locklab-program"}, []string{"it could not be started", "/nonexistent/locklab-program"}},

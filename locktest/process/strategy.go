@@ -102,6 +102,11 @@ type Strategy struct{ p *proc }
 // then the locks TryAcquire returns implement strategy.Refresher.
 func (s *Strategy) Refresh() bool { return s.p.caps.refresh }
 
+// Granularity is the step of TTL the program announced on its ready line
+// (granularity=<ms>), 0 when it announced none: the suite then asks it
+// only for TTLs that are whole multiples of it (strategy.Granular).
+func (s *Strategy) Granularity() time.Duration { return s.p.caps.granularity }
+
 // TryAcquire sends "acquire <key> <ttl_ms>". It returns the lock on "ok
 // <handle>", an error matching strategy.ErrNotAcquired on "busy", and on
 // "error <message>" an error with the message. A key with white space in it

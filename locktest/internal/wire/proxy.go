@@ -45,6 +45,9 @@ type Command struct {
 	// Sent says the command was forwarded to Redis; false when Before
 	// failed it or the connection closed first.
 	Sent bool
+	// Rewritten, set by Before, says that it replaced Args: the new ones
+	// are sent to Redis instead of what the client wrote.
+	Rewritten bool
 }
 
 // Name returns the command's name in upper case.
@@ -366,31 +369,10 @@ func (c *Conn) read() {
 // forwards it or answers it with an error.
 func (c *Conn) process(srv net.Conn) {
 	for {
-		c.inMu.Lock()
-		for len(c.in) == 0 && !c.inEnd && c.ctx.Err() == nil {
-			c.inCond.Wait()
-		}
-		if c.ctx.Err() != nil {
-			c.inMu.Unlock()
+		rc, ok := c.nextCommand(srv)
+		if !ok {
 			return
 		}
-		if len(c.in) == 0 {
-			c.inMu.Unlock()
-			// The client is done sending: let Redis answer what it has
-			// and close its side, which ends the relay.
-			c.mu.Lock()
-			c.clientDone = true
-			c.mu.Unlock()
-			if tc, ok := srv.(interface{ CloseWrite() error }); ok {
-				tc.CloseWrite()
-			}
-			<-c.ctx.Done()
-			return
-		}
-		rc := c.in[0]
-		c.in[0] = redcon.Command{}
-		c.in = c.in[1:]
-		c.inMu.Unlock()
 
 		// Wait for the After of a reply being relayed: the client may have
 		// sent this command because it got that reply.
@@ -443,27 +425,71 @@ func (c *Conn) process(srv net.Conn) {
 		case "EXEC", "DISCARD", "RESET":
 			c.inMulti = false
 		}
-		c.mu.Lock()
-		if name == "QUIT" {
-			c.clientDone = true // Redis answers and closes: the client's doing
-		}
-		if c.closed || c.closing {
-			c.mu.Unlock()
-			c.afterClosed(cmd)
-			return
-		}
-		cmd.Sent = true
-		c.queue = append(c.queue, &entry{cmd: cmd, need: -1})
-		c.mu.Unlock()
 		raw := rc.Raw
-		if len(args) != len(rc.Args) {
+		switch {
+		case cmd.Rewritten:
+			raw = encodeCommand(cmd.Args)
+		case len(args) != len(rc.Args):
 			raw = encodeCommand(args) // HELLO without its AUTH
 		}
-		if _, err := srv.Write(raw); err != nil {
-			c.Close()
+		if !c.forward(srv, cmd, name, raw) {
 			return
 		}
 	}
+}
+
+// nextCommand waits for the client's next command. It returns false
+// when the connection is closing, or when the client is done sending:
+// then Redis is left to answer what it has and close its side, which
+// ends the relay.
+func (c *Conn) nextCommand(srv net.Conn) (redcon.Command, bool) {
+	c.inMu.Lock()
+	for len(c.in) == 0 && !c.inEnd && c.ctx.Err() == nil {
+		c.inCond.Wait()
+	}
+	if c.ctx.Err() != nil {
+		c.inMu.Unlock()
+		return redcon.Command{}, false
+	}
+	if len(c.in) == 0 {
+		c.inMu.Unlock()
+		c.mu.Lock()
+		c.clientDone = true
+		c.mu.Unlock()
+		if tc, ok := srv.(interface{ CloseWrite() error }); ok {
+			tc.CloseWrite()
+		}
+		<-c.ctx.Done()
+		return redcon.Command{}, false
+	}
+	rc := c.in[0]
+	c.in[0] = redcon.Command{}
+	c.in = c.in[1:]
+	c.inMu.Unlock()
+	return rc, true
+}
+
+// forward queues cmd, named name, for its reply and sends raw, its
+// bytes, to Redis. It returns false when the connection is closed, or
+// closing.
+func (c *Conn) forward(srv net.Conn, cmd *Command, name string, raw []byte) bool {
+	c.mu.Lock()
+	if name == "QUIT" {
+		c.clientDone = true // Redis answers and closes: the client's doing
+	}
+	if c.closed || c.closing {
+		c.mu.Unlock()
+		c.afterClosed(cmd)
+		return false
+	}
+	cmd.Sent = true
+	c.queue = append(c.queue, &entry{cmd: cmd, need: -1})
+	c.mu.Unlock()
+	if _, err := srv.Write(raw); err != nil {
+		c.Close()
+		return false
+	}
+	return true
 }
 
 // answer writes a reply the proxy makes itself to a command it does not

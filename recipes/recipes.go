@@ -35,10 +35,6 @@ type Program struct {
 	// declared too). A PHP recipe's is its Go column's: the same column
 	// of the grid in package catalog (catalog.GridFile).
 	Expect locktest.Expect
-	// Timing is the time scale the program runs at: the suite's default
-	// (zero), or one whose TTLs the lock can express (Laravel's
-	// seconds).
-	Timing locktest.Timing
 	// Needs is what the program needs installed (see langtest.Need).
 	Needs []string
 }
@@ -81,27 +77,21 @@ func (p Program) File() []string {
 // its own column of the grid in package catalog (catalog.GridFile), and
 // needs its Debian packages (langtest.SymfonyLock, langtest.Laravel).
 func Libraries() []Program {
-	php := func(name string, needs []string, tm locktest.Timing, file ...string) Program {
+	php := func(name string, needs []string, file ...string) Program {
 		return Program{
 			Name:   name,
 			Argv:   append(PHPCommand(), file...),
 			Expect: strict(catalog.Declare(catalog.Entry{Name: name}).Expect),
-			Timing: tm,
 			Needs:  append([]string{langtest.PHP}, needs...),
 		}
 	}
 	return []Program{
-		php("symfony-lock", []string{langtest.SymfonyLock}, locktest.Timing{}, "recipes/php/symfony-lock.php"),
-		php("symfony-lock-store-ttl", []string{langtest.SymfonyLock}, locktest.Timing{}, "recipes/php/symfony-lock.php", "store-ttl"),
-		php("laravel", []string{langtest.Laravel}, locktest.Timing{}, "recipes/php/laravel.php"),
-		php("laravel-seconds", []string{langtest.Laravel}, SecondsTiming, "recipes/php/laravel.php", "seconds"),
+		php("symfony-lock", []string{langtest.SymfonyLock}, "recipes/php/symfony-lock.php"),
+		php("symfony-lock-store-ttl", []string{langtest.SymfonyLock}, "recipes/php/symfony-lock.php", "store-ttl"),
+		php("laravel", []string{langtest.Laravel}, "recipes/php/laravel.php"),
+		php("laravel-seconds", []string{langtest.Laravel}, "recipes/php/laravel.php", "seconds"),
 	}
 }
-
-// SecondsTiming is the time scale of a lock that counts its TTL in whole
-// seconds (Laravel's SET NX EX): the suite's TTLs in whole seconds, and
-// waits long enough past them for Redis's expiry of a key with EX.
-var SecondsTiming = locktest.Timing{Short: time.Second, Long: 5 * time.Second, Slack: 1500 * time.Millisecond}
 
 // PHP returns the PHP recipes, in the catalog's order: one per Go column
 // but luatoken-renew-fence, whose renewal and fencing tokens the documents

@@ -60,7 +60,7 @@ func selected(t *testing.T) []recipes.Program {
 // about the lock: it is run again, twice at most.
 func run(t *testing.T, p recipes.Program, props ...locktest.Property) {
 	t.Helper()
-	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: p.Factory(".."), Key: redistest.Key(t), Timing: p.Timing}
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: p.Factory(".."), Key: redistest.Key(t)}
 	ctx := context.Background()
 	t.Run("contract", func(t *testing.T) {
 		for _, c := range locktest.Contract(ctx, cfg) {

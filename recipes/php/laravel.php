@@ -12,8 +12,9 @@
  *
  * Run as laravel.php, the lock is Cache::lock($name), and the suite's TTL
  * goes nowhere; as laravel.php seconds, it is Cache::lock($name, $seconds),
- * the suite's TTL in whole seconds (a TTL that is not whole seconds is an
- * error: the lock cannot express it). The store has no prefix, so that the
+ * the suite's TTL in whole seconds: its ready line announces a granularity
+ * of 1000 ms, so the suite asks for whole seconds only (any other TTL is
+ * an error: the lock cannot express it). The store has no prefix, so that the
  * lock's key is the suite's key: an application's prefixes (cache.prefix,
  * the connection's prefix option) only rename it; and no database, which
  * would send SELECT with the first lock: Laravel's 'default' connection,
@@ -66,4 +67,6 @@ function unlock($name, $lock)
     return true;
 }
 
-serve('lock', 'unlock');
+// Cache::lock($name, $seconds) counts whole seconds: the ready line says
+// so, and the suite runs the lock at a scale of seconds.
+serve('lock', 'unlock', null, $withSeconds ? 1000 : null);

@@ -162,12 +162,15 @@ function oneLine(string $s): string
 /**
  * Answers the suite's requests, one per line on standard input, until it
  * ends: "acquire <key> <ttl_ms>", "release <handle>" and, when $refresh is
- * given, "refresh <handle> <ttl_ms>".
+ * given, "refresh <handle> <ttl_ms>". A lock that counts its TTL in steps
+ * coarser than a millisecond gives the step, $granularity_ms, which the
+ * ready line announces: the suite then asks only for TTLs that are whole
+ * multiples of it.
  */
-function serve(callable $lock, callable $unlock, ?callable $refresh = null): void
+function serve(callable $lock, callable $unlock, ?callable $refresh = null, ?int $granularity_ms = null): void
 {
     $locks = [];
-    answer($refresh === null ? 'ready' : 'ready refresh');
+    answer(($refresh === null ? 'ready' : 'ready refresh') . ($granularity_ms === null ? '' : " granularity=$granularity_ms"));
     while (($line = fgets(STDIN)) !== false) {
         $args = explode(' ', trim($line));
         try {

@@ -199,6 +199,32 @@ func TestPage(t *testing.T) {
 		}
 	}
 	require.NotNil(t, header, "docs/php.md has the PHP matrix")
+	libs := recipes.Libraries()
+	libRows := map[string][]string{}
+	var libHeader []string
+	for _, line := range strings.Split(string(b), "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) != len(libs)+1 {
+			continue
+		}
+		if cells[0] == "property" && cells[1] == libs[0].Name {
+			libHeader = cells[1:]
+		} else if _, err := locktest.ParseProperty(cells[0]); err == nil && libHeader != nil {
+			libRows[cells[0]] = cells[1:]
+		}
+	}
+	require.NotNil(t, libHeader, "docs/php.md has the frameworks' matrix")
+	for i, p := range libs {
+		assert.Equal(t, p.Name, libHeader[i], "the frameworks' column %d", i+1)
+		for _, prop := range locktest.Properties() {
+			if row, ok := libRows[string(prop)]; assert.True(t, ok, "the frameworks' matrix has a row for %s", prop) {
+				assert.Equal(t, string(p.Expect.Verdict(prop)), row[i], "%s / %s", p.Name, prop)
+			}
+		}
+	}
 	for i, p := range progs {
 		assert.Equal(t, p.Name, header[i], "column %d", i+1)
 	}

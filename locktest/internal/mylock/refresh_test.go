@@ -1,6 +1,8 @@
 package mylock_test
 
 import (
+	"time"
+
 	"context"
 	"os"
 	"strings"
@@ -45,4 +47,22 @@ func TestRefreshing(t *testing.T) {
 	locktest.Run(t, cfg.New, locktest.Expect{
 		Breaks: []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
 	})
+}
+
+// wholeSeconds is the configuration for a lock that counts whole seconds.
+func wholeSeconds(addr, key string, newLock locktest.Factory) locktest.Config {
+	return locktest.Config{Addr: addr, New: newLock, Key: key,
+		Timing: locktest.Timing{Granularity: time.Second}}
+}
+
+// TestWholeSeconds: the configuration docs/your-own-lock.md shows for a
+// lock that counts whole seconds resolves to TTLs in whole seconds.
+func TestWholeSeconds(t *testing.T) {
+	newLock := func(c locktest.Client) (strategy.Strategy, error) { return mylock.New(c.Pool) }
+	cfg := wholeSeconds(redistest.Shared(t).Addr, redistest.Key(t), newLock)
+	r := cfg.Timing.Resolved()
+	for _, d := range []time.Duration{r.Short, r.Long, r.Slack} {
+		assert.Zero(t, d%time.Second, "%v is not a whole number of seconds", d)
+	}
+	assert.Equal(t, time.Second, r.Short)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -136,6 +137,7 @@ func TestLibraryPagesUpToDate(t *testing.T) {
 		return exitOK
 	})
 	require.Equal(t, exitOK, code, progress.String())
+	rerunInconclusive(t, rep, cols, srv.Addr)
 	require.True(t, rep.OK(), "the verdicts are not the declared ones:\n%s", progress.String())
 	for _, page := range libraryPages {
 		blocks, err := libraryStyle.Parse(libraryPage(t, page))
@@ -146,5 +148,23 @@ func TestLibraryPagesUpToDate(t *testing.T) {
 				t.Errorf("%s: %s is out of date: run make docs.\n--- this run's\n%s", page, b.Name(), text)
 			}
 		}
+	}
+}
+
+// rerunInconclusive runs again, twice at most, each check of rep that the
+// server disturbed in every one of its runs (a stall on a busy machine,
+// likelier in the program columns, which run ten times longer than a Go
+// one): it says nothing about the lock, nor about the pages.
+func rerunInconclusive(t *testing.T, rep *report.Report, cols []catalog.Entry, addr string) {
+	t.Helper()
+	for i, r := range rep.Results {
+		for try := 2; try <= 3 && errors.Is(r.Err, locktest.ErrInconclusive); try++ {
+			t.Logf("%s / %s, try %d: %v", r.Strategy, r.Property, try, r.Err)
+			e, err := catalog.Select(cols, r.Strategy)
+			require.NoError(t, err)
+			cfg := e[0].Config(locktest.Config{Addr: addr, Key: redistest.Key(t) + ":" + r.Strategy})
+			r.Result = locktest.Check(context.Background(), cfg, r.Property)
+		}
+		rep.Results[i] = r
 	}
 }

@@ -62,12 +62,16 @@ check: setup
 # Regenerate the generated blocks of README.md, docs/*.md and the Chinese
 # edition docs/zh/*.md, in Chinese (the matrix, each strategy's verdicts,
 # the traces of its breaks, the quoted code) from one real run; the prose
-# around them is left as it is (cmd/lockdocs). Then the library pages,
-# docs/libraries.md and docs/zh/libraries.md, from a run of peercheck
-# -libraries.
+# around them is left as it is (cmd/lockdocs). The diagrams of mutants'
+# breaks (mutants: blocks) come from a run of each mutant
+# (TestMutantTraces). Then the library pages, docs/libraries.md and
+# docs/zh/libraries.md, from the JSON of a run of peercheck -libraries.
 docs: setup
 	$(LOCAL_REDIS) go run ./cmd/lockdocs README.md docs docs/zh
-	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -libraries -docs
+	$(LOCAL_REDIS) go test -count=1 -run TestMutantTraces ./locktest -args -update-traces
+	@run=$$(mktemp) && trap 'rm -f "$$run"' EXIT && \
+	(cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -libraries -format json >"$$run") && \
+	go run ./cmd/lockdocs -report "$$run" -marker libraries docs/libraries.md docs/zh/libraries.md
 
 # The whole matrix ten times in a row: every verdict must be the declared
 # one, every time.
@@ -94,7 +98,9 @@ peers: setup
 libraries: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -libraries $(PEERCHECK_FLAGS)
 
-# Regenerate the generated blocks of docs/peers.md from one real run, on
-# the runner lockcheck and lockdocs use (cmd/matrixrun).
+# Regenerate the generated blocks of docs/peers.md from one real run of
+# peercheck (its JSON), written by lockdocs, the one generator of the docs.
 peers-docs: setup
-	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -docs -root .. ../docs/peers.md
+	@run=$$(mktemp) && trap 'rm -f "$$run"' EXIT && \
+	(cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -format json >"$$run") && \
+	go run ./cmd/lockdocs -report "$$run" -marker peercheck docs/peers.md

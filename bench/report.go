@@ -33,6 +33,9 @@ type Report struct {
 	// SameClient holds the same-client figure: a row per lock (and per way
 	// by hand) per client per goroutine count.
 	SameClient []SameClientRow `json:"same_client,omitempty"`
+	// Libraries holds the libraries figure: rueidislock and go-zero's
+	// RedisLock beside luatoken on the same client library.
+	Libraries []LibraryRow `json:"libraries,omitempty"`
 
 	// Contended holds the contended figure: a row per lock, waiting mode
 	// and count of waiters on one key, each figure with its spread; Sweep

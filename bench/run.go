@@ -49,8 +49,8 @@ type Config struct {
 	// Only restricts the run to the subjects of these names; empty means all.
 	Only []string
 	// Figures restricts the run to these figures (FigureUncontended,
-	// FigureAllocations, FigureParallel, FigureSameClient, FigureRedlock,
-	// FigureContended, FigureSuite); empty means all.
+	// FigureAllocations, FigureParallel, FigureSameClient, FigureLibraries,
+	// FigureRedlock, FigureContended, FigureSuite); empty means all.
 	Figures []string
 	// Progress receives a line per step; nil means none.
 	Progress io.Writer
@@ -87,10 +87,11 @@ const (
 	FigureSameClient  = "sameclient"
 	FigureSuite       = "suite"
 	FigureRedlock     = "redlock"
+	FigureLibraries   = "libraries"
 )
 
 // Figures lists them all, in the order a run measures them.
-var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureRedlock, FigureContended, FigureSuite}
+var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureLibraries, FigureRedlock, FigureContended, FigureSuite}
 
 // Runner measures every subject against one server.
 type Runner struct {
@@ -227,6 +228,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		{FigureAllocations, r.allocations},
 		{FigureParallel, r.parallel},
 		{FigureSameClient, r.sameClient},
+		{FigureLibraries, r.libraries},
 		{FigureRedlock, r.redlockFigure},
 		{FigureContended, r.contended},
 		{FigureSuite, r.suite},

@@ -266,6 +266,12 @@ func (rep *Report) WriteText(w io.Writer) {
 			"\"no difference measured\" where the rounds of the two overlap:\n\n", rep.Settings.SameClientRounds, rep.Settings.SameClientS)
 		rep.sameClientTable().text(w)
 	}
+	if len(rep.Libraries) > 0 {
+		fmt.Fprintf(w, "\nLibraries beside luatoken on the same client: per second, uncontended (pairs, each goroutine on a key of its own)\n"+
+			"and hand-off (critical sections, %d waiters and a holder on one key), %d rounds of %.1fs in a shuffled order:\n\n",
+			LibraryWaiters, rep.Settings.SameClientRounds, rep.Settings.SameClientS)
+		rep.libraryTable().text(w)
+	}
 	if len(rep.Redlock) > 0 {
 		fmt.Fprintf(w, "\nRedlock over %d masters: pairs/s, each goroutine on a key of its own, %d rounds of %.1fs in a shuffled order:\n\n",
 			RedlockMasters, rep.Settings.SameClientRounds, rep.Settings.SameClientS)
@@ -306,6 +312,10 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 	}
 	if len(rep.SameClient) > 0 {
 		rep.sameClientTable().markdown(w)
+		fmt.Fprintln(w)
+	}
+	if len(rep.Libraries) > 0 {
+		rep.libraryTable().markdown(w)
 		fmt.Fprintln(w)
 	}
 	if len(rep.Redlock) > 0 {

@@ -26,7 +26,7 @@ var gridText string
 // the peers (module peers), redis-py's Lock and the PHP frameworks' locks
 // (package recipes). A column of the grid is one of the catalog's
 // strategies or one of these.
-var Outside = []string{"redsync", "redislock", "goredislock", "redis-py", "symfony-lock", "symfony-lock-store-ttl", "laravel", "laravel-seconds"}
+var Outside = []string{"redsync", "redislock", "goredislock", "go-zero", "go-zero-shared", "rueidislock", "rueidislock-km1", "redis-py", "symfony-lock", "symfony-lock-store-ttl", "laravel", "laravel-seconds"}
 
 // NotDeclared is the cell of a property a column is not checked on (the
 // topology properties for a program run through package recipes).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -45,7 +46,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	case cfg.RestartDelay < 0:
 		return Result{Err: fmt.Errorf("config: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
 	}
-	cfg.perms = &permissions{}
+	cfg.perms, cfg.noLogin = &permissions{}, &atomic.Bool{}
 	pool := cfg.pool()
 	defer pool.Close()
 	if err := checkPool(ctx, pool); err != nil {
@@ -68,6 +69,9 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		res = checkOnce(ctx, cfg, pool, m, p, scenario, suffix)
 		res.Granularity = tm.Granularity
 		why := m.stop()
+		if cfg.noLogin.Load() && !errors.Is(res.Err, ErrInterrupted) {
+			return Result{Err: ErrNoLogin, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+		}
 		if err := cfg.perms.err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {
 			return Result{Err: err, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 		}
@@ -123,6 +127,12 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	}
 	return res
 }
+
+// ErrNoLogin: a client sent a command to its proxy before logging in with
+// its Client.Password (the proxy answered NOAUTH), so no scenario could
+// run as written. A program checked with -exec must send AUTH with
+// LOCKLAB_REDIS_PASSWORD first.
+var ErrNoLogin = errors.New("the program did not log in to its proxy: send AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)")
 
 // ErrInterrupted: the check's context ended before a verdict.
 var ErrInterrupted = errors.New("locktest: interrupted before a verdict")

@@ -52,6 +52,17 @@ type simClient struct {
 	failNext       bool          // the next command fails without being sent
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
 
+	// Faults on the wire (fault.go): the one armed, the commands counted
+	// since, the command it hit and what it did; and the commands listed
+	// while watching.
+	fault      fault
+	faultSeen  int
+	faultCmd   *wire.Command
+	faultHit   faultKind
+	faultUntil time.Time
+	watching   bool
+	seen       []sentCommand
+
 	// ownClock: the strategy reads a clock of its own (strategy.OwnClock),
 	// so the proxy shifts the absolute times of a skewed client's
 	// commands; shiftNoted once the timeline says so.

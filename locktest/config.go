@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/locklab/locklab/strategy"
@@ -29,7 +30,8 @@ type Config struct {
 	Masters      int           // masters a lock such as Redlock spans (Client.Pools); 0, 1: one
 	RestartDelay time.Duration // how long restart-amnesia's master stays down
 
-	perms *permissions // the NOPERMs of the check under way; nil outside one
+	perms   *permissions // the NOPERMs of the check under way; nil outside one
+	noLogin *atomic.Bool // set when a proxy answered NOAUTH during the check
 }
 
 // Timing is the time scale of the scenarios; a zero field takes its

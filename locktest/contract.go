@@ -20,8 +20,8 @@ type ContractCheck struct {
 // Contract checks, under the watchdog, what every lock must do whatever
 // its algorithm: refuse the empty key or lock it as any other (empty-key),
 // refuse a TTL of zero or less (bad-ttl), leave no lock after a cancelled
-// attempt (cancelled), fail, and not with ErrNotAcquired, when Redis is out
-// of reach (unreachable), and leave a key of another type alone
+// attempt (cancelled), fail, and not with ErrNotAcquired, when Redis goes
+// out of reach after the lock has worked once (unreachable), and leave a key of another type alone
 // (wrong-type). None may panic or hang.
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
@@ -120,8 +120,19 @@ func contractCancelled(r *run, c *simClient) string {
 }
 
 func contractUnreachable(r *run, c *simClient) string {
-	c.kill() // its connections cut and refused, as a server out of reach
+	// A warm client: it has acquired and released once, so its
+	// connections are open and logged in, and the outage meets a command,
+	// as a real one does, rather than the dial of a first connection.
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
+	if l == nil {
+		r.fail("TryAcquire of a free lock failed (%v): the check needs a lock that works before Redis goes out of reach", err)
+	}
+	// Whatever the release says: release-frees judges it. Then the
+	// client's connections are cut and new ones refused, as a server out
+	// of reach.
+	_ = l.Release(r.ctx)
+	c.kill()
+	l, err = c.attempt(r.ctx, r.key, r.tm.Long)
 	refused(r, "TryAcquire with Redis out of reach", l, err)
 	if errors.Is(err, strategy.ErrNotAcquired) {
 		r.fail("with Redis out of reach, TryAcquire says someone else holds the lock (%v): a caller that retries on ErrNotAcquired waits on a dead server", err)

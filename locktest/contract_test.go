@@ -54,7 +54,8 @@ func contract(t *testing.T, f locktest.Factory) []string {
 
 // TestContract: a lock that overwrites whatever the key holds fails the
 // check of keys of another type; one that reads every error as a held
-// lock fails the unreachable check; a plain correct lock passes, and one
+// lock fails the unreachable check, and so does one that reads every
+// error as a grant; a plain correct lock passes, and one
 // that hangs is stopped by the watchdog.
 func TestContract(t *testing.T) {
 	assert.Empty(t, contract(t, func(c locktest.Client) (strategy.Strategy, error) { return setnxpx.New(c.Pool) }))
@@ -62,6 +63,9 @@ func TestContract(t *testing.T) {
 		contract(t, func(c locktest.Client) (strategy.Strategy, error) { return careless{p: c.Pool}, nil }))
 	assert.Equal(t, []string{"unreachable", "wrong-type"},
 		contract(t, func(c locktest.Client) (strategy.Strategy, error) { return careless{p: c.Pool, busy: true}, nil }))
+	// A lock that takes any error of its SET for a grant: the outage meets
+	// its SET, on the connection it logged in with before, and it grants.
+	assert.Equal(t, []string{"unreachable"}, contract(t, mutant(t, "error-taken-for-grant").New))
 	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, Key: redistest.Key(t), Timeout: 300 * time.Millisecond,
 		New: func(locktest.Client) (strategy.Strategy, error) { return hanging{}, nil }}
 	for _, c := range locktest.Contract(context.Background(), cfg) {

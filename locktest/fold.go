@@ -5,26 +5,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/locklab/locklab/internal/fold"
 	"github.com/locklab/locklab/internal/msg"
 )
 
 // A timeline repeats itself: a waiter polls the key a hundred times, a
-// scenario retries the same commands. Fold finds the repetitions, once for
-// every form that shows a timeline: report's diagrams draw each as a loop,
-// formatEvents writes it once.
+// scenario retries the same commands. groups finds the repetitions, once
+// for every form that shows a timeline: report's diagrams draw each as a
+// loop (through package fold), formatEvents writes it once.
 
-// Repeat is a stretch of a timeline seen len(Events) times in a row, or
+// repeat is a stretch of a timeline seen len(Events) times in a row, or
 // once.
-type Repeat struct {
-	Events [][]Event // one slice per repetition
-	// First and Last are the repetitions to show, merged.
-	First, Last int
-}
+type repeat = fold.Repeat[Event]
 
-// Fold cuts a timeline into Repeats, in order: a client's failed attempts
-// in a row, and elsewhere blocks of up to six events, seen again and again
-// with only times and tokens changed.
-func Fold(tl []Event) []Repeat { return groups(tl) }
+func init() { fold.Register(groups) }
 
 // maxGroup is the longest group of events that collapse looks for.
 const maxGroup = 6
@@ -74,10 +68,12 @@ func msgSig(m *Message) string {
 	return strings.Join(parts, "\x03")
 }
 
-// groups cuts the timeline into Repeats: each client's failed attempts in
-// a row (see attempts), and between them what collapse makes of the rest.
-func groups(tl []Event) []Repeat {
-	var out []Repeat
+// groups cuts the timeline into repeats, in order: each client's failed
+// attempts in a row (see attempts), and between them what collapse makes
+// of the rest, blocks of up to six events seen again and again with only
+// times and tokens changed.
+func groups(tl []Event) []repeat {
+	var out []repeat
 	plain := 0
 	for i := 0; i < len(tl); {
 		g, n := attempts(tl[i:])
@@ -98,7 +94,7 @@ func groups(tl []Event) []Repeat {
 // least two, it returns them as groups, and how many events they cover:
 // the attempts before the first that went the way most of them did are
 // drawn as they are, then that one and all that follow as one loop.
-func attempts(tl []Event) ([]Repeat, int) {
+func attempts(tl []Event) ([]repeat, int) {
 	if len(tl) == 0 || tl[0].Client == "" {
 		return nil, 0
 	}
@@ -143,13 +139,13 @@ func attempts(tl []Event) ([]Repeat, int) {
 			last = i
 		}
 	}
-	var out []Repeat
+	var out []repeat
 	n := 0
 	for _, r := range reps[:first] {
-		out = append(out, Repeat{Events: [][]Event{r}})
+		out = append(out, repeat{Events: [][]Event{r}})
 		n += len(r)
 	}
-	loop := Repeat{Events: reps[first:], Last: last - first}
+	loop := repeat{Events: reps[first:], Last: last - first}
 	for _, r := range loop.Events {
 		n += len(r)
 	}
@@ -159,13 +155,13 @@ func attempts(tl []Event) ([]Repeat, int) {
 // collapse cuts the timeline into groups: at each point it takes the block
 // of up to maxGroup events that repeats to cover the most events (the
 // shortest on a tie), or the single event when nothing repeats.
-func collapse(tl []Event) []Repeat {
+func collapse(tl []Event) []repeat {
 	sigs := make([]string, len(tl))
 	for i, e := range tl {
 		sigs[i] = signature(e)
 	}
 	same := func(i, j, k int) bool { return slices.Equal(sigs[i:i+k], sigs[j:j+k]) }
-	var out []Repeat
+	var out []repeat
 	for i := 0; i < len(tl); {
 		bestK, bestReps := 1, 1
 		for k := 1; k <= maxGroup && i+2*k <= len(tl); k++ {
@@ -177,7 +173,7 @@ func collapse(tl []Event) []Repeat {
 				bestK, bestReps = k, reps
 			}
 		}
-		g := Repeat{}
+		g := repeat{}
 		for r := range bestReps {
 			g.Events = append(g.Events, tl[i+r*bestK:i+(r+1)*bestK])
 		}

@@ -30,7 +30,7 @@ func (c *simClient) hooks(node int) wire.Hooks {
 				return err
 			}
 			c.shiftTimes(cmd)
-			return nil
+			return c.injectBefore(cmd)
 		},
 		After: func(cmd *wire.Command, reply wire.Value, err error) {
 			c.after(node, cmd, reply, err)
@@ -114,6 +114,17 @@ func (c *simClient) partition(cut bool, nodes ...int) {
 // before anything the client does on reading its reply, and a crash comes
 // before the client can send anything more.
 func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err error) {
+	if !cmd.Sent && (c.faultHitting(cmd, faultReply) || c.faultHitting(cmd, faultDropped)) {
+		e := Event{Client: c.name, Kind: EvCommand, Command: c.commandArgs(cmd.Args)}
+		if reply.IsError() {
+			e.Err = string(reply.Text)
+		} else {
+			m := mNoReply.New()
+			e.Msg = &m
+		}
+		c.faultAfter(cmd, &e)
+		return
+	}
 	if !cmd.Sent {
 		if cut := c.unreachable(node); cut != nil {
 			// Refused by a partition: the timeline shows the attempt.
@@ -148,7 +159,11 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 			e.Reply[0].Kind = ArgDigest
 		}
 	}
-	c.r.rec.add(e)
+	hit := c.faultAfter(cmd, &e)
+	if hit == faultNone {
+		c.r.rec.add(e)
+	}
+	defer c.holdOrDrop(hit, cmd)
 	c.mu.Lock()
 	c.sent++
 	switch name {

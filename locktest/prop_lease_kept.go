@@ -42,6 +42,9 @@ const keptTries = 3
 // one. Nobody may acquire before A's TTL has passed. A lock that can be
 // refreshed goes through it again, with A's lease given by Refresh.
 func leaseKept(newRun func(string) *run) Result {
+	if res, broke := leaseMeasured(newRun); broke {
+		return res
+	}
 	res, refresher := keptRound(newRun, false)
 	if res.Verdict != Holds || !refresher {
 		return res
@@ -130,6 +133,59 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	return Result{}, false
 }
 
+// leaseGranularity is how much shorter than asked a key may live for
+// the rounding of a TTL to whole milliseconds, twice.
+const leaseGranularity = 2 * time.Millisecond
+
+// leaseMeasured: A acquires with the Long TTL and the suite reads K's
+// PTTL right after the acquire returns. K then lives at most until that
+// read returned plus its PTTL; the lease A was promised ends no earlier
+// than the TTL after A began its attempt, or, for a lock that tells its
+// holder a shorter validity (Redlock's drift) or a lease that ends, when
+// that says. A key that goes before, by more than the granularity of
+// milliseconds, breaks lease-kept; no load on the machine can make a
+// correct lock look so, as every delay counts in its favour. A lock whose
+// key has no expiry of its own is left to the probes.
+func leaseMeasured(newRun func(string) *run) (Result, bool) {
+	r := newRun("/measured")
+	a := r.newClient("A", 0)
+	ttl := r.tm.Long
+	began := time.Now()
+	la := a.tryAcquire(ttl)
+	if la == nil {
+		r.fail("A could not acquire a free lock")
+	}
+	promised := began.Add(ttl)
+	if v, ok := la.(interface{ Validity() time.Duration }); ok {
+		promised = minTime(promised, time.Now().Add(v.Validity()))
+	}
+	if ctx := leaseOf(la); ctx != nil {
+		if dl, ok := ctx.Deadline(); ok {
+			promised = minTime(promised, dl)
+		}
+	}
+	ms := r.readPTTL()
+	read := time.Now()
+	if ms < 0 {
+		r.shutdown()
+		return Result{}, false
+	}
+	expires := read.Add(time.Duration(ms) * time.Millisecond)
+	if short := promised.Sub(expires); short > leaseGranularity {
+		r.det.enter("A")
+		return r.breaks(mKeptMeasured.New(ttl, read.Sub(began).Round(time.Millisecond), shown(ms), short.Round(time.Millisecond))), true
+	}
+	r.shutdown()
+	return Result{}, false
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 // lease-kept's messages.
 var (
 	mKeptHoldsFor     = msg.Define("lease-kept.holds-for", nil, "A holds the lock for a TTL of", "A 持有锁，TTL 为")
@@ -148,6 +204,9 @@ var (
 	mKeptHolds = msg.Define("lease-kept.holds", msg.K(msg.Duration, msg.Duration, msg.Duration),
 		"nobody acquired the lock while A held it for {0} (B polled with the same TTL, then C with {1}, until {2} before its end)",
 		"A 持有锁的 {0} 里没人拿到锁（B 用同样的 TTL 轮询，之后 C 用 {1} 轮询，直到结束前 {2}）")
+	mKeptMeasured = msg.Define("lease-kept.breaks-measured", msg.K(msg.Duration, msg.Duration, msg.Duration, msg.Duration),
+		"A asked for a TTL of {0}; read {1} after A's attempt began, K had {2} left: the key goes at least {3} before the lease A was promised ends",
+		"A 请求的 TTL 为 {0}；A 开始加锁 {1} 之后读到 K 只剩 {2}：这个键至少比 A 得到承诺的租约早 {3} 消失")
 	mKeptAgain = msg.Define("lease-kept.holds-refreshed", msg.K(msg.Sub),
 		"{0}; and again after A refreshed its lock to that TTL", "{0}；A 把锁续期到这个 TTL 后再测一遍，也是如此")
 )

@@ -215,11 +215,11 @@ func (e Event) String() string {
 }
 
 // formatEvents formats a timeline one event a line, its repetitions
-// (see Fold) once: a line "loop ×N, until <time of its last event>:",
+// (see groups) once: a line "loop ×N, until <time of its last event>:",
 // then the events of one repetition, indented.
 func formatEvents(tl []Event) string {
 	var b strings.Builder
-	for _, r := range Fold(tl) {
+	for _, r := range groups(tl) {
 		indent := ""
 		if len(r.Events) > 1 {
 			end := r.Events[len(r.Events)-1]

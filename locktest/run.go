@@ -40,6 +40,7 @@ type run struct {
 	det        *detector
 	clockReads atomic.Int64
 	perms      *permissions // the NOPERMs met, the clients' and the suite's own
+	noLogin    *atomic.Bool // set when a client's proxy answered NOAUTH
 	mu         sync.Mutex
 	clients    []*simClient
 	// stateKeys are the keys the lock keeps its state under when they are
@@ -69,7 +70,7 @@ type abort struct{ err error }
 // its timeline, starting now, and its detector.
 func (cfg Config) newRun(ctx context.Context, pool *redis.Pool, key string) *run {
 	now := time.Now()
-	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key, perms: cfg.perms,
+	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key, perms: cfg.perms, noLogin: cfg.noLogin,
 		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now},
 		masters: cfg.Masters, restartDelay: cfg.RestartDelay}
 	r.det = &detector{rec: r.rec}
@@ -183,7 +184,7 @@ func (r *run) newClient(name string, skew time.Duration) *simClient {
 		if i == 0 {
 			crashed = c.crashDone // once, not once per master
 		}
-		proxy, err := wire.Listen(wire.Config{Dial: n.dial, Hooks: c.hooks(i), Crashed: crashed, Lost: r.lost, Secret: secret})
+		proxy, err := wire.Listen(wire.Config{Dial: n.dial, Hooks: c.hooks(i), Crashed: crashed, Lost: r.lost, Secret: secret, NoAuth: r.sawNoAuth})
 		if err != nil {
 			c.close()
 			r.fail("%s: the suite's proxy: %v", name, err)
@@ -287,6 +288,14 @@ func pttlOf(c redis.Conn, keys []string) (int64, error) {
 		ms = append(ms, m)
 	}
 	return combinedPTTL(ms), nil
+}
+
+// sawNoAuth notes that a client's proxy answered NOAUTH: the client did
+// not log in with its Password.
+func (r *run) sawNoAuth() {
+	if r.noLogin != nil {
+		r.noLogin.Store(true)
+	}
 }
 
 // guard runs a call into the strategy, turning a panic into an abort.

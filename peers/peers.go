@@ -15,16 +15,24 @@ package peers
 import (
 	"context"
 	"fmt"
+	"net"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/peers/goredislock"
+	"github.com/locklab/locklab/peers/gozero"
 	"github.com/locklab/locklab/peers/redislock"
 	"github.com/locklab/locklab/peers/redsync"
+	ruelock "github.com/locklab/locklab/peers/rueidislock"
 	"github.com/locklab/locklab/strategy"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+	"github.com/redis/rueidis/rueidislock"
+	"github.com/zeromicro/go-zero/core/logx"
+	zeroredis "github.com/zeromicro/go-zero/core/stores/redis"
 )
 
 // The modules the peers are built on, at the versions go.mod requires (a
@@ -33,6 +41,8 @@ const (
 	RedsyncModule   = "github.com/go-redsync/redsync/v4 v4.18.1"
 	RedislockModule = "github.com/bsm/redislock v0.9.4"
 	GoRedisModule   = "github.com/redis/go-redis/v9 v9.23.0"
+	GoZeroModule    = "github.com/zeromicro/go-zero v1.10.3"
+	RueidisModule   = "github.com/redis/rueidis v1.0.79"
 )
 
 // Peers returns the peers, each as a catalog entry: its name, the module
@@ -93,6 +103,42 @@ func Peers() []catalog.Entry {
 				return goredislock.New(rdb)
 			},
 		},
+		{
+			Name:    "go-zero",
+			Sources: GoZeroModule + ", core/stores/redis RedisLock, a new one for each use",
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				store, err := newZeroStore(c)
+				if err != nil {
+					return nil, err
+				}
+				return gozero.New(store)
+			},
+		},
+		{
+			Name:    "go-zero-shared",
+			Sources: GoZeroModule + ", one RedisLock per key shared by a client's goroutines",
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				store, err := newZeroStore(c)
+				if err != nil {
+					return nil, err
+				}
+				return gozero.Shared(store)
+			},
+		},
+		{
+			Name:    "rueidislock",
+			Sources: RueidisModule + ", rueidislock with its defaults (KeyMajority 2: 2 of 3 keys)",
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return newRueidislock(c, 0)
+			},
+		},
+		{
+			Name:    "rueidislock-km1",
+			Sources: RueidisModule + ", rueidislock with KeyMajority 1, as its README advises on one Redis",
+			New: func(c locktest.Client) (strategy.Strategy, error) {
+				return newRueidislock(c, 1)
+			},
+		},
 	}
 	for i := range peers {
 		peers[i] = catalog.Declare(peers[i])
@@ -141,4 +187,63 @@ func newClient(c locktest.Client) (*redis.Client, error) {
 		return nil, fmt.Errorf("go-redis client for %s: %w", c.Name, err)
 	}
 	return rdb, nil
+}
+
+// zeroAddrs counts the uses of each proxy address by go-zero stores.
+var (
+	zeroMu    sync.Mutex
+	zeroAddrs = map[string]int{}
+	zeroQuiet sync.Once
+)
+
+// newZeroStore returns a go-zero store on the suite's proxy for c, as
+// go-zero's documentation makes one (redis.NewRedis with a RedisConf, which
+// pings the server once since NonBlock is false), with go-zero's logs off.
+//
+// go-zero keeps one go-redis client per address for the life of the
+// process, and never closes it. A proxy's port can come back for a later
+// client, which logs in with a secret of its own: the address is then
+// written with as many leading zeros in its port as it had uses before
+// (":045123" is port 45123), so that each client gets a go-redis client of
+// its own, which logs in with its own secret.
+func newZeroStore(c locktest.Client) (*zeroredis.Redis, error) {
+	zeroQuiet.Do(logx.Disable)
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return nil, err
+	}
+	zeroMu.Lock()
+	n := zeroAddrs[c.Addr]
+	zeroAddrs[c.Addr] = n + 1
+	zeroMu.Unlock()
+	store, err := zeroredis.NewRedis(zeroredis.RedisConf{
+		Host:        net.JoinHostPort(host, strings.Repeat("0", n)+port),
+		Type:        zeroredis.NodeType,
+		Pass:        c.Password,
+		PingTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("go-zero store for %s: %w", c.Name, err)
+	}
+	return store, nil
+}
+
+// newRueidislock returns rueidislock's locks on the suite's proxy for c,
+// with KeyMajority majority (0: its default), closed when the suite is
+// done with c.
+func newRueidislock(c locktest.Client, majority int32) (*ruelock.Locks, error) {
+	l, err := ruelock.New(rueidislock.LockerOption{
+		ClientOption: ruelock.ClientOption(c.Addr, c.Password),
+		KeyMajority:  majority,
+		// The one default changed: 20ms for each key's attempt, on a test
+		// machine under load, fails an attempt with "context deadline
+		// exceeded", neither a grant nor a refusal, as a slow network
+		// would; a second leaves the suite's scenarios to decide.
+		TryNextAfter: time.Second,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rueidislock for %s: %w", c.Name, err)
+	}
+	c.Cleanup(l.Close)
+	return l, nil
 }

@@ -38,7 +38,7 @@ func TestColumns(t *testing.T) {
 		assert.True(t, ok, e.Name)
 		assert.Equal(t, e.Sources, got.Sources)
 	}
-	assert.Equal(t, []string{"redsync", "redislock", "goredislock", "luatoken"}, names)
+	assert.Equal(t, []string{"redsync", "redislock", "goredislock", "go-zero", "go-zero-shared", "rueidislock", "rueidislock-km1", "luatoken"}, names)
 	for _, e := range peers.Peers() {
 		assert.Contains(t, catalog.Outside, e.Name, "a peer's column is declared in the grid")
 		for _, p := range locktest.AllProperties() {
@@ -65,7 +65,7 @@ func TestModules(t *testing.T) {
 			required[f[0]] = f[0] + " " + f[1]
 		}
 	}
-	for _, m := range []string{peers.RedsyncModule, peers.RedislockModule, peers.GoRedisModule} {
+	for _, m := range []string{peers.RedsyncModule, peers.RedislockModule, peers.GoRedisModule, peers.GoZeroModule, peers.RueidisModule} {
 		path, _, _ := strings.Cut(m, " ")
 		assert.Equal(t, m, required[path])
 	}

@@ -3,7 +3,9 @@ package report_test
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
@@ -37,4 +39,23 @@ func TestFormats(t *testing.T) {
 	}
 	assert.Contains(t, report.FormatList(), "text, markdown")
 	assert.Error(t, report.Format("xml").Write(io.Discard, sample(), opts))
+}
+
+// TestReadJSON: a report read back from its JSON renders as the report
+// itself, in every format.
+func TestReadJSON(t *testing.T) {
+	rep := sample()
+	rep.When = rep.When.Truncate(time.Second) // RFC 3339 keeps seconds
+	var b bytes.Buffer
+	require.NoError(t, report.JSON(&b, rep, report.Options{}))
+	back, err := report.ReadJSON(&b)
+	require.NoError(t, err)
+	for _, f := range report.Formats() {
+		var want, got bytes.Buffer
+		require.NoError(t, f.Write(&want, rep, report.Options{Trace: true}))
+		require.NoError(t, f.Write(&got, back, report.Options{Trace: true}))
+		assert.Equal(t, want.String(), got.String(), f)
+	}
+	_, err = report.ReadJSON(strings.NewReader(`{"version": 1}`))
+	assert.ErrorContains(t, err, "version 1, want 2")
 }

@@ -88,6 +88,11 @@ func (s Shape) Verdicts(w io.Writer, rep *Report, strategy string) {
 	verdicts(w, rep, strategy, s.tr())
 }
 
+// Scales writes, in l, one line for each group of columns of rep that ran
+// at a time scale coarser than a millisecond: which, at what granularity
+// and why; nothing when every column ran at the default.
+func (l Lang) Scales(w io.Writer, rep *Report) { rep.writeScales(w, l.tr()) }
+
 func (s Shape) tr() tr {
 	t := s.Lang.tr()
 	t.shape = true

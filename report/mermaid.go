@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/internal/fold"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 )
@@ -63,7 +64,7 @@ func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
 	for _, p := range m.participants {
 		fmt.Fprintf(&b, "    participant %s\n", p)
 	}
-	for _, l := range m.body(locktest.Fold(tl)) {
+	for _, l := range m.body(fold.Timeline(tl)) {
 		b.WriteString("    ")
 		b.WriteString(strings.Repeat("    ", l.depth))
 		b.WriteString(l.text)
@@ -166,7 +167,7 @@ type line struct {
 }
 
 // body renders the groups.
-func (m *mermaid) body(groups []locktest.Repeat) []line {
+func (m *mermaid) body(groups []fold.Repeat[locktest.Event]) []line {
 	var out []line
 	for _, g := range groups {
 		if len(g.Events) == 1 {

@@ -487,10 +487,8 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		k, _ := tok.(string)
-		switch k {
-		case "reason":
-			field(k, extra["reason"])
-			continue
+		if k == "reason" {
+			v = extra["reason"] // in the report's language
 		}
 		field(k, v)
 		if k == "verdict" {
@@ -574,6 +572,32 @@ func JSON(w io.Writer, rep *Report, opts Options) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(ToJSON(rep, opts))
+}
+
+// ReadJSON reads a report as JSON writes it: what a run of lockcheck or
+// peercheck with -format json printed, to render again (lockdocs
+// -report). The reasons and diagrams written are left: they are derived
+// from the messages and timelines.
+func ReadJSON(r io.Reader) (*Report, error) {
+	var j JSONReport
+	if err := json.NewDecoder(r).Decode(&j); err != nil {
+		return nil, fmt.Errorf("reading a report as JSON: %w", err)
+	}
+	if j.Version != JSONVersion {
+		return nil, fmt.Errorf("reading a report as JSON: version %d, want %d", j.Version, JSONVersion)
+	}
+	when, err := time.Parse(time.RFC3339, j.When)
+	if err != nil {
+		return nil, fmt.Errorf("reading a report as JSON: when: %w", err)
+	}
+	rep := &Report{RedisVersion: j.RedisVersion, When: when, Runs: max(j.Runs, 1)}
+	for _, r := range j.Results {
+		rep.Results = append(rep.Results, Result{Strategy: r.Strategy, Expected: r.Expected, Result: r.Result})
+	}
+	for _, c := range j.Changed {
+		rep.Changes = append(rep.Changes, Change(c))
+	}
+	return rep, nil
 }
 
 // Verdicts writes one strategy's verdicts as a Markdown table: property,

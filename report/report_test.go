@@ -595,3 +595,30 @@ func TestShape(t *testing.T) {
 	assert.Equal(t, "测试套件读取 PTTL K：LEFT", report.Shape{Lang: report.Chinese}.Reason(res))
 	assert.Equal(t, "the suite reads PTTL K: 4987", report.English.Reason(res))
 }
+
+// TestScales: the header names the columns that ran at a coarser time
+// scale, with the step and why, in each language, and in JSON; a run
+// at the default scale says nothing of it.
+func TestScales(t *testing.T) {
+	res := func(s string, g time.Duration) report.Result {
+		return report.Result{Strategy: s, Expected: locktest.Holds,
+			Result: locktest.Result{Property: locktest.CrashRecovery, Verdict: locktest.Holds, Granularity: g}}
+	}
+	rep := &report.Report{RedisVersion: "7.0.15", When: time.Unix(0, 0),
+		Results:   []report.Result{res("luatoken", time.Millisecond), res("go-zero", time.Second), res("laravel", time.Second)},
+		ScaleFrom: map[string]report.ScaleFrom{"go-zero": report.ScaleLock, "laravel": report.ScaleFlag}}
+	var en, zh, plain bytes.Buffer
+	require.NoError(t, report.Text(&en, rep, report.Options{}))
+	assert.Contains(t, en.String(), "Time scale: go-zero at a granularity of 1s (the step in which the lock counts TTLs, which it announces), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.\n")
+	assert.Contains(t, en.String(), "Time scale: laravel at a granularity of 1s (set by -granularity)")
+	require.NoError(t, report.Markdown(&zh, rep, report.Options{Lang: report.Chinese}))
+	assert.Contains(t, zh.String(), "时间尺度：go-zero 以 1s 为粒度运行")
+	j := report.ToJSON(rep, report.Options{})
+	assert.Equal(t, time.Second, j.Results[1].Granularity)
+	assert.Equal(t, report.ScaleLock, j.Results[1].ScaleFrom)
+	assert.Equal(t, report.ScaleFrom(""), j.Results[0].ScaleFrom)
+
+	rep.Results = rep.Results[:1]
+	require.NoError(t, report.Text(&plain, rep, report.Options{}))
+	assert.NotContains(t, plain.String(), "Time scale")
+}

@@ -1,8 +1,8 @@
 // Package docblock regenerates the generated blocks of Markdown files from
-// a run of the conformance suite, for lockcheck -docs and for the peers'
-// command: everything outside the blocks is left as it is. A block sits
-// between two HTML comments, each at the start of a line, named after the
-// tool that writes it (Style.Marker):
+// a run of the conformance suite, for lockdocs, which writes them from
+// runs of lockcheck and of peercheck: everything outside the blocks is
+// left as it is. A block sits between two HTML comments, each at the
+// start of a line, named after the tool whose run it shows (Style.Marker):
 //
 //	<!-- lockcheck:matrix --> ... <!-- /lockcheck:matrix -->
 //		the verdict matrix, with the Redis version and date of the run;
@@ -197,6 +197,10 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 	switch b.Kind {
 	case "matrix":
 		lang.MarkdownTable(&w, rep)
+		var scales bytes.Buffer
+		if lang.Scales(&scales, rep); scales.Len() > 0 {
+			fmt.Fprintf(&w, "\n%s", scales.String())
+		}
 		if mism := rep.Mismatches(); len(mism) > 0 {
 			fmt.Fprintf(&w, words.Mismatches, len(mism))
 		}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/internal/langtest"
@@ -129,4 +132,27 @@ func TestExecStderr(t *testing.T) {
 			assert.Contains(t, out, w, tt.command)
 		}
 	}
+}
+
+// TestExecNoLogin: a program that sends its commands without logging in
+// to its proxy (no AUTH with LOCKLAB_REDIS_PASSWORD) gets NOAUTH from it;
+// lockcheck says so once, prints no verdict and exits 2, instead of
+// printing "Authentication required." as every property's failure.
+func TestExecNoLogin(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "nologin.sh")
+	require.NoError(t, os.WriteFile(prog, []byte(`echo ready
+while read -r req key ttl; do
+	exec 3<>"/dev/tcp/${LOCKLAB_REDIS_ADDR%:*}/${LOCKLAB_REDIS_ADDR##*:}"
+	printf 'SET %s 1 NX PX %s\r\n' "$key" "$ttl" >&3
+	IFS= read -r reply <&3
+	exec 3>&-
+	echo "error ${reply%$'\r'}"
+done
+`), 0o600))
+	code, out, errOut := run(t, "-exec", "bash "+prog, "-name", "nologin", "-property", "exclusion,double-release")
+	assert.Equal(t, exitUsage, code)
+	msg := "the program did not log in to its proxy: send AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)"
+	assert.Equal(t, 1, strings.Count(errOut, msg), "the message, once")
+	assert.NotContains(t, out, "Authentication required")
+	assert.NotRegexp(t, `(?m)^exclusion `, out, "no verdict is printed")
 }

@@ -314,6 +314,49 @@ func TestQuote(t *testing.T) {
 	assert.Contains(t, text, `redis.call("DEL", KEYS[1])`)
 }
 
+// TestFromReport: a run read back from its JSON (-report) draws every
+// block of the docs as the run itself does, and -marker peercheck writes
+// the blocks named peercheck from it.
+func TestFromReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole matrix")
+	}
+	rep := wholeMatrix(t)
+	var b strings.Builder
+	require.NoError(t, report.JSON(&b, rep, report.Options{}))
+	back, err := report.ReadJSON(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	docs := committedDocs(t)
+	for _, file := range slices.Sorted(maps.Keys(docs)) {
+		blocks, err := style.Parse(docs[file])
+		require.NoError(t, err, file)
+		for _, blk := range blocks {
+			want, _, err := style.Shape(blk, rep, root, langOf(file))
+			require.NoError(t, err)
+			got, _, err := style.Shape(blk, back, root, langOf(file))
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "%s: %s", file, blk.Name())
+		}
+	}
+
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run.json")
+	require.NoError(t, os.WriteFile(run, []byte(b.String()), 0o644))
+	page := filepath.Join(dir, "page.md")
+	require.NoError(t, os.WriteFile(page, []byte("<!-- peercheck:verdicts strategy=luatoken -->\n<!-- /peercheck:verdicts -->\n"), 0o644))
+	var stderr strings.Builder
+	require.Equal(t, matrixrun.ExitOK, lockdocs(context.Background(), []string{"-report", run, "-marker", "peercheck", page}, &stderr), stderr.String())
+	got, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "| double-release | holds |")
+
+	for _, args := range [][]string{{"-marker", "zookeeper"}, {"-marker", "peercheck", page}, {"-report", filepath.Join(dir, "none.json"), page}} {
+		stderr.Reset()
+		assert.Equal(t, matrixrun.ExitUsage, lockdocs(context.Background(), args, &stderr), "%q", args)
+		assert.Contains(t, stderr.String(), "lockdocs: -", "%q", args)
+	}
+}
+
 func TestLangOf(t *testing.T) {
 	assert.Equal(t, report.Chinese, langOf("docs/zh/getset.md"))
 	assert.Equal(t, report.Chinese, langOf("../../docs/zh/README.md"))

@@ -8,9 +8,15 @@
 // Usage:
 //
 //	lockdocs [-redis TARGET] [-timeout D] [file or directory ...]
+//	lockdocs -report FILE [-marker NAME] [file or directory ...]
 //
 // The files are README.md, docs and docs/zh by default; a directory stands
-// for its *.md files. -redis, the -tls-* flags and -timeout are
+// for its *.md files. With -report, the matrix is not run but read from
+// FILE, what lockcheck or peercheck printed with -format json; -marker
+// peercheck writes the blocks named peercheck, from a run of peercheck
+// (make peers-docs writes docs/peers.md so: lockdocs is the one generator
+// of the docs), and -marker libraries those of the library pages, from a
+// run of peercheck -libraries (make docs). -redis, the -tls-* flags and -timeout are
 // lockcheck's, and the Redis is found, looked at, watched and cleaned up
 // after as lockcheck does it (package cmd/matrixrun); its keys are
 // lockcheck's, which lockcheck -cleanup removes. A block sits between two
@@ -53,6 +59,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/cmd/docblock"
 	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
@@ -80,8 +87,10 @@ func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&m.Target, "redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL) instead of finding one")
 	tlsFiles := matrixrun.TLSFlags(fs)
 	fs.DurationVar(&m.Timeout, "timeout", 30*time.Second, "the most one property may take")
+	from := fs.String("report", "", "run nothing: read the matrix from `FILE`, as lockcheck or peercheck -format json printed it")
+	marker := fs.String("marker", style.Marker, "write the blocks of the markers `NAME`: lockcheck; peercheck (docs/peers.md) or libraries (docs/libraries.md and docs/zh/libraries.md), with -report")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: lockdocs [flags] [file or directory ...]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: lockdocs [flags] [file or directory ...]\n       lockdocs -report FILE [-marker NAME] [file or directory ...]\n\n"+
 			"lockdocs regenerates the generated blocks of README.md, docs and docs/zh (or of the\n"+
 			"files given) from one run of lockcheck's whole matrix on a real Redis.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -97,13 +106,42 @@ func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lockdocs: %v\n", err)
 		return matrixrun.ExitUsage
 	}
+	st, ok := styles[*marker]
+	if !ok {
+		fmt.Fprintf(stderr, "lockdocs: -marker %q: want lockcheck, peercheck or libraries\n", *marker)
+		return matrixrun.ExitUsage
+	}
 	m.TLS = *tlsFiles
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"README.md", "docs", "docs/zh"}
 	}
+	if *from != "" {
+		return fromReport(st, *from, paths, stderr)
+	}
+	if st.Marker != style.Marker {
+		fmt.Fprintf(stderr, "lockdocs: -marker %s: its blocks are written from peercheck's run: give it with -report\n", st.Marker)
+		return matrixrun.ExitUsage
+	}
 	m.Entries, m.Properties, m.Runs = catalog.Strategies(), locktest.AllProperties(), 1
 	return program(stderr).Run(ctx, m, func(rep *report.Report) int {
-		return writeDocs(rep, paths, stderr)
+		return writeDocs(st, rep, paths, stderr)
 	})
+}
+
+// fromReport writes the blocks of style in paths from the report in the
+// JSON file from.
+func fromReport(style docblock.Style, from string, paths []string, stderr io.Writer) int {
+	f, err := os.Open(from)
+	if err != nil {
+		fmt.Fprintf(stderr, "lockdocs: -report: %v\n", err)
+		return matrixrun.ExitUsage
+	}
+	defer f.Close()
+	rep, err := report.ReadJSON(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "lockdocs: -report %s: %v\n", from, err)
+		return matrixrun.ExitUsage
+	}
+	return writeDocs(style, rep, paths, stderr)
 }

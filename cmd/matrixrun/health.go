@@ -3,6 +3,7 @@ package matrixrun
 import (
 	"context"
 	"fmt"
+	"github.com/locklab/locklab/locktest"
 	"time"
 
 	"github.com/locklab/locklab/redistest"
@@ -87,3 +88,13 @@ func (e *lostServer) Error() string {
 }
 
 func (e *lostServer) Unwrap() error { return e.err }
+
+// errNoLogin stops a run whose program does not log in to its proxy:
+// every check would fail the same way, which is no verdict of the lock.
+type errNoLogin struct{ current string }
+
+func (e errNoLogin) Error() string {
+	return fmt.Sprintf("%s: %v; no verdict is printed", e.current, locktest.ErrNoLogin)
+}
+
+func (e errNoLogin) Unwrap() error { return locktest.ErrNoLogin }

@@ -2,6 +2,7 @@ package matrixrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -120,6 +121,10 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 				}
 				if unfinished(ctx, r.Result) {
 					return nil, &interruption{done: done, total: n, current: current}
+				}
+				if errors.Is(r.Result.Err, locktest.ErrNoLogin) {
+					// Every check would say the same: say it once.
+					return nil, errNoLogin{current}
 				}
 				if m.health != nil {
 					if err := m.health(ctx); err != nil {

@@ -243,6 +243,10 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		s.p.log("%v", lost)
 		return ExitUsage
 	}
+	if errors.Is(err, locktest.ErrNoLogin) {
+		s.p.log("%v", err)
+		return ExitUsage
+	}
 	if errors.As(err, &s.stopped) {
 		return ExitMismatch
 	}

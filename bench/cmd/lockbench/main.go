@@ -22,7 +22,7 @@
 //	-from path    measure nothing: print, draw and write the report of an earlier run, read from JSON
 //	-quick        a short run, to try things out (figures are rough)
 //	-only a,b     measure only these subjects
-//	-figures a,b  measure only these figures (uncontended, allocations, parallel, sameclient, redlock, contended, suite)
+//	-figures a,b  measure only these figures (uncontended, allocations, parallel, sameclient, libraries, redlock, contended, suite)
 //	-iterations n uncontended cycles per subject (default 20000)
 //	-parallel d   time per subject with 16 goroutines (default 2s)
 //	-contended d  time per subject and waiting mode on one key (default 4s)

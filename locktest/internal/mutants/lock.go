@@ -70,6 +70,7 @@ type session struct {
 	conn  redis.Conn
 	key   string
 	clock strategy.Clock // the client's
+	pool  strategy.Pool  // for another connection, once conn has failed
 }
 
 // do sends a command whose first argument is the key.
@@ -85,6 +86,29 @@ func (s session) bare(cmd string, args ...any) (any, error) {
 // eval runs a script on the key (EVALSHA, EVAL when not cached).
 func (s session) eval(sc *redis.Script, args ...any) (any, error) {
 	return sc.DoContext(s.ctx, s.conn, append([]any{s.key}, args...)...)
+}
+
+// again returns the session on a fresh connection of the pool, and its
+// close: the session's own connection may be dead (a dropped connection,
+// a deadline past). Its commands have a second, whatever the caller's
+// deadline was: they find out what the failed one did.
+func (s session) again() (session, func(), error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), time.Second)
+	conn, err := s.pool.GetContext(ctx)
+	if err != nil {
+		cancel()
+		return session{}, nil, err
+	}
+	s.ctx, s.conn = ctx, conn
+	return s, func() { conn.Close(); cancel() }, nil
+}
+
+// uncertain says whether err leaves a command's outcome unknown: a
+// timeout or a dropped connection, after which it may have run; an error
+// reply of Redis's (redis.Error) says it did not.
+func uncertain(err error) bool {
+	var re redis.Error
+	return err != nil && !errors.As(err, &re)
 }
 
 // cmd is a command on the session's key: its name, then its arguments
@@ -175,7 +199,7 @@ func (ls *lockStrategy) open(ctx context.Context, key, op string, miss error, st
 		return &strategy.OpError{Strategy: ls.name, Op: "connect", Key: key, Err: err}
 	}
 	defer conn.Close()
-	ok, err := step(session{ctx: ctx, conn: conn, key: key, clock: ls.clock})
+	ok, err := step(session{ctx: ctx, conn: conn, key: key, clock: ls.clock, pool: ls.pool})
 	switch {
 	case err != nil:
 		return &strategy.OpError{Strategy: ls.name, Op: op, Key: key, Err: err}

@@ -22,6 +22,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
+	"github.com/rs/xid"
 )
 
 // Mutant is the correct lock with one slip.
@@ -86,6 +87,7 @@ const (
 	fencedOverrun = locktest.FencedOverrun
 	failover      = locktest.Failover
 	holderClock   = locktest.HolderClock
+	acquireFaults = locktest.AcquireFaults
 )
 
 // Mutants returns the corpus, grouped by the step that has the slip.
@@ -123,6 +125,16 @@ func Mutants() []Mutant {
 			Slip:    "PX is given half the TTL (a safety margin taken off the key instead of off the holder's deadline)",
 			Killers: props{leaseKept},
 			slip:    recipe{acquire: setNXExpiry("PX", 2*time.Millisecond)},
+		},
+		{
+			Name:    "ttl-shaved",
+			Slip:    "PX is given the TTL less a twentieth: the lock is lost a little before its holder was promised",
+			Killers: props{leaseKept},
+			slip: recipe{
+				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.set(token, "NX", "PX", (ttl - ttl/20).Milliseconds())
+				},
+			},
 		},
 		{
 			Name:    "ttl-doubled",
@@ -192,6 +204,36 @@ func Mutants() []Mutant {
 					return s.set(token, "NX", "PXAT", s.clock.Now().Add(ttl).UnixMilli())
 				},
 			},
+		},
+		{
+			Name:    "error-taken-for-grant",
+			Slip:    "any error of SET NX PX is taken for a grant, since the command may have gone through: a holder's lock is handed out again on an error reply",
+			Killers: props{acquireFaults},
+			slip:    recipe{acquire: grantOn(func(error) bool { return true })},
+		},
+		{
+			Name:    "uncertain-taken-for-grant",
+			Slip:    "a timeout or a dropped connection after SET NX PX is taken for a grant (\"it probably went through\"), while error replies are refused",
+			Killers: props{acquireFaults},
+			slip:    recipe{acquire: grantOn(uncertain)},
+		},
+		{
+			Name:    "noscript-not-held",
+			Slip:    "the acquire script, loaded then called by EVALSHA, reads NOSCRIPT as a server restarted empty, so not held, and takes the key with SET PX without NX",
+			Killers: props{acquireFaults},
+			slip:    recipe{acquire: noscriptNotHeld},
+		},
+		{
+			Name:    "undo-by-del",
+			Slip:    "on an error of SET NX PX, the acquire DELs the key to undo a SET that may have gone through, without comparing the token: it frees the holder's lock",
+			Killers: props{acquireFaults},
+			slip:    recipe{acquire: undoByDel},
+		},
+		{
+			Name:    "retry-nil-taken-for-first",
+			Slip:    "after a lost reply the acquire retries SET NX PX with a fresh token and reads the retry's nil as proof that its first SET went through",
+			Killers: props{acquireFaults},
+			slip:    recipe{acquire: retryNilTakenForFirst},
 		},
 		{
 			Name:    "refuses-without-replica",
@@ -331,6 +373,17 @@ func Mutants() []Mutant {
 			slip:    recipe{refresh: scriptTTL(compareAndExpireSeconds)},
 		},
 		{
+			Name:    "refresh-swallows-errors",
+			Slip:    "refresh reports success when its script fails, so the holder believes its lease extended when the command never ran",
+			Killers: props{acquireFaults},
+			slip: recipe{
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					ok, err := s.one(s.eval(compareAndExpire, token, ttl.Milliseconds()))
+					return ok || err != nil, nil
+				},
+			},
+		},
+		{
 			Name:    "refresh-halved",
 			Slip:    "refresh gives PEXPIRE half the TTL asked for: a refreshed lock expires early",
 			Killers: props{leaseKept},
@@ -348,16 +401,6 @@ func Mutants() []Mutant {
 // properties; once a property kills one, it belongs in Mutants.
 func Survivors() []Mutant {
 	return []Mutant{
-		{
-			Name: "ttl-shaved",
-			Slip: "PX is given the TTL less a twentieth: the lock is lost a little before its holder was promised",
-			Gap:  "lease-kept stops probing a tenth of the TTL before its end, the room it leaves for its probes' own round trips on a loaded machine: a lock that loses less than its last tenth passes",
-			slip: recipe{
-				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
-					return s.set(token, "NX", "PX", (ttl - ttl/20).Milliseconds())
-				},
-			},
-		},
 		{
 			Name: "release-ignores-reply",
 			Slip: "release runs the compare-and-delete script but ignores its 0: a late or second release reports a lock freed that it did not free",
@@ -542,4 +585,64 @@ func refuseWithoutReplica(s session, token string, ttl time.Duration) (bool, err
 		return false, nil
 	}
 	return s.set(token, "NX", "PX", ttl.Milliseconds())
+}
+
+// grantOn is SET NX PX that takes an error for which grant says so for a
+// lock: the command may have gone through.
+func grantOn(grant func(error) bool) func(session, string, time.Duration) (bool, error) {
+	return func(s session, token string, ttl time.Duration) (bool, error) {
+		ok, err := s.set(token, "NX", "PX", ttl.Milliseconds())
+		if err != nil && grant(err) {
+			return true, nil
+		}
+		return ok, err
+	}
+}
+
+var acquireScript = redis.NewScript(1, `
+return redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) and 1 or 0`)
+
+// noscriptNotHeld loads the acquire script and calls it by its digest; a
+// NOSCRIPT is read as a server that restarted empty, where nobody holds
+// the lock, and the key is taken without NX.
+func noscriptNotHeld(s session, token string, ttl time.Duration) (bool, error) {
+	if err := acquireScript.Load(s.conn); err != nil {
+		return false, err
+	}
+	n, err := redis.Int(s.bare("EVALSHA", acquireScript.Hash(), 1, s.key, token, ttl.Milliseconds()))
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		return s.set(token, "PX", ttl.Milliseconds())
+	}
+	return n == 1, err
+}
+
+// undoByDel is SET NX PX followed, on an error, by a DEL of the key.
+func undoByDel(s session, token string, ttl time.Duration) (bool, error) {
+	ok, err := s.set(token, "NX", "PX", ttl.Milliseconds())
+	if err != nil {
+		if t, done, aerr := s.again(); aerr == nil {
+			t.do("DEL")
+			done()
+		}
+	}
+	return ok, err
+}
+
+// retryNilTakenForFirst is SET NX PX, retried once on a fresh connection
+// with a fresh token after an uncertain error; the retry's nil reads as
+// the first attempt's success.
+func retryNilTakenForFirst(s session, token string, ttl time.Duration) (bool, error) {
+	ok, err := s.set(token, "NX", "PX", ttl.Milliseconds())
+	if !uncertain(err) {
+		return ok, err
+	}
+	t, done, err := s.again()
+	if err != nil {
+		return false, err
+	}
+	defer done()
+	if _, err := t.set(xid.New().String(), "NX", "PX", ttl.Milliseconds()); err != nil {
+		return false, err
+	}
+	return true, nil // taken now, or by the first SET
 }

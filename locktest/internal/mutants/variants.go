@@ -89,6 +89,16 @@ func Variants() []Variant {
 			steps:  recipe{fenced: fenceInScript},
 		},
 		{
+			Name:   "acquire-rereads-on-doubt",
+			Change: "after a timeout or a dropped connection, whose SET NX PX may have run, the acquire GETs the key on a fresh connection and takes the lock only if it holds its own token; an error reply is an error",
+			steps:  recipe{acquire: rereadOnDoubt},
+		},
+		{
+			Name:   "acquire-undoes-on-error",
+			Change: "on any error of SET NX PX, the acquire deletes its own token with the compare-and-delete script on a fresh connection, then returns the error: a SET that went through leaves nothing behind",
+			steps:  recipe{acquire: undoOwnOnError},
+		},
+		{
 			Name:   "watch-refresh",
 			Change: "refresh by WATCH, GET and compare, then MULTI / PEXPIRE / EXEC: EXEC fails if the key changed after the WATCH",
 			steps: recipe{
@@ -155,4 +165,37 @@ return 0`)
 func fenceInScript(s session, token string, ttl time.Duration) (bool, int64, error) {
 	n, err := redis.Int64(acquireFenced.DoContext(s.ctx, s.conn, s.key, s.fenceKey(), token, ttl.Milliseconds()))
 	return err == nil && n > 0, n, err
+}
+
+// rereadOnDoubt is SET NX PX; after an uncertain error it reads the key
+// on a fresh connection and finds out whether its SET went through.
+func rereadOnDoubt(s session, token string, ttl time.Duration) (bool, error) {
+	ok, err := s.set(token, "NX", "PX", ttl.Milliseconds())
+	if !uncertain(err) {
+		return ok, err
+	}
+	t, done, aerr := s.again()
+	if aerr != nil {
+		return false, err
+	}
+	defer done()
+	v, held, gerr := t.get()
+	if gerr == nil && held && v == token {
+		return true, nil
+	}
+	return false, err
+}
+
+// undoOwnOnError is SET NX PX; on any error it deletes its own token, if
+// the SET left it, with the compare-and-delete script, and fails.
+func undoOwnOnError(s session, token string, ttl time.Duration) (bool, error) {
+	ok, err := s.set(token, "NX", "PX", ttl.Milliseconds())
+	if err == nil {
+		return ok, nil
+	}
+	if t, done, aerr := s.again(); aerr == nil {
+		t.eval(compareAndDelete, token)
+		done()
+	}
+	return false, err
 }

@@ -63,6 +63,7 @@ func (c *Conn) login(args [][]byte) (relay [][]byte, answer []byte) {
 			return nil, replyWrongPw
 		}
 		c.authed = true
+		c.p.loggedIn()
 		return nil, replyOK
 	case "HELLO":
 		i := helloAuth(args)
@@ -76,11 +77,15 @@ func (c *Conn) login(args [][]byte) (relay [][]byte, answer []byte) {
 			return nil, replyWrongPw
 		}
 		c.authed = true
+		c.p.loggedIn()
 		rest := append(append([][]byte{}, args[:i]...), args[i+3:]...)
 		return rest, nil
 	}
 	if c.authed {
 		return args, nil
+	}
+	if c.p.cfg.NoAuth != nil && !c.p.everLoggedIn() {
+		c.p.cfg.NoAuth()
 	}
 	return nil, replyNoAuth
 }
@@ -104,4 +109,18 @@ func encodeCommand(args [][]byte) []byte {
 		b.WriteString("\r\n")
 	}
 	return b.Bytes()
+}
+
+// loggedIn notes that a connection of the proxy gave its Secret.
+func (p *Proxy) loggedIn() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.authed = true
+}
+
+// everLoggedIn says whether any connection of the proxy gave its Secret.
+func (p *Proxy) everLoggedIn() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.authed
 }

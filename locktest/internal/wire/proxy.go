@@ -89,6 +89,10 @@ type Config struct {
 	// and the hooks are not called for it. RESET, which would log the
 	// proxy's connection out of Redis and back to database 0, is refused.
 	Secret string
+	// NoAuth, when set, is called each time the proxy answers NOAUTH
+	// while none of its connections has ever given the Secret: the
+	// client sends its commands without logging in at all.
+	NoAuth func()
 }
 
 // Proxy listens on a loopback port and relays each connection it accepts
@@ -105,6 +109,8 @@ type Proxy struct {
 	nextID  int
 	crashed bool
 	closed  bool
+	refuse  bool // Refuse(true): new connections are closed at once
+	authed  bool // a connection gave the Secret
 
 	pendingCrash int // connections a Crash waits for, and the Crash itself
 }
@@ -154,6 +160,17 @@ func (p *Proxy) Crash() {
 		}
 	}
 	p.crashClosed()
+}
+
+// Refuse, with on, closes every connection the proxy accepts from now on
+// at once, until Refuse(false): the server is out of reach for new
+// connections, while those open stay open. A client that reconnects after
+// a dropped connection finds no server, instead of a fresh connection on
+// which it may wait for the reply to a command it sent on the old one.
+func (p *Proxy) Refuse(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuse = on
 }
 
 // crashClosed counts one share of a Crash done; the last calls Crashed.
@@ -224,7 +241,7 @@ func (p *Proxy) serve() {
 			return // the listener is closed
 		}
 		p.mu.Lock()
-		if p.closed || p.crashed {
+		if p.closed || p.crashed || p.refuse {
 			p.mu.Unlock()
 			nc.Close()
 			continue

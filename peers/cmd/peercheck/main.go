@@ -8,8 +8,8 @@
 // Usage:
 //
 //	peercheck [-format NAME] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
-//	peercheck -docs [-root DIR] [file ...]
 //	peercheck -update [-root DIR] [-strategy NAMES] [-property NAMES]
+//	peercheck -libraries [-root DIR] [flags]
 //	peercheck -cleanup [-redis TARGET]
 //
 // The flags are lockcheck's (see its documentation), and so is the run:
@@ -26,19 +26,23 @@
 // outside the interleavings, and says what it offers; progress goes to
 // standard error, one line per check.
 //
-// peercheck -docs rewrites the generated blocks of docs/peers.md (or the
-// files given) from one run, as lockdocs does for the other pages, with
-// markers named peercheck instead of lockcheck:
+// The generated blocks of docs/peers.md are written from peercheck's run
+// by lockdocs, the one generator of the docs, which reads its -format json
+// (make peers-docs):
 //
-//	<!-- peercheck:matrix --> ... <!-- /peercheck:matrix -->
-//	<!-- peercheck:verdicts strategy=redsync --> ... <!-- /peercheck:verdicts -->
-//	<!-- peercheck:trace strategy=redsync property=holder-overrun --> ... <!-- /peercheck:trace -->
-//	<!-- peercheck:source file=peers/goredislock/goredislock.go func=Lock.Release --> ... <!-- /peercheck:source -->
+//	peercheck -format json > run.json
+//	lockdocs -report run.json -marker peercheck docs/peers.md
 //
-// File paths in source blocks are relative to the directory given by
-// -root, the working directory by default (make peers-docs gives the
-// repository's root). Nothing is written unless every verdict is the
-// declared one.
+// peercheck -libraries checks the columns of docs/libraries.md instead, on
+// the one-Redis properties: the peers, redis-py's Lock and the PHP
+// frameworks' locks (package recipes), whose programs run from the
+// repository's root (-root, by default found above the working
+// directory), and luatoken. A column whose packages are missing is left
+// out, with one line naming them. make docs writes the library pages from
+// its JSON:
+//
+//	peercheck -libraries -format json > run.json
+//	lockdocs -report run.json -marker libraries docs/libraries.md docs/zh/libraries.md
 //
 // peercheck -update writes the verdicts found into the declared grid,
 // catalog/verdicts.txt under -root, where the peers' columns are declared
@@ -61,7 +65,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
@@ -100,11 +103,9 @@ type options struct {
 	addr       string
 	tls        redistest.TLSFiles
 	timeout    time.Duration
-	docs       bool
 	update     bool
 	cleanup    bool
 	root       string
-	paths      []string
 	// libraries: the columns of the library pages (-libraries).
 	libraries bool
 }
@@ -120,13 +121,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.addr, "redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL) instead of finding one")
 	tlsFiles := matrixrun.TLSFlags(fs)
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "the most one property may take")
-	fs.BoolVar(&o.docs, "docs", false, "regenerate the peercheck blocks of the Markdown files given (default docs/peers.md)")
 	fs.BoolVar(&o.update, "update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" under -root")
 	fs.BoolVar(&o.cleanup, "cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
-	fs.StringVar(&o.root, "root", ".", "with -docs, the `directory` that the file paths of source blocks are relative to; with -update, the repository's root; with -libraries, the repository's root, from which the programs run (default: found above the working directory)")
-	fs.BoolVar(&o.libraries, "libraries", false, "check the columns of docs/libraries.md: the Go libraries, redis-py's Lock, Symfony's and Laravel's locks, and luatoken; with -docs, regenerate that page and its Chinese edition")
+	fs.StringVar(&o.root, "root", ".", "with -update, the repository's root `directory`; with -libraries, also where the programs run from (default: found above the working directory)")
+	fs.BoolVar(&o.libraries, "libraries", false, "check the columns of docs/libraries.md on one Redis: the Go libraries, redis-py's Lock, Symfony's and Laravel's locks, and luatoken")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -docs [file ...]\n       peercheck -update\n       peercheck -cleanup [-redis TARGET]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -update\n       peercheck -cleanup [-redis TARGET]\n\n"+
 			"peercheck runs locklab's conformance suite on redsync, redislock and a plain go-redis lock,\n"+
 			"and on luatoken, against a real Redis, and prints their columns side by side.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -151,8 +151,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 				return o, fmt.Errorf("-libraries: %w", err)
 			}
 		}
-		if all, err = libraryColumns(o.root, o.docs, stderr); err != nil {
-			return o, fmt.Errorf("-libraries -docs needs every column: %w", err)
+		if all, err = libraryColumns(o.root, stderr); err != nil {
+			return o, fmt.Errorf("-libraries: %w", err)
 		}
 	}
 	if o.columns, err = catalog.Select(all, *columns); err != nil {
@@ -162,24 +162,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-property: %w", err)
 	}
 	if o.libraries && *properties == "" {
-		// The library columns are declared on one Redis only: the
-		// topology rows are every single-Redis lock's (docs/peers.md).
+		// The library columns are declared on one Redis: the topology
+		// rows are every single-Redis lock's (docs/peers.md).
 		o.properties = locktest.Properties()
 	}
-	o.paths = fs.Args()
-	switch {
-	case o.docs && o.update:
-		return o, errors.New("-docs and -update: one at a time")
-	case o.docs && (*columns != "" || *properties != ""):
-		return o, errors.New("-docs needs every column and property: drop -strategy and -property")
-	case o.docs && o.libraries && len(o.paths) == 0:
-		for _, p := range libraryPages {
-			o.paths = append(o.paths, filepath.Join(o.root, p))
-		}
-	case o.docs && len(o.paths) == 0:
-		o.paths = []string{"docs/peers.md"}
-	case !o.docs && len(o.paths) > 0:
-		return o, fmt.Errorf("unexpected arguments %q (file arguments go with -docs)", o.paths)
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q (the docs are written by lockdocs: make peers-docs)", fs.Args())
 	}
 	return o, nil
 }
@@ -200,12 +188,7 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	m := matrixrun.Matrix{Target: o.addr, TLS: o.tls, Entries: o.columns, Properties: o.properties, Runs: 1, Timeout: o.timeout, WarmUp: true, Update: o.update}
 	return p.Run(ctx, m, func(rep *report.Report) int {
-		switch {
-		case o.docs && o.libraries:
-			return writeDocs(libraryStyle, pageLang, rep, o.paths, o.root, stderr)
-		case o.docs:
-			return writeDocs(style, func(string) report.Lang { return report.English }, rep, o.paths, o.root, stderr)
-		case o.update:
+		if o.update {
 			return p.UpdateGrid(rep, o.root)
 		}
 		return p.Print(rep, o.format, report.Options{Trace: o.trace})

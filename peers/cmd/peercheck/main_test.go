@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/cmd/docblock"
 	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/peers"
@@ -25,8 +27,12 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // root is the repository's root, seen from this package's directory.
 const root = "../../.."
 
-// page is the page peercheck -docs writes, from root.
+// page is the page of the peers' columns, from root: lockdocs writes it
+// from peercheck's JSON (make peers-docs).
 const page = "docs/peers.md"
+
+// style is the page's blocks, as far as reading them needs.
+var style = docblock.Style{Marker: "peercheck"}
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -129,12 +135,11 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 	}
 }
 
-// TestDocsUpToDate regenerates the blocks of the page from a real run and
-// compares their shapes with the committed ones (docblock.Style.Shape):
-// the same commands, replies, clients and order, whatever the times. Each
-// break is drawn from its one run, as peercheck -docs draws it, on the
-// runner of package cmd/matrixrun. When it
-// fails, run make peers-docs.
+// TestDocsUpToDate runs every column, as make peers-docs does, and has
+// lockdocs regenerate the blocks of a copy of the page from its JSON: the
+// copy must come out as the page is, each block's shape (the same
+// commands, replies, clients and order, whatever the times) unchanged.
+// When it fails, run make peers-docs.
 func TestDocsUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every column")
@@ -150,12 +155,21 @@ func TestDocsUpToDate(t *testing.T) {
 	require.Equal(t, exitOK, code, progress.String())
 	require.True(t, rep.OK(), "the verdicts are not the declared ones:\n%s", progress.String())
 
-	blocks, err := style.Parse(committedPage(t))
+	dir := t.TempDir()
+	var js bytes.Buffer
+	require.NoError(t, report.JSON(&js, rep, report.Options{}))
+	run := filepath.Join(dir, "run.json")
+	require.NoError(t, os.WriteFile(run, js.Bytes(), 0o644))
+	committed := committedPage(t)
+	copied := filepath.Join(dir, "peers.md")
+	require.NoError(t, os.WriteFile(copied, []byte(committed), 0o644))
+	cmd := exec.Command("go", "run", "./cmd/lockdocs", "-report", run, "-marker", "peercheck", copied)
+	cmd.Dir = root // where the source blocks' files are
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "lockdocs: %s", out)
+	got, err := os.ReadFile(copied)
 	require.NoError(t, err)
-	for _, b := range blocks {
-		ok, text, err := style.UpToDate(b, rep, root, report.English)
-		if assert.NoError(t, err, b.Name()) && !ok {
-			t.Errorf("%s: %s is out of date: run make peers-docs.\n--- this run's\n%s", page, b.Name(), text)
-		}
+	if string(got) != committed {
+		t.Errorf("%s is out of date: run make peers-docs.\n--- this run's:\n%s", page, got)
 	}
 }

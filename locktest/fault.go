@@ -1,0 +1,223 @@
+package locktest
+
+import (
+	"errors"
+	"time"
+
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/wire"
+)
+
+// Faults on the wire, inside one operation of a client: the suite answers
+// a command with an error reply in Redis's place, lets it run and drops
+// the connection before the reply, drops the connection before it
+// reaches Redis, or holds its reply until past the caller's deadline.
+// After a drop, the client cannot open a new connection until its
+// operation returns (refuse). A
+// fault is armed for the at-th command a client sends from then on, on
+// any of its connections, and fires once.
+
+// faultKind is what the suite does to the command a fault is armed for.
+type faultKind int
+
+const (
+	faultNone    faultKind = iota
+	faultReply             // answered with an error reply in Redis's place; never sent
+	faultLost              // runs on Redis; the connection drops before the reply
+	faultDropped           // the connection drops before it reaches Redis
+	faultLate              // runs; its reply is held until after the caller's deadline
+)
+
+// fault is one fault the suite injects.
+type fault struct {
+	kind  faultKind
+	reply string    // faultReply: the error reply, its code first ("LOADING ...")
+	at    int       // the at-th command from when the fault is armed, from 1
+	until time.Time // faultLate: when the reply may go on
+}
+
+// errorCodes are the error replies the suite gives in Redis's place:
+// each is one a real server sends to a command it did not run. NOSCRIPT
+// answers only an EVALSHA.
+var errorCodes = []string{
+	"ERR injected by the suite: the command did not run",
+	"LOADING Redis is loading the dataset in memory",
+	"BUSY Redis is busy running a script. You can only call SCRIPT KILL or FUNCTION KILL.",
+	"MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+	"OOM command not allowed when used memory > 'maxmemory'.",
+	"NOSCRIPT No matching script. Please use EVAL.",
+}
+
+// errDropped is what the proxy is told for a command whose connection the
+// suite dropped before it left.
+var errDropped = errors.New("locktest: the connection dropped before the command reached Redis")
+
+// replyErr is an injected error reply: its text goes to the client as it
+// is, code first.
+type replyErr string
+
+func (e replyErr) Error() string { return string(e) }
+
+// sentCommand is one command a client sent while the suite watched: its
+// name and whether it was queued inside MULTI.
+type sentCommand struct {
+	name    string
+	inMulti bool
+}
+
+// armFault arms f for the client's f.at-th command from now on.
+func (c *simClient) armFault(f fault) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fault, c.faultSeen, c.faultCmd, c.faultHit = f, 0, nil, faultNone
+}
+
+// disarmFault drops a fault that has not fired; faultFired still says
+// what one that did fire was.
+func (c *simClient) disarmFault() {
+	c.mu.Lock()
+	c.fault = fault{}
+	c.mu.Unlock()
+	c.refuse(false)
+}
+
+// refuse makes the client's proxies refuse new connections, or accept
+// them again. A dropped connection leaves Redis out of the client's reach
+// until its operation returns: a client that reconnects at once would
+// otherwise, with some libraries (phpredis), wait on the new connection
+// for the reply to a command it sent on the old one, until its own
+// timeout; the outcome would depend on who saw the drop first.
+func (c *simClient) refuse(on bool) {
+	for _, p := range c.proxies {
+		p.Refuse(on)
+	}
+}
+
+// watchCommands starts listing the commands the client sends; the list
+// is returned by watched.
+func (c *simClient) watchCommands() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watching, c.seen = true, nil
+}
+
+// watched stops listing the client's commands and returns them.
+func (c *simClient) watched() []sentCommand {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watching = false
+	return c.seen
+}
+
+// faultFired says which fault hit one of the client's commands since it
+// was armed, if any.
+func (c *simClient) faultFired() faultKind {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.faultHit
+}
+
+// injectBefore runs ahead of each command, after the pauses and turns of
+// before: it lists the command, and fires the armed fault when its turn
+// has come. A non-nil error fails the command without sending it.
+func (c *simClient) injectBefore(cmd *wire.Command) error {
+	c.mu.Lock()
+	if c.watching {
+		c.seen = append(c.seen, sentCommand{name: cmd.Name(), inMulti: cmd.InMulti})
+	}
+	f := c.fault
+	if f.kind == faultNone {
+		c.mu.Unlock()
+		return nil
+	}
+	c.faultSeen++
+	if c.faultSeen != f.at {
+		c.mu.Unlock()
+		return nil
+	}
+	c.fault, c.faultCmd, c.faultHit, c.faultUntil = fault{}, cmd, f.kind, f.until
+	c.mu.Unlock()
+	if f.kind == faultLost || f.kind == faultDropped {
+		c.refuse(true)
+	}
+	switch f.kind {
+	case faultReply:
+		return replyErr(f.reply)
+	case faultDropped:
+		cmd.Conn.Close()
+		return errDropped
+	}
+	return nil
+}
+
+// faultAfter is what after does for the command a fault hit: it says in
+// the timeline what the suite did, then drops the connection (a lost
+// reply) or holds the reply back (a late one). It reports whether cmd is
+// that command; it records e, the command's event, when it is.
+func (c *simClient) faultAfter(cmd *wire.Command, e *Event) (hit faultKind) {
+	c.mu.Lock()
+	if cmd != c.faultCmd || cmd == nil {
+		c.mu.Unlock()
+		return faultNone
+	}
+	hit = c.faultHit
+	c.faultCmd = nil
+	c.mu.Unlock()
+	var m Message
+	switch hit {
+	case faultReply:
+		m = mFaultReply.New()
+	case faultDropped:
+		m = mFaultDropped.New()
+	case faultLost:
+		m = mFaultLost.New()
+	case faultLate:
+		m = mFaultLate.New()
+	}
+	c.r.rec.add(*e)
+	c.r.rec.add(Event{Client: c.name, Kind: EvNote, Msg: &m})
+	return hit
+}
+
+// faultHitting says whether cmd is the command a fault of kind k hit.
+func (c *simClient) faultHitting(cmd *wire.Command, k faultKind) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cmd == c.faultCmd && c.faultHit == k
+}
+
+// holdOrDrop ends what a fault does to a command that ran: a lost reply
+// never reaches the client, a late one reaches it after until.
+func (c *simClient) holdOrDrop(hit faultKind, cmd *wire.Command) {
+	switch hit {
+	case faultNone:
+	case faultLost:
+		cmd.Conn.Close()
+	case faultLate:
+		c.mu.Lock()
+		until := c.faultUntil
+		c.mu.Unlock()
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-c.r.ctx.Done():
+		}
+	}
+}
+
+// What the timeline says of a fault.
+var (
+	mFaultReply = msg.Define("fault.reply", nil,
+		"the suite gave this error reply in Redis's place: Redis never saw the command",
+		"测试套件代替 Redis 回了这个错误：Redis 根本没收到这条命令")
+	mFaultDropped = msg.Define("fault.dropped", nil,
+		"the suite dropped the connection before the command reached Redis; new connections are refused until the operation returns",
+		"测试套件在命令到达 Redis 之前断开了连接；在这次操作返回之前，新连接一律被拒绝")
+	mFaultLost = msg.Define("fault.lost", nil,
+		"Redis ran the command; the suite dropped the connection before the reply reached the client; new connections are refused until the operation returns",
+		"Redis 执行了这条命令；测试套件在回复送到客户端之前断开了连接；在这次操作返回之前，新连接一律被拒绝")
+	mFaultLate = msg.Define("fault.late", nil,
+		"Redis ran the command; the suite held its reply back until the caller's deadline had passed",
+		"Redis 执行了这条命令；测试套件把回复扣住，直到调用方的截止时间已过")
+)

@@ -1,0 +1,434 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
+
+// AcquireFaults: at each command of B's acquire in turn, first while A
+// holds the lock, then while the key is free, the suite answers the
+// command with an error reply in Redis's place (ERR, LOADING, BUSY,
+// MASTERDOWN, OOM, and NOSCRIPT for an EVALSHA), lets it run and drops
+// the connection before the reply, drops the connection before the
+// command reaches Redis, or holds its reply until past the caller's
+// deadline. B may fail, or say the lock is taken, or return a lock only
+// when it holds the key: while A holds it, a lock given to B breaks the
+// property, and so does any change to A's lock; with the key free, what
+// B's faulted acquire left must be B's own lock, or free within the TTL
+// and the slack.
+
+const AcquireFaults Property = "acquire-faults" // errors, lost replies and drops inside the acquire
+
+func init() {
+	register(property{
+		p: AcquireFaults, order: 125, scenario: acquireFaults,
+		breaks: "an acquire whose command met an error reply, a lost reply, a dropped connection or a late reply gave a lock it did not hold, changed the holder's lock, or left a key that outlives its TTL; or a Refresh that met one reported success without extending the lock",
+	}, func(tm Timing) floors {
+		// At least one late reply with A holding K and one with K free,
+		// each past a deadline Short away; a break may come at the first
+		// fault.
+		return floors{holds: 2 * tm.Short}
+	})
+}
+
+// faultHold is how long past the caller's deadline a late reply is held;
+// the deadline is the Short TTL after B's attempt begins.
+const faultHold = 10 * time.Millisecond
+
+// faultPoint is one fault at one command of B's acquire.
+type faultPoint struct {
+	op    string // acquire or refresh
+	at    int
+	cmd   string
+	kind  faultKind
+	code  string    // faultReply: the error reply
+	until time.Time // faultLate: set by faultContext
+	// firstAt marks the first fault at its command: the faults at one
+	// command share a run.
+	firstAt bool
+}
+
+// what says the fault, for the reasons.
+func (f faultPoint) what() Message {
+	var m Message
+	switch f.kind {
+	case faultReply:
+		code, _, _ := strings.Cut(f.code, " ")
+		m = mFaultIsReply.New(code)
+	case faultLost:
+		m = mFaultIsLost.New()
+	case faultDropped:
+		m = mFaultIsDropped.New()
+	case faultLate:
+		m = mFaultIsLate.New()
+	}
+	return mFaultAt.New(m, f.at, f.op, f.cmd)
+}
+
+// faultPoints lists the faults to inject into an acquire that sends cmds
+// when nothing goes wrong: at each command, every fault; no error reply
+// to a command Redis only queues inside MULTI, or to EXEC (a server that
+// refuses those aborts the transaction, which a reply alone cannot do),
+// and NOSCRIPT only to an EVALSHA.
+func faultPoints(op string, cmds []sentCommand) []faultPoint {
+	var out []faultPoint
+	for i, c := range cmds {
+		at := i + 1
+		first := len(out)
+		if !c.inMulti && c.name != "EXEC" {
+			for _, code := range errorCodes {
+				if strings.HasPrefix(code, "NOSCRIPT") && !strings.HasPrefix(c.name, "EVALSHA") {
+					continue
+				}
+				out = append(out, faultPoint{op: op, at: at, cmd: c.name, kind: faultReply, code: code})
+			}
+		}
+		for _, k := range []faultKind{faultLost, faultDropped, faultLate} {
+			out = append(out, faultPoint{op: op, at: at, cmd: c.name, kind: k})
+		}
+		out[first].firstAt = true
+	}
+	return out
+}
+
+// acquireFaults: for A holding K, then K free, it counts the commands of
+// B's acquire and injects each fault of faultPoints in turn. The faults
+// at one command share a run, its clients and their processes (B finds K
+// as the state says before each: free, or A's); a late reply, which a
+// program may answer by ending (its caller's deadline passed), has a run
+// of its own.
+func acquireFaults(newRun func(string) *run) Result {
+	var last *run
+	injected, commands := 0, 0
+	for _, held := range []bool{true, false} {
+		state := "free"
+		if held {
+			state = "held"
+		}
+		r, _, b := faultSetup(newRun, "/"+state+"-count", held)
+		b.watchCommands()
+		l, _ := b.attemptErr(r.ctx, faultTTL(r))
+		cmds := b.watched()
+		if l != nil && held {
+			b.r.det.enter("A")
+			b.r.det.enter("B")
+			return r.breaks(mFaultsNoFault.New())
+		}
+		r.shutdown()
+		commands += len(cmds)
+		r, b = nil, nil
+		for i, f := range faultPoints("acquire", cmds) {
+			if r == nil || f.kind == faultLate || f.firstAt {
+				if r != nil {
+					r.shutdown()
+				}
+				r, _, b = faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
+			} else if !held && r.keyExists() {
+				r.delKey()
+			}
+			last = r
+			if res, broke := injectOne(r, b, f, held); broke {
+				return res
+			}
+			if b.faultFired() != faultNone {
+				injected++
+			}
+			if f.kind == faultLate {
+				r.shutdown()
+				r = nil
+			}
+		}
+		if r != nil {
+			r.shutdown()
+		}
+	}
+	if last == nil {
+		r := newRun("/none")
+		return r.notApplicable(mFaultsNoCommand.New())
+	}
+	res, refreshed, ok := refreshFaults(newRun)
+	if !ok {
+		return res
+	}
+	if refreshed > 0 {
+		return last.holds(mFaultsHoldRefresh.New(mFaultsHold.New(injected, commands), refreshed))
+	}
+	return last.holds(mFaultsHold.New(injected, commands))
+}
+
+// refreshFaults: B holds K and refreshes it to the Long TTL; at each
+// command of its Refresh in turn, each fault. A Refresh that reports
+// success must have extended K: a lease is not extended on faith. Before
+// each fault the suite sets K's expiry back to the TTL B acquired with.
+// It returns how many faults it injected, or ok false with the break.
+func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool) {
+	r, _, b := faultSetup(newRun, "/refresh-count", false)
+	l := b.tryAcquire(faultTTL(r))
+	if l == nil {
+		r.fail("B could not acquire a free lock")
+	}
+	rf, refresher := l.(strategy.Refresher)
+	if !refresher {
+		r.shutdown()
+		return Result{}, 0, true
+	}
+	b.watchCommands()
+	b.refreshErr(r.ctx, rf, r.tm.Long)
+	cmds := b.watched()
+	r.shutdown()
+	r, b, rf = nil, nil, nil
+	for i, f := range faultPoints("refresh", cmds) {
+		if r == nil || f.kind == faultLate || f.firstAt {
+			if r != nil {
+				r.shutdown()
+			}
+			r, _, b = faultSetup(newRun, fmt.Sprintf("/refresh-%d", i+1), false)
+			l := b.tryAcquire(faultTTL(r))
+			if l == nil {
+				r.fail("B could not acquire a free lock")
+			}
+			rf = l.(strategy.Refresher)
+		} else {
+			r.expireKey(faultTTL(r))
+		}
+		ctx, cancel := faultContext(r, &f)
+		b.armFault(f.fault())
+		err := b.refreshErr(ctx, rf, r.tm.Long)
+		cancel()
+		b.disarmFault()
+		if b.faultFired() != faultNone {
+			injected++
+			// Extended, K lives past the TTL B acquired with.
+			if ms := r.readPTTL(); err == nil && ms != -1 && time.Duration(ms)*time.Millisecond <= faultTTL(r)+r.tm.Slack/5 {
+				return r.breaks(mFaultsRefreshFaith.New(f.what(), r.viewKey().msg())), 0, false
+			}
+		}
+		if f.kind == faultLate {
+			r.shutdown()
+			r = nil
+		}
+	}
+	if r != nil {
+		r.shutdown()
+	}
+	return Result{}, injected, true
+}
+
+// delKey deletes K on the suite's own connection, for the next fault to
+// find it free.
+func (r *run) delKey() {
+	r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
+	r.note(mFaultsFreed.New())
+}
+
+// expireKey sets K's expiry back to ttl on the suite's own connection.
+func (r *run) expireKey(ttl time.Duration) {
+	r.redis(func(c redis.Conn) error { _, err := c.Do("PEXPIRE", r.key, ttl.Milliseconds()); return err })
+	r.note(mFaultsExpiry.New(ttl))
+}
+
+// faultContext is the context B's operation runs with: the run's, or,
+// for a late reply, one whose deadline is Short away, the reply held
+// faultHold past it.
+func faultContext(r *run, f *faultPoint) (context.Context, context.CancelFunc) {
+	if f.kind != faultLate {
+		return r.ctx, func() {}
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.tm.Short)
+	dl, _ := ctx.Deadline()
+	f.until = dl.Add(faultHold)
+	return ctx, cancel
+}
+
+// fault is the fault to arm for f.
+func (f faultPoint) fault() fault {
+	return fault{kind: f.kind, reply: f.code, at: f.at, until: f.until}
+}
+
+// faultTTL is the TTL B asks for: long enough to read K before it ends
+// on a loaded machine, short enough to wait for past it.
+func faultTTL(r *run) time.Duration { return r.tm.renewedTTL() }
+
+// faultSetup starts a run with A and B, B warm: it has acquired and
+// released once, so that its connections are open and logged in and its
+// scripts loaded (on another key), and a fault falls on a command of the acquire itself.
+// With held, A then holds K; a is nil otherwise.
+func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b *simClient) {
+	r = newRun(name)
+	b = r.newClient("B", 0)
+	// On a key of its own: a lock whose release frees nothing
+	// (release-frees) would keep K.
+	lb, err := b.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
+	if lb == nil {
+		r.fail("B could not acquire a free lock: %v", err)
+	}
+	b.releaseErr(lb)
+	r.rec.forget()
+	r.note(mFaultsWarm.New())
+	if held {
+		a = r.newClient("A", 0)
+		// Long, thrice: B's faulted attempt may take a program's own
+		// timeout (seconds) to fail, and A's lock must not expire
+		// meanwhile.
+		if a.tryAcquire(3*r.tm.Long) == nil {
+			r.fail("A could not acquire a free lock")
+		}
+		r.det.enter("A")
+		r.note(mFaultsAHolds.New(3 * r.tm.Long))
+	} else {
+		r.note(mFaultsFree.New())
+	}
+	return r, a, b
+}
+
+// injectOne runs B's acquire with f and judges what it did; broke says
+// whether res is a break.
+func injectOne(r *run, b *simClient, f faultPoint, held bool) (res Result, broke bool) {
+	ttl := faultTTL(r)
+	before := r.viewKey()
+	ctx, cancel := faultContext(r, &f)
+	defer cancel()
+	b.armFault(f.fault())
+	lb, err := b.attemptErr(ctx, ttl)
+	b.disarmFault()
+	if b.faultFired() == faultNone {
+		return Result{}, false // the acquire took another path this time
+	}
+	what := f.what()
+	if held {
+		if lb != nil {
+			r.det.enter("B")
+			return r.breaks(mFaultsGrantedHeld.New(what)), true
+		}
+		if changed := r.viewKey().changedFrom(before, "A", false); !changed.IsZero() {
+			return r.breaks(mFaultsChangedHeld.New(what, changed)), true
+		}
+		return Result{}, false
+	}
+	if lb != nil {
+		if !r.keyExists() {
+			return r.breaks(mFaultsGrantedFree.New(what)), true
+		}
+		owned := r.viewKey()
+		rerr := b.releaseErr(lb)
+		if after := r.viewKey(); rerr != nil || (after.pttl != -2 && after.value == owned.value) {
+			why := "K unchanged"
+			if rerr != nil {
+				why = r.errText(rerr)
+			}
+			return r.breaks(mFaultsNotOwn.New(what, why)), true
+		}
+		return Result{}, false
+	}
+	reason := "ErrNotAcquired"
+	if err != nil && !errors.Is(err, strategy.ErrNotAcquired) {
+		reason = r.errText(err)
+	}
+	switch ms := r.readPTTL(); {
+	case ms == -2:
+	case ms >= 0:
+		if left := time.Duration(ms) * time.Millisecond; left > ttl+r.tm.Slack {
+			return r.breaks(mFaultsTooLong.New(what, reason, shown(ms), ttl)), true
+		}
+	default:
+		// K has no expiry of its own: a lock whose expiry is a time in
+		// its value frees once that time has passed. C tries for the
+		// TTL and the slack.
+		wait := ttl + r.tm.Slack
+		c := r.newClient("C", 0)
+		r.note(mFaultsCWaits.New(wait))
+		if c.acquire(ttl, wait) == nil {
+			return r.breaks(mFaultsOrphan.New(what, reason, ttl+r.tm.Slack, r.lifeLeft(ttl, ttl+r.tm.Slack))), true
+		}
+	}
+	return Result{}, false
+}
+
+// refreshErr refreshes l with ctx and records what Refresh returned.
+func (c *simClient) refreshErr(ctx context.Context, l strategy.Refresher, ttl time.Duration) error {
+	var err error
+	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(ctx, ttl) })
+	c.r.rec.add(c.outcome(EvRefreshed, err))
+	return err
+}
+
+// attemptErr makes one attempt with ctx and records what it returned,
+// whatever it is.
+func (c *simClient) attemptErr(ctx context.Context, ttl time.Duration) (strategy.Lock, error) {
+	l, err := c.attempt(ctx, c.r.key, ttl)
+	switch {
+	case err == nil && l == nil:
+		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+	case err == nil:
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
+	case errors.Is(err, strategy.ErrNotAcquired):
+		c.r.rec.add(Event{Client: c.name, Kind: EvNotAcquired})
+	default:
+		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Err: c.r.errText(err)})
+	}
+	return l, err
+}
+
+// acquire-faults' messages.
+var (
+	mFaultsAHolds = msg.Define("acquire-faults.a-holds", msg.K(msg.Duration),
+		"A holds K for {0}; B's acquire meets a fault", "A 持有 K，TTL 为 {0}；B 加锁时遇到故障")
+	mFaultsWarm = msg.Define("acquire-faults.warm", nil,
+		"B has acquired and released a lock once, on a key of its own: its connections are open and logged in",
+		"B 已经在另一个键上加锁、释放过一次：它的连接已经打开并登录")
+	mFaultsFree = msg.Define("acquire-faults.free", nil,
+		"K is free; B's acquire meets a fault", "K 空闲；B 加锁时遇到故障")
+	mFaultIsReply   = msg.Define("acquire-faults.reply", msg.K(msg.Text), "the error reply {0}", "错误回复 {0}")
+	mFaultIsLost    = msg.Define("acquire-faults.lost", nil, "a lost reply", "回复丢失")
+	mFaultIsDropped = msg.Define("acquire-faults.dropped", nil,
+		"a connection dropped before the command", "命令发出前连接断开")
+	mFaultIsLate = msg.Define("acquire-faults.late", nil,
+		"a reply after the caller's deadline", "回复晚于调用方的截止时间")
+	mFaultAt = msg.Define("acquire-faults.at", msg.K(msg.Sub, msg.Ordinal, msg.Op, msg.Text),
+		"{0} at the {1} command of B's {2} ({3})", "B {2}的{1}条命令（{3}）遇到{0}")
+	mFaultsCWaits = msg.Define("acquire-faults.c-waits", msg.K(msg.Duration),
+		"K has no expiry; C tries for {0}", "K 没有过期时间；C 尝试 {0}")
+	mFaultsNoFault = msg.Define("acquire-faults.breaks-no-fault", nil,
+		"A held K, and B's acquire returned a lock without any fault: two holders",
+		"A 持有 K，B 在没有任何故障时加锁也拿到了锁：两个持有者")
+	mFaultsGrantedHeld = msg.Define("acquire-faults.breaks-granted", msg.K(msg.Sub),
+		"A held K; with {0}, B's acquire returned a lock: two holders",
+		"A 持有 K；{0}时，B 的加锁返回了一把锁：两个持有者")
+	mFaultsChangedHeld = msg.Define("acquire-faults.breaks-changed", msg.K(msg.Sub, msg.Sub),
+		"A held K; with {0}, B's failed acquire {1}",
+		"A 持有 K；{0}时，B 失败的加锁{1}")
+	mFaultsGrantedFree = msg.Define("acquire-faults.breaks-granted-free", msg.K(msg.Sub),
+		"K was free; with {0}, B's acquire returned a lock, but K is not there: B holds nothing, and anyone can acquire",
+		"K 空闲；{0}时，B 的加锁返回了一把锁，但 K 并不存在：B 什么也没持有，谁都能拿到锁")
+	mFaultsNotOwn = msg.Define("acquire-faults.breaks-not-own", msg.K(msg.Sub, msg.Text),
+		"K was free; with {0}, B's acquire returned a lock that its own release did not free ({1})",
+		"K 空闲；{0}时，B 的加锁返回了一把锁，它自己的释放却没有放开（{1}）")
+	mFaultsTooLong = msg.Define("acquire-faults.breaks-too-long", msg.K(msg.Sub, msg.Text, msg.Duration, msg.Duration),
+		"K was free; with {0}, B's acquire failed ({1}) and left K to live {2}, past the {3} B asked for",
+		"K 空闲；{0}时，B 的加锁失败了（{1}），却留下 K 还要 {2} 才过期，超过了 B 请求的 {3}")
+	mFaultsOrphan = msg.Define("acquire-faults.breaks-orphan", msg.K(msg.Sub, msg.Text, msg.Duration, msg.Sub),
+		"K was free; with {0}, B's acquire failed ({1}) and left K behind, and nobody could acquire it {2} later: {3}",
+		"K 空闲；{0}时，B 的加锁失败了（{1}），却留下了 K，{2} 之后仍然没人拿得到：{3}")
+	mFaultsRefreshFaith = msg.Define("acquire-faults.breaks-refresh", msg.K(msg.Sub, msg.Sub),
+		"B held K; with {0}, B's Refresh reported success, but {1}: the lease was not extended, and B goes on working on faith",
+		"B 持有 K；{0}时，B 的 Refresh 报告成功，但{1}：租约并没有延长，B 却凭着一厢情愿接着干活")
+	mFaultsHoldRefresh = msg.Define("acquire-faults.holds-refresh", msg.K(msg.Sub, msg.Count),
+		"{0}; and B's Refresh, with {1} faults injected in turn at its commands, reported success only when it had extended K",
+		"{0}；在 B 的 Refresh 的命令上逐一注入 {1} 次故障，它只有真的延长了 K 时才报告成功")
+	mFaultsFreed = msg.Define("acquire-faults.freed", nil,
+		"the suite deletes K: it is free for the next fault", "测试套件删除 K：下一个故障时它是空闲的")
+	mFaultsExpiry = msg.Define("acquire-faults.expiry-back", msg.K(msg.Duration),
+		"the suite sets K's expiry back to {0} for the next fault", "测试套件把 K 的过期时间设回 {0}，准备下一个故障")
+	mFaultsNoCommand = msg.Define("acquire-faults.n/a", nil,
+		"B's acquire sent no command to fault", "B 的加锁没有发出可以注入故障的命令")
+	mFaultsHold = msg.Define("acquire-faults.holds", msg.K(msg.Count, msg.Count),
+		"with {0} faults injected in turn at the commands of B's acquire ({1} commands, with A holding K and with K free), B took no lock it did not hold, left A's lock as it was and left nothing that outlives its TTL",
+		"在 B 加锁的命令上逐一注入 {0} 次故障（A 持有 K 时和 K 空闲时共 {1} 条命令）：B 没有拿到它并不持有的锁，A 的锁原样未动，也没有留下比 TTL 活得更久的东西")
+)

@@ -80,7 +80,7 @@ func Libraries() []Program {
 	php := func(name string, needs []string, file ...string) Program {
 		return Program{
 			Name:   name,
-			Argv:   append(PHPCommand(), file...),
+			Argv:   append(libraryPHPCommand(), file...),
 			Expect: strict(catalog.Declare(catalog.Entry{Name: name}).Expect),
 			Needs:  append([]string{langtest.PHP}, needs...),
 		}
@@ -134,6 +134,22 @@ var phpCommand = sync.OnceValue(func() []string {
 		}
 	}
 	return []string{"php"}
+})
+
+// libraryPHPCommand is PHPCommand with the mbstring extension as well,
+// when it loads: Laravel requires it (Debian's php-illuminate-support
+// depends on php-mbstring) and calls it where it handles an error, so
+// that without it a lost connection ends in "Call to undefined function
+// mb_strpos()" rather than in Laravel's own handling.
+var libraryPHPCommand = sync.OnceValue(func() []string {
+	argv := append(PHPCommand(), "-d", "extension=mbstring")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	probe := append(append([]string(nil), argv...), "-r", `echo function_exists("mb_strpos") ? "yes" : "no";`)
+	if out, err := exec.CommandContext(ctx, probe[0], probe[1:]...).CombinedOutput(); err == nil && string(out) == "yes" {
+		return argv
+	}
+	return PHPCommand()
 })
 
 // RedisPy is redis-py's Lock (Debian's python3-redis 4.3.4), through the

@@ -154,8 +154,18 @@ function answer(string $line): void
     fflush(STDOUT);
 }
 
+/**
+ * $s on one line, the proxy's address (which changes from run to run, in
+ * a client library's "read error on connection to 127.0.0.1:port") written
+ * as the variable that holds it, so that a timeline reads the same in
+ * every run.
+ */
 function oneLine(string $s): string
 {
+    $addr = getenv('LOCKLAB_REDIS_ADDR');
+    if ($addr !== false && $addr !== '') {
+        $s = str_replace($addr, '$LOCKLAB_REDIS_ADDR', $s);
+    }
     return trim(preg_replace('/\s+/', ' ', $s));
 }
 

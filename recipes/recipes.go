@@ -10,6 +10,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -80,7 +81,7 @@ func Libraries() []Program {
 	php := func(name string, needs []string, file ...string) Program {
 		return Program{
 			Name:   name,
-			Argv:   append(libraryPHPCommand(), file...),
+			Argv:   slices.Concat(libraryPHPCommand(), file),
 			Expect: strict(catalog.Declare(catalog.Entry{Name: name}).Expect),
 			Needs:  append([]string{langtest.PHP}, needs...),
 		}
@@ -141,7 +142,9 @@ var phpCommand = sync.OnceValue(func() []string {
 // depends on php-mbstring) and calls it where it handles an error, so
 // that without it a lost connection ends in "Call to undefined function
 // mb_strpos()" rather than in Laravel's own handling.
-var libraryPHPCommand = sync.OnceValue(func() []string {
+func libraryPHPCommand() []string { return slices.Clone(libraryPHP()) }
+
+var libraryPHP = sync.OnceValue(func() []string {
 	argv := append(PHPCommand(), "-d", "extension=mbstring")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -238,3 +238,15 @@ func TestPage(t *testing.T) {
 		}
 	}
 }
+
+// TestLibraryArgv: each framework's column runs its own program, with its
+// own arguments: their command lines share no memory.
+func TestLibraryArgv(t *testing.T) {
+	seen := map[string]string{}
+	for _, p := range recipes.Libraries() {
+		file := strings.Join(p.File(), " ")
+		assert.NotContains(t, seen, file, "%s runs what %s runs", p.Name, seen[file])
+		seen[file] = p.Name
+		assert.Contains(t, file, map[bool]string{true: "laravel.php", false: "symfony-lock.php"}[strings.HasPrefix(p.Name, "laravel")], p.Name)
+	}
+}

@@ -15,7 +15,8 @@
 // FILE, what lockcheck or peercheck printed with -format json; -marker
 // peercheck writes the blocks named peercheck, from a run of peercheck
 // (make peers-docs writes docs/peers.md so: lockdocs is the one generator
-// of the docs). -redis, the -tls-* flags and -timeout are
+// of the docs), and -marker libraries those of the library pages, from a
+// run of peercheck -libraries (make docs). -redis, the -tls-* flags and -timeout are
 // lockcheck's, and the Redis is found, looked at, watched and cleaned up
 // after as lockcheck does it (package cmd/matrixrun); its keys are
 // lockcheck's, which lockcheck -cleanup removes. A block sits between two
@@ -101,7 +102,7 @@ func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
 	tlsFiles := matrixrun.TLSFlags(fs)
 	fs.DurationVar(&m.Timeout, "timeout", 30*time.Second, "the most one property may take")
 	from := fs.String("report", "", "run nothing: read the matrix from `FILE`, as lockcheck or peercheck -format json printed it")
-	marker := fs.String("marker", style.Marker, "write the blocks of the markers `NAME`: lockcheck, or peercheck (docs/peers.md, with -report)")
+	marker := fs.String("marker", style.Marker, "write the blocks of the markers `NAME`: lockcheck; peercheck (docs/peers.md) or libraries (docs/libraries.md and docs/zh/libraries.md), with -report")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: lockdocs [flags] [file or directory ...]\n       lockdocs -report FILE [-marker NAME] [file or directory ...]\n\n"+
 			"lockdocs regenerates the generated blocks of README.md, docs and docs/zh (or of the\n"+
@@ -121,7 +122,7 @@ func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	st, ok := styles[*marker]
 	if !ok {
-		fmt.Fprintf(stderr, "lockdocs: -marker %q: want lockcheck or peercheck\n", *marker)
+		fmt.Fprintf(stderr, "lockdocs: -marker %q: want lockcheck, peercheck or libraries\n", *marker)
 		return matrixrun.ExitUsage
 	}
 	m.TLS = *tlsFiles

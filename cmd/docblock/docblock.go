@@ -40,6 +40,7 @@ package docblock
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -65,6 +66,9 @@ type Style struct {
 	Marker string
 	// Make is the command that regenerates the blocks: "make docs".
 	Make string
+	// Run names the run of the tool the blocks come from, as the pages say
+	// it ("peercheck -libraries"); Marker when empty.
+	Run string
 	// Commands are the runs of the tool that command blocks name.
 	Commands map[string]Command
 	// Trace introduces a trace block's diagram: strategy, property,
@@ -242,7 +246,7 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 		if shaped {
 			version, date = "VERSION", "DATE"
 		}
-		fmt.Fprintf(&w, "\n_%s_\n", say(lang, mGenerated, s.Make, s.Marker, version, date))
+		fmt.Fprintf(&w, "\n_%s_\n", say(lang, mGenerated, s.Make, cmp.Or(s.Run, s.Marker), version, date))
 	case "verdicts":
 		st := b.Attrs["strategy"]
 		if !slices.Contains(rep.Strategies(), st) {

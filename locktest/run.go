@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"runtime/debug"
 	"slices"
@@ -94,8 +95,8 @@ func (r *run) stamp(ms int64) Arg {
 }
 
 // arg types a command argument or a value of a reply: the key, a number
-// that reads as a time near the run's start, another integer, a digest
-// already seen, or text. Which texts are tokens is known only once the
+// that reads as a time near the run's start (Unix milliseconds, or
+// seconds with a fraction), another integer, or text. Which texts are tokens is known only once the
 // timeline is taken (recorder.timeline).
 func (r *run) arg(s string) Arg {
 	if s == r.key {
@@ -114,6 +115,15 @@ func (r *run) arg(s string) Arg {
 			return r.stamp(n)
 		}
 		return Arg{Kind: ArgNumber, Text: s}
+	}
+	// Unix seconds with a fraction, as PHP's microtime(true) gives them
+	// (Symfony's RedisStore sends one with every script).
+	if i := strings.IndexByte(s, '.'); i == 10 && len(s) > 11 && strings.Trim(s, "0123456789.") == "" {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			if n := int64(math.Round(f * 1000)); n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
+				return Arg{Kind: ArgTime, Text: s, Ms: n - r.t0}
+			}
+		}
 	}
 	return Arg{Kind: ArgText, Text: s}
 }

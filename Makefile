@@ -2,12 +2,13 @@
 # Go module proxy on first use.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: setup setup-langs test lint
+.PHONY: setup setup-langs setup-browser test lint
 
 # Make sure a real Redis can be had: redis-server on PATH and, where Docker
-# answers, the image locklab/redis:local; and what the locks in other
-# languages run with (setup-langs).
-setup: setup-langs
+# answers, the image locklab/redis:local; what the locks in other
+# languages run with (setup-langs); and the browser that the HTML report's
+# tests drive (setup-browser).
+setup: setup-langs setup-browser
 	bash scripts/setup-redis.sh
 
 # What the locks in other languages run with (docs/exec.md): php-cli,
@@ -15,6 +16,11 @@ setup: setup-langs
 # faketime, from Debian's packages when missing.
 setup-langs:
 	bash scripts/setup-langs.sh
+
+# chromium and a font with Chinese glyphs, from Debian's packages when
+# missing: the browser tests of the HTML report (report/browser).
+setup-browser:
+	bash scripts/setup-browser.sh
 
 # Tests run against a real Redis (see redistest): the locally built image
 # unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name another.
@@ -37,7 +43,7 @@ lint:
 bench: setup
 	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -json ../docs/performance.json -svg ../docs/performance.svg
 
-.PHONY: check docs repeat stress test-langs
+.PHONY: check docs repeat stress test-langs report test-browser
 
 # Every PHP recipe's column against its Go column, cell by cell, the PHP
 # frameworks' locks (Symfony, Laravel) and redis-py's Lock on every
@@ -58,6 +64,22 @@ LOCAL_REDIS := LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLA
 # lockcheck's exit status and what it means: make's own is 2 for any failure.
 check: setup
 	$(LOCAL_REDIS) bash scripts/check.sh $(LOCKCHECK_FLAGS)
+
+# The whole matrix as one self-contained HTML page, every break drawn
+# (lockcheck -format html), written to $(REPORT): a page to open from disk,
+# or to keep as a CI run's artifact. Flags go in LOCKCHECK_FLAGS, e.g.
+# make report LOCKCHECK_FLAGS="-lang zh". make fails, and the page is kept,
+# when a verdict is not the declared one.
+REPORT ?= locklab-report.html
+report: setup
+	$(LOCAL_REDIS) bash scripts/check.sh -format html $(LOCKCHECK_FLAGS) > $(REPORT)
+	@echo "report: wrote $(REPORT) ($$(wc -c < $(REPORT)) bytes)"
+
+# The HTML report in headless chromium, in English and Chinese, at 1280 and
+# 390 pixels (module report/browser); screenshots go to
+# LOCKLAB_SCREENSHOTS, by default the system's temporary directory.
+test-browser: setup
+	cd report/browser && $(LOCAL_REDIS) go test -count=1 -v ./...
 
 # Regenerate the generated blocks of README.md, docs/*.md and the Chinese
 # edition docs/zh/*.md, in Chinese (the matrix, each strategy's verdicts,

@@ -49,7 +49,7 @@ type simClient struct {
 	inMultiAtPause bool          // the pause falls inside MULTI
 	reached        chan struct{} // becomes arrive when the pause at pauseAt begins
 	arrive         chan struct{} // closed when the paused client reaches its next command
-	failNext       bool          // the next command fails without being sent
+	failing        bool          // every command fails without being sent
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
 
 	// Faults on the wire (fault.go): the one armed, the commands counted
@@ -373,4 +373,22 @@ func (u until) Delay(int) (time.Duration, bool) {
 		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvNotAcquired})
 	}
 	return u.poll, again
+}
+
+// settle waits until c has sent nothing for a quiet window (four polls,
+// 20ms at least), or for the slack at most: what a lock does on its own
+// goroutines right after an acquire returns (rueidislock takes the rest
+// of its keys in the background) is done before the suite reads K.
+func (c *simClient) settle() {
+	quiet := max(20*time.Millisecond, 4*c.r.tm.Poll)
+	deadline := time.Now().Add(c.r.tm.Slack)
+	last, since := c.commandsSent(), time.Now()
+	for time.Now().Before(deadline) {
+		time.Sleep(quiet / 4)
+		if n := c.commandsSent(); n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= quiet {
+			return
+		}
+	}
 }

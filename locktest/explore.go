@@ -82,9 +82,11 @@ type scheduler struct {
 func startScheduler(r *run, clients []*simClient, attempt func(i int)) *scheduler {
 	s := &scheduler{r: r, clients: clients, events: make(chan schedEvent), grants: make([]chan struct{}, len(clients)),
 		aborts: make(chan any, len(clients)), done: make([]bool, len(clients))}
-	for i, c := range clients {
+	for i := range clients {
 		s.grants[i] = make(chan struct{})
-		c.gate = func(ctx context.Context, cmd string) error {
+	}
+	for i, c := range clients {
+		gate := func(ctx context.Context, cmd string) error {
 			select {
 			case s.events <- schedEvent{simClient: i, cmd: cmd}:
 			case <-ctx.Done():
@@ -97,6 +99,11 @@ func startScheduler(r *run, clients []*simClient, attempt func(i int)) *schedule
 				return ctx.Err()
 			}
 		}
+		// A library's own goroutines may send a command while the gate is
+		// set: publish it under the client's lock, as before reads it.
+		c.mu.Lock()
+		c.gate = gate
+		c.mu.Unlock()
 	}
 	for i := range clients {
 		go func() {

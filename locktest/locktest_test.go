@@ -63,14 +63,14 @@ func TestSeededBugs(t *testing.T) {
 			name:   "release compares token lengths",
 			new:    mutant(t, "release-length-compare").New,
 			prop:   locktest.DoubleRelease,
-			reason: "then its second release deleted K, B's lock: C acquired it while B still held it",
+			reason: "then A's second release deleted K, B's lock: C acquired the lock while B still held it",
 			shows:  "A EVALSHA",
 		},
 		{
 			name:   "release compares token lengths, late",
 			new:    mutant(t, "release-length-compare").New,
 			prop:   locktest.SafeRelease,
-			reason: "when A resumed, its release deleted K, B's lock",
+			reason: "when A resumed, A's release deleted K, B's lock",
 			shows:  "A EVALSHA",
 		},
 		{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -515,4 +516,39 @@ func (r *run) client(name string) *simClient {
 		}
 	}
 	return nil
+}
+
+// absoluteTime returns the first command a client sent with an absolute
+// time in it (PXAT, EXAT, PEXPIREAT, EXPIREAT, or a Unix time in ms among
+// its arguments), written as the timeline writes it; "" when none. A lock
+// that sends one without reading Client.Clock reads a clock of its own.
+func (r *run) absoluteTime() string {
+	r.rec.mu.Lock()
+	defer r.rec.mu.Unlock()
+	for _, e := range r.rec.events {
+		if e.Kind != EvCommand || len(e.Command) == 0 {
+			continue
+		}
+		name := strings.ToUpper(e.Command[0].Text)
+		abs := name == "PEXPIREAT" || name == "EXPIREAT"
+		for _, a := range e.Command[1:] {
+			t := strings.ToUpper(a.Text)
+			abs = abs || a.Kind == ArgTime || (a.Kind == ArgText && (t == "PXAT" || t == "EXAT"))
+		}
+		if abs {
+			return e.Client + ": " + joinArgs(e.Command, " ")
+		}
+	}
+	return ""
+}
+
+// neverReadsClock is the n/a of a clock property for a lock that read no
+// clock of the client's, unless its commands carry an absolute time all
+// the same: then the clock it read is its own, out of the suite's reach,
+// and the property is not checked (an error that says so), never n/a.
+func (r *run) neverReadsClock() Result {
+	if cmd := r.absoluteTime(); cmd != "" {
+		r.fail("not checked: the lock sends absolute times taken from a clock of its own, which the suite cannot skew (%s); its strategy can say so with strategy.OwnClock, and a skewed client's proxy then moves those times", r.errText(errors.New(cmd)))
+	}
+	return r.notApplicable(mNeverReadsClock.New())
 }

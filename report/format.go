@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Format names a way to write a Report: text, markdown, json.
+// Format names a way to write a Report: text, markdown, json, html.
 type Format string
 
 // formats are the formats and their writers, in the order the commands'
@@ -19,6 +19,7 @@ var formats = []struct {
 	{"text", Text},
 	{"markdown", Markdown},
 	{"json", JSON},
+	{"html", HTML},
 }
 
 // Formats returns the formats there are, text first.

@@ -17,7 +17,7 @@ import (
 func TestFormats(t *testing.T) {
 	assert.Equal(t, []report.Format{"text", "markdown", "json"}, report.Formats()[:3])
 	writers := map[report.Format]func(io.Writer, *report.Report, report.Options) error{
-		"text": report.Text, "markdown": report.Markdown, "json": report.JSON,
+		"text": report.Text, "markdown": report.Markdown, "json": report.JSON, "html": report.HTML,
 	}
 	opts := report.Options{Trace: true}
 	for _, f := range report.Formats() {

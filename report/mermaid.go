@@ -53,24 +53,31 @@ func (t tr) plainMermaid(tl []locktest.Event) string { return t.diagram(tl, oneL
 
 // diagram draws tl, writing each text of it with esc.
 func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
-	m := &mermaid{tr: t, esc: esc, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
-	tl = fanOut(tl)
-	if t.shape {
-		tl = clocksInOrder(tl)
-	}
-	m.start(tl)
+	m, steps := t.walk(tl)
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
 	for _, p := range m.participants {
 		fmt.Fprintf(&b, "    participant %s\n", p)
 	}
-	for _, l := range m.body(fold.Timeline(tl)) {
+	for _, l := range steps {
 		b.WriteString("    ")
 		b.WriteString(strings.Repeat("    ", l.depth))
-		b.WriteString(l.text)
+		b.WriteString(l.mermaid(esc))
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// walk reads tl as every diagram draws it (Mermaid's, the SVG of HTML
+// output): its participants, and its statements in order.
+func (t tr) walk(tl []locktest.Event) (*mermaid, []line) {
+	m := &mermaid{tr: t, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
+	tl = fanOut(tl)
+	if t.shape {
+		tl = clocksInOrder(tl)
+	}
+	m.start(tl)
+	return m, m.body(fold.Timeline(tl))
 }
 
 // redis is the server's participant name.
@@ -78,9 +85,8 @@ const redis = "Redis"
 
 type mermaid struct {
 	tr           tr
-	esc          func(string) string // escape, or oneLine for text output
-	participants []string            // the clients, then the servers
-	servers      int                 // how many of participants are servers
+	participants []string // the clients, then the servers
+	servers      int      // how many of participants are servers
 	active       map[string]bool
 	names        map[string]string // a token (its client, NUL, its text): its name
 	count        map[string]int    // tokens named after each client so far
@@ -160,10 +166,51 @@ func server(e locktest.Event) string {
 	return redis
 }
 
-// line is one statement of the diagram.
+// line is one statement of a diagram, whatever draws it.
 type line struct {
 	depth int
-	text  string
+	kind  lineKind
+	// from and to are an arrow's ends, or the participants a note spans
+	// (to is "" over one); activate and deactivate name from.
+	from, to string
+	text     string // what an arrow or a note says, a loop's label
+	overlap  bool   // a note of two clients inside at once
+}
+
+// lineKind says what a line draws.
+type lineKind int
+
+const (
+	lineCall       lineKind = iota // an arrow from a client to a server
+	lineReply                      // a dashed arrow back
+	lineNote                       // a note over from (to from...to)
+	lineActivate                   // from is inside the critical section
+	lineDeactivate                 // from left it
+	lineLoop                       // a loop labelled text, until lineEnd
+	lineEnd
+)
+
+// mermaid writes l in Mermaid's syntax, its text written with esc.
+func (l line) mermaid(esc func(string) string) string {
+	switch l.kind {
+	case lineCall:
+		return fmt.Sprintf("%s->>%s: %s", l.from, l.to, esc(l.text))
+	case lineReply:
+		return fmt.Sprintf("%s-->>%s: %s", l.from, l.to, esc(l.text))
+	case lineNote:
+		over := l.from
+		if l.to != "" {
+			over += "," + l.to
+		}
+		return fmt.Sprintf("Note over %s: %s", over, esc(l.text))
+	case lineActivate:
+		return "activate " + l.from
+	case lineDeactivate:
+		return "deactivate " + l.from
+	case lineLoop:
+		return "loop " + l.text
+	}
+	return "end"
 }
 
 // body renders the groups.
@@ -179,11 +226,11 @@ func (m *mermaid) body(groups []fold.Repeat[locktest.Event]) []line {
 		first, last := g.Events[g.First], g.Events[g.Last]
 		end := g.Events[len(g.Events)-1]
 		from, to := g.Events[0][0].At, end[len(end)-1].At
-		head := fmt.Sprintf("loop ×%d (%s–%s)", len(g.Events), ms(from), ms(to))
+		head := fmt.Sprintf("×%d (%s–%s)", len(g.Events), ms(from), ms(to))
 		if m.tr.shape {
-			head = "loop ×N"
+			head = "×N"
 		}
-		out = append(out, line{text: head})
+		out = append(out, line{kind: lineLoop, text: head})
 		for j := range first {
 			var other *locktest.Event
 			if g.Last != g.First {
@@ -191,7 +238,7 @@ func (m *mermaid) body(groups []fold.Repeat[locktest.Event]) []line {
 			}
 			out = append(out, m.event(first[j], other, 1)...)
 		}
-		out = append(out, line{text: "end"})
+		out = append(out, line{kind: lineEnd})
 	}
 	return out
 }
@@ -244,7 +291,7 @@ func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
 		case a.Kind == other[i].Kind && a.Kind != locktest.ArgToken && m.value(a) == m.value(other[i]):
 			parts[i] = m.value(a)
 		case a.Kind == locktest.ArgToken && other[i].Kind == locktest.ArgToken:
-			parts[i] = m.tr.msg().newToken
+			parts[i] = m.tr.say(mNewToken)
 		case a.Kind == locktest.ArgText && other[i].Kind == locktest.ArgText:
 			parts[i] = merge(a.Text, other[i].Text)
 		default:
@@ -258,8 +305,8 @@ func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
 // the same event in the last repetition of a loop.
 func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []line {
 	c := e.Client
-	l := func(format string, args ...any) line {
-		return line{depth: depth, text: fmt.Sprintf(format, args...)}
+	l := func(kind lineKind, from, to, text string) line {
+		return line{depth: depth, kind: kind, from: from, to: to, text: text}
 	}
 	// texts returns what f makes of e and of other, merged.
 	texts := func(f func(e locktest.Event) string) string {
@@ -271,7 +318,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 	}
 	// note writes text as it is: what the strategy's errors say; say
 	// writes what e says (its message) in the diagram's language.
-	note := func(text string) line { return l("Note over %s: %s", c, m.esc(text)) }
+	note := func(text string) line { return l(lineNote, c, "", text) }
 	said := func(e locktest.Event) string {
 		if e.Msg == nil {
 			return string(e.Kind)
@@ -279,7 +326,6 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		return m.tr.render(*e.Msg, m.value)
 	}
 	errText := func(e locktest.Event) string { return e.Err }
-	words := m.tr.msg()
 	switch e.Kind {
 	case locktest.EvCommand:
 		var oc, or []locktest.Arg
@@ -290,9 +336,9 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		var r string
 		switch {
 		case e.Err != "":
-			r = words.errorReply + texts(errText)
+			r = m.tr.say(mErrorReply, texts(errText))
 		case e.Msg != nil:
-			r = words.errorReply + texts(said)
+			r = m.tr.say(mErrorReply, texts(said))
 		default:
 			r = m.show(e.Reply, or, "")
 		}
@@ -300,24 +346,26 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 			r = `""`
 		}
 		srv := server(e)
-		return []line{l("%s->>%s: %s", c, srv, m.esc(cmd)), l("%s-->>%s: %s", srv, c, m.esc(r))}
+		return []line{l(lineCall, c, srv, cmd), l(lineReply, srv, c, r)}
+	case locktest.EvPush:
+		return []line{l(lineReply, server(e), c, m.tr.say(mPush, m.show(e.Reply, nil, "")))}
 	case locktest.EvAcquired, locktest.EvReleased, locktest.EvRefreshed:
 		if e.Err != "" {
-			return []line{note(words.failed[e.Kind] + texts(errText))}
+			return []line{note(m.tr.say(mFailed[e.Kind], texts(errText)))}
 		}
 		return []line{note(texts(said))}
 	case locktest.EvEnter:
 		out := []line{note(texts(said))}
 		if !m.active[c] {
 			m.active[c] = true
-			out = append(out, l("activate %s", c))
+			out = append(out, l(lineActivate, c, "", ""))
 		}
 		return out
 	case locktest.EvLeave:
 		var out []line
 		if m.active[c] {
 			m.active[c] = false
-			out = append(out, l("deactivate %s", c))
+			out = append(out, l(lineDeactivate, c, "", ""))
 		}
 		return append(out, note(texts(said)))
 	case locktest.EvOverlap:
@@ -329,24 +377,28 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 				}
 			}
 		}
-		return []line{l("Note over %s: %s%s", m.span(c, who), words.overlap, m.esc(texts(said)))}
+		from, to := m.span(c, who)
+		n := l(lineNote, from, to, m.tr.say(mOverlap, texts(said)))
+		n.overlap = true
+		return []line{n}
 	}
 	if c != "" {
 		return []line{note(texts(said))}
 	}
-	return []line{l("Note over %s: %s", m.span("", nil), m.esc(texts(said)))}
+	from, to := m.span("", nil)
+	return []line{l(lineNote, from, to, texts(said))}
 }
 
 // span returns the participants a note spans: from the leftmost to the
 // rightmost of client and the clients in who, or over everyone when
-// client is "".
-func (m *mermaid) span(client string, who []string) string {
+// client is ""; to is "" when the note is over one.
+func (m *mermaid) span(client string, who []string) (from, to string) {
 	if client == "" {
 		last := m.participants[len(m.participants)-1]
 		if len(m.participants) == 1 {
-			return last
+			return last, ""
 		}
-		return m.participants[0] + "," + last
+		return m.participants[0], last
 	}
 	lo, hi := len(m.participants), -1
 	for i, p := range m.participants[:len(m.participants)-m.servers] {
@@ -355,9 +407,9 @@ func (m *mermaid) span(client string, who []string) string {
 		}
 	}
 	if lo == hi {
-		return m.participants[lo]
+		return m.participants[lo], ""
 	}
-	return m.participants[lo] + "," + m.participants[hi]
+	return m.participants[lo], m.participants[hi]
 }
 
 // merge joins two renderings of the same statement, word by word: the words

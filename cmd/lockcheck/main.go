@@ -14,7 +14,8 @@
 // The flags are:
 //
 //	-format NAME
-//		how to print the matrix: text by default, markdown, json, or
+//		how to print the matrix: text by default, markdown, json, html
+//		(one self-contained page, every break drawn: see HTML below), or
 //		another of package report's formats (report.Formats), which
 //		lockcheck -help lists.
 //	-width N
@@ -150,6 +151,18 @@
 // attempts are drawn once, in a loop labelled with how many times they ran.
 // Markdown and JSON escape the characters Mermaid would misread (# ; " <
 // >); text prints them as they are.
+//
+// # HTML
+//
+// With -format html the output is one self-contained page (its style
+// sheet and drawings inline, nothing loaded, no script needed): a header
+// with the server, the date, the time scale and what ran; the matrix,
+// each cell a symbol and its verdict, a mismatch marked "!" with the
+// declared verdict; then every break with its reason, a link to its
+// strategy's page under docs/ (relative, when the working directory has
+// it) and its counterexample drawn as an SVG sequence diagram, linked to
+// and from its cell. -lang zh writes it in Chinese. make report writes the
+// whole matrix's page to locklab-report.html.
 //
 // # Languages
 //
@@ -300,6 +313,9 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
 		}
 		ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
+		if !opts.undeclared {
+			ropts.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "")
+		}
 		if opts.width >= 0 {
 			ropts.Width = opts.width
 		}

@@ -98,6 +98,22 @@ func TestMarkdownTrace(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(out, "```mermaid\nsequenceDiagram\n"))
 }
 
+// TestHTML: -format html writes one page, each break drawn and linked
+// to its strategy's page under the root's docs/, in the -lang asked for.
+func TestHTML(t *testing.T) {
+	e, out, errOut := sharedEnv(t)
+	e.root = "../.."
+	code := lockcheck(context.Background(), append([]string{"-format", "html", "-lang", "zh"}, subset...), e)
+	require.Equal(t, exitOK, code, errOut.String())
+	page := out.String()
+	assert.True(t, strings.HasPrefix(page, "<!DOCTYPE html>\n<html lang=\"zh-Hans\">"))
+	assert.Equal(t, 2, strings.Count(page, `<svg class="seq"`), "setnxpx's two breaks")
+	assert.Contains(t, page, `<a href="#b-setnxpx--double-release">✗ breaks</a>`)
+	assert.Contains(t, page, `<a href="docs/zh/setnxpx.md">docs/zh/setnxpx.md</a>`)
+	assert.Contains(t, page, "全部 4 项判定都与声明的一致。")
+	assert.Contains(t, page, "<dt>服务器</dt><dd>redis ")
+}
+
 func TestJSON(t *testing.T) {
 	code, out, _ := run(t, append([]string{"-format", "json", "-trace"}, subset...)...)
 	assert.Equal(t, exitOK, code)
@@ -273,7 +289,7 @@ func TestBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-format", "xml"}, `-format: unknown format "xml": want text, markdown or json`},
+		{[]string{"-format", "xml"}, `-format: unknown format "xml": want text, markdown, json or html`},
 		{[]string{"-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
 		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
 		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},

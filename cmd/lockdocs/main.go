@@ -30,11 +30,25 @@
 //		the counterexample of that break, as a Mermaid diagram;
 //	<!-- lockcheck:source file=strategy/getset/getset.go func=takeover --> ... <!-- /lockcheck:source -->
 //		a code block quoting a file, or one Go function or method
-//		(func=Type.Method) of it, so that quoted code stays current.
+//		(func=Type.Method) of it, so that quoted code stays current;
+//	<!-- lockcheck:output format=text strategy=setnxpx,luatoken --> ... <!-- /lockcheck:output -->
+//		what the tool prints for those checks (format=text or json;
+//		property=, trace=yes, lang=, and for JSON events=N, the first
+//		events of each timeline to keep besides its last), with the
+//		command line that prints it;
+//	<!-- lockcheck:command name=exec-garbage --> ... <!-- /lockcheck:command -->
+//		the output of a run of the tool that Style.Commands names, from
+//		the line Command.From names;
+//	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
+//		the table of the properties: each one's scenario and what must
+//		hold, from the messages PROPERTY.scenario and PROPERTY.must;
+//	<!-- lockcheck:gotest package=./p run=TestX env=VAR v=yes show=a,b end=yes --> ... <!-- /lockcheck:gotest -->
+//		the output of go test -run '^TestX$' ./p, with VAR=1 (show=
+//		keeps the log of those subtests, end=yes the lines that end it).
 //
 // File paths are relative to the working directory. The blocks of a file
-// in a directory named zh (docs/zh) are written in Chinese, as lockcheck
-// -lang zh writes them.
+// in a directory named after a language of the catalogs (docs/zh) are
+// written in that language, as lockcheck -lang zh writes them.
 //
 // Each break is drawn from its one run. lockdocs writes each block's
 // shape into its marker (shape=...): a digest of the block with what

@@ -76,7 +76,8 @@ func (m matrix) config(e catalog.Entry, key string) locktest.Config {
 
 // check runs property p on strategy e.
 func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property, key string) report.Result {
-	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Result: locktest.Check(ctx, m.config(e, key), p)}
+	cfg := m.config(e, key)
+	r := report.Result{Strategy: e.Name, Expected: e.Expect.Verdict(p), Timing: cfg.Timing.Resolved(), Result: locktest.Check(ctx, cfg, p)}
 	if m.undeclared {
 		r.Expected = ""
 	}
@@ -86,7 +87,11 @@ func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property,
 // run checks every property on every strategy, runs times, and reports the
 // last run with the verdicts that changed between runs.
 func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry, props []locktest.Property, runs int) (*report.Report, error) {
-	rep := &report.Report{RedisVersion: version, When: time.Now(), Runs: runs, ScaleFrom: map[string]report.ScaleFrom{}}
+	rep := &report.Report{RedisVersion: version, Program: m.name, When: time.Now(), Runs: runs,
+		Sources: map[string]string{}, ScaleFrom: map[string]report.ScaleFrom{}}
+	for _, e := range entries {
+		rep.Sources[e.Name] = e.Sources
+	}
 	start := time.Now()
 	entries = slices.Clone(entries)
 	for i, e := range entries {

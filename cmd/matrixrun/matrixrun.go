@@ -254,6 +254,7 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		s.p.log("%v", err)
 		return ExitMismatch
 	}
+	rep.Server = s.srv.String()
 	if msg := ev.after(rep); msg != "" {
 		s.p.say(msg)
 	}

@@ -1,6 +1,10 @@
 package matrixrun
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/report"
 )
@@ -45,4 +49,41 @@ func (p Program) UpdateGrid(rep *report.Report, root string) int {
 	}
 	p.log("-update: %d of %d cells changed in %s", len(changes), len(rep.Results), catalog.GridFile)
 	return ExitOK
+}
+
+// Pages links a column to its page in the docs under root, for HTML
+// output: docs/<name>.md (docs/zh/<name>.md in Chinese, where it exists),
+// else the page of the name cut before its last "-" (luatoken-renew-fence
+// is explained on luatoken's page, redlock-delayed-restart on redlock's),
+// else fallback when it is not ""; no link when no such page exists under
+// root. The links are relative to root: a page written there finds them.
+func Pages(root string, lang report.Lang, fallback string) func(string) string {
+	exists := func(rel string) bool {
+		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+		return err == nil
+	}
+	find := func(name string) string {
+		for {
+			if lang != report.English && exists("docs/"+string(lang)+"/"+name+".md") {
+				return "docs/" + string(lang) + "/" + name + ".md"
+			}
+			if exists("docs/" + name + ".md") {
+				return "docs/" + name + ".md"
+			}
+			i := strings.LastIndex(name, "-")
+			if i <= 0 {
+				return ""
+			}
+			name = name[:i]
+		}
+	}
+	return func(column string) string {
+		if page := find(column); page != "" {
+			return page
+		}
+		if fallback != "" {
+			return find(fallback)
+		}
+		return ""
+	}
 }

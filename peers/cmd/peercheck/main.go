@@ -191,6 +191,8 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if o.update {
 			return p.UpdateGrid(rep, o.root)
 		}
-		return p.Print(rep, o.format, report.Options{Trace: o.trace})
+		// The peers are explained on one page, luatoken on its own; the
+		// links are relative to -root.
+		return p.Print(rep, o.format, report.Options{Trace: o.trace, Pages: matrixrun.Pages(o.root, report.English, "peers")})
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +95,19 @@ func TestColumns(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, keys, "peercheck removes the keys of its run (%s)", pattern)
 	}
+}
+
+// TestHTML: -format html writes the peers' page, luatoken linked to its
+// own page and the peers to docs/peers.md, under -root.
+func TestHTML(t *testing.T) {
+	code, stdout, stderr := run(t, "-redis", redistest.Shared(t).Addr, "-format", "html", "-root", root,
+		"-strategy", "luatoken,goredislock", "-property", "holder-overrun")
+	require.Equal(t, exitOK, code, stderr)
+	assert.True(t, strings.HasPrefix(stdout, "<!DOCTYPE html>"))
+	assert.Equal(t, 2, strings.Count(stdout, `<svg class="seq"`), "both break holder-overrun")
+	assert.Contains(t, stdout, `<a href="docs/peers.md">docs/peers.md</a>`)
+	assert.Contains(t, stdout, `<a href="docs/luatoken.md">docs/luatoken.md</a>`)
+	assert.Contains(t, stdout, "Written by peercheck")
 }
 
 func committedPage(t *testing.T) string {

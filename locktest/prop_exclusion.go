@@ -139,6 +139,7 @@ func handover(newRun func(string) *run) (*Result, int) {
 		if la == nil {
 			r.fail("A could not acquire a free lock")
 		}
+		a.settle() // what A's acquire does after it returns is not scheduled
 		// A leaves the critical section before the schedule starts, so
 		// that its note never races with B's first clock read.
 		r.det.enter("A")

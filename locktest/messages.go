@@ -31,7 +31,7 @@ var (
 	mStopTopology = msg.Define("suite.stop-topology", msg.K(msg.Text),
 		"stopping the topology: {0}", "停止拓扑的服务器时出错：{0}")
 	mDisturbed = msg.Define("suite.disturbed", msg.K(msg.Count, msg.Text),
-		"run {0} of the check was disturbed: {1}", "第 {0} 次运行受到了服务器的干扰：{1}")
+		"run {0} of the check was disturbed: {1}", "第 {0} 次运行受到了干扰：{1}")
 	mCleanupPanicked = msg.Define("client.cleanup-panicked", msg.K(msg.Client, msg.Text),
 		"{0}: a Cleanup function panicked: {1}", "{0}：一个 Cleanup 函数 panic 了：{1}")
 

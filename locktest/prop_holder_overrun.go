@@ -35,7 +35,7 @@ func holderOverrun(newRun func(string) *run) Result {
 		slowly = lb != nil
 	}
 	if lb != nil {
-		r.det.enter("B")
+		r.enterPast("B", "A", la)
 		r.det.leave("B")
 		b.release(lb)
 	}

@@ -65,7 +65,7 @@ func renewedOverrun(newRun func(string) *run) Result {
 	lb := b.waitFree(r.tm.renewedTTL(), 3*r.tm.renewedTTL(), r.tm.renewedTTL()+r.tm.staleAfter())
 	var why Message
 	if lb != nil {
-		r.det.enter("B")
+		r.enterPast("B", "A", la)
 		r.det.leave("B")
 	} else {
 		why = r.unexpired(r.tm.renewedTTL(), 3*r.tm.renewedTTL())

@@ -80,6 +80,19 @@ func (c *simClient) waitFreeEvery(ttl, wait, poll, free time.Duration) strategy.
 	return l
 }
 
+// enterPast has who enter the critical section after holder, who holds
+// l and heeds its lease (watchLease). When the lease has ended but the
+// goroutine that heeds it has not run yet, which of the two came first
+// is the scheduler's doing on a loaded machine, not the lock's: the run
+// is disturbed.
+func (r *run) enterPast(who, holder string, l strategy.Lock) {
+	if ctx := leaseOf(l); ctx != nil && ctx.Err() != nil && r.det.isInside(holder) {
+		r.disturbed(fmt.Errorf("%s's lease had ended when %s acquired, but the goroutine that heeds it had not run yet: the machine was too slow to order them",
+			holder, who))
+	}
+	r.det.enter(who)
+}
+
 // timed is a client's strategy with its refused attempts timed. The
 // calls run on the goroutine of the Acquire that makes them.
 type timed struct {

@@ -12,7 +12,8 @@ setup: setup-langs setup-browser
 	bash scripts/setup-redis.sh
 
 # What the locks in other languages run with (docs/exec.md): php-cli,
-# php-redis, python3-redis and faketime, from Debian's packages when missing.
+# php-redis, Symfony's and Laravel's lock packages, python3-redis and
+# faketime, from Debian's packages when missing.
 setup-langs:
 	bash scripts/setup-langs.sh
 
@@ -44,12 +45,14 @@ bench: setup
 
 .PHONY: check docs repeat stress test-langs report test-browser
 
-# Every PHP recipe's column against its Go column, cell by cell, redis-py's
-# Lock, and the example of docs/exec.md, through the line protocol
+# Every PHP recipe's column against its Go column, cell by cell, the PHP
+# frameworks' locks (Symfony, Laravel) and redis-py's Lock on every
+# property, and the example of docs/exec.md, through the line protocol
 # (docs/php.md): several minutes, as the suite starts one program per
-# simulated client. go test runs three of the PHP columns.
+# simulated client. go test runs three of the PHP columns, and the
+# frameworks' locks on the properties of libraryRows (recipes_test.go).
 test-langs: setup setup-langs
-	$(LOCAL_REDIS) LOCKLAB_LANGS=all go test -race -count=1 -timeout 30m -v -run 'TestPHP|TestRedisPy|TestTokenLock' ./recipes
+	$(LOCAL_REDIS) LOCKLAB_LANGS=all go test -race -count=1 -timeout 30m -v -run 'TestPHP|TestLibraries|TestRedisPy|TestTokenLock' ./recipes
 
 # The image make test uses, unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name
 # another.
@@ -83,10 +86,14 @@ test-browser: setup
 # the traces of its breaks, the quoted code) from one real run; the prose
 # around them is left as it is (cmd/lockdocs). The diagrams of mutants'
 # breaks (mutants: blocks) come from a run of each mutant
-# (TestMutantTraces).
+# (TestMutantTraces). Then the library pages, docs/libraries.md and
+# docs/zh/libraries.md, from the JSON of a run of peercheck -libraries.
 docs: setup
 	$(LOCAL_REDIS) go run ./cmd/lockdocs README.md docs docs/zh
 	$(LOCAL_REDIS) go test -count=1 -run TestMutantTraces ./locktest -args -update-traces
+	@run=$$(mktemp) && trap 'rm -f "$$run"' EXIT && \
+	(cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -libraries -format json >"$$run") && \
+	go run ./cmd/lockdocs -report "$$run" -marker libraries docs/libraries.md docs/zh/libraries.md
 
 # The whole matrix ten times in a row: every verdict must be the declared
 # one, every time.
@@ -98,13 +105,20 @@ repeat: setup
 stress: setup
 	$(LOCAL_REDIS) bash scripts/stress.sh
 
-.PHONY: peers peers-docs
+.PHONY: peers peers-docs libraries
 
 # redsync, redislock and a plain go-redis lock through the suite, their
 # columns beside luatoken's (module peers; docs/peers.md). Flags go in
 # PEERCHECK_FLAGS, e.g. make peers PEERCHECK_FLAGS="-format markdown -trace".
 peers: setup
 	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck $(PEERCHECK_FLAGS)
+
+# The library columns side by side (docs/libraries.md): the Go peers,
+# redis-py's Lock, Symfony's and Laravel's locks through their programs,
+# and luatoken. Flags go in PEERCHECK_FLAGS, e.g.
+# make libraries PEERCHECK_FLAGS="-strategy laravel -trace".
+libraries: setup
+	cd peers && $(LOCAL_REDIS) go run ./cmd/peercheck -libraries $(PEERCHECK_FLAGS)
 
 # Regenerate the generated blocks of docs/peers.md from one real run of
 # peercheck (its JSON), written by lockdocs, the one generator of the docs.

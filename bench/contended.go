@@ -219,142 +219,27 @@ func (r *Runner) contendedRun(ctx context.Context, cl *Clients, cur *atomic.Poin
 		return contendedResult{}, err
 	}
 
-	var (
-		mu       sync.Mutex
-		cond     = sync.NewCond(&mu)
-		held     []holding
-		probes   = make([]*probe, n) // each goroutine's current Lock call's
-		rejoined = make([]int, n)    // the hold after which it last asked
-		holders  atomic.Int32
-		viol     atomic.Int64
-		gaveUp   atomic.Int64
-		first    error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if first == nil {
-			first = err
-		}
-		mu.Unlock()
-	}
 	base := time.Now()
 	deadline := base.Add(r.cfg.Warm + d)
 	runCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	// A client may see the deadline pass a little before runCtx reports
-	// it: an attempt cut short then is the end of the run, not a give-up.
-	over := func() bool { return runCtx.Err() != nil || !time.Now().Before(deadline) }
-	// What the server ran, read (INFO commandstats) when the warm-up
-	// ends and when the run does; the admin connection is used by one
-	// reading at a time.
-	var (
-		sent0, sent1 atomic.Int64
-		statsMu      sync.Mutex
-		stats        [2]map[string]cmdStat
-		statsErr     error
-		statsWG      sync.WaitGroup
-	)
-	readStats := func(i int) {
-		statsMu.Lock()
-		defer statsMu.Unlock()
-		st, err := r.commandStats(ctx)
-		stats[i] = st
-		statsErr = cmp.Or(statsErr, err)
-	}
-	statsWG.Add(2)
-	warmTimer := time.AfterFunc(r.cfg.Warm, func() {
-		defer statsWG.Done()
-		sent0.Store(sent.Load())
-		readStats(0)
-	})
-	stopWatch := context.AfterFunc(runCtx, func() {
-		defer statsWG.Done()
-		sent1.Store(sent.Load())
-		readStats(1)
-		mu.Lock()
-		cond.Broadcast()
-		mu.Unlock()
+	h := &handoffs{runCtx: runCtx, cancel: cancel, deadline: deadline, base: base,
+		probes: make([]*probe, n), rejoined: make([]int, n)}
+	h.cond = sync.NewCond(&h.mu)
+	rs := r.readRun(ctx, runCtx, &sent, func() {
+		h.mu.Lock()
+		h.cond.Broadcast()
+		h.mu.Unlock()
 	})
 
+	var wg sync.WaitGroup
 	for g, lk := range lks {
-		wg.Go(func() {
-			mine := -1 // index in held of this goroutine's last hold
-			for runCtx.Err() == nil {
-				pr := newProbe()
-				mu.Lock()
-				for mine >= 0 && len(held) == mine+1 && runCtx.Err() == nil {
-					cond.Wait()
-				}
-				probes[g], rejoined[g] = pr, len(held)-1
-				cond.Broadcast()
-				mu.Unlock()
-				if runCtx.Err() != nil {
-					return
-				}
-
-				if err := lk.Lock(withProbe(runCtx, pr)); err != nil {
-					if over() {
-						return
-					}
-					if !notObtained(err) {
-						fail(err)
-						cancel()
-						return
-					}
-					gaveUp.Add(1)
-					continue
-				}
-				t := time.Since(base)
-				if holders.Add(1) != 1 {
-					viol.Add(1)
-				}
-				mu.Lock()
-				mine = len(held)
-				held = append(held, holding{who: g, acq: t, rel: -1})
-				cond.Broadcast()
-				var prev *probe
-				if mine > 0 {
-					if p := held[mine-1].who; p != g {
-						for rejoined[p] < mine && runCtx.Err() == nil {
-							cond.Wait()
-						}
-						prev = probes[p]
-					}
-				}
-				mu.Unlock()
-				if prev != nil {
-					select {
-					case <-prev.done:
-					case <-runCtx.Done():
-					}
-				}
-				holders.Add(-1)
-
-				err := lk.Unlock(context.Background())
-				t = time.Since(base)
-				mu.Lock()
-				held[mine].rel = t
-				mu.Unlock()
-				if err != nil {
-					fail(fmt.Errorf("unlock: %w", err))
-					cancel()
-					return
-				}
-			}
-		})
+		wg.Go(func() { h.loop(g, lk) })
 	}
 	wg.Wait()
-	// Wait for the readings that started; one that never will is done.
-	if warmTimer.Stop() {
-		statsWG.Done()
-	}
-	if stopWatch() {
-		statsWG.Done()
-	}
-	statsWG.Wait()
-	if first != nil {
-		return contendedResult{}, first
+	statsErr := rs.wait()
+	if h.first != nil {
+		return contendedResult{}, h.first
 	}
 	if err := ctx.Err(); err != nil {
 		return contendedResult{}, err
@@ -366,24 +251,181 @@ func (r *Runner) contendedRun(ctx context.Context, cl *Clients, cur *atomic.Poin
 	_ = doRedigo(context.Background(), cl.Redigo, "DEL", key)
 
 	warm, end := r.cfg.Warm, r.cfg.Warm+d
-	res := contendedResult{gaveUp: int(gaveUp.Load()), violations: int(viol.Load()), commands: int(sent1.Load() - sent0.Load())}
-	for name, st := range statsDelta(stats[0], stats[1]) {
+	res := contendedResult{gaveUp: int(h.gaveUp.Load()), violations: int(h.viol.Load()), commands: int(rs.sent[1].Load() - rs.sent[0].Load())}
+	for name, st := range statsDelta(rs.stats[0], rs.stats[1]) {
 		if name != "info" {
 			res.calls += int(st.Calls)
 		}
 	}
-	for i, h := range held {
-		if h.acq < warm || h.acq > end {
+	for i, hd := range h.held {
+		if hd.acq < warm || hd.acq > end {
 			continue
 		}
 		res.cs++
-		if i+1 < len(held) && h.rel >= 0 && held[i+1].acq <= end {
+		if i+1 < len(h.held) && hd.rel >= 0 && h.held[i+1].acq <= end {
 			// The next holder's Lock may return before this holder has
 			// read the clock after its Unlock: count that as no wait.
-			res.lat = append(res.lat, max(held[i+1].acq-h.rel, 0))
+			res.lat = append(res.lat, max(h.held[i+1].acq-hd.rel, 0))
 		}
 	}
 	return res, nil
+}
+
+// handoffs is what the goroutines of a contended run share: the holds in
+// order, each goroutine's current Lock call and the hold after which it
+// last asked, and the counts of overlaps and give-ups (see contendedRun).
+type handoffs struct {
+	runCtx   context.Context
+	cancel   context.CancelFunc
+	deadline time.Time
+	base     time.Time
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	held     []holding
+	probes   []*probe // each goroutine's current Lock call's
+	rejoined []int    // the hold after which it last asked
+	first    error
+
+	holders atomic.Int32
+	viol    atomic.Int64
+	gaveUp  atomic.Int64
+}
+
+// fail keeps the first error of the run.
+func (h *handoffs) fail(err error) {
+	h.mu.Lock()
+	if h.first == nil {
+		h.first = err
+	}
+	h.mu.Unlock()
+}
+
+// over reports whether the run is over. A client may see the deadline
+// pass a little before runCtx reports it: an attempt cut short then is
+// the end of the run, not a give-up.
+func (h *handoffs) over() bool {
+	return h.runCtx.Err() != nil || !time.Now().Before(h.deadline)
+}
+
+// loop is goroutine g's: it locks lk and unlocks it, again and again,
+// until the run is over.
+func (h *handoffs) loop(g int, lk Locker) {
+	mine := -1 // index in held of this goroutine's last hold
+	for h.runCtx.Err() == nil {
+		pr := newProbe()
+		h.mu.Lock()
+		for mine >= 0 && len(h.held) == mine+1 && h.runCtx.Err() == nil {
+			h.cond.Wait()
+		}
+		h.probes[g], h.rejoined[g] = pr, len(h.held)-1
+		h.cond.Broadcast()
+		h.mu.Unlock()
+		if h.runCtx.Err() != nil {
+			return
+		}
+
+		if err := lk.Lock(withProbe(h.runCtx, pr)); err != nil {
+			if h.over() {
+				return
+			}
+			if !notObtained(err) {
+				h.fail(err)
+				h.cancel()
+				return
+			}
+			h.gaveUp.Add(1)
+			continue
+		}
+		t := time.Since(h.base)
+		if h.holders.Add(1) != 1 {
+			h.viol.Add(1)
+		}
+		h.mu.Lock()
+		mine = len(h.held)
+		h.held = append(h.held, holding{who: g, acq: t, rel: -1})
+		h.cond.Broadcast()
+		var prev *probe
+		if mine > 0 {
+			if p := h.held[mine-1].who; p != g {
+				for h.rejoined[p] < mine && h.runCtx.Err() == nil {
+					h.cond.Wait()
+				}
+				prev = h.probes[p]
+			}
+		}
+		h.mu.Unlock()
+		if prev != nil {
+			select {
+			case <-prev.done:
+			case <-h.runCtx.Done():
+			}
+		}
+		h.holders.Add(-1)
+
+		err := lk.Unlock(context.Background())
+		t = time.Since(h.base)
+		h.mu.Lock()
+		h.held[mine].rel = t
+		h.mu.Unlock()
+		if err != nil {
+			h.fail(fmt.Errorf("unlock: %w", err))
+			h.cancel()
+			return
+		}
+	}
+}
+
+// runReadings is what a contended run read of the server and of its
+// goroutines when the warm-up ended (0) and when the run did (1): the
+// commands the goroutines had sent, and what the server had run (INFO
+// commandstats). The admin connection serves one reading at a time.
+type runReadings struct {
+	sent      [2]atomic.Int64
+	mu        sync.Mutex
+	stats     [2]map[string]cmdStat
+	err       error
+	wg        sync.WaitGroup
+	warmTimer *time.Timer
+	stopWatch func() bool
+}
+
+// readRun takes the readings of a run: the first r.cfg.Warm after now,
+// the second once runCtx ends, after which it calls ended.
+func (r *Runner) readRun(ctx, runCtx context.Context, sent *atomic.Int64, ended func()) *runReadings {
+	rs := &runReadings{}
+	read := func(i int) {
+		rs.sent[i].Store(sent.Load())
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		st, err := r.commandStats(ctx)
+		rs.stats[i] = st
+		rs.err = cmp.Or(rs.err, err)
+	}
+	rs.wg.Add(2)
+	rs.warmTimer = time.AfterFunc(r.cfg.Warm, func() {
+		defer rs.wg.Done()
+		read(0)
+	})
+	rs.stopWatch = context.AfterFunc(runCtx, func() {
+		defer rs.wg.Done()
+		read(1)
+		ended()
+	})
+	return rs
+}
+
+// wait waits for the readings that started, one that never will being
+// done, and returns the first error of either.
+func (rs *runReadings) wait() error {
+	if rs.warmTimer.Stop() {
+		rs.wg.Done()
+	}
+	if rs.stopWatch() {
+		rs.wg.Done()
+	}
+	rs.wg.Wait()
+	return rs.err
 }
 
 // notObtained reports whether err says the wait ended without the lock, as

@@ -23,9 +23,10 @@ const GridFile = "catalog/verdicts.txt"
 var gridText string
 
 // Outside are the grid's columns that are declared outside this package:
-// the peers (module peers) and redis-py's Lock (package recipes). A column
-// of the grid is one of the catalog's strategies or one of these.
-var Outside = []string{"redsync", "redislock", "goredislock", "go-zero", "go-zero-shared", "rueidislock", "rueidislock-km1", "redis-py"}
+// the peers (module peers), redis-py's Lock and the PHP frameworks' locks
+// (package recipes). A column of the grid is one of the catalog's
+// strategies or one of these.
+var Outside = []string{"redsync", "redislock", "goredislock", "go-zero", "go-zero-shared", "rueidislock", "rueidislock-km1", "redis-py", "symfony-lock", "symfony-lock-store-ttl", "laravel", "laravel-seconds"}
 
 // NotDeclared is the cell of a property a column is not checked on (the
 // topology properties for a program run through package recipes).
@@ -176,8 +177,9 @@ func (g *Grid) Clone() *Grid {
 
 // gridHeader starts the file.
 const gridHeader = `# The declared verdicts of every column: the catalog's strategies, the
-# peers (module peers), redis-py (package recipes); a PHP recipe reads its
-# Go column. Cells: holds, breaks, n/a, or - (not checked).
+# peers (module peers), redis-py and the PHP frameworks' locks (package
+# recipes); a PHP recipe reads its Go column. Cells: holds, breaks, n/a,
+# or - (not checked).
 # lockcheck -update, peercheck -update or go test ./catalog -update rewrite
 # it from a real run: a change of verdict is a diff of this file.
 `

@@ -69,7 +69,9 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		res = checkOnce(ctx, cfg, pool, m, p, scenario, suffix)
 		res.Granularity = tm.Granularity
 		why := m.stop()
-		if cfg.noLogin.Load() && !errors.Is(res.Err, ErrInterrupted) {
+		// A NOAUTH explains a check that got no verdict; one that reached
+		// a verdict keeps it.
+		if cfg.noLogin.Load() && res.Err != nil && !errors.Is(res.Err, ErrInterrupted) {
 			return Result{Err: ErrNoLogin, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 		}
 		if err := cfg.perms.err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {

@@ -49,7 +49,7 @@ type simClient struct {
 	inMultiAtPause bool          // the pause falls inside MULTI
 	reached        chan struct{} // becomes arrive when the pause at pauseAt begins
 	arrive         chan struct{} // closed when the paused client reaches its next command
-	failNext       bool          // the next command fails without being sent
+	failing        bool          // every command fails without being sent
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
 
 	// Faults on the wire (fault.go): the one armed, the commands counted
@@ -270,6 +270,7 @@ func (c *simClient) acquired(l strategy.Lock, err error) strategy.Lock {
 	case err == nil && l == nil:
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
 	case err == nil:
+		c.unseen()
 		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
 		return l
 	case errors.Is(err, strategy.ErrNotAcquired):
@@ -318,6 +319,7 @@ func (c *simClient) tryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
 	case err == nil && l == nil:
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
 	case err == nil:
+		c.unseen()
 		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
 	case errors.Is(err, strategy.ErrNotAcquired):
 		c.r.rec.add(Event{Client: c.name, Kind: EvNotAcquired})
@@ -339,6 +341,17 @@ func (c *simClient) outcome(kind EventKind, err error) Event {
 		e.Err = c.r.errText(err)
 	}
 	return e
+}
+
+// unseen ends the run without a verdict when the client holds a lock
+// while none of its commands has crossed its proxy: the lock talks to
+// Redis some other way (another address, a pool made before the suite's),
+// where the suite can neither see nor steer it, and whatever it found
+// would be about nothing.
+func (c *simClient) unseen() {
+	if c.commandsSent() == 0 {
+		c.r.fail("%s: acquire returned a lock, but no command of the client has crossed its proxy (Client.Addr; LOCKLAB_REDIS_ADDR for a program): the lock reaches Redis some other way, where the suite cannot see or steer it", c.name)
+	}
 }
 
 func (c *simClient) commandsSent() int {
@@ -365,4 +378,22 @@ func (u until) Delay(int) (time.Duration, bool) {
 		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvNotAcquired})
 	}
 	return u.poll, again
+}
+
+// settle waits until c has sent nothing for a quiet window (four polls,
+// 20ms at least), or for the slack at most: what a lock does on its own
+// goroutines right after an acquire returns (rueidislock takes the rest
+// of its keys in the background) is done before the suite reads K.
+func (c *simClient) settle() {
+	quiet := max(20*time.Millisecond, 4*c.r.tm.Poll)
+	deadline := time.Now().Add(c.r.tm.Slack)
+	last, since := c.commandsSent(), time.Now()
+	for time.Now().Before(deadline) {
+		time.Sleep(quiet / 4)
+		if n := c.commandsSent(); n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= quiet {
+			return
+		}
+	}
 }

@@ -141,7 +141,24 @@ func contractUnreachable(r *run, c *simClient) string {
 }
 
 func contractWrongType(r *run, c *simClient) string {
-	r.redis(func(conn redis.Conn) error { _, err := conn.Do("HSET", r.key, "owner", "someone else"); return err })
+	// The hash goes where the lock keeps its state: K, or its own keys.
+	keys := r.lockKeys()
+	r.redis(func(conn redis.Conn) error {
+		for _, k := range keys {
+			if _, err := conn.Do("HSET", k, "owner", "someone else"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	defer r.redis(func(conn redis.Conn) error {
+		for _, k := range keys {
+			if _, err := conn.Do("DEL", k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
 	if l != nil {
 		r.fail("TryAcquire on a key that holds a hash gave a lock")
@@ -149,20 +166,22 @@ func contractWrongType(r *run, c *simClient) string {
 	if err == nil {
 		r.fail("TryAcquire on a key that holds a hash returned neither a lock nor an error")
 	}
-	var typ, owner string
-	r.redis(func(conn redis.Conn) error {
-		var err error
-		if typ, err = redis.String(conn.Do("TYPE", r.key)); err != nil {
+	for _, k := range keys {
+		var typ, owner string
+		r.redis(func(conn redis.Conn) error {
+			var err error
+			if typ, err = redis.String(conn.Do("TYPE", k)); err != nil {
+				return err
+			}
+			owner, err = redis.String(conn.Do("HGET", k, "owner"))
+			if errors.Is(err, redis.ErrNil) {
+				err = nil
+			}
 			return err
+		})
+		if typ != "hash" || owner != "someone else" {
+			r.fail("TryAcquire on a key that holds a hash failed (%v) but changed the key: now a %s, owner %q", err, typ, owner)
 		}
-		owner, err = redis.String(conn.Do("HGET", r.key, "owner"))
-		if errors.Is(err, redis.ErrNil) {
-			err = nil
-		}
-		return err
-	})
-	if typ != "hash" || owner != "someone else" {
-		r.fail("TryAcquire on a key that holds a hash failed (%v) but changed the key: now a %s, owner %q", err, typ, owner)
 	}
 	return fmt.Sprintf("no lock, the hash untouched: %v", err)
 }

@@ -209,15 +209,11 @@ func (c *simClient) holdOrDrop(hit faultKind, cmd *wire.Command) {
 // What the timeline says of a fault.
 var (
 	mFaultReply = msg.Define("fault.reply", nil,
-		"the suite gave this error reply in Redis's place: Redis never saw the command",
-		"测试套件代替 Redis 回了这个错误：Redis 根本没收到这条命令")
+		"the suite gave this error reply in Redis's place: Redis never saw the command")
 	mFaultDropped = msg.Define("fault.dropped", nil,
-		"the suite dropped the connection before the command reached Redis; new connections are refused until the operation returns",
-		"测试套件在命令到达 Redis 之前断开了连接；在这次操作返回之前，新连接一律被拒绝")
+		"the suite dropped the connection before the command reached Redis; new connections are refused until the operation returns")
 	mFaultLost = msg.Define("fault.lost", nil,
-		"Redis ran the command; the suite dropped the connection before the reply reached the client; new connections are refused until the operation returns",
-		"Redis 执行了这条命令；测试套件在回复送到客户端之前断开了连接；在这次操作返回之前，新连接一律被拒绝")
+		"Redis ran the command; the suite dropped the connection before the reply reached the client; new connections are refused until the operation returns")
 	mFaultLate = msg.Define("fault.late", nil,
-		"Redis ran the command; the suite held its reply back until the caller's deadline had passed",
-		"Redis 执行了这条命令；测试套件把回复扣住，直到调用方的截止时间已过")
+		"Redis ran the command; the suite held its reply back until the caller's deadline had passed")
 )

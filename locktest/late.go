@@ -87,13 +87,14 @@ func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock
 }
 
 // whoFreed says, in case C then acquires while B holds the lock, what the
-// timeline shows: whether release, the last thing A did, deleted the key
-// B's lock was at (held: K existed while B held it), or whether C got in
-// although K was still there. It reads K, so call it before C's attempt.
-func whoFreed(r *run, held bool, release Message) Message {
+// timeline shows: whether A's operation op, the last thing A did, deleted
+// the key B's lock was at (held: K existed while B held it), or whether C
+// got in although K was still there. It reads K, so call it before C's
+// attempt.
+func whoFreed(r *run, held bool, op string) Message {
 	switch {
 	case held && !r.keyExists():
-		return mFreedDeleted.New(release)
+		return mFreedDeleted.New("A", op)
 	case held:
 		return mFreedStillThere.New()
 	default:

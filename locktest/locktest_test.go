@@ -63,14 +63,14 @@ func TestSeededBugs(t *testing.T) {
 			name:   "release compares token lengths",
 			new:    mutant(t, "release-length-compare").New,
 			prop:   locktest.DoubleRelease,
-			reason: "then its second release deleted K, B's lock: C acquired it while B still held it",
+			reason: "then A's second release deleted K, B's lock: C acquired the lock while B still held it",
 			shows:  "A EVALSHA",
 		},
 		{
 			name:   "release compares token lengths, late",
 			new:    mutant(t, "release-length-compare").New,
 			prop:   locktest.SafeRelease,
-			reason: "when A resumed, its release deleted K, B's lock",
+			reason: "when A resumed, A's release deleted K, B's lock",
 			shows:  "A EVALSHA",
 		},
 		{
@@ -100,13 +100,24 @@ func TestSeededBugs(t *testing.T) {
 }
 
 // panicky and hanging are strategies that misbehave.
-type panicky struct{ inRelease bool }
+// panicky panics in TryAcquire or, with a pool, in Release: it grants
+// the lock after one command through the pool (a lock that sends none is
+// refused before its Release is called).
+type panicky struct{ pool strategy.Pool }
 
-func (p panicky) TryAcquire(context.Context, string, time.Duration) (strategy.Lock, error) {
-	if p.inRelease {
-		return panickyLock{}, nil
+func (p panicky) TryAcquire(ctx context.Context, _ string, _ time.Duration) (strategy.Lock, error) {
+	if p.pool == nil {
+		panic("boom in TryAcquire")
 	}
-	panic("boom in TryAcquire")
+	c, err := p.pool.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if _, err := c.Do("PING"); err != nil {
+		return nil, err
+	}
+	return panickyLock{}, nil
 }
 
 type panickyLock struct{}
@@ -141,7 +152,7 @@ func TestBadStrategies(t *testing.T) {
 		{"factory fails", func(locktest.Client) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.DoubleRelease, 0, "factory: no config"},
 		{"factory panics", func(locktest.Client) (strategy.Strategy, error) { panic("boom in factory") }, locktest.DoubleRelease, 0, "boom in factory"},
 		{"TryAcquire panics", func(locktest.Client) (strategy.Strategy, error) { return panicky{}, nil }, locktest.Exclusion, 0, "panicked: boom in TryAcquire"},
-		{"Release panics", func(locktest.Client) (strategy.Strategy, error) { return panicky{inRelease: true}, nil }, locktest.DoubleRelease, 0, "Release panicked: boom in Release"},
+		{"Release panics", func(c locktest.Client) (strategy.Strategy, error) { return panicky{pool: c.Pool}, nil }, locktest.DoubleRelease, 0, "Release panicked: boom in Release"},
 		{"TryAcquire returns nothing", func(locktest.Client) (strategy.Strategy, error) { return silent{}, nil }, locktest.CrashRecovery, 0, "neither a lock nor an error"},
 		{"TryAcquire hangs", func(locktest.Client) (strategy.Strategy, error) { return hanging{}, nil }, locktest.SafeRelease, time.Second, "watchdog"},
 		{"TryAcquire hangs in a stale-lock scenario", func(locktest.Client) (strategy.Strategy, error) { return hanging{}, nil }, locktest.StaleTakeoverRace, time.Second, "watchdog"},

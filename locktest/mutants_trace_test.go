@@ -20,13 +20,7 @@ var updateTraces = flag.Bool("update-traces", false, "rewrite the mutants: block
 // the mutant: <!-- mutants:trace strategy=MUTANT property=P -->, which the
 // catalog's run (lockdocs) does not write, as the mutants are no column of
 // it.
-var mutantTraces = docblock.Style{
-	Marker: "mutants",
-	Words: map[report.Lang]docblock.Words{
-		report.English: {Trace: "> **The mutant %s breaks %s:** %s\n\n```mermaid\n%s```\n"},
-		report.Chinese: {Trace: "> **变异体 %s 的 %s 判定为 breaks**：%s\n\n```mermaid\n%s```\n"},
-	},
-}
+var mutantTraces = docblock.Style{Marker: "mutants", Trace: docblock.MutantTrace}
 
 // tracePages are the pages with mutants: blocks, and their language.
 var tracePages = []struct {

@@ -58,21 +58,21 @@ func shown(ms int64) time.Duration {
 }
 
 // changedFrom says how after differs from before in what the holder's
-// lock must keep, or no message when it does not. A holder that is not
-// paused may push its own expiry back (its renewals): pushed says whether
-// that counts.
-func (after keyView) changedFrom(before keyView, holder string, pushed bool) Message {
+// lock must keep, which author's operation op did, or no message when it
+// does not. A holder that is not paused may push its own expiry back (its
+// renewals): pushed says whether that counts.
+func (after keyView) changedFrom(before keyView, author, op, holder string, pushed bool) Message {
 	switch {
 	case before.pttl == -2:
 		return Message{} // the holder's lock is not at K: nothing to compare
 	case after.pttl == -2:
-		return mDeleted.New(holder)
+		return mDeleted.New(author, op, holder)
 	case after.value != before.value:
-		return mOverwrote.New(holder)
+		return mOverwrote.New(author, op, holder)
 	case before.pttl >= 0 && after.pttl == -1:
-		return mExpiryRemoved.New(holder)
+		return mExpiryRemoved.New(author, op, holder)
 	case pushed && before.pttl >= 0 && after.pttl > before.pttl:
-		return mExpiryPushed.New(holder, shown(before.pttl), shown(after.pttl))
+		return mExpiryPushed.New(author, op, holder, shown(before.pttl), shown(after.pttl))
 	}
 	return Message{}
 }
@@ -83,14 +83,14 @@ func (after keyView) changedFrom(before keyView, holder string, pushed bool) Mes
 // acquire. It returns what went wrong, or no message once p has ended
 // with B's lock as it was.
 func (r *run) lateSteps(p *pausedOp, b, c *simClient) Message {
-	return r.lateStepsOf(p, mIts.New(), "B", b, c)
+	return r.lateStepsOf(p, "A", "B", b, c)
 }
 
 // lateStepsOf is lateSteps for the lock of holder, whose client b is
 // paused meanwhile; b is nil when the holder is a goroutine of p's own
-// client, which cannot be paused without p. whose names the late
-// operation's author in what went wrong ("its", "A1's").
-func (r *run) lateStepsOf(p *pausedOp, whose Message, holder string, b, c *simClient) Message {
+// client, which cannot be paused without p. author names the late
+// operation's client in what went wrong (A, or its goroutine A1).
+func (r *run) lateStepsOf(p *pausedOp, author, holder string, b, c *simClient) Message {
 	var view keyView
 	if b != nil {
 		b.pause()
@@ -105,21 +105,19 @@ func (r *run) lateStepsOf(p *pausedOp, whose Message, holder string, b, c *simCl
 		from := p.k
 		more := p.next()
 		after := r.viewKey()
-		if what := after.changedFrom(view, holder, b != nil); !what.IsZero() {
+		if what := after.changedFrom(view, author, p.op, holder, b != nil); !what.IsZero() {
 			r.note(mReadsK.New(after.msg()))
 			for more {
 				more = p.next() // the rest of A's operation, to its end
 			}
 			took := c.tryAcquire(r.tm.Long) != nil
-			switch {
-			case p.n > 1 && took:
-				return mOpDidAtC.New(whose, p.op, what, from+1, holder)
-			case p.n > 1:
-				return mOpDidAt.New(whose, p.op, what, from+1)
-			case took:
-				return mOpDidC.New(whose, p.op, what, holder)
+			if p.n > 1 {
+				what = mAtCommand.New(what, author, p.op, from+1)
 			}
-			return mOpDid.New(whose, p.op, what)
+			if took {
+				what = mThenC.New(what, holder)
+			}
+			return what
 		}
 		if !more {
 			r.note(mOpOverReads.New(p.op, after.msg()))

@@ -280,6 +280,7 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 		if a.tryAcquire(3*r.tm.Long) == nil {
 			r.fail("A could not acquire a free lock")
 		}
+		a.settle()
 		r.det.enter("A")
 		r.note(mFaultsAHolds.New(3 * r.tm.Long))
 	} else {
@@ -307,7 +308,7 @@ func injectOne(r *run, b *simClient, f faultPoint, held bool) (res Result, broke
 			r.det.enter("B")
 			return r.breaks(mFaultsGrantedHeld.New(what)), true
 		}
-		if changed := r.viewKey().changedFrom(before, "A", false); !changed.IsZero() {
+		if changed := r.viewKey().changedFrom(before, "B", "acquire", "A", false); !changed.IsZero() {
 			return r.breaks(mFaultsChangedHeld.New(what, changed)), true
 		}
 		return Result{}, false
@@ -379,56 +380,51 @@ func (c *simClient) attemptErr(ctx context.Context, ttl time.Duration) (strategy
 // acquire-faults' messages.
 var (
 	mFaultsAHolds = msg.Define("acquire-faults.a-holds", msg.K(msg.Duration),
-		"A holds K for {0}; B's acquire meets a fault", "A 持有 K，TTL 为 {0}；B 加锁时遇到故障")
+		"A holds K for {0}; B's acquire meets a fault")
 	mFaultsWarm = msg.Define("acquire-faults.warm", nil,
-		"B has acquired and released a lock once, on a key of its own: its connections are open and logged in",
-		"B 已经在另一个键上加锁、释放过一次：它的连接已经打开并登录")
+		"B has acquired and released a lock once, on a key of its own: its connections are open and logged in")
 	mFaultsFree = msg.Define("acquire-faults.free", nil,
-		"K is free; B's acquire meets a fault", "K 空闲；B 加锁时遇到故障")
-	mFaultIsReply   = msg.Define("acquire-faults.reply", msg.K(msg.Text), "the error reply {0}", "错误回复 {0}")
-	mFaultIsLost    = msg.Define("acquire-faults.lost", nil, "a lost reply", "回复丢失")
+		"K is free; B's acquire meets a fault")
+	mFaultIsReply   = msg.Define("acquire-faults.reply", msg.K(msg.Text), "the error reply {0}")
+	mFaultIsLost    = msg.Define("acquire-faults.lost", nil, "a lost reply")
 	mFaultIsDropped = msg.Define("acquire-faults.dropped", nil,
-		"a connection dropped before the command", "命令发出前连接断开")
+		"a connection dropped before the command")
 	mFaultIsLate = msg.Define("acquire-faults.late", nil,
-		"a reply after the caller's deadline", "回复晚于调用方的截止时间")
+		"a reply after the caller's deadline")
 	mFaultAt = msg.Define("acquire-faults.at", msg.K(msg.Sub, msg.Ordinal, msg.Op, msg.Text),
-		"{0} at the {1} command of B's {2} ({3})", "B {2}的{1}条命令（{3}）遇到{0}")
+		"{0} at the {1} command of B's {2} ({3})")
 	mFaultsCWaits = msg.Define("acquire-faults.c-waits", msg.K(msg.Duration),
-		"K has no expiry; C tries for {0}", "K 没有过期时间；C 尝试 {0}")
+		"K has no expiry; C tries for {0}")
 	mFaultsNoFault = msg.Define("acquire-faults.breaks-no-fault", nil,
-		"A held K, and B's acquire returned a lock without any fault: two holders",
-		"A 持有 K，B 在没有任何故障时加锁也拿到了锁：两个持有者")
+		"A held K, and B's acquire returned a lock without any fault: two holders")
 	mFaultsGrantedHeld = msg.Define("acquire-faults.breaks-granted", msg.K(msg.Sub),
-		"A held K; with {0}, B's acquire returned a lock: two holders",
-		"A 持有 K；{0}时，B 的加锁返回了一把锁：两个持有者")
+		"A held K; with {0}, B's acquire returned a lock: two holders")
 	mFaultsChangedHeld = msg.Define("acquire-faults.breaks-changed", msg.K(msg.Sub, msg.Sub),
-		"A held K; with {0}, B's failed acquire {1}",
-		"A 持有 K；{0}时，B 失败的加锁{1}")
+		"A held K; with {0}, B's acquire failed, and {1}")
 	mFaultsGrantedFree = msg.Define("acquire-faults.breaks-granted-free", msg.K(msg.Sub),
-		"K was free; with {0}, B's acquire returned a lock, but K is not there: B holds nothing, and anyone can acquire",
-		"K 空闲；{0}时，B 的加锁返回了一把锁，但 K 并不存在：B 什么也没持有，谁都能拿到锁")
+		"K was free; with {0}, B's acquire returned a lock, but K is not there: B holds nothing, and anyone can acquire")
 	mFaultsNotOwn = msg.Define("acquire-faults.breaks-not-own", msg.K(msg.Sub, msg.Text),
-		"K was free; with {0}, B's acquire returned a lock that its own release did not free ({1})",
-		"K 空闲；{0}时，B 的加锁返回了一把锁，它自己的释放却没有放开（{1}）")
+		"K was free; with {0}, B's acquire returned a lock that its own release did not free ({1})")
 	mFaultsTooLong = msg.Define("acquire-faults.breaks-too-long", msg.K(msg.Sub, msg.Text, msg.Duration, msg.Duration),
-		"K was free; with {0}, B's acquire failed ({1}) and left K to live {2}, past the {3} B asked for",
-		"K 空闲；{0}时，B 的加锁失败了（{1}），却留下 K 还要 {2} 才过期，超过了 B 请求的 {3}")
+		"K was free; with {0}, B's acquire failed ({1}) and left K to live {2}, past the {3} B asked for")
 	mFaultsOrphan = msg.Define("acquire-faults.breaks-orphan", msg.K(msg.Sub, msg.Text, msg.Duration, msg.Sub),
-		"K was free; with {0}, B's acquire failed ({1}) and left K behind, and nobody could acquire it {2} later: {3}",
-		"K 空闲；{0}时，B 的加锁失败了（{1}），却留下了 K，{2} 之后仍然没人拿得到：{3}")
+		"K was free; with {0}, B's acquire failed ({1}) and left K behind, and nobody could acquire it {2} later: {3}")
 	mFaultsRefreshFaith = msg.Define("acquire-faults.breaks-refresh", msg.K(msg.Sub, msg.Sub),
-		"B held K; with {0}, B's Refresh reported success, but {1}: the lease was not extended, and B goes on working on faith",
-		"B 持有 K；{0}时，B 的 Refresh 报告成功，但{1}：租约并没有延长，B 却凭着一厢情愿接着干活")
+		"B held K; with {0}, B's Refresh reported success, but {1}: the lease was not extended, and B goes on working on faith")
 	mFaultsHoldRefresh = msg.Define("acquire-faults.holds-refresh", msg.K(msg.Sub, msg.Count),
-		"{0}; and B's Refresh, with {1} faults injected in turn at its commands, reported success only when it had extended K",
-		"{0}；在 B 的 Refresh 的命令上逐一注入 {1} 次故障，它只有真的延长了 K 时才报告成功")
+		"{0}; and B's Refresh, with {1} faults injected in turn at its commands, reported success only when it had extended K")
 	mFaultsFreed = msg.Define("acquire-faults.freed", nil,
-		"the suite deletes K: it is free for the next fault", "测试套件删除 K：下一个故障时它是空闲的")
+		"the suite deletes K: it is free for the next fault")
 	mFaultsExpiry = msg.Define("acquire-faults.expiry-back", msg.K(msg.Duration),
-		"the suite sets K's expiry back to {0} for the next fault", "测试套件把 K 的过期时间设回 {0}，准备下一个故障")
+		"the suite sets K's expiry back to {0} for the next fault")
 	mFaultsNoCommand = msg.Define("acquire-faults.n/a", nil,
-		"B's acquire sent no command to fault", "B 的加锁没有发出可以注入故障的命令")
+		"B's acquire sent no command to fault")
 	mFaultsHold = msg.Define("acquire-faults.holds", msg.K(msg.Count, msg.Count),
-		"with {0} faults injected in turn at the commands of B's acquire ({1} commands, with A holding K and with K free), B took no lock it did not hold, left A's lock as it was and left nothing that outlives its TTL",
-		"在 B 加锁的命令上逐一注入 {0} 次故障（A 持有 K 时和 K 空闲时共 {1} 条命令）：B 没有拿到它并不持有的锁，A 的锁原样未动，也没有留下比 TTL 活得更久的东西")
+		"with {0} faults injected in turn at the commands of B's acquire ({1} commands, with A holding K and with K free), B took no lock it did not hold, left A's lock as it was and left nothing that outlives its TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("acquire-faults.scenario", nil,
+		"at each command of a client's acquire in turn, with the lock held by another and with the key free, the suite answers the command with an error reply in Redis's place (`ERR`, `LOADING`, `BUSY`, `MASTERDOWN`, `OOM`, and `NOSCRIPT` for an `EVALSHA`), lets it run and drops the connection before the reply, drops the connection before the command, or holds the reply past the caller's deadline. The client has acquired and released once before, so its connections are open and logged in; after a drop it cannot reconnect until its attempt returns. Then the same at each command of a `Refresh`")
+	_ = msg.Define("acquire-faults.must", nil,
+		"the attempt fails, says the lock is taken, or returns a lock only when it holds the key: never while another holds it, whose lock stays as it was; with the key free, what the attempt left is its own lock, which its release frees, or frees within its TTL and the slack, never a key without expiry that nobody can take. A `Refresh` that met a fault reports success only if the key was extended")
 )

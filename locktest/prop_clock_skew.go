@@ -39,7 +39,7 @@ func clockSkew(newRun func(string) *run) Result {
 		return r.breaks(mSkewTook.New(2*r.tm.Long, r.tm.Long))
 	}
 	if r.clockReads.Load() == before {
-		return r.notApplicable(mNeverReadsClock.New())
+		return r.neverReadsClock()
 	}
 	return r.holds(mSkewHolds.New(2 * r.tm.Long))
 }
@@ -47,11 +47,15 @@ func clockSkew(newRun func(string) *run) Result {
 // clock-skew's messages.
 var (
 	mSkewNoClock = msg.Define("clock-skew.breaks-no-clock", msg.K(msg.Duration),
-		"B took the lock A holds with {0} of its TTL left, without ever reading its clock: the skew played no part",
-		"A 的 TTL 还剩 {0}，B 就拿走了 A 持有的锁，而且从来没读过自己的时钟：与时钟偏差无关")
+		"B took the lock A holds with {0} of its TTL left, without ever reading its clock: the skew played no part")
 	mSkewTook = msg.Define("clock-skew.breaks", msg.K(msg.Duration, msg.Duration),
-		"B, its clock {0} ahead, took the lock A holds with {1} of its TTL left",
-		"B 的时钟快了 {0}，在 A 的 TTL 还剩 {1} 时拿走了 A 持有的锁")
+		"B, its clock {0} ahead, took the lock A holds with {1} of its TTL left")
 	mSkewHolds = msg.Define("clock-skew.holds", msg.K(msg.Duration),
-		"B's clock ran {0} ahead and it still could not take A's lock", "B 的时钟快了 {0}，仍然拿不走 A 的锁")
+		"B's clock ran {0} ahead and it still could not take A's lock")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("clock-skew.scenario", nil,
+		"a client whose clock runs ahead by more than the TTL tries to take a held lock")
+	_ = msg.Define("clock-skew.must", nil,
+		"it must fail")
 )

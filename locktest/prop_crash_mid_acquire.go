@@ -67,14 +67,17 @@ func crashMidAcquire(newRun func(string) *run) Result {
 // crash-mid-acquire's messages.
 var (
 	mMidAcquireFree = msg.Define("crash-mid-acquire.breaks-free", msg.K(msg.Count, msg.Count, msg.Duration),
-		"A died after command {0} of {1} of its acquire on a free lock, and B still could not acquire it {2} later",
-		"A 在空闲的锁上加锁，死在第 {0} 条命令（共 {1} 条）之后，{2} 之后 B 仍然拿不到锁")
+		"A died after command {0} of {1} of its acquire on a free lock, and B still could not acquire it {2} later")
 	mMidAcquireStale = msg.Define("crash-mid-acquire.breaks-stale", msg.K(msg.Count, msg.Count, msg.Duration),
-		"A died after command {0} of {1} of its acquire on a stale lock, and B still could not acquire it {2} later",
-		"A 在过期的旧锁上加锁，死在第 {0} 条命令（共 {1} 条）之后，{2} 之后 B 仍然拿不到锁")
+		"A died after command {0} of {1} of its acquire on a stale lock, and B still could not acquire it {2} later")
 	mMidAcquireOne = msg.Define("crash-mid-acquire.n/a", nil,
-		"a successful acquire sends a single command, on a free key and on a stale lock: there is no boundary between commands to die at",
-		"不管是在空闲的键上还是在过期的旧锁上，成功的加锁都只发一条命令：命令之间没有可以死掉的地方")
+		"a successful acquire sends a single command, on a free key and on a stale lock: there is no boundary between commands to die at")
 	mMidAcquireHolds = msg.Define("crash-mid-acquire.holds", nil,
-		"wherever A died inside its acquire, B got the lock within the TTL", "无论 A 死在加锁过程中的哪一步，B 都在 TTL 之内拿到了锁")
+		"wherever A died inside its acquire, B got the lock within the TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("crash-mid-acquire.scenario", nil,
+		"a client dies between the commands of its acquire, at each boundary in turn")
+	_ = msg.Define("crash-mid-acquire.must", nil,
+		"a waiter still gets the lock")
 )

@@ -55,14 +55,17 @@ func crashMidRelease(newRun func(string) *run) Result {
 // crash-mid-release's messages.
 var (
 	mMidReleaseOne = msg.Define("crash-mid-release.n/a", msg.K(msg.Count),
-		"a release sends {0} {0|command|commands}: there is no boundary between commands to die at",
-		"释放只发 {0} 条命令：命令之间没有可以死掉的地方")
+		"a release sends {0} {0|command|commands}: there is no boundary between commands to die at")
 	mBWaitsATTL = msg.Define("crash-mid-release.b-waits", msg.K(msg.Duration, msg.Duration),
-		"B waits up to {0} (A's TTL {1} + slack)", "B 最多等待 {0}（A 的 TTL {1} 加上余量）")
+		"B waits up to {0} (A's TTL {1} + slack)")
 	mMidReleaseBreaks = msg.Define("crash-mid-release.breaks", msg.K(msg.Sub, msg.Duration),
-		"A died {0}, and B still could not acquire the lock {1} later: the half-done release left a lock that does not expire",
-		"A 死在{0}，{1} 之后 B 仍然拿不到锁：做了一半的释放留下了一把不会过期的锁")
+		"A died {0}, and B still could not acquire the lock {1} later: the half-done release left a lock that does not expire")
 	mMidReleaseHolds = msg.Define("crash-mid-release.holds", msg.K(msg.Count),
-		"wherever A died inside its {0}-command release, the lock freed within its TTL",
-		"A 的释放有 {0} 条命令，无论 A 死在哪一步，锁都在 TTL 之内放开了")
+		"wherever A died inside its {0}-command release, the lock freed within its TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("crash-mid-release.scenario", nil,
+		"the holder dies between the commands of its release, at each boundary in turn")
+	_ = msg.Define("crash-mid-release.must", nil,
+		"the lock still frees within its TTL")
 )

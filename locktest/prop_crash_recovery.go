@@ -69,14 +69,19 @@ func crashRecovery(newRun func(string) *run) Result {
 
 // crash-recovery's messages.
 var (
-	mRecoveryCrashed          = msg.Define("crash-recovery.crashed", nil, "A crashed holding the lock", "A 持有锁时崩溃")
+	mRecoveryCrashed          = msg.Define("crash-recovery.crashed", nil, "A crashed holding the lock")
 	mRecoveryRefreshedCrashed = msg.Define("crash-recovery.refreshed-crashed", msg.K(msg.Duration),
-		"A refreshed its lock to {0} and crashed", "A 把锁续期到 {0} 后崩溃")
+		"A refreshed its lock to {0} and crashed")
 	mRecoveryBreaks = msg.Define("crash-recovery.breaks", msg.K(msg.Sub, msg.Duration, msg.Sub),
-		"{0}, and B still could not acquire it {1} later: {2}", "{0}，{1} 之后 B 仍然拿不到锁：{2}")
+		"{0}, and B still could not acquire it {1} later: {2}")
 	mRecoveryHoldsBoth = msg.Define("crash-recovery.holds-refreshed", nil,
-		"B acquired the lock after A crashed holding it, and again after A refreshed it and crashed",
-		"A 持有锁时崩溃后，B 拿到了锁；A 续期后再崩溃，B 也拿到了锁")
+		"B acquired the lock after A crashed holding it, and again after A refreshed it and crashed")
 	mRecoveryHolds = msg.Define("crash-recovery.holds", nil,
-		"B acquired the lock after A crashed holding it", "A 持有锁时崩溃后，B 拿到了锁")
+		"B acquired the lock after A crashed holding it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("crash-recovery.scenario", nil,
+		"the holder crashes and never releases")
+	_ = msg.Define("crash-recovery.must", nil,
+		"a waiter gets the lock once the TTL has passed")
 )

@@ -42,9 +42,9 @@ func doubleRelease(newRun func(string) *run) Result {
 		}
 		p.wait()
 	}
-	freed := whoFreed(r, held, mThatRelease.New())
+	freed := whoFreed(r, held, "second release")
 	if c.tryAcquire(r.tm.Long) != nil {
-		return r.breaks(mDoubleAfter.New(freed))
+		return r.breaks(mDoubleThen.New(freed))
 	}
 	r.shutdown()
 	if broke := doubleReleaseGoroutines(newRun, n); broke != nil {
@@ -73,7 +73,7 @@ func doubleReleaseGoroutines(newRun func(string) *run, n int) *Result {
 	}
 	r.note(mA1ReleasesAgain.New())
 	if p := a.pauseInside(0, n, "second release", func() { a.release(l1) }); p.reached {
-		if broke := r.lateStepsOf(p, mPossessive.New("A1"), "A2", nil, c); !broke.IsZero() {
+		if broke := r.lateStepsOf(p, "A1", "A2", nil, c); !broke.IsZero() {
 			res := r.breaks(mGoroutinesThen.New(broke))
 			return &res
 		}
@@ -90,26 +90,25 @@ func doubleReleaseGoroutines(newRun func(string) *run, n int) *Result {
 // double-release's messages.
 var (
 	mDoubleNA = msg.Define("double-release.n/a", nil,
-		"A's release did not free the lock, so nobody can acquire it between A's two releases (release-frees breaks)",
-		"A 的释放没有放开锁，所以 A 的两次释放之间没人能拿到锁（release-frees breaks）")
+		"A's release did not free the lock, so nobody can acquire it between A's two releases (release-frees breaks)")
 	mDoubleThen = msg.Define("double-release.breaks-late", msg.K(msg.Sub),
-		"after A's release B acquired; then {0}", "A 释放之后 B 拿到了锁；然后，{0}")
-	mDoubleAfter = msg.Define("double-release.breaks", msg.K(msg.Sub),
-		"after A's second release, {0}", "A 第二次释放之后，{0}")
+		"after A's release B acquired; then {0}")
 	mDoubleHolds = msg.Define("double-release.holds", nil,
-		"A's second release left B's lock in place, whether B was another client or another goroutine of A's",
-		"A 的第二次释放没有动 B 的锁，无论 B 是另一个客户端，还是 A 自己的另一个 goroutine")
+		"A's second release left B's lock in place, whether B was another client or another goroutine of A's")
 
 	mGoroutinesA1Acquires = msg.Define("double-release.goroutines", nil,
-		"A1 and A2 are goroutines of client A, sharing its strategy instance; A1 acquires",
-		"A1 和 A2 是客户端 A 的两个 goroutine，共用它的方案实例；A1 加锁")
-	mA1Releases      = msg.Define("double-release.a1-releases", nil, "A1 releases", "A1 释放")
-	mA2Acquires      = msg.Define("double-release.a2-acquires", nil, "A2 acquires", "A2 加锁")
-	mA1ReleasesAgain = msg.Define("double-release.a1-releases-again", nil, "A1 releases again", "A1 再次释放")
+		"A1 and A2 are goroutines of client A, sharing its strategy instance; A1 acquires")
+	mA1Releases      = msg.Define("double-release.a1-releases", nil, "A1 releases")
+	mA2Acquires      = msg.Define("double-release.a2-acquires", nil, "A2 acquires")
+	mA1ReleasesAgain = msg.Define("double-release.a1-releases-again", nil, "A1 releases again")
 	mGoroutinesThen  = msg.Define("double-release.breaks-goroutines-late", msg.K(msg.Sub),
-		"A1 and A2, two goroutines of client A, share its strategy instance: after A1's release A2 acquired; then {0}",
-		"A1 和 A2 是客户端 A 的两个 goroutine，共用它的方案实例：A1 释放后 A2 拿到了锁；然后{0}")
+		"A1 and A2, two goroutines of client A, share its strategy instance: after A1's release A2 acquired; then {0}")
 	mGoroutinesAfter = msg.Define("double-release.breaks-goroutines", nil,
-		"A1 and A2, two goroutines of client A, share its strategy instance: after A1's release A2 acquired; after A1's second release, C acquired the lock while A2 still held it",
-		"A1 和 A2 是客户端 A 的两个 goroutine，共用它的方案实例：A1 释放后 A2 拿到了锁；A1 第二次释放之后，A2 还持有锁，C 就拿到了")
+		"A1 and A2, two goroutines of client A, share its strategy instance: after A1's release A2 acquired; after A1's second release, C acquired the lock while A2 still held it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("double-release.scenario", nil,
+		"A releases twice, and B acquires in between; A's second release runs one command at a time, B paused, K read after each and C trying at each boundary. Then again with A1 and A2, two goroutines sharing client A's strategy instance, as a service shares one lock client: A1 releases, A2 acquires, A1 releases again")
+	_ = msg.Define("double-release.must", nil,
+		"the lock taken in between, B's or A2's, stays as it was taken, and C never gets in")
 )

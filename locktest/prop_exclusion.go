@@ -187,19 +187,22 @@ func aroundOverlap(tl []Event) []Event {
 // exclusion's messages.
 var (
 	mBothFree = msg.Define("exclusion.both-free", nil,
-		"both clients acquired the same free lock", "两个客户端都拿到了同一把空闲的锁")
-	mOnFreeKey = msg.Define("exclusion.on-free-key", nil, "on a free key", "在空闲的键上")
+		"both clients acquired the same free lock")
+	mOnFreeKey = msg.Define("exclusion.on-free-key", nil, "on a free key")
 	mHandover  = msg.Define("exclusion.handover", nil,
-		"A released its lock and at once acquired it again while B made one attempt, and both got it",
-		"A 释放锁后马上又去加锁，同时 B 加锁一次，结果两者都拿到了锁")
+		"A released its lock and at once acquired it again while B made one attempt, and both got it")
 	mExclusionBreaks = msg.Define("exclusion.breaks", msg.K(msg.Sub),
-		"two clients in the critical section without any fault: {0}", "没有任何故障，却有两个客户端同时在临界区内：{0}")
+		"two clients in the critical section without any fault: {0}")
 	mExclusionNA = msg.Define("exclusion.n/a", msg.K(msg.Duration, msg.Client),
-		"the clients could not take turns: after a release, nobody got the lock for {0}, and {1} gave up waiting (release-frees shows why)",
-		"客户端无法轮流持锁：锁被释放之后，{0} 内谁也没拿到锁，{1} 不再等待（原因见 release-frees）")
+		"the clients could not take turns: after a release, nobody got the lock for {0}, and {1} gave up waiting (release-frees shows why)")
 	mExclusionHolds = msg.Define("exclusion.holds", msg.K(msg.Count, msg.Count, msg.Count),
-		"no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in; in each of the {0} interleavings of a holder's release and new attempt with another client's attempt, at most one got the lock; and {1} clients, {2} critical sections each, were never two inside",
-		"没有故障，这是其他性质的基线：空闲键上两次加锁的每一种交错都只放进了一个客户端；持有者释放后再次加锁、另一个客户端同时加锁，这两者的 {0} 种交错中，每一种至多一方拿到锁；{1} 个客户端各进入临界区 {2} 次，从来没有两个同时在里面")
+		"no faults, the baseline the other properties build on: every interleaving of two attempts on a free key let one client in; in each of the {0} interleavings of a holder's release and new attempt with another client's attempt, at most one got the lock; and {1} clients, {2} critical sections each, were never two inside")
 	mLeftOut = msg.Define("exclusion.left-out", msg.K(msg.Count),
-		"({0} earlier events left out)", "（前面省略了 {0} 个事件）")
+		"({0} earlier events left out)")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("exclusion.scenario", nil,
+		"with no faults, the baseline the other rows build on: two clients race for a free key in every interleaving of their commands; a holder releases and at once tries again while another client makes one attempt, in every interleaving; six clients take turns, eight times each")
+	_ = msg.Define("exclusion.must", nil,
+		"never two inside the critical section at once")
 )

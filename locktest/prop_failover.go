@@ -100,23 +100,23 @@ func failover(newRun func(string) *run) Result {
 // failover's messages.
 var (
 	mFailoverNA = msg.Define("failover.n/a", msg.K(msg.Count),
-		"a lock over {0} independent masters fails over to no replica: a master that comes back empty is restart-amnesia",
-		"跨 {0} 个相互独立主节点的锁没有副本可供故障转移：主节点重启后变空的情况由 restart-amnesia 检查")
+		"a lock over {0} independent masters fails over to no replica: a master that comes back empty is restart-amnesia")
 	mLinkHeld = msg.Define("failover.link-held", nil,
-		"the replication link is held: nothing the primary writes from now on reaches the replica",
-		"复制链路被扣住了：从现在起，主节点写入的任何东西都到不了副本")
-	mLinkOn        = msg.Define("failover.link-on", nil, "the replication link carries on", "复制链路恢复了")
+		"the replication link is held: nothing the primary writes from now on reaches the replica")
+	mLinkOn        = msg.Define("failover.link-on", nil, "the replication link carries on")
 	mFailoverWaits = msg.Define("failover.holds-waits", nil,
-		"A's attempt failed while the replica could not acknowledge it, and succeeded once it could: the lock grants nothing a failover can lose",
-		"副本无法确认时 A 的尝试失败了，副本能确认后就成功了：这把锁不会授出一次故障转移能弄丢的东西")
+		"A's attempt failed while the replica could not acknowledge it, and succeeded once it could: the lock grants nothing a failover can lose")
 	mPrimaryDies = msg.Define("failover.primary-dies", nil,
-		"the primary dies before its replica has A's lock; the replica is promoted, and clients are sent to it",
-		"主节点在副本拿到 A 的锁之前死了；副本被提升为主节点，客户端转到它上面")
+		"the primary dies before its replica has A's lock; the replica is promoted, and clients are sent to it")
 	mFailoverBreaks = msg.Define("failover.breaks", nil,
-		"B acquired K on the promoted replica while A still held it: the replica had not received A's lock when the primary died (Redis replicates asynchronously), so the failover lost it",
-		"A 还持有锁，B 就在提升为主节点的副本上拿到了 K：主节点死的时候，副本还没收到 A 的锁（Redis 的复制是异步的），所以故障转移把这把锁弄丢了")
+		"B acquired K on the promoted replica while A still held it: the replica had not received A's lock when the primary died (Redis replicates asynchronously), so the failover lost it")
 	mFailoverHolds = msg.Define("failover.holds", msg.K(msg.Duration),
-		"B could not acquire K in {0} on the promoted replica, which never received A's lock; once A released, C acquired",
-		"B 在 {0} 内没能在被提升的副本上拿到 K，这个副本从没收到 A 的锁；A 释放后，C 拿到了锁")
-	mTheFailover = msg.Define("failover.fault", nil, "the failover", "故障转移")
+		"B could not acquire K in {0} on the promoted replica, which never received A's lock; once A released, C acquired")
+	mTheFailover = msg.Define("failover.fault", nil, "the failover")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("failover.scenario", nil,
+		"on a primary and a replica whose replication link is held, A acquires; the primary dies, the replica is promoted and clients are sent to it")
+	_ = msg.Define("failover.must", nil,
+		"B must not acquire while A holds the lock; once A has released, C must acquire within the TTL and the slack (5.5 s by default), so that a lock that refuses everyone after the failover breaks. A lock that waits for its replica (`WAIT`) and grants nothing unacknowledged holds: its attempt fails while the link is held, and must succeed once it carries on. n/a for a lock over several masters")
 )

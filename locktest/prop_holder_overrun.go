@@ -65,14 +65,19 @@ func holderOverrun(newRun func(string) *run) Result {
 // holder-overrun's messages.
 var (
 	mTriesAgain = msg.Define("holder-overrun.tries-again", msg.K(msg.Duration, msg.Duration, msg.Duration),
-		"B tries again with A's TTL ({0}), every {1}, for up to {2}", "B 改用 A 的 TTL（{0}）再试，每 {1} 一次，最多试 {2}")
+		"B tries again with A's TTL ({0}), every {1}, for up to {2}")
 	mOverrunKeptAlive = msg.Define("holder-overrun.breaks-kept-alive", msg.K(msg.Duration, msg.Duration, msg.Sub),
-		"A's TTL ran out while it worked: B, polling every {0}, could not acquire the lock, yet trying every {1} with A's TTL it did: B's own failed attempts had kept A's key alive: {2}",
-		"A 还在干活，TTL 就到期了：B 每 {0} 试一次时拿不到锁，改用 A 的 TTL 每 {1} 试一次却拿到了：是 B 自己失败的加锁一直在给 A 的键续期：{2}")
+		"A's TTL ran out while it worked: B, polling every {0}, could not acquire the lock, yet trying every {1} with A's TTL it did: B's own failed attempts had kept A's key alive: {2}")
 	mOverrunBreaks = msg.Define("holder-overrun.breaks", msg.K(msg.Sub),
-		"A's TTL ran out while it worked and B acquired the lock: {0}", "A 还在干活，TTL 就到期了，B 拿到了锁：{0}")
+		"A's TTL ran out while it worked and B acquired the lock: {0}")
 	mOverrunNA = msg.Define("holder-overrun.n/a", msg.K(msg.Sub),
-		"nobody else acquired the lock while A overran, nor after A died: {0}", "A 超时干活期间没人拿到锁，A 死后也没有：{0}")
+		"nobody else acquired the lock while A overran, nor after A died: {0}")
 	mOverrunHolds = msg.Define("holder-overrun.holds", nil,
-		"B did not acquire the lock while A overran its TTL", "A 干活超过 TTL 期间，B 没有拿到锁")
+		"B did not acquire the lock while A overran its TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("holder-overrun.scenario", nil,
+		"the holder's work outlasts its TTL while others wait")
+	_ = msg.Define("holder-overrun.must", nil,
+		"nobody enters while it is still inside")
 )

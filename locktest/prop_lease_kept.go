@@ -90,7 +90,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 		r.det.enter("A")
 		until := asked.Add(ttl - tol)
 		half := asked.Add((ttl - tol) / 2)
-		r.note(mKeptPlan.New(what.New(), ttl,
+		r.note(mKeptPlan.New(what.New(ttl),
 			asked.Sub(r.rec.start).Round(time.Millisecond), half.Sub(r.rec.start).Round(time.Millisecond), short, tol))
 		// probe makes one attempt; it says whether the run is over, with
 		// the verdict in res, or spoiled by a slow machine.
@@ -108,7 +108,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 				return true
 			}
 			r.det.enter(w.name)
-			res = r.breaks(mKeptBreaks.New(w.name, at.Round(time.Millisecond), askedFor.New(), ttl, (ttl - at).Round(time.Millisecond)))
+			res = r.breaks(mKeptBreaks.New(w.name, at.Round(time.Millisecond), askedFor.New(ttl), (ttl - at).Round(time.Millisecond)))
 			return true
 		}
 		over := false
@@ -188,25 +188,26 @@ func minTime(a, b time.Time) time.Time {
 
 // lease-kept's messages.
 var (
-	mKeptHoldsFor     = msg.Define("lease-kept.holds-for", nil, "A holds the lock for a TTL of", "A 持有锁，TTL 为")
-	mKeptRefreshedTo  = msg.Define("lease-kept.refreshed-to", nil, "A refreshed its lock to a TTL of", "A 把锁续期到 TTL")
-	mKeptAskedFor     = msg.Define("lease-kept.asked-for", nil, "A asked for a TTL of", "A 请求的 TTL 为")
-	mKeptRefreshAsked = msg.Define("lease-kept.refresh-asked-for", nil, "A's Refresh asked for a TTL of", "A 的 Refresh 请求的 TTL 为")
-	mKeptPlan         = msg.Define("lease-kept.plan", msg.K(msg.Sub, msg.Duration, msg.Duration, msg.Duration, msg.Duration, msg.Duration),
-		"{0} {1} (asked at t={2}); B polls with the same TTL until t={3}, then C alone with {4}, until {5} before the TTL ends",
-		"{0} {1}（在 t={2} 时请求）；B 用同样的 TTL 轮询到 t={3}，之后 C 单独用 {4} 轮询，直到 TTL 结束前 {5}")
+	mKeptHoldsFor     = msg.Define("lease-kept.holds-for", msg.K(msg.Duration), "A holds the lock for a TTL of {0}")
+	mKeptRefreshedTo  = msg.Define("lease-kept.refreshed-to", msg.K(msg.Duration), "A refreshed its lock to a TTL of {0}")
+	mKeptAskedFor     = msg.Define("lease-kept.asked-for", msg.K(msg.Duration), "A asked for a TTL of {0}")
+	mKeptRefreshAsked = msg.Define("lease-kept.refresh-asked-for", msg.K(msg.Duration), "A's Refresh asked for a TTL of {0}")
+	mKeptPlan         = msg.Define("lease-kept.plan", msg.K(msg.Sub, msg.Duration, msg.Duration, msg.Duration, msg.Duration),
+		"{0} (asked at t={1}); B polls with the same TTL until t={2}, then C alone with {3}, until {4} before the TTL ends")
 	mKeptSpoiled = msg.Define("lease-kept.spoiled", msg.K(msg.Client, msg.Duration),
-		"{0}'s attempt returned only {1} after A's lease began, past its TTL: this run proves nothing",
-		"{0} 的尝试在 A 的租约开始 {1} 后才返回，已经过了 TTL：这一轮什么也证明不了")
-	mKeptBreaks = msg.Define("lease-kept.breaks", msg.K(msg.Client, msg.Duration, msg.Sub, msg.Duration, msg.Duration),
-		"{0} acquired the lock {1} after {2} {3}: A, alive and not paused, lost its lock at least {4} early",
-		"{2} {3}，{1} 之后 {0} 就拿到了锁：A 活着，也没有暂停，却至少提前 {4} 丢了锁")
+		"{0}'s attempt returned only {1} after A's lease began, past its TTL: this run proves nothing")
+	mKeptBreaks = msg.Define("lease-kept.breaks", msg.K(msg.Client, msg.Duration, msg.Sub, msg.Duration),
+		"{0} acquired the lock {1} after {2}: A, alive and not paused, lost its lock at least {3} early")
 	mKeptHolds = msg.Define("lease-kept.holds", msg.K(msg.Duration, msg.Duration, msg.Duration),
-		"nobody acquired the lock while A held it for {0} (B polled with the same TTL, then C with {1}, until {2} before its end)",
-		"A 持有锁的 {0} 里没人拿到锁（B 用同样的 TTL 轮询，之后 C 用 {1} 轮询，直到结束前 {2}）")
+		"nobody acquired the lock while A held it for {0} (B polled with the same TTL, then C with {1}, until {2} before its end)")
 	mKeptMeasured = msg.Define("lease-kept.breaks-measured", msg.K(msg.Duration, msg.Duration, msg.Duration, msg.Duration),
-		"A asked for a TTL of {0}; read {1} after A's attempt began, K had {2} left: the key goes at least {3} before the lease A was promised ends",
-		"A 请求的 TTL 为 {0}；A 开始加锁 {1} 之后读到 K 只剩 {2}：这个键至少比 A 得到承诺的租约早 {3} 消失")
+		"A asked for a TTL of {0}; read {1} after A's attempt began, K had {2} left: the key goes at least {3} before the lease A was promised ends")
 	mKeptAgain = msg.Define("lease-kept.holds-refreshed", msg.K(msg.Sub),
-		"{0}; and again after A refreshed its lock to that TTL", "{0}；A 把锁续期到这个 TTL 后再测一遍，也是如此")
+		"{0}; and again after A refreshed its lock to that TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("lease-kept.scenario", nil,
+		"the holder, alive and not paused, holds a 300 ms lease; two other clients poll, one with the same TTL and one with a tenth of it, until 30 ms before the lease ends")
+	_ = msg.Define("lease-kept.must", nil,
+		"nobody acquires before the TTL the holder asked for has passed (tolerance: a tenth of the TTL, at least 20 ms)")
 )

@@ -76,23 +76,27 @@ func minorityDown(newRun func(string) *run) Result {
 // minority-down's messages.
 var (
 	mMinorityNA = msg.Define("minority-down.n/a", nil,
-		"a lock on one Redis has no minority of masters to lose", "单个 Redis 上的锁没有可以失去的少数主节点")
+		"a lock on one Redis has no minority of masters to lose")
 	mMinorityDown = msg.Define("minority-down.down", msg.K(msg.Nodes, msg.Count, msg.Count),
-		"{0} are down: {1} of {2} masters answer, a majority", "{0}宕机了：{2} 个主节点中有 {1} 个应答，是多数")
+		"{0} are down: {1} of {2} masters answer, a majority")
 	mMajorityNoLock = msg.Define("minority-down.breaks-no-lock", msg.K(msg.Sub),
-		"A could not acquire the free lock with a majority of the masters up: {0}", "多数主节点都在运行，A 却拿不到空闲的锁：{0}")
+		"A could not acquire the free lock with a majority of the masters up: {0}")
 	mMinorityTwo = msg.Define("minority-down.breaks-two", msg.K(msg.Nodes),
-		"B acquired K while A held it, with {0} down", "{0}宕机时，A 持有锁，B 却拿到了 K")
+		"B acquired K while A held it, with {0} down")
 	mMajorityRelease = msg.Define("minority-down.breaks-release", msg.K(msg.Client, msg.Text),
-		"{0}'s release failed with a majority of the masters up: {1}", "多数主节点都在运行，{0} 的释放却失败了：{1}")
+		"{0}'s release failed with a majority of the masters up: {1}")
 	mMajorityAfter = msg.Define("minority-down.breaks-after", msg.K(msg.Sub),
-		"B could not acquire K after A released it, with a majority of the masters up: {0}", "多数主节点都在运行，A 释放之后 B 却拿不到 K：{0}")
+		"B could not acquire K after A released it, with a majority of the masters up: {0}")
 	mCCannotReach = msg.Define("minority-down.c-cannot-reach", msg.K(msg.Node, msg.Count, msg.Count),
-		"C cannot reach {0} either: it reaches {1} of {2} masters, a minority", "C 也连不上{0}：它只连得上 {2} 个主节点中的 {1} 个，是少数")
+		"C cannot reach {0} either: it reaches {1} of {2} masters, a minority")
 	mMinorityGranted = msg.Define("minority-down.breaks-minority", msg.K(msg.Count, msg.Count),
-		"C acquired K reaching only {0} of {1} masters: a minority granted the lock, so two clients on either side of a partition could each hold it",
-		"C 只连得上 {1} 个主节点中的 {0} 个，却拿到了 K：少数主节点授出了锁，于是网络分区两边的两个客户端可能各自持有它")
+		"C acquired K reaching only {0} of {1} masters: a minority granted the lock, so two clients on either side of a partition could each hold it")
 	mMinorityHolds = msg.Define("minority-down.holds", msg.K(msg.Nodes),
-		"with {0} down, A acquired, B was refused while A held the lock and got it once A had released, and C, reaching a minority of the masters, was refused",
-		"{0}宕机时，A 拿到了锁，A 持有锁期间 B 被拒绝，A 释放之后 B 拿到了锁，而只连得上少数主节点的 C 被拒绝了")
+		"with {0} down, A acquired, B was refused while A held the lock and got it once A had released, and C, reaching a minority of the masters, was refused")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("minority-down.scenario", nil,
+		"over several masters, a minority of them is down; then a client is cut off from one more")
+	_ = msg.Define("minority-down.must", nil,
+		"A acquires, B is refused while A holds it, and gets it once A releases; the client that reaches only a minority is refused; n/a on one Redis")
 )

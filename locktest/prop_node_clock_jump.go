@@ -50,11 +50,15 @@ func nodeClockJump(newRun func(string) *run) Result {
 // node-clock-jump's messages.
 var (
 	mJumps = msg.Define("node-clock-jump.jumps", msg.K(msg.Node, msg.Duration, msg.Duration),
-		"{0}: its clock jumps {1} forward (an NTP step, an administrator); by it, A's TTL of {2} has passed",
-		"{0}：它的时钟向前跳了 {1}（NTP 跳变校时，或者管理员改了时间）；按这个时钟，A 的 TTL {2} 已经过去了")
+		"{0}: its clock jumps {1} forward (an NTP step, an administrator); by it, A's TTL of {2} has passed")
 	mJumpBreaks = msg.Define("node-clock-jump.breaks", msg.K(msg.Duration, msg.Node, msg.Duration),
-		"B acquired K well inside A's TTL of {0} by the real clock: the clock of {1} jumped {2} forward, and it expired A's lock early",
-		"按真实的时间，A 的 TTL {0} 还远没有过去，B 就拿到了 K：{1}的时钟向前跳了 {2}，提前让 A 的锁过期了")
+		"B acquired K well inside A's TTL of {0} by the real clock: the clock of {1} jumped {2} forward, and it expired A's lock early")
 	mJumpHolds = msg.Define("node-clock-jump.holds", msg.K(msg.Duration, msg.Node, msg.Duration),
-		"B could not acquire K in {0} after the clock of {1} jumped {2} forward", "{1}的时钟向前跳了 {2} 之后，B 在 {0} 内仍然没能拿到 K")
+		"B could not acquire K in {0} after the clock of {1} jumped {2} forward")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("node-clock-jump.scenario", nil,
+		"a master holding A's lock has its clock jump forward past A's TTL (over several: one of A's bare majority)")
+	_ = msg.Define("node-clock-jump.must", nil,
+		"B must not acquire while A holds the lock by the real clock")
 )

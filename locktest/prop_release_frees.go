@@ -45,11 +45,18 @@ func releaseFrees(newRun func(string) *run) Result {
 	if la == nil {
 		r.fail("A could not acquire a free lock")
 	}
+	// Every command A sends until its release returns fails: a release
+	// that sends several at once (one per key) meets the failure in each,
+	// whatever their order, as on a dropped connection.
 	a.mu.Lock()
-	a.failNext = true
+	a.failing = true
 	a.mu.Unlock()
 	r.note(mNextFails.New())
-	if err := a.releaseErr(la); err != nil {
+	err = a.releaseErr(la)
+	a.mu.Lock()
+	a.failing = false
+	a.mu.Unlock()
+	if err != nil {
 		return r.holds(mFreesSaidSo.New(r.errText(err)))
 	}
 	if b.tryAcquire(r.tm.Long) == nil {
@@ -61,18 +68,21 @@ func releaseFrees(newRun func(string) *run) Result {
 // release-frees's messages.
 var (
 	mFreesFailed = msg.Define("release-frees.breaks-failed", msg.K(msg.Text, msg.Duration),
-		"A's release of the lock it held failed ({0}), and B's attempt right after found it still taken: the lock goes only when its TTL ({1}) runs out",
-		"A 释放自己持有的锁失败了（{0}），B 紧接着加锁，发现锁仍被占着：要等 TTL（{1}）到期，锁才会放开")
+		"A's release of the lock it held failed ({0}), and B's attempt right after found it still taken: the lock goes only when its TTL ({1}) runs out")
 	mFreesBreaks = msg.Define("release-frees.breaks", msg.K(msg.Duration),
-		"A released its lock, and B's attempt right after found it still taken: the release does not free the lock, which goes only when its TTL ({0}) runs out",
-		"A 释放了锁，B 紧接着加锁，却发现锁仍被占着：释放并没有放开锁，要等 TTL（{0}）到期，锁才会放开")
+		"A released its lock, and B's attempt right after found it still taken: the release does not free the lock, which goes only when its TTL ({0}) runs out")
 	mNextFails = msg.Define("release-frees.next-fails", nil,
-		"A's next command fails without being sent, as when its connection drops", "A 的下一条命令还没发出就失败，就像连接断了一样")
+		"A's commands fail without being sent until its release returns, as when its connection drops")
 	mFreesSaidSo = msg.Define("release-frees.holds-said-so", msg.K(msg.Text),
-		"after A released, B acquired at once; a release whose command failed said so ({0})", "A 释放后，B 马上拿到了锁；命令失败的那次释放也如实报了错（{0}）")
+		"after A released, B acquired at once; a release whose command failed said so ({0})")
 	mFreesLied = msg.Define("release-frees.breaks-lied", nil,
-		"A's release reported success although its command failed and never reached Redis: B's attempt right after found the lock still taken",
-		"A 的释放命令失败了，根本没到 Redis，释放却报告成功：B 紧接着加锁，发现锁仍被占着")
+		"A's release reported success although its command failed and never reached Redis: B's attempt right after found the lock still taken")
 	mFreesHolds = msg.Define("release-frees.holds", nil,
-		"after A released, B acquired at once, even when A's first release command failed", "A 释放后，B 马上拿到了锁，A 的第一条释放命令失败时也是如此")
+		"after A released, B acquired at once, even when A's first release command failed")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("release-frees.scenario", nil,
+		"the holder releases; then again with the release's first command failing on the wire")
+	_ = msg.Define("release-frees.must", nil,
+		"another client's single attempt right after succeeds, unless the release reported its failure")
 )

@@ -87,17 +87,21 @@ func renewedOverrun(newRun func(string) *run) Result {
 // renewed-overrun's messages.
 var (
 	mPausedThird = msg.Define("renewed-overrun.paused-third", msg.K(msg.Duration, msg.Duration),
-		"A is paused for {0}, a third of its TTL ({1})", "A 暂停 {0}，是 TTL（{1}）的三分之一")
+		"A is paused for {0}, a third of its TTL ({1})")
 	mLostThird = msg.Define("renewed-overrun.breaks-lost", msg.K(msg.Text),
-		"A lost its lease over a pause of a third of its TTL: {0}", "A 只暂停了 TTL 的三分之一就丢了租约：{0}")
+		"A lost its lease over a pause of a third of its TTL: {0}")
 	mAfterThird = msg.Define("renewed-overrun.breaks-taken", nil,
-		"B acquired the lock right after A's pause of a third of its TTL", "A 暂停了 TTL 的三分之一，B 随后就拿到了锁")
+		"B acquired the lock right after A's pause of a third of its TTL")
 	mPausedThrice = msg.Define("renewed-overrun.paused-thrice", msg.K(msg.Duration),
-		"A is paused for {0}, three times its TTL, while B waits", "A 暂停 {0}，是 TTL 的三倍，B 在此期间等待")
+		"A is paused for {0}, three times its TTL, while B waits")
 	mRenewedBreaks = msg.Define("renewed-overrun.breaks", msg.K(msg.Sub),
-		"A was paused past its TTL and did not learn it had lost the lock before B began: {0}",
-		"A 暂停超过了 TTL，在 B 开始之前并不知道自己已经丢了锁：{0}")
+		"A was paused past its TTL and did not learn it had lost the lock before B began: {0}")
 	mRenewedHolds = msg.Define("renewed-overrun.holds", nil,
-		"a short pause kept A's lock; over a long one, A's lease was cancelled before B entered",
-		"短暂停时 A 保住了锁；长暂停时，A 的租约在 B 进入之前就被取消了")
+		"a short pause kept A's lock; over a long one, A's lease was cancelled before B entered")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("renewed-overrun.scenario", nil,
+		"the holder is paused for a third of its TTL, then for three TTLs")
+	_ = msg.Define("renewed-overrun.must", nil,
+		"it keeps its lock over the short pause, and learns that it lost it before anyone else works after the long one")
 )

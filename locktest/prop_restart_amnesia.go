@@ -68,15 +68,20 @@ func restartAmnesia(newRun func(string) *run) Result {
 // restart-amnesia's messages.
 var (
 	mRestarts = msg.Define("restart-amnesia.restarts", msg.K(msg.Node),
-		"{0} restarts without persistence: it comes back empty, without A's lock", "{0}不带持久化地重启：它回来时是空的，没有 A 的锁")
+		"{0} restarts without persistence: it comes back empty, without A's lock")
 	mDiesDelayed = msg.Define("restart-amnesia.dies", msg.K(msg.Node, msg.Duration),
-		"{0} dies; it will come back empty after {1} (a delayed restart)", "{0}宕机了；它会在 {1} 之后空着回来（延迟重启）")
+		"{0} dies; it will come back empty after {1} (a delayed restart)")
 	mAmnesiaBreaks = msg.Define("restart-amnesia.breaks", msg.K(msg.Node),
-		"B acquired K while A still held it: {0} had restarted without persistence and forgotten A's lock",
-		"A 还持有锁，B 就拿到了 K：{0}不带持久化地重启过，忘掉了 A 的锁")
-	mTheRestart       = msg.Define("restart-amnesia.fault", msg.K(msg.Node), "the restart of {0}", "{0}重启")
+		"B acquired K while A still held it: {0} had restarted without persistence and forgotten A's lock")
+	mTheRestart       = msg.Define("restart-amnesia.fault", msg.K(msg.Node), "the restart of {0}")
 	mAmnesiaHoldsDown = msg.Define("restart-amnesia.holds-down", msg.K(msg.Duration, msg.Node, msg.Duration),
-		"B could not acquire K in {0} while {1} stayed down (a delayed restart of {2})", "{1}保持宕机期间（延迟 {2} 重启），B 在 {0} 内没能拿到 K")
+		"B could not acquire K in {0} while {1} stayed down (a delayed restart of {2})")
 	mAmnesiaHolds = msg.Define("restart-amnesia.holds", msg.K(msg.Duration, msg.Node),
-		"B could not acquire K in {0} after {1} restarted empty", "{1}重启后是空的，B 在 {0} 内仍然没能拿到 K")
+		"B could not acquire K in {0} after {1} restarted empty")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("restart-amnesia.scenario", nil,
+		"a master holding A's lock restarts without persistence (over several masters: A holds a bare majority, one of it restarts)")
+	_ = msg.Define("restart-amnesia.must", nil,
+		"B must not acquire while A holds the lock; once A has released, C must acquire within the TTL and the slack")
 )

@@ -60,7 +60,7 @@ func safeRefresh(newRun func(string) *run) Result {
 			res = r.breaks(mRefreshPushed.New(l.at, 3*r.tm.Long, left, r.tm.Long))
 			return &res
 		}
-		freed := whoFreed(r, l.held, mLateRefreshWho.New())
+		freed := whoFreed(r, l.held, "refresh")
 		if l.c.tryAcquire(r.tm.Long) == nil {
 			return nil
 		}
@@ -79,20 +79,23 @@ func safeRefresh(newRun func(string) *run) Result {
 // safe-refresh's messages.
 var (
 	mRefreshNA = msg.Define("safe-refresh.n/a", nil,
-		"the lock cannot be refreshed: it does not implement strategy.Refresher", "这把锁不能续期：它没有实现 strategy.Refresher")
+		"the lock cannot be refreshed: it does not implement strategy.Refresher")
 	mRefreshResumed = msg.Define("safe-refresh.breaks-resumed", msg.K(msg.Sub, msg.Sub),
-		"A was paused {0} until B acquired; when A resumed, {1}", "A 在{0}被暂停，直到 B 拿到锁；A 恢复后，{1}")
+		"A was paused {0} until B acquired; when A resumed, {1}")
 	mRefreshSucceeded = msg.Define("safe-refresh.succeeded", nil,
-		"its Refresh reported success: A would go on working while B holds the lock", "它的 Refresh 报告成功：B 持有锁时，A 还会接着干活")
+		"its Refresh reported success: A would go on working while B holds the lock")
 	mRefreshPushed = msg.Define("safe-refresh.breaks-pushed", msg.K(msg.Sub, msg.Duration, msg.Duration, msg.Duration),
-		"A was paused {0} until B acquired; A's late Refresh (for {1}) failed, but B's lock now expires in {2}, past the {3} B asked for",
-		"A 在{0}被暂停，直到 B 拿到锁；A 迟到的 Refresh（续期 {1}）失败了，但 B 的锁现在要 {2} 后才过期，超过了 B 请求的 {3}")
+		"A was paused {0} until B acquired; A's late Refresh (for {1}) failed, but B's lock now expires in {2}, past the {3} B asked for")
 	mRefreshThen = msg.Define("safe-refresh.breaks-then", msg.K(msg.Sub, msg.Sub),
-		"A was paused {0} until B acquired; then {1}", "A 在{0}被暂停，直到 B 拿到锁；然后，{1}")
+		"A was paused {0} until B acquired; then {1}")
 	mRefreshOne = msg.Define("safe-refresh.holds-one", nil,
-		"A's late Refresh, paused before its one command until B had acquired, failed and left B's lock as B took it",
-		"A 迟到的 Refresh 在它唯一的命令之前暂停，直到 B 拿到锁，结果失败了，B 的锁保持 B 拿到时的样子")
+		"A's late Refresh, paused before its one command until B had acquired, failed and left B's lock as B took it")
 	mRefreshHolds = msg.Define("safe-refresh.holds", msg.K(msg.Count, msg.Count),
-		"A's late Refresh, paused at each of the {0} boundaries of its {1}-command refresh in turn, failed and left B's lock as B took it",
-		"A 迟到的 Refresh 有 {1} 条命令，依次在 {0} 个边界上暂停，每次都失败了，B 的锁保持 B 拿到时的样子")
+		"A's late Refresh, paused at each of the {0} boundaries of its {1}-command refresh in turn, failed and left B's lock as B took it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("safe-refresh.scenario", nil,
+		"for a lock that can extend itself: the holder is paused past its TTL before its refresh and at each boundary between the refresh's commands, another client acquires, then the refresh goes on one command at a time, the new holder paused and K read as in `safe-release`")
+	_ = msg.Define("safe-refresh.must", nil,
+		"the late refresh fails, and the new holder's lock is neither extended nor freed, overwritten or left without expiry; nobody else gets in")
 )

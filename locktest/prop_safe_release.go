@@ -37,7 +37,7 @@ func safeRelease(newRun func(string) *run) Result {
 			res := l.r.breaks(mPausedTTLResumed.New(l.at, l.broke))
 			return &res
 		}
-		freed := whoFreed(l.r, l.held, mItsRelease.New())
+		freed := whoFreed(l.r, l.held, "release")
 		if l.c.tryAcquire(l.r.tm.Long) != nil {
 			res := l.r.breaks(mPausedTTLResumed.New(l.at, freed))
 			return &res
@@ -56,9 +56,13 @@ func safeRelease(newRun func(string) *run) Result {
 // safe-release's messages.
 var (
 	mSafeReleaseOne = msg.Define("safe-release.holds-one", nil,
-		"A's late release, paused before its one command until B had acquired, left B's lock in place",
-		"A 迟到的释放在它唯一的命令之前暂停，直到 B 拿到锁，之后没有动 B 的锁")
+		"A's late release, paused before its one command until B had acquired, left B's lock in place")
 	mSafeReleaseHolds = msg.Define("safe-release.holds", msg.K(msg.Count, msg.Count),
-		"A's late release, paused at each of the {0} boundaries of its {1}-command release in turn, left B's lock in place",
-		"A 迟到的释放有 {1} 条命令，依次在 {0} 个边界上暂停，每次都没有动 B 的锁")
+		"A's late release, paused at each of the {0} boundaries of its {1}-command release in turn, left B's lock in place")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("safe-release.scenario", nil,
+		"the holder A is paused past its TTL (before its release, then at each boundary between the release's commands in turn), and B acquires; then A's release goes on one command at a time, with B paused: the suite reads K (its value and its `PTTL`) before and after each command, and C tries to acquire at each boundary")
+	_ = msg.Define("safe-release.must", nil,
+		"B's lock stays as B took it: not deleted, not overwritten, its expiry neither removed nor pushed back; C never gets in")
 )

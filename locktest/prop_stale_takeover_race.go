@@ -41,12 +41,16 @@ func staleTakeoverRace(newRun func(string) *run) Result {
 // stale-takeover-race's messages.
 var (
 	mStaleDeleted = msg.Define("stale-takeover-race.n/a-expired", nil,
-		"Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key (exclusion races two acquires on one)",
-		"TTL 一过，Redis 自己就删掉了崩溃持有者的键：没有可以抢占的旧锁，只有一个空闲的键（空闲键上两次加锁的竞争由 exclusion 检查）")
+		"Redis itself deleted the crashed holder's key when its TTL passed: there is no stale lock to take over, only a free key (exclusion races two acquires on one)")
 	mNoStale = msg.Define("stale-takeover-race.n/a", msg.K(msg.Duration, msg.Sub),
-		"no stale lock to take over: {0} after its holder crashed, nobody could take it over: {1}",
-		"没有可以抢占的旧锁：持有者崩溃 {0} 之后，仍然没人能抢过来：{1}")
+		"no stale lock to take over: {0} after its holder crashed, nobody could take it over: {1}")
 	mBothStale = msg.Define("stale-takeover-race.both", nil,
-		"both waiters found the same stale lock and both took it over", "两个等待者看到了同一把过期的旧锁，并且都把它抢了过来")
-	mOnStaleLock = msg.Define("stale-takeover-race.on-stale-lock", nil, "on a stale lock", "在过期的旧锁上")
+		"both waiters found the same stale lock and both took it over")
+	mOnStaleLock = msg.Define("stale-takeover-race.on-stale-lock", nil, "on a stale lock")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("stale-takeover-race.scenario", nil,
+		"two waiters find the same expired lock at the same moment; every interleaving of their commands is tried")
+	_ = msg.Define("stale-takeover-race.must", nil,
+		"at most one of them wins")
 )

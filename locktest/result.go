@@ -98,8 +98,11 @@ type EventKind string
 
 // The kinds of events.
 const (
-	EvCommand     EventKind = "command"      // a command sent, with its reply or error
-	EvClock       EventKind = "clock"        // the strategy read a client's clock
+	EvCommand EventKind = "command" // a command sent, with its reply or error
+	EvClock   EventKind = "clock"   // the strategy read a client's clock
+	// EvPush is a message Redis sent a client that answers no command (its
+	// Reply): an invalidation of client-side caching, a pub/sub message.
+	EvPush        EventKind = "push"
 	EvAcquired    EventKind = "acquired"     // an attempt to acquire returned the lock, or Err
 	EvNotAcquired EventKind = "not-acquired" // an attempt to acquire returned without it
 	EvReleased    EventKind = "released"     // Release returned
@@ -198,6 +201,8 @@ func (e Event) String() string {
 		default:
 			fmt.Fprintf(&b, " -> %s", joinArgs(e.Reply, ""))
 		}
+	case EvPush:
+		fmt.Fprintf(&b, "<- push %s", joinArgs(e.Reply, ""))
 	default:
 		if m, ok := kindMsg[e.Kind]; ok && e.Msg != nil && e.Msg.ID == m.ID {
 			b.WriteString(m.String()) // "lock acquired", "released"...

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"math"
 	"net"
 	"runtime/debug"
 	"slices"
@@ -91,8 +93,8 @@ func (r *run) stamp(ms int64) Arg {
 }
 
 // arg types a command argument or a value of a reply: the key, a number
-// that reads as a time near the run's start, another integer, a digest
-// already seen, or text. Which texts are tokens is known only once the
+// that reads as a time near the run's start (Unix milliseconds, or
+// seconds with a fraction), another integer, or text. Which texts are tokens is known only once the
 // timeline is taken (recorder.timeline).
 func (r *run) arg(s string) Arg {
 	if s == r.key {
@@ -111,6 +113,15 @@ func (r *run) arg(s string) Arg {
 			return r.stamp(n)
 		}
 		return Arg{Kind: ArgNumber, Text: s}
+	}
+	// Unix seconds with a fraction, as PHP's microtime(true) gives them
+	// (Symfony's RedisStore sends one with every script).
+	if i := strings.IndexByte(s, '.'); i == 10 && len(s) > 11 && strings.Trim(s, "0123456789.") == "" {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			if n := int64(math.Round(f * 1000)); n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
+				return Arg{Kind: ArgTime, Text: s, Ms: n - r.t0}
+			}
+		}
 	}
 	return Arg{Kind: ArgText, Text: s}
 }
@@ -506,4 +517,39 @@ func (r *run) client(name string) *simClient {
 		}
 	}
 	return nil
+}
+
+// absoluteTime returns the first command a client sent with an absolute
+// time in it (PXAT, EXAT, PEXPIREAT, EXPIREAT, or a Unix time in ms among
+// its arguments), written as the timeline writes it; "" when none. A lock
+// that sends one without reading Client.Clock reads a clock of its own.
+func (r *run) absoluteTime() string {
+	r.rec.mu.Lock()
+	defer r.rec.mu.Unlock()
+	for _, e := range r.rec.events {
+		if e.Kind != EvCommand || len(e.Command) == 0 {
+			continue
+		}
+		name := strings.ToUpper(e.Command[0].Text)
+		abs := name == "PEXPIREAT" || name == "EXPIREAT"
+		for _, a := range e.Command[1:] {
+			t := strings.ToUpper(a.Text)
+			abs = abs || a.Kind == ArgTime || (a.Kind == ArgText && (t == "PXAT" || t == "EXAT"))
+		}
+		if abs {
+			return e.Client + ": " + joinArgs(e.Command, " ")
+		}
+	}
+	return ""
+}
+
+// neverReadsClock is the n/a of a clock property for a lock that read no
+// clock of the client's, unless its commands carry an absolute time all
+// the same: then the clock it read is its own, out of the suite's reach,
+// and the property is not checked (an error that says so), never n/a.
+func (r *run) neverReadsClock() Result {
+	if cmd := r.absoluteTime(); cmd != "" {
+		r.fail("not checked: the lock sends absolute times taken from a clock of its own, which the suite cannot skew (%s); its strategy can say so with strategy.OwnClock, and a skewed client's proxy then moves those times", r.errText(errors.New(cmd)))
+	}
+	return r.notApplicable(mNeverReadsClock.New())
 }

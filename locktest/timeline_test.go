@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
 	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
@@ -25,6 +27,10 @@ import (
 type valueLock struct {
 	pool  strategy.Pool
 	value func() string
+	// whole sends the release script with EVAL, its body every time, and
+	// after the token the time in Unix seconds with a fraction, as
+	// Symfony's RedisStore does.
+	whole bool
 }
 
 const releaseScript = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`
@@ -59,11 +65,18 @@ func (l *valueHeld) Release(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	sha, err := redis.String(c.Do("SCRIPT", "LOAD", releaseScript))
-	if err != nil {
-		return err
+	var n int
+	if l.s.whole {
+		now := fmt.Sprintf("%.4f", float64(time.Now().UnixMicro())/1e6)
+		n, err = redis.Int(c.Do("EVAL", releaseScript, 1, l.key, l.value, now))
+	} else {
+		var sha string
+		sha, err = redis.String(c.Do("SCRIPT", "LOAD", releaseScript))
+		if err != nil {
+			return err
+		}
+		n, err = redis.Int(c.Do("EVALSHA", sha, 1, l.key, l.value))
 	}
-	n, err := redis.Int(c.Do("EVALSHA", sha, 1, l.key, l.value))
 	if err != nil {
 		return err
 	}
@@ -157,4 +170,42 @@ func TestTimelineSharedValue(t *testing.T) {
 		}
 	}
 	assert.Contains(t, report.Mermaid(res.Timeline), "B->>Redis: SET K open-sesame NX PX ")
+}
+
+// TestTimelineSecondsWithFraction: a time in Unix seconds with a
+// fraction, as PHP's microtime(true) gives it (Symfony's RedisStore sends
+// one with every script), reads as a time, not as the client's token.
+func TestTimelineSecondsWithFraction(t *testing.T) {
+	res := check(t, func(c locktest.Client) (strategy.Strategy, error) {
+		return valueLock{pool: c.Pool, value: hexToken, whole: true}, nil
+	}, locktest.HolderOverrun, 0)
+	require.NoError(t, res.Err)
+	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
+	evals := 0
+	for _, e := range res.Timeline {
+		if e.Kind != locktest.EvCommand || e.Command[0].Text != "EVAL" {
+			continue
+		}
+		evals++
+		assert.Equal(t, locktest.ArgToken, e.Command[4].Kind)
+		assert.Equal(t, locktest.ArgTime, e.Command[5].Kind, "%s reads as a time", e.Command[5].Text)
+		assert.Less(t, e.Command[5].Ms, int64(time.Minute/time.Millisecond))
+	}
+	assert.Equal(t, 2, evals)
+	assert.Contains(t, report.Mermaid(res.Timeline), " 1 K tokA t0+")
+}
+
+// TestUnseenLock: a lock that reaches Redis without its client's proxy
+// (here a pool of its own on the server's address) gets no verdict: the
+// suite can neither see nor steer it.
+func TestUnseenLock(t *testing.T) {
+	addr := redistest.Shared(t).Addr
+	res := check(t, func(c locktest.Client) (strategy.Strategy, error) {
+		pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
+		c.Cleanup(func() { pool.Close() })
+		return valueLock{pool: pool, value: hexToken}, nil
+	}, locktest.CrashRecovery, 0)
+	require.Error(t, res.Err)
+	assert.Contains(t, res.Err.Error(), "no command of the client has crossed its proxy")
+	assert.Equal(t, locktest.NoVerdict, res.Verdict)
 }

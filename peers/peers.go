@@ -1,11 +1,13 @@
 // Package peers runs Go Redis locks that locklab did not write through
 // locklab's conformance suite, as they are, beside luatoken: redsync v4
-// with a single pool, bsm/redislock, and the plain lock on go-redis that
-// code often writes by hand (SET NX PX, a Lua compare-and-delete). Each
+// with a single pool, bsm/redislock, the plain lock on go-redis that code
+// often writes by hand (SET NX PX, a Lua compare-and-delete), go-zero's
+// RedisLock (a new one for each use, and one shared by a client's
+// goroutines) and rueidislock (its defaults, and KeyMajority 1). Each
 // lives in a package of its own, an adapter to the strategy interfaces.
 //
 // It is a module of its own, so that the locklab module never depends on
-// go-redis, redsync or redislock. Peers lists them with the verdicts
+// go-redis, redsync, redislock, go-zero or rueidis. Peers lists them with the verdicts
 // declared for each, read from the libraries' code; the test runs the
 // suite on each and requires exactly those verdicts, and the command
 // peercheck prints their columns beside luatoken's. docs/peers.md in the
@@ -67,7 +69,16 @@ const (
 //   - none renews itself, hands out fencing tokens, or tells the holder
 //     its lease ran out: a holder that outlasts its TTL works beside the
 //     next one (the three overrun properties break), as on every TTL lock
-//     that does not renew (docs/no-ttl-lock-is-safe.md).
+//     that does not renew (docs/no-ttl-lock-is-safe.md);
+//   - go-zero's RedisLock is the same but counts TTLs in whole seconds
+//     (it runs at a granularity of 1s) and has no refresh; shared by
+//     goroutines, its one value lets one goroutine's second release free
+//     another's lock (go-zero-shared: double-release breaks);
+//   - rueidislock renews itself (holder-overrun holds), but its release
+//     reports nothing (release-frees breaks), its PXAT comes from the
+//     holder's clock (holder-clock breaks), and its lease ends only when
+//     its keys expire (renewed-overrun breaks); with two keys of three a
+//     crash can fall between them (crash-mid-acquire and -release hold).
 func Peers() []catalog.Entry {
 	peers := []catalog.Entry{
 		{
@@ -128,6 +139,11 @@ func Peers() []catalog.Entry {
 		{
 			Name:    "rueidislock",
 			Sources: RueidisModule + ", rueidislock with its defaults (KeyMajority 2: 2 of 3 keys)",
+			// rueidislock's time scale is its own: an acquire that
+			// outlasts its validity fails, and its defaults count in
+			// seconds (KeyValidity 5s); at 60ms a loaded machine's
+			// acquire can outlast a TTL meant to run out.
+			Timing: locktest.Timing{Granularity: rueidislockScale},
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return newRueidislock(c, 0)
 			},
@@ -135,6 +151,11 @@ func Peers() []catalog.Entry {
 		{
 			Name:    "rueidislock-km1",
 			Sources: RueidisModule + ", rueidislock with KeyMajority 1, as its README advises on one Redis",
+			// rueidislock's time scale is its own: an acquire that
+			// outlasts its validity fails, and its defaults count in
+			// seconds (KeyValidity 5s); at 60ms a loaded machine's
+			// acquire can outlast a TTL meant to run out.
+			Timing: locktest.Timing{Granularity: rueidislockScale},
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return newRueidislock(c, 1)
 			},
@@ -227,6 +248,9 @@ func newZeroStore(c locktest.Client) (*zeroredis.Redis, error) {
 	}
 	return store, nil
 }
+
+// rueidislockScale is the granularity rueidislock's columns run at.
+const rueidislockScale = 250 * time.Millisecond
 
 // newRueidislock returns rueidislock's locks on the suite's proxy for c,
 // with KeyMajority majority (0: its default), closed when the suite is

@@ -21,7 +21,7 @@ func TestConformance(t *testing.T) {
 	for _, e := range peers.Peers() {
 		t.Run(e.Name, func(t *testing.T) {
 			require.True(t, e.Expect.Strict, "the peers' declarations are strict")
-			locktest.Run(t, e.New, e.Expect)
+			locktest.RunConfig(t, e.Config(locktest.Config{Addr: redistest.Shared(t).Addr}), e.Expect)
 		})
 	}
 }

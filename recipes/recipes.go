@@ -10,10 +10,13 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/locktest/process"
 )
@@ -33,13 +36,62 @@ type Program struct {
 	// declared too). A PHP recipe's is its Go column's: the same column
 	// of the grid in package catalog (catalog.GridFile).
 	Expect locktest.Expect
+	// Needs is what the program needs installed (see langtest.Need).
+	Needs []string
 }
 
 // Factory returns the factory that runs p, from the repository's root
-// root, named after its file.
+// root, named after its file (and its arguments, if any).
 func (p Program) Factory(root string, opts ...process.Option) locktest.Factory {
-	opts = append([]process.Option{process.WithDir(root), process.WithName(filepath.Base(p.Argv[len(p.Argv)-1]))}, opts...)
+	file := p.File()
+	name := filepath.Base(file[0])
+	if len(file) > 1 {
+		name += " " + strings.Join(file[1:], " ")
+	}
+	opts = append([]process.Option{process.WithDir(root), process.WithName(name)}, opts...)
 	return process.Factory(p.Argv, opts...)
+}
+
+// Entry returns p as a column of a matrix (package internal/matrixrun):
+// its name, its file, the factory that runs it from the repository's root
+// root, and its declared verdicts.
+func (p Program) Entry(root string) catalog.Entry {
+	return catalog.Entry{Name: p.Name, Sources: strings.Join(p.File(), " "), New: p.Factory(root), Expect: p.Expect}
+}
+
+// File is the program's file, from the repository's root, then its
+// arguments: ["recipes/php/laravel.php", "seconds"].
+func (p Program) File() []string {
+	for i, a := range p.Argv {
+		if strings.HasPrefix(a, "recipes/") {
+			return p.Argv[i:]
+		}
+	}
+	return p.Argv[len(p.Argv)-1:]
+}
+
+// Libraries are the PHP frameworks' locks, served over the line protocol
+// by programs that use them as their documentation shows: Symfony's Lock
+// component on a RedisStore, with the store's default initial TTL and
+// with the lock's TTL as the store's, and Laravel's cache lock, at its
+// default (Cache::lock($name): no expiry) and with seconds. Each is declared in
+// its own column of the grid in package catalog (catalog.GridFile), and
+// needs its Debian packages (langtest.SymfonyLock, langtest.Laravel).
+func Libraries() []Program {
+	php := func(name string, needs []string, file ...string) Program {
+		return Program{
+			Name:   name,
+			Argv:   slices.Concat(libraryPHPCommand(), file),
+			Expect: strict(catalog.Declare(catalog.Entry{Name: name}).Expect),
+			Needs:  append([]string{langtest.PHP}, needs...),
+		}
+	}
+	return []Program{
+		php("symfony-lock", []string{langtest.SymfonyLock}, "recipes/php/symfony-lock.php"),
+		php("symfony-lock-store-ttl", []string{langtest.SymfonyLock}, "recipes/php/symfony-lock.php", "store-ttl"),
+		php("laravel", []string{langtest.Laravel}, "recipes/php/laravel.php"),
+		php("laravel-seconds", []string{langtest.Laravel}, "recipes/php/laravel.php", "seconds"),
+	}
 }
 
 // PHP returns the PHP recipes, in the catalog's order: one per Go column
@@ -85,6 +137,24 @@ var phpCommand = sync.OnceValue(func() []string {
 	return []string{"php"}
 })
 
+// libraryPHPCommand is PHPCommand with the mbstring extension as well,
+// when it loads: Laravel requires it (Debian's php-illuminate-support
+// depends on php-mbstring) and calls it where it handles an error, so
+// that without it a lost connection ends in "Call to undefined function
+// mb_strpos()" rather than in Laravel's own handling.
+func libraryPHPCommand() []string { return slices.Clone(libraryPHP()) }
+
+var libraryPHP = sync.OnceValue(func() []string {
+	argv := append(PHPCommand(), "-d", "extension=mbstring")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	probe := append(append([]string(nil), argv...), "-r", `echo function_exists("mb_strpos") ? "yes" : "no";`)
+	if out, err := exec.CommandContext(ctx, probe[0], probe[1:]...).CombinedOutput(); err == nil && string(out) == "yes" {
+		return argv
+	}
+	return PHPCommand()
+})
+
 // RedisPy is redis-py's Lock (Debian's python3-redis 4.3.4), through the
 // adapter recipes/python/redis_py_lock.py. From its code: acquire is one
 // SET key <uuid1 token> NX PX ttl (the token kept in a thread-local);
@@ -100,6 +170,7 @@ func RedisPy() Program {
 		Name:   "redis-py",
 		Argv:   []string{Python, "recipes/python/redis_py_lock.py"},
 		Expect: strict(catalog.Declare(catalog.Entry{Name: "redis-py"}).Expect),
+		Needs:  []string{langtest.RedisPy},
 	}
 }
 

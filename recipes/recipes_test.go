@@ -86,8 +86,8 @@ func run(t *testing.T, p recipes.Program, props ...locktest.Property) {
 func TestPrograms(t *testing.T) {
 	progs := recipes.PHP()
 	require.Len(t, progs, len(catalog.Strategies())-3, "a PHP recipe for every Go column but luatoken-renew-fence and the two Redlock columns")
-	for _, p := range append(progs, recipes.RedisPy(), recipes.TokenLock()) {
-		assert.FileExists(t, filepath.Join("..", p.Argv[len(p.Argv)-1]), p.Name)
+	for _, p := range append(append(progs, recipes.Libraries()...), recipes.RedisPy(), recipes.TokenLock()) {
+		assert.FileExists(t, filepath.Join("..", p.File()[0]), p.Name)
 		assert.True(t, p.Expect.Strict, "%s: n/a is declared too", p.Name)
 		column := p.Name
 		if p.Name == "token-lock" {
@@ -100,7 +100,9 @@ func TestPrograms(t *testing.T) {
 		}
 	}
 	for _, prop := range locktest.Properties() {
-		assert.NotEmpty(t, catalog.Declared().Verdict("redis-py", prop), "%s: redis-py declares nothing for %s", catalog.GridFile, prop)
+		for _, column := range []string{"redis-py", "symfony-lock", "symfony-lock-store-ttl", "laravel", "laravel-seconds"} {
+			assert.NotEmpty(t, catalog.Declared().Verdict(column, prop), "%s: %s declares nothing for %s", catalog.GridFile, column, prop)
+		}
 	}
 	assert.Equal(t, "php", recipes.PHPCommand()[0])
 }
@@ -119,6 +121,35 @@ func TestPHP(t *testing.T) {
 		})
 	}
 	t.Logf("%d PHP columns in %v", len(progs), time.Since(start).Round(time.Millisecond))
+}
+
+// libraryRows are the properties go test runs the PHP frameworks' locks
+// on by default: where a crash, a pause or a late release meets the lock,
+// and where they differ from one another (the clock read, the missing
+// TTL, the second script of an acquire). LOCKLAB_LANGS=all (make
+// test-langs) runs every property.
+var libraryRows = []locktest.Property{
+	locktest.ReleaseFrees, locktest.CrashRecovery, locktest.CrashMidAcquire, locktest.ClockSkew,
+	locktest.SafeRelease, locktest.DoubleRelease, locktest.SafeRefresh, locktest.HolderOverrun,
+}
+
+// TestLibraries runs the PHP frameworks' locks through the suite, each
+// against its column of the grid, at its time scale. A column whose
+// packages are missing is skipped, naming them (it fails under
+// LOCKLAB_REQUIRE_LANGS=1); the others run.
+func TestLibraries(t *testing.T) {
+	props := libraryRows
+	if all() {
+		props = locktest.Properties()
+	}
+	for _, p := range recipes.Libraries() {
+		t.Run(p.Name, func(t *testing.T) {
+			langtest.Need(t, p.Needs...)
+			began := time.Now()
+			run(t, p, props...)
+			t.Logf("%s: %v", p.Name, time.Since(began).Round(time.Millisecond))
+		})
+	}
 }
 
 // TestRedisPy runs redis-py's Lock through the suite against its declared
@@ -168,6 +199,32 @@ func TestPage(t *testing.T) {
 		}
 	}
 	require.NotNil(t, header, "docs/php.md has the PHP matrix")
+	libs := recipes.Libraries()
+	libRows := map[string][]string{}
+	var libHeader []string
+	for _, line := range strings.Split(string(b), "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) != len(libs)+1 {
+			continue
+		}
+		if cells[0] == "property" && cells[1] == libs[0].Name {
+			libHeader = cells[1:]
+		} else if _, err := locktest.ParseProperty(cells[0]); err == nil && libHeader != nil {
+			libRows[cells[0]] = cells[1:]
+		}
+	}
+	require.NotNil(t, libHeader, "docs/php.md has the frameworks' matrix")
+	for i, p := range libs {
+		assert.Equal(t, p.Name, libHeader[i], "the frameworks' column %d", i+1)
+		for _, prop := range locktest.Properties() {
+			if row, ok := libRows[string(prop)]; assert.True(t, ok, "the frameworks' matrix has a row for %s", prop) {
+				assert.Equal(t, string(p.Expect.Verdict(prop)), row[i], "%s / %s", p.Name, prop)
+			}
+		}
+	}
 	for i, p := range progs {
 		assert.Equal(t, p.Name, header[i], "column %d", i+1)
 	}
@@ -179,5 +236,17 @@ func TestPage(t *testing.T) {
 		for i, p := range progs {
 			assert.Equal(t, string(p.Expect.Verdict(prop)), row[i], "%s / %s", p.Name, prop)
 		}
+	}
+}
+
+// TestLibraryArgv: each framework's column runs its own program, with its
+// own arguments: their command lines share no memory.
+func TestLibraryArgv(t *testing.T) {
+	seen := map[string]string{}
+	for _, p := range recipes.Libraries() {
+		file := strings.Join(p.File(), " ")
+		assert.NotContains(t, seen, file, "%s runs what %s runs", p.Name, seen[file])
+		seen[file] = p.Name
+		assert.Contains(t, file, map[bool]string{true: "laravel.php", false: "symfony-lock.php"}[strings.HasPrefix(p.Name, "laravel")], p.Name)
 	}
 }

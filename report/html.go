@@ -35,12 +35,8 @@ var verdictMark = map[locktest.Verdict]string{
 
 func writeHTML(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
-	h := t.msg().html
-	lang := string(t.lang)
-	if t.lang == Chinese {
-		lang = "zh-Hans"
-	}
-	title := h.title
+	lang := t.say(mHTMLLang)
+	title := t.say(mHTMLTitle)
 	fmt.Fprintf(ew, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"+
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n",
 		lang, esc(title), pageStyle)
@@ -49,32 +45,31 @@ func writeHTML(w io.Writer, rep *Report, opts Options, t tr) error {
 	htmlHeader(ew, rep, t)
 	ew.WriteString("</header>\n<main>\n")
 
-	fmt.Fprintf(ew, "<p class=\"legend\">%s</p>\n", esc(h.legend))
+	fmt.Fprintf(ew, "<p class=\"legend\">%s</p>\n", esc(t.say(mHTMLLegend)))
 	fmt.Fprintf(ew, "<p class=\"filters\">%s: <label><input type=\"checkbox\" id=\"only-breaks\"> %s</label> <label><input type=\"checkbox\" id=\"only-mismatches\"> %s</label></p>\n",
-		esc(h.filter), esc(h.onlyBreaks), esc(h.onlyMismatches))
+		esc(t.say(mHTMLFilter)), esc(t.say(mHTMLOnlyBreaks)), esc(t.say(mHTMLOnlyMismatches)))
 	htmlMatrix(ew, rep, opts, t)
 
 	var sum strings.Builder
 	summary(&sum, rep, "- ", true, t)
-	fmt.Fprintf(ew, "<section class=\"summary\"><h2>%s</h2>\n<pre>%s</pre></section>\n", esc(h.summary), esc(sum.String()))
+	fmt.Fprintf(ew, "<section class=\"summary\"><h2>%s</h2>\n<pre>%s</pre></section>\n", esc(t.say(mHTMLSummary)), esc(sum.String()))
 
 	breaks := rep.Breaks()
-	fmt.Fprintf(ew, "<section id=\"breaks\"><h2>%s</h2>\n", esc(fmt.Sprintf(h.breaks, len(breaks))))
+	fmt.Fprintf(ew, "<section id=\"breaks\"><h2>%s</h2>\n", esc(t.say(mHTMLBreaks, len(breaks))))
 	if len(breaks) == 0 {
-		fmt.Fprintf(ew, "<p>%s</p>\n", esc(h.noBreaks))
+		fmt.Fprintf(ew, "<p>%s</p>\n", esc(t.say(mHTMLNoBreaks)))
 	}
 	for _, r := range breaks {
 		htmlBreak(ew, r, opts, t)
 	}
 	ew.WriteString("</section>\n</main>\n")
-	fmt.Fprintf(ew, "<footer><p>%s</p></footer>\n</body>\n</html>\n", esc(fmt.Sprintf(h.footer, cmp.Or(rep.Program, "lockcheck"))))
+	fmt.Fprintf(ew, "<footer><p>%s</p></footer>\n</body>\n</html>\n", esc(t.say(mHTMLFooter, cmp.Or(rep.Program, "lockcheck"))))
 	return ew.err
 }
 
 // htmlHeader writes the terms of the run: server, version, date, time
 // scale, what ran.
 func htmlHeader(w io.Writer, rep *Report, t tr) {
-	h := t.msg().html
 	// item writes a term and its value, each of its lines on one.
 	item := func(term string, lines ...string) {
 		var vs []string
@@ -88,10 +83,10 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 		}
 	}
 	w.Write([]byte("<dl class=\"run\">\n"))
-	item(h.server, rep.Server)
-	item(h.redis, rep.RedisVersion)
+	item(t.say(mHTMLServer), rep.Server)
+	item(t.say(mHTMLRedis), rep.RedisVersion)
 	if !rep.When.IsZero() {
-		item(h.date, rep.When.UTC().Format("2006-01-02 15:04:05 UTC"))
+		item(t.say(mHTMLDate), rep.When.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
 	// Each time scale the checks ran at, and, when there are several, the
 	// columns at each.
@@ -104,7 +99,7 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 		if r.Timing == (locktest.Timing{}) {
 			continue
 		}
-		s := fmt.Sprintf(h.scaleValue, r.Timing.Short, r.Timing.Long, r.Timing.Poll, r.Timing.Slack)
+		s := t.say(mHTMLScaleValue, r.Timing.Short, r.Timing.Long, r.Timing.Poll, r.Timing.Slack)
 		i := slices.IndexFunc(scales, func(sc scale) bool { return sc.text == s })
 		if i < 0 {
 			scales, i = append(scales, scale{text: s}), len(scales)
@@ -124,13 +119,13 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 	// says it.
 	var coarse strings.Builder
 	rep.writeScales(&coarse, t)
-	item(h.scale, append(lines, strings.Split(strings.TrimSpace(coarse.String()), "\n")...)...)
+	item(t.say(mHTMLScale), append(lines, strings.Split(strings.TrimSpace(coarse.String()), "\n")...)...)
 	var elapsed time.Duration
 	for _, r := range rep.Results {
 		elapsed += r.Elapsed
 	}
 	strategies, props := rep.Strategies(), rep.Properties()
-	ran := fmt.Sprintf(h.runValue, cmp.Or(rep.Program, "lockcheck"), len(strategies), len(props), len(rep.Results), elapsed.Round(100*time.Millisecond))
+	ran := t.say(mHTMLRunValue, cmp.Or(rep.Program, "lockcheck"), len(strategies), len(props), len(rep.Results), elapsed.Round(100*time.Millisecond))
 	for _, s := range strategies {
 		// An -exec column: its command is what ran.
 		if src := rep.Sources[s]; strings.HasPrefix(src, "-exec ") {
@@ -138,18 +133,17 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 		}
 	}
 	if rep.Runs > 1 {
-		ran += "; " + fmt.Sprintf(h.runs, rep.Runs)
+		ran += "; " + t.say(mHTMLRuns, rep.Runs)
 	}
-	item(h.run, ran)
+	item(t.say(mHTMLRun), ran)
 	w.Write([]byte("</dl>\n"))
 }
 
 // htmlMatrix writes the matrix in a box of its own, which scrolls.
 func htmlMatrix(w io.Writer, rep *Report, opts Options, t tr) {
-	h := t.msg().html
 	strategies := rep.Strategies()
 	fmt.Fprintf(w, "<div class=\"matrix\" role=\"region\" tabindex=\"0\" aria-label=\"%s\">\n<table>\n<thead><tr><th class=\"corner\" scope=\"col\">%s</th>",
-		esc(h.matrixLabel), esc(t.msg().property))
+		esc(t.say(mHTMLMatrixLabel)), esc(t.say(mProperty)))
 	for _, s := range strategies {
 		name := esc(s)
 		if page := pageOf(opts, s); page != "" {
@@ -185,14 +179,14 @@ func htmlMatrix(w io.Writer, rep *Report, opts Options, t tr) {
 				word += "!"
 			}
 			fmt.Fprintf(&cells, "<td class=\"%s\" id=\"%s\" title=\"%s\">", class, cellID(s, p),
-				esc(fmt.Sprintf(h.cellTitle, s, p, v, declared)))
+				esc(t.say(mHTMLCellTitle, s, string(p), string(v), string(declared))))
 			if v == locktest.Breaks {
 				fmt.Fprintf(&cells, "<a href=\"#%s\">%s</a>", breakID(s, p), esc(word))
 			} else {
 				cells.WriteString(esc(word))
 			}
 			if !r.Matches() && r.Expected != "" {
-				fmt.Fprintf(&cells, "<small>%s</small>", esc(fmt.Sprintf(h.declared, r.Expected)))
+				fmt.Fprintf(&cells, "<small>%s</small>", esc(t.say(mHTMLDeclared, string(r.Expected))))
 			}
 			cells.WriteString("</td>")
 		}
@@ -215,7 +209,6 @@ func htmlMatrix(w io.Writer, rep *Report, opts Options, t tr) {
 // htmlBreak writes one break: its reason, its strategy's page, its
 // diagram.
 func htmlBreak(w io.Writer, r Result, opts Options, t tr) {
-	h := t.msg().html
 	class := "break"
 	if !r.Matches() {
 		class += " mism"
@@ -223,15 +216,15 @@ func htmlBreak(w io.Writer, r Result, opts Options, t tr) {
 	fmt.Fprintf(w, "<section class=\"%s\" id=\"%s\">\n<h3>%s <span class=\"sep\">/</span> %s</h3>\n", class, breakID(r.Strategy, r.Property), esc(r.Strategy), esc(string(r.Property)))
 	fmt.Fprintf(w, "<p class=\"reason\">%s</p>\n<p class=\"links\">", esc(t.sentence(t.reason(r))))
 	if page := pageOf(opts, r.Strategy); page != "" {
-		fmt.Fprintf(w, "%s <a href=\"%s\">%s</a> · ", esc(h.page), esc(page), esc(page))
+		fmt.Fprintf(w, "%s <a href=\"%s\">%s</a> · ", esc(t.say(mHTMLPage)), esc(page), esc(page))
 	}
-	fmt.Fprintf(w, "<a href=\"#%s\">%s</a></p>\n", cellID(r.Strategy, r.Property), esc(h.back))
+	fmt.Fprintf(w, "<a href=\"#%s\">%s</a></p>\n", cellID(r.Strategy, r.Property), esc(t.say(mHTMLBack)))
 	var legend []string
 	if r.Key != "" {
-		legend = append(legend, fmt.Sprintf(h.keyIs, r.Key))
+		legend = append(legend, t.say(mHTMLKeyIs, r.Key))
 	}
 	if !r.Start.IsZero() {
-		legend = append(legend, fmt.Sprintf(h.startIs, r.Start.UTC().Format("2006-01-02 15:04:05.000 UTC")))
+		legend = append(legend, t.say(mHTMLStartIs, r.Start.UTC().Format("2006-01-02 15:04:05.000 UTC")))
 	}
 	fmt.Fprintf(w, "<div class=\"diagram\">%s</div>\n</section>\n",
 		t.svgDiagram(r.Timeline, legend, r.Strategy+" / "+string(r.Property)))

@@ -17,17 +17,18 @@ import (
 // breaks, n/a) and the errors of strategies are never translated.
 type Lang string
 
-// The languages: those of the suite's catalogs (package internal/msg).
+// The languages: English, the default, in which the messages are
+// declared, and those of the suite's catalogs (package internal/msg).
 const (
 	// English is the suite's own language, and the default.
 	English = Lang(msg.English)
 	// Chinese is for the readers of the Chinese posts the strategies come
-	// from. The suite's messages are rendered from its Chinese catalog.
-	Chinese = Lang(msg.Chinese)
+	// from: the catalog named zh.
+	Chinese Lang = "zh"
 )
 
-// Langs returns the languages, the default first: every language the
-// catalogs have.
+// Langs returns the languages, the default first: English and every
+// language the catalogs have.
 func Langs() []Lang {
 	var out []Lang
 	for _, l := range msg.Langs() {
@@ -155,199 +156,96 @@ func (t tr) reason(r Result) string {
 	return t.render(r.Message, nil)
 }
 
-// sentence ends s with a full stop: a Chinese one after Chinese, an
-// English one after a sentence left in English.
+// sentence ends s with a full stop: the language's after a sentence in
+// it, an English one after a sentence left in English (all ASCII: a
+// strategy's error).
 func (t tr) sentence(s string) string {
-	stop := "."
-	if t.lang == Chinese && strings.IndexFunc(s, func(c rune) bool { return unicode.Is(unicode.Han, c) }) >= 0 {
-		stop = "。"
-	}
 	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "。") {
 		return s
 	}
-	return s + stop
-}
-
-// msg returns the words of the report's own that t's language uses.
-func (t tr) msg() *messages {
-	if t.lang == Chinese {
-		return &chinese
+	if strings.IndexFunc(s, func(c rune) bool { return c > unicode.MaxASCII }) < 0 {
+		return s + "."
 	}
-	return &english
+	return t.say(mSentence, s)
 }
 
-// messages are the report's own words: headers, summaries, and the
-// labels diagrams add to the suite's texts.
-type messages struct {
-	header   string // the Redis version, the time of the run
-	colon    string
-	property string // the header of the matrix's first column
-	verdicts string // the header of Verdicts' table
+// say renders the report's own message d with args in t's language.
+func (t tr) say(d *msg.Def, args ...any) string {
+	return msg.Printer{Lang: msg.Lang(t.lang)}.Render(d.New(args...))
+}
 
-	oneDeclared, allDeclared string
-	undeclared               string // total, errors: when no verdict is declared
-	noVerdict                string // bullet, strategy, property, why: an error where none is declared
-	oneMismatch, mismatches  string // total; mismatches, total
-	mismatch                 string // bullet, strategy, property, verdict, declared, why
-	sameRuns                 string
-	oneChanged, manyChanged  string // runs; changes, runs
-	change                   string // bullet, strategy, property, verdicts
-	scale                    string // strategies, granularity, why: columns at a coarser time scale
-	scaleFrom                map[ScaleFrom]string
-	why                      string // how to see why a cell breaks
-	textTrace                string // strategy, property, reason
-	markdownTrace            string // strategy, property, reason, diagram
+// The report's own messages: headers, summaries, and the labels diagrams
+// add to the suite's texts.
+var (
+	mHeader      = msg.Define("report.header", msg.K(msg.Text, msg.Text), "Verdicts on Redis {0}, {1}")
+	mColon       = msg.Define("report.colon", msg.K(msg.Text), "{0}:")
+	mSentence    = msg.Define("report.sentence", msg.K(msg.Text), "{0}.")
+	mProperty    = msg.Define("report.property", nil, "property")
+	mVerdict     = msg.Define("report.verdict", nil, "verdict")
+	mSaw         = msg.Define("report.saw", nil, "what the suite saw")
+	mOneDeclared = msg.Define("report.one-declared", nil, "The verdict is the declared one.")
+	mAllDeclared = msg.Define("report.all-declared", msg.K(msg.Count), "All {0} verdicts are the declared ones.")
+	mUndeclared  = msg.Define("report.undeclared", msg.K(msg.Count, msg.Count),
+		"Checks: {0}, none with a declared verdict; without a verdict (error): {1}.")
+	mNoVerdict  = msg.Define("report.no-verdict", msg.K(msg.Text, msg.Text, msg.Text), "{0} / {1}: no verdict: {2}")
+	mMismatches = msg.Define("report.mismatches", msg.K(msg.Count, msg.Count),
+		"{0} of {1} verdicts {0|is|are} not the declared {0|one|ones} (marked !):")
+	mMismatch = msg.Define("report.mismatch", msg.K(msg.Text, msg.Text, msg.Text, msg.Text, msg.Text),
+		"{0} / {1}: {2}, declared {3}: {4}")
+	mSameRuns = msg.Define("report.same-runs", msg.K(msg.Count), "The verdicts were the same in all {0} runs.")
+	mChanged  = msg.Define("report.changed", msg.K(msg.Count, msg.Count),
+		"{0} {0|verdict|verdicts} changed between the {1} runs:")
+	mChange = msg.Define("report.change", msg.K(msg.Text, msg.Text, msg.Text), "{0} / {1}: {2}")
+	mWhy    = msg.Define("report.why", nil,
+		"Why a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.")
+	mTextTrace    = msg.Define("report.text-trace", msg.K(msg.Text, msg.Text, msg.Text), "{0} / {1}: breaks: {2}")
+	mTraceHeading = msg.Define("report.trace-heading", msg.K(msg.Text, msg.Text), "{0}: {1}")
+	mScale        = msg.Define("report.scale", msg.K(msg.Clients, msg.Duration, msg.Sub),
+		"Time scale: {0} at a granularity of {1} ({2}), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.")
+	mScaleFrom = map[ScaleFrom]*msg.Def{
+		ScaleColumn: msg.Define("report.scale-column", nil, "the step in which the lock counts TTLs, declared with its column"),
+		ScaleFlag:   msg.Define("report.scale-flag", nil, "set by -granularity"),
+		ScaleLock:   msg.Define("report.scale-lock", nil, "the step in which the lock counts TTLs, which it announces"),
+	}
 
 	// In diagrams.
-	errorReply, overlap, newToken string
-	failed                        map[locktest.EventKind]string // a lock call's error
+	mErrorReply = msg.Define("report.error-reply", msg.K(msg.Text), "error: {0}")
+	mOverlap    = msg.Define("report.overlap", msg.K(msg.Text), "overlap: {0}")
+	mNewToken   = msg.Define("report.new-token", nil, "(new token)")
+	mPush       = msg.Define("report.push", msg.K(msg.Text), "push: {0}")
+	mFailed     = map[locktest.EventKind]*msg.Def{
+		locktest.EvAcquired:  msg.Define("report.acquire-failed", msg.K(msg.Text), "acquire failed: {0}"),
+		locktest.EvReleased:  msg.Define("report.release-failed", msg.K(msg.Text), "release failed: {0}"),
+		locktest.EvRefreshed: msg.Define("report.refresh-failed", msg.K(msg.Text), "refresh failed: {0}"),
+	}
 
-	html htmlWords // the page of HTML output
-}
-
-// htmlWords are the words of HTML output's page.
-type htmlWords struct {
-	title                              string
-	server, redis, date, scale, run    string // the header's terms
-	scaleValue                         string // short, long, poll, slack
-	runValue                           string // program, columns, properties, checks, elapsed
-	runs                               string // how many runs
-	legend                             string // what a cell says, before the verdicts
-	filter, onlyBreaks, onlyMismatches string
-	matrixLabel                        string
-	declared                           string // a mismatched cell's declared verdict
-	cellTitle                          string // strategy, property, verdict, declared
-	breaks                             string // how many breaks: the section's heading
-	noBreaks                           string
-	page, back                         string
-	keyIs, startIs                     string // K's name; t0's time
-	footer                             string // the program
-	summary                            string // the heading of the summary
-}
-
-var english = messages{
-	header:   "Verdicts on Redis %s, %s",
-	colon:    ":",
-	property: "property",
-	verdicts: "| property | verdict | what the suite saw |\n|---|---|---|\n",
-
-	oneDeclared: "The verdict is the declared one.\n",
-	allDeclared: "All %d verdicts are the declared ones.\n",
-	undeclared:  "Checks: %d, none with a declared verdict; without a verdict (error): %d.\n",
-	noVerdict:   "%s%s / %s: no verdict: %s\n",
-	oneMismatch: "1 of %d verdicts is not the declared one (marked !):\n",
-	mismatches:  "%d of %d verdicts are not the declared ones (marked !):\n",
-	mismatch:    "%s%s / %s: %s, declared %s: %s\n",
-	sameRuns:    "The verdicts were the same in all %d runs.\n",
-	oneChanged:  "1 verdict changed between the %d runs:\n",
-	manyChanged: "%d verdicts changed between the %d runs:\n",
-	change:      "%s%s / %s: %s\n",
-
-	scale: "Time scale: %s at a granularity of %v (%s), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.\n",
-	scaleFrom: map[ScaleFrom]string{
-		ScaleColumn: "the step in which the lock counts TTLs, declared with its column",
-		ScaleFlag:   "set by -granularity",
-		ScaleLock:   "the step in which the lock counts TTLs, which it announces",
-	},
-
-	why:           "Why a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n",
-	textTrace:     "\n%s / %s: breaks: %s\n",
-	markdownTrace: "\n### %s: %s\n\n%s\n\n```mermaid\n%s```\n",
-
-	errorReply: "error: ",
-	failed: map[locktest.EventKind]string{
-		locktest.EvAcquired:  "acquire failed: ",
-		locktest.EvReleased:  "release failed: ",
-		locktest.EvRefreshed: "refresh failed: ",
-	},
-	overlap:  "overlap: ",
-	newToken: "(new token)",
-
-	html: htmlWords{
-		title:  "locklab: the verdict matrix",
-		server: "Server", redis: "Redis", date: "Date", scale: "Time scale", run: "What ran",
-		scaleValue:     "a TTL meant to run out %s, one that must not %s; waiters try every %s, until %s past a TTL",
-		runValue:       "%[1]s; checks: %[2]d × %[3]d = %[4]d (columns × properties), in %[5]s",
-		runs:           "%d runs of the matrix; the matrix shows the last",
-		legend:         "Each cell is the verdict found: ✓ holds, ✗ breaks (a link to its counterexample), – n/a, ⚠ error (no verdict). A cell marked ! is not the verdict declared, which it names.",
-		filter:         "Show only",
-		onlyBreaks:     "properties with a break",
-		onlyMismatches: "verdicts not as declared",
-		matrixLabel:    "The verdict matrix: properties in rows, strategies in columns",
-		declared:       "declared %s",
-		cellTitle:      "%s / %s: %s, declared %s",
-		breaks:         "Breaks (%d), each with its counterexample",
-		noBreaks:       "No check broke.",
-		page:           "Explained on",
-		back:           "↑ back to the matrix",
-		keyIs:          "K = %s",
-		startIs:        "t0 = %s",
-		footer:         "Written by %s, of locklab. Every diagram is a run on a real Redis, drawn from its typed events.",
-		summary:        "Summary",
-	},
-}
-
-var chinese = messages{
-	header:   "Redis %s 上的判定，%s",
-	colon:    "：",
-	property: "性质",
-	verdicts: "| 性质 | 判定 | 测试套件看到了什么 |\n|---|---|---|\n",
-
-	oneDeclared: "判定与声明的一致。\n",
-	allDeclared: "全部 %d 项判定都与声明的一致。\n",
-	undeclared:  "检查：%d 项，都没有声明的判定；没有得出判定（error）的：%d 项。\n",
-	noVerdict:   "%s%s / %s：没有得出判定：%s\n",
-	oneMismatch: "%d 项判定中有 1 项与声明的不一致（标有 !）：\n",
-	mismatches:  "%[2]d 项判定中有 %[1]d 项与声明的不一致（标有 !）：\n",
-	mismatch:    "%s%s / %s：%s，声明为 %s：%s\n",
-	sameRuns:    "%d 次运行的判定全都相同。\n",
-	oneChanged:  "有 1 项判定在 %d 次运行之间变了：\n",
-	manyChanged: "有 %d 项判定在 %d 次运行之间变了：\n",
-	change:      "%s%s / %s：%s\n",
-
-	scale: "时间尺度：%s 以 %v 为粒度运行（%s），测试套件请求的每个 TTL 都是它的整数倍；其余各列为 1ms。\n",
-	scaleFrom: map[ScaleFrom]string{
-		ScaleColumn: "锁计算 TTL 的最小单位，随这一列声明",
-		ScaleFlag:   "由 -granularity 设定",
-		ScaleLock:   "锁计算 TTL 的最小单位，由锁自己宣告",
-	},
-
-	why:           "某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n",
-	textTrace:     "\n%s / %s：breaks：%s\n",
-	markdownTrace: "\n### %s：%s\n\n%s\n\n```mermaid\n%s```\n",
-
-	errorReply: "错误：",
-	failed: map[locktest.EventKind]string{
-		locktest.EvAcquired:  "加锁失败：",
-		locktest.EvReleased:  "释放失败：",
-		locktest.EvRefreshed: "续期失败：",
-	},
-	overlap:  "重叠：",
-	newToken: "（新令牌）",
-
-	html: htmlWords{
-		title:  "locklab：判定矩阵",
-		server: "服务器", redis: "Redis", date: "日期", scale: "时间尺度", run: "运行内容",
-		scaleValue:     "会过期的 TTL 为 %s，不得过期的为 %s；等待者每 %s 重试一次，直到 TTL 之后再过 %s",
-		runValue:       "%[1]s；检查：%[2]d × %[3]d = %[4]d 项（列 × 性质），用时 %[5]s",
-		runs:           "矩阵运行了 %d 次；下表是最后一次",
-		legend:         "每一格是测试套件得出的判定：✓ holds，✗ breaks（链接到它的反例），– n/a，⚠ error（没有得出判定）。标有 ! 的格子与声明的判定不一致，格中注明了声明的判定。",
-		filter:         "只显示",
-		onlyBreaks:     "有 break 的性质",
-		onlyMismatches: "与声明不一致的判定",
-		matrixLabel:    "判定矩阵：每行一个性质，每列一个方案",
-		declared:       "声明为 %s",
-		cellTitle:      "%s / %s：%s，声明为 %s",
-		breaks:         "break 及其反例（%d 个）",
-		noBreaks:       "没有任何检查是 breaks。",
-		page:           "讲解见",
-		back:           "↑ 回到矩阵",
-		keyIs:          "K = %s",
-		startIs:        "t0 = %s",
-		footer:         "由 locklab 的 %s 生成。每张时序图都来自在真实 Redis 上的一次运行，由其类型化的事件画出。",
-		summary:        "小结",
-	},
-}
+	// The page of HTML output.
+	mHTMLLang           = msg.Define("report.html-lang", nil, "en")
+	mHTMLTitle          = msg.Define("report.html-title", nil, "locklab: the verdict matrix")
+	mHTMLServer         = msg.Define("report.html-server", nil, "Server")
+	mHTMLRedis          = msg.Define("report.html-redis", nil, "Redis")
+	mHTMLDate           = msg.Define("report.html-date", nil, "Date")
+	mHTMLScale          = msg.Define("report.html-scale", nil, "Time scale")
+	mHTMLRun            = msg.Define("report.html-run", nil, "What ran")
+	mHTMLScaleValue     = msg.Define("report.html-scale-value", msg.K(msg.Duration, msg.Duration, msg.Duration, msg.Duration), "a TTL meant to run out {0}, one that must not {1}; waiters try every {2}, until {3} past a TTL")
+	mHTMLRunValue       = msg.Define("report.html-run-value", msg.K(msg.Text, msg.Count, msg.Count, msg.Count, msg.Duration), "{0}; checks: {1} × {2} = {3} (columns × properties), in {4}")
+	mHTMLRuns           = msg.Define("report.html-runs", msg.K(msg.Count), "{0} runs of the matrix; the matrix shows the last")
+	mHTMLLegend         = msg.Define("report.html-legend", nil, "Each cell is the verdict found: ✓ holds, ✗ breaks (a link to its counterexample), – n/a, ⚠ error (no verdict). A cell marked ! is not the verdict declared, which it names.")
+	mHTMLFilter         = msg.Define("report.html-filter", nil, "Show only")
+	mHTMLOnlyBreaks     = msg.Define("report.html-only-breaks", nil, "properties with a break")
+	mHTMLOnlyMismatches = msg.Define("report.html-only-mismatches", nil, "verdicts not as declared")
+	mHTMLMatrixLabel    = msg.Define("report.html-matrix-label", nil, "The verdict matrix: properties in rows, strategies in columns")
+	mHTMLDeclared       = msg.Define("report.html-declared", msg.K(msg.Text), "declared {0}")
+	mHTMLCellTitle      = msg.Define("report.html-cell-title", msg.K(msg.Text, msg.Text, msg.Text, msg.Text), "{0} / {1}: {2}, declared {3}")
+	mHTMLBreaks         = msg.Define("report.html-breaks", msg.K(msg.Count), "Breaks ({0}), each with its counterexample")
+	mHTMLNoBreaks       = msg.Define("report.html-no-breaks", nil, "No check broke.")
+	mHTMLPage           = msg.Define("report.html-page", nil, "Explained on")
+	mHTMLBack           = msg.Define("report.html-back", nil, "↑ back to the matrix")
+	mHTMLKeyIs          = msg.Define("report.html-key-is", msg.K(msg.Text), "K = {0}")
+	mHTMLStartIs        = msg.Define("report.html-start-is", msg.K(msg.Text), "t0 = {0}")
+	mHTMLFooter         = msg.Define("report.html-footer", msg.K(msg.Text), "Written by {0}, of locklab. Every diagram is a run on a real Redis, drawn from its typed events.")
+	mHTMLSummary        = msg.Define("report.html-summary", nil, "Summary")
+)
 
 // align writes rows as columns: each cell but the last of a row padded
 // with spaces to the widest of its column, plus two. It is what

@@ -168,7 +168,7 @@ func TestMarkdownChinese(t *testing.T) {
 	Chinese.Verdicts(&b, chineseSample(), "luatoken")
 	assert.Equal(t, `| 性质 | 判定 | 测试套件看到了什么 |
 |---|---|---|
-| clock-skew | n/a | 这个策略从来不读客户端的时钟 |
+| clock-skew | n/a | 这个方案从来不读客户端的时钟 |
 | holder-overrun | holds! | A 干活超过 TTL 期间，B 没有拿到锁 |
 `, b.String())
 }

@@ -291,7 +291,7 @@ func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
 		case a.Kind == other[i].Kind && a.Kind != locktest.ArgToken && m.value(a) == m.value(other[i]):
 			parts[i] = m.value(a)
 		case a.Kind == locktest.ArgToken && other[i].Kind == locktest.ArgToken:
-			parts[i] = m.tr.msg().newToken
+			parts[i] = m.tr.say(mNewToken)
 		case a.Kind == locktest.ArgText && other[i].Kind == locktest.ArgText:
 			parts[i] = merge(a.Text, other[i].Text)
 		default:
@@ -326,7 +326,6 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		return m.tr.render(*e.Msg, m.value)
 	}
 	errText := func(e locktest.Event) string { return e.Err }
-	words := m.tr.msg()
 	switch e.Kind {
 	case locktest.EvCommand:
 		var oc, or []locktest.Arg
@@ -337,9 +336,9 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		var r string
 		switch {
 		case e.Err != "":
-			r = words.errorReply + texts(errText)
+			r = m.tr.say(mErrorReply, texts(errText))
 		case e.Msg != nil:
-			r = words.errorReply + texts(said)
+			r = m.tr.say(mErrorReply, texts(said))
 		default:
 			r = m.show(e.Reply, or, "")
 		}
@@ -348,9 +347,11 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		}
 		srv := server(e)
 		return []line{l(lineCall, c, srv, cmd), l(lineReply, srv, c, r)}
+	case locktest.EvPush:
+		return []line{l(lineReply, server(e), c, m.tr.say(mPush, m.show(e.Reply, nil, "")))}
 	case locktest.EvAcquired, locktest.EvReleased, locktest.EvRefreshed:
 		if e.Err != "" {
-			return []line{note(words.failed[e.Kind] + texts(errText))}
+			return []line{note(m.tr.say(mFailed[e.Kind], texts(errText)))}
 		}
 		return []line{note(texts(said))}
 	case locktest.EvEnter:
@@ -377,7 +378,7 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 			}
 		}
 		from, to := m.span(c, who)
-		n := l(lineNote, from, to, words.overlap+texts(said))
+		n := l(lineNote, from, to, m.tr.say(mOverlap, texts(said)))
 		n.overlap = true
 		return []line{n}
 	}

@@ -145,9 +145,8 @@ func (rep *Report) scales() []scaleGroup {
 // writeScales writes one line for each group of columns that ran at a
 // coarser time scale than the default.
 func (rep *Report) writeScales(w io.Writer, t tr) {
-	m := t.msg()
 	for _, sg := range rep.scales() {
-		fmt.Fprintf(w, m.scale, strings.Join(sg.strategies, ", "), sg.g, m.scaleFrom[sg.from])
+		fmt.Fprintln(w, t.say(mScale, sg.strategies, sg.g, mScaleFrom[sg.from].New()))
 	}
 }
 
@@ -226,7 +225,7 @@ func (rep *Report) OK() bool { return len(rep.Mismatches()) == 0 && len(rep.Chan
 // names the first column in t's language.
 func (rep *Report) cells(t tr) (header []string, rows [][]string) {
 	strategies := rep.Strategies()
-	header = append([]string{t.msg().property}, strategies...)
+	header = append([]string{t.say(mProperty)}, strategies...)
 	for _, p := range rep.Properties() {
 		row := []string{string(p)}
 		for _, s := range strategies {
@@ -273,8 +272,7 @@ func Text(w io.Writer, rep *Report, opts Options) error {
 
 func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
-	m := t.msg()
-	fmt.Fprintf(ew, m.header+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	fmt.Fprintf(ew, "%s\n\n", t.say(mHeader, rep.RedisVersion, rep.When.UTC().Format(time.RFC3339)))
 	if len(rep.scales()) > 0 {
 		rep.writeScales(ew, t)
 		fmt.Fprintln(ew)
@@ -288,12 +286,12 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	}
 	fmt.Fprintln(ew)
 	if opts.Hint && !opts.Trace && len(rep.Breaks()) > 0 {
-		fmt.Fprint(ew, m.why)
+		fmt.Fprintln(ew, t.say(mWhy))
 	}
 	summary(ew, rep, "  ", true, t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
-			fmt.Fprintf(ew, m.textTrace, r.Strategy, r.Property, t.reason(r))
+			fmt.Fprintf(ew, "\n%s\n", t.say(mTextTrace, r.Strategy, string(r.Property), t.reason(r)))
 			ew.WriteString(t.plainMermaid(r.Timeline))
 		}
 	}
@@ -309,8 +307,7 @@ func Markdown(w io.Writer, rep *Report, opts Options) error {
 
 func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	ew := &errWriter{w: w}
-	m := t.msg()
-	fmt.Fprintf(ew, m.header+m.colon+"\n\n", rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))
+	fmt.Fprintf(ew, "%s\n\n", t.say(mColon, t.say(mHeader, rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))))
 	if len(rep.scales()) > 0 {
 		rep.writeScales(ew, t)
 		fmt.Fprintln(ew)
@@ -320,7 +317,7 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	summary(ew, rep, "- ", false, t)
 	if opts.Trace {
 		for _, r := range rep.Breaks() {
-			fmt.Fprintf(ew, m.markdownTrace, r.Strategy, r.Property, t.sentence(t.reason(r)), t.mermaid(r.Timeline))
+			fmt.Fprintf(ew, "\n### %s\n\n%s\n\n```mermaid\n%s```\n", t.say(mTraceHeading, r.Strategy, string(r.Property)), t.sentence(t.reason(r)), t.mermaid(r.Timeline))
 		}
 	}
 	return ew.err
@@ -340,25 +337,22 @@ func markdownTable(w io.Writer, rep *Report, t tr) {
 // line; with whole, an error's further lines follow it, indented (what an
 // -exec program wrote to standard error).
 func summary(w io.Writer, rep *Report, bullet string, whole bool, t tr) {
-	m := t.msg()
 	mism := rep.Mismatches()
 	switch {
 	case rep.undeclared():
-		fmt.Fprintf(w, m.undeclared, len(rep.Results), len(mism))
+		fmt.Fprintln(w, t.say(mUndeclared, len(rep.Results), len(mism)))
 	case len(rep.Results) == 1 && len(mism) == 0:
-		fmt.Fprint(w, m.oneDeclared)
+		fmt.Fprintln(w, t.say(mOneDeclared))
 	case len(mism) == 0:
-		fmt.Fprintf(w, m.allDeclared, len(rep.Results))
-	case len(mism) == 1:
-		fmt.Fprintf(w, m.oneMismatch, len(rep.Results))
+		fmt.Fprintln(w, t.say(mAllDeclared, len(rep.Results)))
 	default:
-		fmt.Fprintf(w, m.mismatches, len(mism), len(rep.Results))
+		fmt.Fprintln(w, t.say(mMismatches, len(mism), len(rep.Results)))
 	}
 	for _, r := range mism {
 		if r.Expected == "" {
-			fmt.Fprintf(w, m.noVerdict, bullet, r.Strategy, r.Property, firstLine(t.reason(r)))
+			fmt.Fprintln(w, bullet+t.say(mNoVerdict, r.Strategy, string(r.Property), firstLine(t.reason(r))))
 		} else {
-			fmt.Fprintf(w, m.mismatch, bullet, r.Strategy, r.Property, r.Outcome(), r.Expected, firstLine(t.reason(r)))
+			fmt.Fprintln(w, bullet+t.say(mMismatch, r.Strategy, string(r.Property), string(r.Outcome()), string(r.Expected), firstLine(t.reason(r))))
 		}
 		if _, more, ok := strings.Cut(t.reason(r), "\n"); whole && r.Err != nil && ok {
 			for l := range strings.Lines(more) {
@@ -367,20 +361,17 @@ func summary(w io.Writer, rep *Report, bullet string, whole bool, t tr) {
 		}
 	}
 	if rep.Runs > 1 {
-		switch len(rep.Changes) {
-		case 0:
-			fmt.Fprintf(w, m.sameRuns, rep.Runs)
-		case 1:
-			fmt.Fprintf(w, m.oneChanged, rep.Runs)
-		default:
-			fmt.Fprintf(w, m.manyChanged, len(rep.Changes), rep.Runs)
+		if len(rep.Changes) == 0 {
+			fmt.Fprintln(w, t.say(mSameRuns, rep.Runs))
+		} else {
+			fmt.Fprintln(w, t.say(mChanged, len(rep.Changes), rep.Runs))
 		}
 		for _, c := range rep.Changes {
 			vs := make([]string, len(c.Verdicts))
 			for i, v := range c.Verdicts {
 				vs[i] = string(v)
 			}
-			fmt.Fprintf(w, m.change, bullet, c.Strategy, c.Property, strings.Join(vs, ", "))
+			fmt.Fprintln(w, bullet+t.say(mChange, c.Strategy, string(c.Property), strings.Join(vs, ", ")))
 		}
 	}
 }
@@ -605,6 +596,12 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	rep := &Report{RedisVersion: j.RedisVersion, When: when, Runs: max(j.Runs, 1)}
 	for _, r := range j.Results {
 		rep.Results = append(rep.Results, Result{Strategy: r.Strategy, Expected: r.Expected, Result: r.Result})
+		if r.ScaleFrom != "" {
+			if rep.ScaleFrom == nil {
+				rep.ScaleFrom = map[string]ScaleFrom{}
+			}
+			rep.ScaleFrom[r.Strategy] = r.ScaleFrom
+		}
 	}
 	for _, c := range j.Changed {
 		rep.Changes = append(rep.Changes, Change(c))
@@ -617,7 +614,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 func Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, English.tr()) }
 
 func verdicts(w io.Writer, rep *Report, strategy string, t tr) {
-	fmt.Fprint(w, t.msg().verdicts)
+	fmt.Fprintf(w, "| %s | %s | %s |\n|---|---|---|\n", t.say(mProperty), t.say(mVerdict), t.say(mSaw))
 	for _, r := range rep.Results {
 		if r.Strategy != strategy {
 			continue

@@ -618,6 +618,12 @@ func TestScales(t *testing.T) {
 	assert.Equal(t, report.ScaleLock, j.Results[1].ScaleFrom)
 	assert.Equal(t, report.ScaleFrom(""), j.Results[0].ScaleFrom)
 
+	var buf bytes.Buffer
+	require.NoError(t, json.NewEncoder(&buf).Encode(j))
+	back, err := report.ReadJSON(&buf)
+	require.NoError(t, err)
+	assert.Equal(t, rep.ScaleFrom, back.ScaleFrom, "read back from JSON, the scales and why")
+
 	rep.Results = rep.Results[:1]
 	require.NoError(t, report.Text(&plain, rep, report.Options{}))
 	assert.NotContains(t, plain.String(), "Time scale")

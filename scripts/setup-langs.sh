@@ -4,6 +4,9 @@
 # only does what is missing, with one line per thing it does.
 #
 #  - php-cli and php-redis: the documents' recipes in PHP (recipes/php);
+#  - php-symfony-lock, php-illuminate-cache and php-illuminate-redis: the
+#    PHP frameworks' locks (recipes/php/symfony-lock.php, laravel.php),
+#    found through PHP's include path (/usr/share/php);
 #  - python3-redis: redis-py, for recipes/python, run with /usr/bin/python3;
 #  - faketime: libfaketime, which runs a program with its clock skewed.
 #
@@ -19,6 +22,13 @@ php -r 'exit(class_exists("Redis") ? 0 : 1);' >/dev/null 2>&1 || {
 	command -v php >/dev/null 2>&1 || missing+=(php-cli)
 	missing+=(php-redis)
 }
+# A library's autoloader on PHP's include path, as Debian installs it.
+on_include_path() {
+	php -n -r "exit(stream_resolve_include_path('$1') ? 0 : 1);" >/dev/null 2>&1
+}
+on_include_path Symfony/Component/Lock/autoload.php || missing+=(php-symfony-lock)
+on_include_path Illuminate/Cache/autoload.php || missing+=(php-illuminate-cache)
+on_include_path Illuminate/Redis/autoload.php || missing+=(php-illuminate-redis)
 /usr/bin/python3 -c 'import redis' >/dev/null 2>&1 || missing+=(python3-redis)
 have_faketime() {
 	local f

@@ -26,7 +26,7 @@ func TestLangMarkdownTrace(t *testing.T) {
 	code, out, _ := run(t, "-lang", "zh", "-format", "markdown", "-trace", "-strategy", "setnxpx", "-property", "double-release")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, "| 性质 | setnxpx |\n|---|---|\n| double-release | breaks |\n")
-	assert.Contains(t, out, "### setnxpx：double-release\n\nA 释放之后 B 拿到了锁；然后，它的第二次释放删除了 K，也就是 B 的锁：B 还持有锁，C 就拿到了。\n\n```mermaid\n")
+	assert.Contains(t, out, "### setnxpx：double-release\n\nA 释放之后 B 拿到了锁；然后，A 的第二次释放删除了 K，也就是 B 的锁：B 仍持有锁时，C 也拿到了锁。\n\n```mermaid\n")
 	assert.Contains(t, out, "    A->>Redis: DEL K\n    Redis-->>A: 1\n    Note over A: 已释放\n")
 	assert.Contains(t, out, "    Note over C: 拿到锁\n")
 }

@@ -15,7 +15,8 @@
 // FILE, what lockcheck or peercheck printed with -format json; -marker
 // peercheck writes the blocks named peercheck, from a run of peercheck
 // (make peers-docs writes docs/peers.md so: lockdocs is the one generator
-// of the docs). -redis, the -tls-* flags and -timeout are
+// of the docs), and -marker libraries those of the library pages, from a
+// run of peercheck -libraries (make docs). -redis, the -tls-* flags and -timeout are
 // lockcheck's, and the Redis is found, looked at, watched and cleaned up
 // after as lockcheck does it (package cmd/matrixrun); its keys are
 // lockcheck's, which lockcheck -cleanup removes. A block sits between two
@@ -29,11 +30,25 @@
 //		the counterexample of that break, as a Mermaid diagram;
 //	<!-- lockcheck:source file=strategy/getset/getset.go func=takeover --> ... <!-- /lockcheck:source -->
 //		a code block quoting a file, or one Go function or method
-//		(func=Type.Method) of it, so that quoted code stays current.
+//		(func=Type.Method) of it, so that quoted code stays current;
+//	<!-- lockcheck:output format=text strategy=setnxpx,luatoken --> ... <!-- /lockcheck:output -->
+//		what the tool prints for those checks (format=text or json;
+//		property=, trace=yes, lang=, and for JSON events=N, the first
+//		events of each timeline to keep besides its last), with the
+//		command line that prints it;
+//	<!-- lockcheck:command name=exec-garbage --> ... <!-- /lockcheck:command -->
+//		the output of a run of the tool that Style.Commands names, from
+//		the line Command.From names;
+//	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
+//		the table of the properties: each one's scenario and what must
+//		hold, from the messages PROPERTY.scenario and PROPERTY.must;
+//	<!-- lockcheck:gotest package=./p run=TestX env=VAR v=yes show=a,b end=yes --> ... <!-- /lockcheck:gotest -->
+//		the output of go test -run '^TestX$' ./p, with VAR=1 (show=
+//		keeps the log of those subtests, end=yes the lines that end it).
 //
 // File paths are relative to the working directory. The blocks of a file
-// in a directory named zh (docs/zh) are written in Chinese, as lockcheck
-// -lang zh writes them.
+// in a directory named after a language of the catalogs (docs/zh) are
+// written in that language, as lockcheck -lang zh writes them.
 //
 // Each break is drawn from its one run. lockdocs writes each block's
 // shape into its marker (shape=...): a digest of the block with what
@@ -87,7 +102,7 @@ func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
 	tlsFiles := matrixrun.TLSFlags(fs)
 	fs.DurationVar(&m.Timeout, "timeout", 30*time.Second, "the most one property may take")
 	from := fs.String("report", "", "run nothing: read the matrix from `FILE`, as lockcheck or peercheck -format json printed it")
-	marker := fs.String("marker", style.Marker, "write the blocks of the markers `NAME`: lockcheck, or peercheck (docs/peers.md, with -report)")
+	marker := fs.String("marker", style.Marker, "write the blocks of the markers `NAME`: lockcheck; peercheck (docs/peers.md) or libraries (docs/libraries.md and docs/zh/libraries.md), with -report")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: lockdocs [flags] [file or directory ...]\n       lockdocs -report FILE [-marker NAME] [file or directory ...]\n\n"+
 			"lockdocs regenerates the generated blocks of README.md, docs and docs/zh (or of the\n"+
@@ -107,7 +122,7 @@ func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	st, ok := styles[*marker]
 	if !ok {
-		fmt.Fprintf(stderr, "lockdocs: -marker %q: want lockcheck or peercheck\n", *marker)
+		fmt.Fprintf(stderr, "lockdocs: -marker %q: want lockcheck, peercheck or libraries\n", *marker)
 		return matrixrun.ExitUsage
 	}
 	m.TLS = *tlsFiles

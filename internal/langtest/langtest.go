@@ -7,6 +7,7 @@ package langtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -26,6 +27,11 @@ const (
 	PHP      = "php"      // php-cli with the redis extension (php-redis)
 	RedisPy  = "redis-py" // python3-redis, for Python
 	Faketime = "faketime" // libfaketime, for skewed clocks
+	// Symfony's Lock component, php-symfony-lock, on PHP's include path.
+	SymfonyLock = "php-symfony-lock"
+	// Laravel's cache and Redis components, php-illuminate-cache and
+	// php-illuminate-redis, on PHP's include path.
+	Laravel = "php-illuminate-cache"
 )
 
 var (
@@ -37,6 +43,19 @@ var (
 // of what is installed.
 func Need(tb testing.TB, what ...string) {
 	tb.Helper()
+	msg := Missing(what...)
+	if msg == "" {
+		return
+	}
+	if os.Getenv("LOCKLAB_REQUIRE_LANGS") == "1" {
+		tb.Fatalf("LOCKLAB_REQUIRE_LANGS=1 and %s", msg)
+	}
+	tb.Skip(msg)
+}
+
+// Missing says, in one line, which of what is not installed and how to
+// install it; "" when everything is.
+func Missing(what ...string) string {
 	var missing []string
 	for _, w := range what {
 		if why := check(w); why != "" {
@@ -44,13 +63,9 @@ func Need(tb testing.TB, what ...string) {
 		}
 	}
 	if len(missing) == 0 {
-		return
+		return ""
 	}
-	msg := strings.Join(missing, "; ") + " (make setup-langs installs them)"
-	if os.Getenv("LOCKLAB_REQUIRE_LANGS") == "1" {
-		tb.Fatalf("LOCKLAB_REQUIRE_LANGS=1 and %s", msg)
-	}
-	tb.Skip(msg)
+	return strings.Join(missing, "; ") + " (make setup-langs installs them)"
 }
 
 func check(what string) string {
@@ -65,6 +80,10 @@ func check(what string) string {
 		why = run("php-cli with php-redis", "php", "-r", `exit(class_exists("Redis") ? 0 : 3);`)
 	case RedisPy:
 		why = run("python3-redis for "+Python, Python, "-c", "import redis")
+	case SymfonyLock:
+		why = onIncludePath("php-symfony-lock", "Symfony/Component/Lock/autoload.php")
+	case Laravel:
+		why = onIncludePath("php-illuminate-cache and php-illuminate-redis", "Illuminate/Cache/autoload.php", "Illuminate/Redis/autoload.php")
 	case Faketime:
 		if _, err := faketime.Find(); err != nil {
 			why = err.Error()
@@ -84,4 +103,15 @@ func run(name string, argv ...string) string {
 		return name + " missing: " + strings.Join(argv, " ") + ": " + strings.TrimSpace(err.Error()+" "+string(out))
 	}
 	return ""
+}
+
+// onIncludePath says that the packages named are missing unless PHP finds
+// every one of files on its include path, where Debian's PHP packages
+// install their autoloaders (/usr/share/php).
+func onIncludePath(packages string, files ...string) string {
+	var check []string
+	for _, f := range files {
+		check = append(check, fmt.Sprintf("stream_resolve_include_path(%q)", f))
+	}
+	return run(packages+" (their autoloaders on PHP's include path)", "php", "-n", "-r", "exit("+strings.Join(check, " && ")+" ? 0 : 3);")
 }

@@ -1,30 +1,30 @@
 // Package msg is what the suite says, as data: a message is an identifier
-// and typed arguments, and each language is a catalog of templates keyed
-// by the identifier. Nothing reads a rendered message back.
+// and typed arguments. Its English template is declared with it (Define),
+// beside the code that says it; every other language is a catalog of
+// templates keyed by the identifier, one file per language under
+// catalogs/. Nothing reads a rendered message back.
 //
-// A template writes argument i as {i}; {i|one|other} is the English word
-// for a count, one when argument i is 1 and other otherwise. A nested
-// message renders in the template's language.
+// A template writes argument i as {i}; {i|one|other} is the word for a
+// count, one when argument i is 1 and other otherwise. A nested message,
+// and the words an argument renders with (an operation, an ordinal, the
+// server, a list), render in the template's language.
 package msg
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 )
 
-// Lang is a language of the catalogs.
+// Lang is a language: English, the language the messages are declared
+// in, or the name of a catalog (see Langs).
 type Lang string
 
-// The languages.
-const (
-	English Lang = "en"
-	Chinese Lang = "zh"
-)
-
-// Langs returns the languages, English first.
-func Langs() []Lang { return []Lang{English, Chinese} }
+// English is the source language: each message's English template is
+// declared beside the code that says it (Define).
+const English Lang = "en"
 
 // Kind says what an argument is, and so how it renders.
 type Kind string
@@ -69,28 +69,42 @@ func (m Msg) IsZero() bool { return m.ID == "" }
 func (m Msg) String() string { return Render(English, m) }
 
 // Def is a message's declaration: its identifier, the kinds of its
-// arguments, and its template in each language.
+// arguments, and its English template; the other languages' templates are
+// in their catalogs, keyed by the identifier.
 type Def struct {
-	ID    string
-	Kinds []Kind
-	Tmpl  map[Lang]string
+	ID      string
+	Kinds   []Kind
+	English string
 }
 
 var defs = map[string]*Def{}
 
-// Define declares a message with its English and Chinese templates. An
-// identifier is declared once.
-func Define(id string, kinds []Kind, en, zh string) *Def {
+// Define declares a message with its English template. An identifier is
+// declared once.
+func Define(id string, kinds []Kind, en string) *Def {
 	if _, dup := defs[id]; dup {
 		panic("msg: " + id + " declared twice")
 	}
-	d := &Def{ID: id, Kinds: kinds, Tmpl: map[Lang]string{English: en, Chinese: zh}}
+	d := &Def{ID: id, Kinds: kinds, English: en}
 	defs[id] = d
 	return d
 }
 
 // Defs returns every declared message.
 func Defs() map[string]*Def { return defs }
+
+// Template returns d's template in lang, and whether lang's catalog has
+// one; a language without one falls back on the English.
+func (d *Def) Template(lang Lang) (string, bool) {
+	if lang == English || lang == "" {
+		return d.English, true
+	}
+	t, ok := catalogs[lang][d.ID]
+	if !ok {
+		return d.English, false
+	}
+	return t, true
+}
 
 // K is shorthand for a list of kinds.
 func K(kinds ...Kind) []Kind { return kinds }
@@ -153,22 +167,18 @@ type Printer struct {
 // Render returns m in lang.
 func Render(lang Lang, m Msg) string { return Printer{Lang: lang}.Render(m) }
 
-// Render returns m in p's language.
-func (p Printer) Render(m Msg) string {
-	s := p.render(m)
-	if p.Lang == Chinese {
-		s = Space(s)
-	}
-	return s
-}
+// Render returns m in p's language, with a space where a Chinese
+// character and a letter or digit touch (see Space).
+func (p Printer) Render(m Msg) string { return Space(p.render(m)) }
 
 func (p Printer) render(m Msg) string {
 	d := defs[m.ID]
 	if d == nil {
-		return m.ID // not declared: TestCatalogs fails first
+		return m.ID // not declared: Check fails first
 	}
+	tmpl, _ := d.Template(p.Lang)
 	var b strings.Builder
-	for _, piece := range parse(d.Tmpl[p.Lang]) {
+	for _, piece := range parse(tmpl) {
 		if piece.arg < 0 {
 			b.WriteString(piece.text)
 			continue
@@ -191,9 +201,28 @@ func (p Printer) render(m Msg) string {
 	return b.String()
 }
 
+// The words an argument renders with, in each language's catalog.
+var (
+	mServer   = Define("arg.server", nil, "the server")
+	mList     = Define("arg.list", K(Text, Text), "{0}, {1}")
+	mOrdinalN = Define("arg.ordinal", K(Count), "{0}th")
+	ordinals  = []*Def{
+		Define("arg.ordinal-1", nil, "first"),
+		Define("arg.ordinal-2", nil, "second"),
+		Define("arg.ordinal-3", nil, "third"),
+		Define("arg.ordinal-4", nil, "fourth"),
+		Define("arg.ordinal-5", nil, "fifth"),
+	}
+	ops = map[string]*Def{
+		"acquire":        Define("arg.op-acquire", nil, "acquire"),
+		"release":        Define("arg.op-release", nil, "release"),
+		"refresh":        Define("arg.op-refresh", nil, "refresh"),
+		"second release": Define("arg.op-second-release", nil, "second release"),
+	}
+)
+
 // arg renders one argument.
 func (p Printer) arg(a Arg) string {
-	zh := p.Lang == Chinese
 	switch a.Kind {
 	case Duration:
 		return time.Duration(a.N).String()
@@ -201,33 +230,28 @@ func (p Printer) arg(a Arg) string {
 		return fmt.Sprint(a.N)
 	case Node:
 		if a.Text == "" {
-			if zh {
-				return "服务器"
-			}
-			return "the server"
+			return p.render(mServer.New())
 		}
 		return a.Text
 	case Nodes, Clients:
-		if zh {
-			return strings.Join(a.List, "、")
+		if len(a.List) == 0 {
+			return ""
 		}
-		return strings.Join(a.List, ", ")
+		s := a.List[0]
+		for _, e := range a.List[1:] {
+			s = p.render(mList.New(s, e))
+		}
+		return s
 	case Op:
-		if zh {
-			return opZh[a.Text]
+		if d := ops[a.Text]; d != nil {
+			return p.render(d.New())
 		}
 		return a.Text
 	case Ordinal:
-		if zh {
-			if a.N >= 1 && a.N <= 5 {
-				return "第" + "一二三四五"[3*(a.N-1):3*a.N]
-			}
-			return fmt.Sprintf("第 %d", a.N)
+		if a.N >= 1 && int(a.N) <= len(ordinals) {
+			return p.render(ordinals[a.N-1].New())
 		}
-		if names := []string{"first", "second", "third", "fourth", "fifth"}; a.N >= 1 && a.N <= 5 {
-			return names[a.N-1]
-		}
-		return fmt.Sprintf("%dth", a.N)
+		return p.render(mOrdinalN.New(a.N))
 	case Sub:
 		if a.Msg == nil {
 			return ""
@@ -246,13 +270,6 @@ func (p Printer) arg(a Arg) string {
 		return a.Text
 	}
 	return a.Text
-}
-
-var opZh = map[string]string{
-	"acquire":        "加锁",
-	"release":        "释放",
-	"refresh":        "续期",
-	"second release": "第二次释放",
 }
 
 // Ops are the operations an Op argument names.
@@ -295,14 +312,15 @@ func parse(t string) []piece {
 	return out
 }
 
-// Check reports what is wrong with d: a language without a template, a
-// placeholder that is not one or names no argument, a count's word on an
-// argument that is not a count, an argument the English leaves out.
+// Check reports what is wrong with d: a language whose catalog has no
+// template for it, a placeholder that is not one or names no argument, a
+// count's word on an argument that is not a count, an argument the
+// English leaves out.
 func (d *Def) Check() []string {
 	var errs []string
 	for _, l := range Langs() {
-		t := d.Tmpl[l]
-		if t == "" {
+		t, ok := d.Template(l)
+		if !ok || t == "" {
 			errs = append(errs, fmt.Sprintf("%s: no %s template", d.ID, l))
 			continue
 		}
@@ -329,6 +347,25 @@ func (d *Def) Check() []string {
 			}
 		}
 	}
+	return errs
+}
+
+// Check reports what is wrong with the messages and the catalogs: each
+// message's faults (Def.Check), a catalog that could not be read, and a
+// catalog's template for a message nobody declares.
+func Check() []string {
+	errs := slices.Clone(loadErrs)
+	for _, d := range defs {
+		errs = append(errs, d.Check()...)
+	}
+	for l, c := range catalogs {
+		for id := range c {
+			if defs[id] == nil {
+				errs = append(errs, fmt.Sprintf("the %s catalog has %s, which no message declares", l, id))
+			}
+		}
+	}
+	slices.Sort(errs)
 	return errs
 }
 

@@ -7,13 +7,11 @@ import (
 )
 
 func TestRender(t *testing.T) {
-	d := &Def{ID: "test.render", Kinds: K(Count, Duration, Client, Op),
-		Tmpl: map[Lang]string{
-			English: "{0} {0|command|commands} in {1} by {2}'s {3}",
-			Chinese: "{2} 的{3}在 {1} 内发了 {0} 条命令",
-		}}
+	d := &Def{ID: "test.render", Kinds: K(Count, Duration, Client, Op), English: "{0} {0|command|commands} in {1} by {2}'s {3}"}
 	defs[d.ID] = d
 	defer delete(defs, d.ID)
+	catalogs["zh"][d.ID] = "{2} 的{3}在 {1} 内发了 {0} 条命令"
+	defer delete(catalogs["zh"], d.ID)
 	for _, c := range []struct {
 		m    Msg
 		lang Lang
@@ -21,7 +19,7 @@ func TestRender(t *testing.T) {
 	}{
 		{d.New(1, 50*time.Millisecond, "A", "release"), English, "1 command in 50ms by A's release"},
 		{d.New(2, 50*time.Millisecond, "A", "release"), English, "2 commands in 50ms by A's release"},
-		{d.New(2, 50*time.Millisecond, "A", "second release"), Chinese, "A 的第二次释放在 50ms 内发了 2 条命令"},
+		{d.New(2, 50*time.Millisecond, "A", "second release"), "zh", "A 的第二次释放在 50ms 内发了 2 条命令"},
 	} {
 		if got := Render(c.lang, c.m); got != c.want {
 			t.Errorf("Render(%s, %v) = %q, want %q", c.lang, c.m, got, c.want)
@@ -42,8 +40,13 @@ func TestCheck(t *testing.T) {
 		{K(Client, Count), "{0}", "{0}{1}", "argument 1 unused"},
 		{K(Client), "{0", "{0}", "malformed"},
 	} {
-		d := &Def{ID: "x", Kinds: c.kinds, Tmpl: map[Lang]string{English: c.en, Chinese: c.zh}}
+		d := &Def{ID: "test.check", Kinds: c.kinds, English: c.en}
+		catalogs["zh"][d.ID] = c.zh
+		if c.zh == "" {
+			delete(catalogs["zh"], d.ID)
+		}
 		errs := strings.Join(d.Check(), "\n")
+		delete(catalogs["zh"], d.ID)
 		if c.want == "" && errs != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("Check(%q, %q) = %q, want %q", c.en, c.zh, errs, c.want)
 		}

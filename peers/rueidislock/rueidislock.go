@@ -179,6 +179,10 @@ func (s *Locks) TryAcquire(ctx context.Context, key string, ttl time.Duration) (
 	if err := strategy.Validate(key, ttl); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// The lock's context does not end with ctx; the attempt does.
+		return nil, err
+	}
 	l, err := s.locker(ttl)
 	if err != nil {
 		return nil, err

@@ -74,22 +74,55 @@ function getRedis(bool $connect = true): ?StrictRedis
 {
     static $redis = null;
     if ($redis === null && $connect) {
-        $addr = getenv('LOCKLAB_REDIS_ADDR');
-        $colon = strrpos((string) $addr, ':');
-        if ($colon === false) {
-            throw new RuntimeException("LOCKLAB_REDIS_ADDR is not host:port: '$addr'");
-        }
         $r = new StrictRedis();
-        if (!$r->connect(trim(substr($addr, 0, $colon), '[]'), (int) substr($addr, $colon + 1), 5.0)) {
-            throw new RuntimeException("cannot connect to Redis at $addr");
-        }
-        $password = getenv('LOCKLAB_REDIS_PASSWORD');
-        if ($password !== false && $password !== '' && !$r->auth($password)) {
-            throw new RuntimeException("the proxy at $addr refused LOCKLAB_REDIS_PASSWORD");
-        }
+        connectProxy($r);
         $redis = $r;
     }
     return $redis;
+}
+
+/**
+ * Connects $r, a phpredis client, to the client's proxy, LOCKLAB_REDIS_ADDR,
+ * and logs it in with LOCKLAB_REDIS_PASSWORD. A library's program hands it a
+ * plain Redis, which the library reads the replies of itself.
+ */
+function connectProxy(Redis $r): void
+{
+    [$host, $port] = proxyAddr();
+    if (!$r->connect($host, $port, 5.0)) {
+        throw new RuntimeException("cannot connect to Redis at $host:$port");
+    }
+    $password = getenv('LOCKLAB_REDIS_PASSWORD');
+    if ($password !== false && $password !== '' && !$r->auth($password)) {
+        throw new RuntimeException("the proxy at $host:$port refused LOCKLAB_REDIS_PASSWORD");
+    }
+}
+
+/** The host and port of LOCKLAB_REDIS_ADDR. */
+function proxyAddr(): array
+{
+    $addr = getenv('LOCKLAB_REDIS_ADDR');
+    $colon = strrpos((string) $addr, ':');
+    if ($colon === false) {
+        throw new RuntimeException("LOCKLAB_REDIS_ADDR is not host:port: '$addr'");
+    }
+    return [trim(substr($addr, 0, $colon), '[]'), (int) substr($addr, $colon + 1)];
+}
+
+/**
+ * Loads a library's autoloader, found on the include path as Debian's
+ * packages install it (/usr/share/php/...). Without it the program says
+ * which package to install, on standard error, and exits before its ready
+ * line.
+ */
+function requireLibrary(string $autoload, string $package): void
+{
+    $path = stream_resolve_include_path($autoload);
+    if ($path === false) {
+        fwrite(STDERR, "$autoload is not on the include path (" . get_include_path() . "): install Debian's $package\n");
+        exit(1);
+    }
+    require_once $path;
 }
 
 /**
@@ -121,20 +154,33 @@ function answer(string $line): void
     fflush(STDOUT);
 }
 
+/**
+ * $s on one line, the proxy's address (which changes from run to run, in
+ * a client library's "read error on connection to 127.0.0.1:port") written
+ * as the variable that holds it, so that a timeline reads the same in
+ * every run.
+ */
 function oneLine(string $s): string
 {
+    $addr = getenv('LOCKLAB_REDIS_ADDR');
+    if ($addr !== false && $addr !== '') {
+        $s = str_replace($addr, '$LOCKLAB_REDIS_ADDR', $s);
+    }
     return trim(preg_replace('/\s+/', ' ', $s));
 }
 
 /**
  * Answers the suite's requests, one per line on standard input, until it
  * ends: "acquire <key> <ttl_ms>", "release <handle>" and, when $refresh is
- * given, "refresh <handle> <ttl_ms>".
+ * given, "refresh <handle> <ttl_ms>". A lock that counts its TTL in steps
+ * coarser than a millisecond gives the step, $granularity_ms, which the
+ * ready line announces: the suite then asks only for TTLs that are whole
+ * multiples of it.
  */
-function serve(callable $lock, callable $unlock, ?callable $refresh = null): void
+function serve(callable $lock, callable $unlock, ?callable $refresh = null, ?int $granularity_ms = null): void
 {
     $locks = [];
-    answer($refresh === null ? 'ready' : 'ready refresh');
+    answer(($refresh === null ? 'ready' : 'ready refresh') . ($granularity_ms === null ? '' : " granularity=$granularity_ms"));
     while (($line = fgets(STDIN)) !== false) {
         $args = explode(' ', trim($line));
         try {

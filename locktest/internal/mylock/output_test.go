@@ -312,7 +312,9 @@ func checkPageOutput(t *testing.T, runs ...string) {
 		canon = append(canon, canonical(r))
 	}
 	for _, b := range blocks {
-		want := slices.DeleteFunc(canonical(b), func(l string) bool { return strings.TrimSpace(l) == "…" })
+		// make docs writes the blocks: the command line first, "…" where
+		// lines are left out.
+		want := slices.DeleteFunc(canonical(b), func(l string) bool { return strings.TrimSpace(l) == "…" || strings.HasPrefix(l, "$ ") })
 		found := slices.ContainsFunc(canon, func(run []string) bool { return isSubsequence(want, run) })
 		assert.True(t, found, "%s: this output is printed by none of the runs (masked: %q):\n%s", pagePath, want, b)
 	}

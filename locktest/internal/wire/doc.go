@@ -79,7 +79,13 @@
 //
 // Conn.Close and Proxy.Crash close both sides of the connections (the
 // client's and Redis's) and may be called from a hook; Crash also refuses
-// every later connection, as a dead process makes none. [Proxy.Close]
+// every later connection, as a dead process makes none. Proxy.Refuse
+// refuses new connections for a while, leaving those open alone: a
+// server out of reach after a dropped connection. Conn.Close from After
+// loses the reply (Redis ran the command; the client never reads its
+// reply), and from Before, with an error, drops the command before it
+// leaves; an error alone from Before is an error reply in Redis's place;
+// After that blocks delays the reply (past a caller's deadline). [Proxy.Close]
 // closes everything and waits for every goroutine; it must not be called
 // from a hook.
 //

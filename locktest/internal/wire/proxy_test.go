@@ -848,3 +848,64 @@ func TestLost(t *testing.T) {
 		t.Fatalf("Lost was called %d times, want 1 (the cut connection only)", n)
 	}
 }
+
+// TestTracking: client-side caching through the proxy. A RESP3 client
+// turns tracking on (default mode, then BCAST with a prefix and NOLOOP);
+// a key it read, or one under its prefix, changed by another client, gets
+// it an invalidation push, which answers no command and which the Push
+// hook sees; its own write does not, with NOLOOP.
+func TestTracking(t *testing.T) {
+	var l log
+	p := start(t, l.hooks())
+	key := redistest.Key(t)
+	c := dialRESP(t, p.Addr())
+	d := dialRESP(t, redistest.Shared(t).Addr)
+	for _, r := range []*resp{c, d} {
+		r.send("HELLO", "3")
+		r.frame()
+	}
+	invalidate := func(k string) string {
+		return fmt.Sprintf(">2\r\n$10\r\ninvalidate\r\n*1\r\n$%d\r\n%s\r\n", len(k), k)
+	}
+	c.send("CLIENT", "TRACKING", "ON")
+	if got := c.frame(); got != "+OK\r\n" {
+		t.Fatalf("CLIENT TRACKING ON = %q", got)
+	}
+	c.send("GET", key)
+	c.frame()
+	d.send("SET", key, "v")
+	d.frame()
+	if got := c.frame(); got != invalidate(key) {
+		t.Fatalf("after another client's SET = %q", got)
+	}
+	c.send("CLIENT", "TRACKING", "OFF")
+	c.frame()
+	c.send("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", key+":", "NOLOOP")
+	if got := c.frame(); got != "+OK\r\n" {
+		t.Fatalf("CLIENT TRACKING ON BCAST NOLOOP = %q", got)
+	}
+	c.send("SET", key+":own", "v") // NOLOOP: no push for its own write
+	c.frame()
+	d.send("SET", key+":b", "v")
+	d.frame()
+	if got := c.frame(); got != invalidate(key+":b") {
+		t.Fatalf("BCAST after another client's SET = %q", got)
+	}
+	c.send("PING")
+	if got := c.frame(); got != "+PONG\r\n" {
+		t.Fatalf("PING = %q", got)
+	}
+	lines := l.waitLines(t, 9)
+	var pushes []string
+	for _, line := range lines {
+		if strings.Contains(line, " push ") {
+			pushes = append(pushes, line)
+		}
+	}
+	want := []string{"1 push push[invalidate, [" + key + "]]", "1 push push[invalidate, [" + key + ":b]]"}
+	if len(pushes) != len(want) || pushes[0] != want[0] || pushes[1] != want[1] {
+		t.Fatalf("the Push hook saw %q, want %q; all:\n%s", pushes, want, strings.Join(lines, "\n"))
+	}
+	d.send("DEL", key, key+":b", key+":own")
+	d.frame()
+}

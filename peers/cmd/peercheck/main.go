@@ -9,6 +9,7 @@
 //
 //	peercheck [-format NAME] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
 //	peercheck -update [-root DIR] [-strategy NAMES] [-property NAMES]
+//	peercheck -libraries [-root DIR] [flags]
 //	peercheck -cleanup [-redis TARGET]
 //
 // The flags are lockcheck's (see its documentation), and so is the run:
@@ -31,6 +32,17 @@
 //
 //	peercheck -format json > run.json
 //	lockdocs -report run.json -marker peercheck docs/peers.md
+//
+// peercheck -libraries checks the columns of docs/libraries.md instead, on
+// the one-Redis properties: the peers, redis-py's Lock and the PHP
+// frameworks' locks (package recipes), whose programs run from the
+// repository's root (-root, by default found above the working
+// directory), and luatoken. A column whose packages are missing is left
+// out, with one line naming them. make docs writes the library pages from
+// its JSON:
+//
+//	peercheck -libraries -format json > run.json
+//	lockdocs -report run.json -marker libraries docs/libraries.md docs/zh/libraries.md
 //
 // peercheck -update writes the verdicts found into the declared grid,
 // catalog/verdicts.txt under -root, where the peers' columns are declared
@@ -94,6 +106,8 @@ type options struct {
 	update     bool
 	cleanup    bool
 	root       string
+	// libraries: the columns of the library pages (-libraries).
+	libraries bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -109,7 +123,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "the most one property may take")
 	fs.BoolVar(&o.update, "update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" under -root")
 	fs.BoolVar(&o.cleanup, "cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
-	fs.StringVar(&o.root, "root", ".", "with -update, the repository's root `directory`")
+	fs.StringVar(&o.root, "root", ".", "with -update, the repository's root `directory`; with -libraries, also where the programs run from (default: found above the working directory)")
+	fs.BoolVar(&o.libraries, "libraries", false, "check the columns of docs/libraries.md on one Redis: the Go libraries, redis-py's Lock, Symfony's and Laravel's locks, and luatoken")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -update\n       peercheck -cleanup [-redis TARGET]\n\n"+
 			"peercheck runs locklab's conformance suite on redsync, redislock and a plain go-redis lock,\n"+
@@ -127,11 +142,29 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.timeout <= 0 {
 		return o, fmt.Errorf("-timeout %v: want a positive duration", o.timeout)
 	}
-	if o.columns, err = catalog.Select(peers.Columns(), *columns); err != nil {
+	all := peers.Columns()
+	if o.libraries {
+		rootSet := false
+		fs.Visit(func(f *flag.Flag) { rootSet = rootSet || f.Name == "root" })
+		if !rootSet {
+			if o.root, err = repositoryRoot("."); err != nil {
+				return o, fmt.Errorf("-libraries: %w", err)
+			}
+		}
+		if all, err = libraryColumns(o.root, stderr); err != nil {
+			return o, fmt.Errorf("-libraries: %w", err)
+		}
+	}
+	if o.columns, err = catalog.Select(all, *columns); err != nil {
 		return o, fmt.Errorf("-strategy: %w", err)
 	}
 	if o.properties, err = catalog.SelectProperties(*properties); err != nil {
 		return o, fmt.Errorf("-property: %w", err)
+	}
+	if o.libraries && *properties == "" {
+		// The library columns are declared on one Redis: the topology
+		// rows are every single-Redis lock's (docs/peers.md).
+		o.properties = locktest.Properties()
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q (the docs are written by lockdocs: make peers-docs)", fs.Args())

@@ -107,7 +107,8 @@ stress: setup
 
 .PHONY: peers peers-docs libraries
 
-# redsync, redislock and a plain go-redis lock through the suite, their
+# redsync, redislock, a plain go-redis lock, go-zero and rueidislock
+# through the suite, their
 # columns beside luatoken's (module peers; docs/peers.md). Flags go in
 # PEERCHECK_FLAGS, e.g. make peers PEERCHECK_FLAGS="-format markdown -trace".
 peers: setup

@@ -136,6 +136,7 @@ func handover(newRun func(string) *run) (*Result, int) {
 	return interleavings(newRun, "handover", func(r *run, n int, prefix []int) ([]choice, *Result) {
 		a, b := r.newClient("A", 0), r.newClient("B", 0)
 		la := a.mustAcquire(r.tm.Long)
+		a.settle() // what A's acquire does after it returns is not scheduled
 		// A leaves the critical section before the schedule starts, so
 		// that its note never races with B's first clock read.
 		r.det.enter("A")

@@ -49,6 +49,9 @@ type run struct {
 	// not K (strategy.Keyed), from the first client's strategy; nil: K.
 	stateKeys []string
 	keysNoted bool
+	// lenientReplay: a schedule that diverges from its prefix goes on
+	// instead of failing (see interleavings).
+	lenientReplay bool
 
 	// A topology scenario's servers (see topology.go): the masters the
 	// clients' proxies dial, when they are not dial, and what to stop at

@@ -147,5 +147,6 @@ func TestHTMLScales(t *testing.T) {
 	got := page(t, rep, report.Options{})
 	assert.Contains(t, got, "<dt>Time scale</dt><dd>setnxpx: a TTL meant to run out 60ms, one that must not 5s; waiters try every 5ms, until 500ms past a TTL<br>"+
 		"luatoken: a TTL meant to run out 1s, one that must not 5s; waiters try every 5ms, until 500ms past a TTL<br>"+
-		"Time scale: luatoken at a granularity of 1s (the step in which the lock counts TTLs, which it announces), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.</dd>")
+		"Time scale: luatoken at a granularity of 1s (the step in which the lock counts TTLs, which it announces), every TTL the suite asked for a whole multiple of it.<br>"+
+		"The other columns ran at 1ms.</dd>")
 }

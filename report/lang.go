@@ -201,9 +201,10 @@ var (
 	mTextTrace    = msg.Define("report.text-trace", msg.K(msg.Text, msg.Text, msg.Text), "{0} / {1}: breaks: {2}")
 	mTraceHeading = msg.Define("report.trace-heading", msg.K(msg.Text, msg.Text), "{0}: {1}")
 	mScale        = msg.Define("report.scale", msg.K(msg.Clients, msg.Duration, msg.Sub),
-		"Time scale: {0} at a granularity of {1} ({2}), every TTL the suite asked for a whole multiple of it; the other columns at 1ms.")
+		"Time scale: {0} at a granularity of {1} ({2}), every TTL the suite asked for a whole multiple of it.")
+	mScaleRest = msg.Define("report.scale-rest", nil, "The other columns ran at 1ms.")
 	mScaleFrom = map[ScaleFrom]*msg.Def{
-		ScaleColumn: msg.Define("report.scale-column", nil, "the step in which the lock counts TTLs, declared with its column"),
+		ScaleColumn: msg.Define("report.scale-column", nil, "declared with its column"),
 		ScaleFlag:   msg.Define("report.scale-flag", nil, "set by -granularity"),
 		ScaleLock:   msg.Define("report.scale-lock", nil, "the step in which the lock counts TTLs, which it announces"),
 	}

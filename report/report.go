@@ -145,8 +145,13 @@ func (rep *Report) scales() []scaleGroup {
 // writeScales writes one line for each group of columns that ran at a
 // coarser time scale than the default.
 func (rep *Report) writeScales(w io.Writer, t tr) {
+	n := 0
 	for _, sg := range rep.scales() {
 		fmt.Fprintln(w, t.say(mScale, sg.strategies, sg.g, mScaleFrom[sg.from].New()))
+		n += len(sg.strategies)
+	}
+	if n > 0 && n < len(rep.Strategies()) {
+		fmt.Fprintln(w, t.say(mScaleRest))
 	}
 }
 

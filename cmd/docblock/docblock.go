@@ -230,6 +230,9 @@ func (s Style) Shape(b Block, rep *report.Report, root string, lang report.Lang)
 }
 
 func (s Style) generate(b Block, rep *report.Report, root string, lang report.Lang, shaped bool) (string, error) {
+	if shaped && b.Attrs["compare"] == "verdicts" {
+		return s.verdictsShape(b, rep, lang)
+	}
 	var w bytes.Buffer
 	shape := report.Shape{Lang: lang}
 	switch b.Kind {
@@ -295,6 +298,31 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 		}
 	default:
 		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output, command, gotest or properties)", b.Name(), b.Kind)
+	}
+	return w.String(), nil
+}
+
+// verdictsShape is the shape of a block marked compare=verdicts: only
+// what a run must not change, the verdicts of its strategy (and, for a
+// trace, the reason), not the counts and the timeline. A lock that sends
+// commands from several goroutines at once (rueidislock) orders them
+// differently from run to run, and its counts of interleavings and its
+// diagrams with them.
+func (s Style) verdictsShape(b Block, rep *report.Report, lang report.Lang) (string, error) {
+	var w bytes.Buffer
+	st := b.Attrs["strategy"]
+	fmt.Fprintf(&w, "%s %s\n", b.Kind, st)
+	for _, r := range rep.Results {
+		if r.Strategy != st || (b.Kind == "trace" && string(r.Property) != b.Attrs["property"]) {
+			continue
+		}
+		fmt.Fprintf(&w, "%s %s\n", r.Property, r.Cell())
+		if b.Kind == "trace" {
+			fmt.Fprintf(&w, "%s\n", r.Message.ID)
+		}
+	}
+	if w.Len() == len(b.Kind)+len(st)+2 {
+		return "", fmt.Errorf("%s: no result for strategy %q", b.Name(), st)
 	}
 	return w.String(), nil
 }

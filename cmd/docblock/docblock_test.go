@@ -171,3 +171,27 @@ func TestParse(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, bs, "a marker inside a line is text")
 }
+
+// TestCompareVerdicts: a block marked compare=verdicts keeps its shape
+// while its reasons' counts and its timeline change from run to run, and
+// changes it when a verdict does.
+func TestCompareVerdicts(t *testing.T) {
+	style := docblock.Style{Marker: "peercheck", Make: "make peers-docs"}
+	run := func(n int, v locktest.Verdict) *report.Report {
+		r := report.Result{Strategy: "rueidislock", Expected: v}
+		r.Property, r.Verdict = locktest.Exclusion, v
+		r.Message = locktest.Message{ID: "exclusion.holds", Args: []msg.Arg{{Kind: msg.Count, N: int64(n)}}}
+		r.Timeline = []locktest.Event{{Client: "A", Kind: locktest.EvNote, Msg: &msg.Msg{ID: "x"}, At: time.Duration(n)}}
+		return &report.Report{RedisVersion: "7.0.15", Results: []report.Result{r}}
+	}
+	bs, err := style.Parse("<!-- peercheck:verdicts strategy=rueidislock compare=verdicts -->\n<!-- /peercheck:verdicts -->\n")
+	require.NoError(t, err)
+	_, d1, err := style.Shape(bs[0], run(11, locktest.Holds), ".", report.English)
+	require.NoError(t, err)
+	_, d2, err := style.Shape(bs[0], run(19, locktest.Holds), ".", report.English)
+	require.NoError(t, err)
+	assert.Equal(t, d1, d2, "the count of interleavings is not compared")
+	_, d3, err := style.Shape(bs[0], run(11, locktest.Breaks), ".", report.English)
+	require.NoError(t, err)
+	assert.NotEqual(t, d1, d3, "a verdict is")
+}

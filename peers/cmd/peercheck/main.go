@@ -1,5 +1,6 @@
 // Command peercheck runs locklab's conformance suite on the peers of
-// package peers (redsync, redislock, the plain go-redis lock) and on
+// package peers (redsync, redislock, the plain go-redis lock, go-zero,
+// rueidislock) and on
 // luatoken, on a real Redis, and prints their columns side by side, in the
 // formats of lockcheck: one column per lock, one row per property, each
 // cell holds, breaks or n/a, marked with "!" when it is not the verdict
@@ -127,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.libraries, "libraries", false, "check the columns of docs/libraries.md on one Redis: the Go libraries, redis-py's Lock, Symfony's and Laravel's locks, and luatoken")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -update\n       peercheck -cleanup [-redis TARGET]\n\n"+
-			"peercheck runs locklab's conformance suite on redsync, redislock and a plain go-redis lock,\n"+
+			"peercheck runs locklab's conformance suite on redsync, redislock, a plain go-redis lock, go-zero and rueidislock,\n"+
 			"and on luatoken, against a real Redis, and prints their columns side by side.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}

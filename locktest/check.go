@@ -104,7 +104,7 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	res, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) Result {
 		return sc(func(name string) *run {
 			r = cfg.newRun(ctx, pool, cfg.Key+":"+string(p)+suffix+name)
-			r.lost = m.lost
+			r.lost, r.disturb = m.lost, m.disturbed
 			runsMu.Lock()
 			runs = append(runs, r)
 			runsMu.Unlock()

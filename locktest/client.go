@@ -249,10 +249,15 @@ func (c *simClient) acquire(ttl, wait time.Duration) strategy.Lock {
 
 // acquireEvery is acquire with attempts poll apart.
 func (c *simClient) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
+	return c.acquireWith(c.s, ttl, wait, poll)
+}
+
+// acquireWith is acquireEvery through s, c's strategy or a wrapper of it.
+func (c *simClient) acquireWith(s strategy.Strategy, ttl, wait, poll time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "Acquire", func() {
-		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
+		l, err = strategy.Acquire(c.r.ctx, s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
 	})
 	if err != nil && c.r.ctx.Err() != nil {
 		c.r.fail("watchdog: %v", c.r.ctx.Err())

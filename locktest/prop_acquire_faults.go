@@ -123,18 +123,19 @@ func acquireFaults(newRun func(string) *run) Result {
 		}
 		r.shutdown()
 		commands += len(cmds)
+		var a *simClient
 		r, b = nil, nil
 		for i, f := range faultPoints("acquire", cmds) {
 			if r == nil || f.kind == faultLate || f.firstAt {
 				if r != nil {
 					r.shutdown()
 				}
-				r, _, b = faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
+				r, a, b = faultSetup(newRun, fmt.Sprintf("/%s-%d", state, i+1), held)
 			} else if !held && r.keyExists() {
 				r.delKey()
 			}
 			last = r
-			if res, broke := injectOne(r, b, f, held); broke {
+			if res, broke := injectOne(r, a, b, f); broke {
 				return res
 			}
 			if b.faultFired() != faultNone {
@@ -290,10 +291,15 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 }
 
 // injectOne runs B's acquire with f and judges what it did; broke says
-// whether res is a break.
-func injectOne(r *run, b *simClient, f faultPoint, held bool) (res Result, broke bool) {
+// whether res is a break. a is A, who holds K, or nil when K is free.
+func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
+	held := a != nil
 	ttl := faultTTL(r)
 	before := r.viewKey()
+	aSent := 0
+	if held {
+		aSent = a.commandsSent()
+	}
 	ctx, cancel := faultContext(r, &f)
 	defer cancel()
 	b.armFault(f.fault())
@@ -308,7 +314,9 @@ func injectOne(r *run, b *simClient, f faultPoint, held bool) (res Result, broke
 			r.det.enter("B")
 			return r.breaks(mFaultsGrantedHeld.New(what)), true
 		}
-		if changed := r.viewKey().changedFrom(before, "B", "acquire", "A", false); !changed.IsZero() {
+		// A change is B's doing only if A sent nothing meanwhile (its
+		// renewals, the keys it writes after its acquire returned).
+		if changed := r.viewKey().changedFrom(before, "B", "acquire", "A", false); !changed.IsZero() && a.commandsSent() == aSent {
 			return r.breaks(mFaultsChangedHeld.New(what, changed)), true
 		}
 		return Result{}, false
@@ -345,7 +353,7 @@ func injectOne(r *run, b *simClient, f faultPoint, held bool) (res Result, broke
 		wait := ttl + r.tm.Slack
 		c := r.newClient("C", 0)
 		r.note(mFaultsCWaits.New(wait))
-		if c.acquire(ttl, wait) == nil {
+		if c.waitFree(ttl, wait, ttl+r.tm.staleAfter()) == nil {
 			return r.breaks(mFaultsOrphan.New(what, reason, ttl+r.tm.Slack, r.lifeLeft(ttl, ttl+r.tm.Slack))), true
 		}
 	}

@@ -78,11 +78,9 @@ type simClient struct {
 // Client is what the suite gives a Factory for one simulated client:
 // every command of it must go to Addr, where the suite watches it.
 type Client struct {
-	Name string // "A", "B", ...
-	Addr string // the client's own loopback proxy to Redis (RESP2, RESP3)
-	// Password is the client's own secret for Addr (AUTH or HELLO 3 AUTH
-	// default), not the server's: the proxy logs in to Redis itself.
-	Password string
+	Name     string        // "A", "B", ...
+	Addr     string        // the client's own loopback proxy to Redis (RESP2, RESP3)
+	Password string        // the client's own secret for Addr, not the server's
 	Pool     strategy.Pool // logged-in redigo connections to Addr
 	// Clock is the client's clock, Skew ahead of the real time; a lock
 	// that reads the time must read it here.
@@ -249,10 +247,15 @@ func (c *simClient) acquire(ttl, wait time.Duration) strategy.Lock {
 
 // acquireEvery is acquire with attempts poll apart.
 func (c *simClient) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
+	return c.acquireWith(c.s, ttl, wait, poll)
+}
+
+// acquireWith is acquireEvery through s, c's strategy or a wrapper of it.
+func (c *simClient) acquireWith(s strategy.Strategy, ttl, wait, poll time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
 	c.r.guard(c.name, "Acquire", func() {
-		l, err = strategy.Acquire(c.r.ctx, c.s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
+		l, err = strategy.Acquire(c.r.ctx, s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
 	})
 	if err != nil && c.r.ctx.Err() != nil {
 		c.r.fail("watchdog: %v", c.r.ctx.Err())

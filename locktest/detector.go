@@ -38,6 +38,13 @@ func (d *detector) leave(who string) {
 	}
 }
 
+// isInside says whether who is in the critical section.
+func (d *detector) isInside(who string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Contains(d.inside, who)
+}
+
 // firstOverlap returns the first overlap seen, if any.
 func (d *detector) firstOverlap() (Message, bool) {
 	d.mu.Lock()

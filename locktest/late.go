@@ -13,9 +13,7 @@ import (
 func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *simClient, la strategy.Lock) {
 	r = newRun(fmt.Sprintf("/boundary-%d", k))
 	a, b, c = r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
-	if la = a.tryAcquire(r.tm.Short); la == nil {
-		r.fail("A could not acquire a free lock")
-	}
+	la = a.mustAcquire(r.tm.Short)
 	return r, a, b, c, la
 }
 
@@ -72,7 +70,7 @@ func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r
 func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock, held bool, broke, why Message) {
 	a := p.c
 	r.note(mLatePaused.New(r.tm.Short, r.tm.Short+r.tm.Slack))
-	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
+	lb = b.waitFree(r.tm.Long, r.tm.Short+r.tm.Slack, r.tm.Short+r.tm.staleAfter())
 	if lb == nil {
 		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
 		a.resume()
@@ -115,10 +113,7 @@ func whoFreed(r *run, held bool, op string) Message {
 // With inside, A works in the critical section; done ends its work and
 // reports whether A had already stopped because its lease was lost.
 func overrunTakeover(r *run, a, b *simClient, inside, paused bool) (la, lb strategy.Lock, done func() bool, why Message) {
-	l := a.tryAcquire(r.tm.Short)
-	if l == nil {
-		r.fail("A could not acquire a free lock")
-	}
+	l := a.mustAcquire(r.tm.Short)
 	done = func() bool { return false }
 	if inside {
 		r.det.enter("A")
@@ -131,7 +126,7 @@ func overrunTakeover(r *run, a, b *simClient, inside, paused bool) (la, lb strat
 	} else {
 		r.note(mLateWorks.New(r.tm.Short, r.tm.Short+r.tm.Slack))
 	}
-	lb = b.acquire(r.tm.Long, r.tm.Short+r.tm.Slack)
+	lb = b.waitFree(r.tm.Long, r.tm.Short+r.tm.Slack, r.tm.Short+r.tm.staleAfter())
 	if lb == nil && paused { // read before A resumes and may release
 		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
 	}

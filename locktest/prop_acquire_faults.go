@@ -353,7 +353,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 		wait := ttl + r.tm.Slack
 		c := r.newClient("C", 0)
 		r.note(mFaultsCWaits.New(wait))
-		if c.acquire(ttl, wait) == nil {
+		if c.waitFree(ttl, wait, ttl+r.tm.staleAfter()) == nil {
 			return r.breaks(mFaultsOrphan.New(what, reason, ttl+r.tm.Slack, r.lifeLeft(ttl, ttl+r.tm.Slack))), true
 		}
 	}

@@ -47,7 +47,7 @@ func crashMidAcquire(newRun func(string) *run) Result {
 			}
 			wait := r.tm.Short + r.tm.Slack
 			r.note(mBWaitsTTL.New(wait, r.tm.Short))
-			if b.acquire(r.tm.Short, wait) == nil {
+			if b.waitFree(r.tm.Short, wait, r.tm.Short+r.tm.staleAfter()) == nil {
 				m := mMidAcquireFree
 				if path.stale {
 					m = mMidAcquireStale

@@ -37,17 +37,14 @@ func crashMidRelease(newRun func(string) *run) Result {
 		r := newRun(fmt.Sprintf("/boundary-%d", k))
 		last = r
 		a, b := r.newClient("A", 0), r.newClient("B", 0)
-		la := a.tryAcquire(r.tm.Short)
-		if la == nil {
-			r.fail("A could not acquire a free lock")
-		}
+		la := a.mustAcquire(r.tm.Short)
 		a.mu.Lock()
 		a.crashAfter = a.sent + k
 		a.mu.Unlock()
 		a.release(la)
 		wait := r.tm.Short + r.tm.Slack
 		r.note(mBWaitsATTL.New(wait, r.tm.Short))
-		if b.acquire(r.tm.Short, wait) == nil {
+		if b.waitFree(r.tm.Short, wait, r.tm.Short+r.tm.staleAfter()) == nil {
 			return r.breaks(mMidReleaseBreaks.New(boundary(k, n, "release"), wait))
 		}
 		r.shutdown()

@@ -39,10 +39,7 @@ func crashRecovery(newRun func(string) *run) Result {
 		if refreshed {
 			ttl = r.tm.renewedTTL()
 		}
-		la := a.tryAcquire(ttl)
-		if la == nil {
-			r.fail("A could not acquire a free lock")
-		}
+		la := a.mustAcquire(ttl)
 		rf, refresher := la.(strategy.Refresher)
 		if refreshed {
 			if err := a.refresh(rf, r.tm.Short); err != nil {
@@ -52,7 +49,7 @@ func crashRecovery(newRun func(string) *run) Result {
 		a.crash(mCrashNeverReleases.New())
 		wait := r.tm.Short + r.tm.Slack
 		r.note(mBWaitsTTL.New(wait, r.tm.Short))
-		if b.acquire(r.tm.Short, wait) == nil {
+		if b.waitFree(r.tm.Short, wait, r.tm.Short+r.tm.staleAfter()) == nil {
 			what := mRecoveryCrashed.New()
 			if refreshed {
 				what = mRecoveryRefreshedCrashed.New(r.tm.Short)

@@ -27,10 +27,7 @@ func doubleRelease(newRun func(string) *run) Result {
 	n := countOps(newRun).release
 	r := newRun("")
 	a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
-	la := a.tryAcquire(r.tm.Long)
-	if la == nil {
-		r.fail("A could not acquire a free lock")
-	}
+	la := a.mustAcquire(r.tm.Long)
 	a.release(la)
 	if b.tryAcquire(r.tm.Long) == nil {
 		return r.notApplicable(mDoubleNA.New())
@@ -60,10 +57,7 @@ func doubleReleaseGoroutines(newRun func(string) *run, n int) *Result {
 	r := newRun("/goroutines")
 	a, c := r.newClient("A", 0), r.newClient("C", 0)
 	r.note(mGoroutinesA1Acquires.New())
-	l1 := a.tryAcquire(r.tm.Long)
-	if l1 == nil {
-		r.fail("A1 could not acquire a free lock")
-	}
+	l1 := a.mustAcquire(r.tm.Long)
 	r.note(mA1Releases.New())
 	a.release(l1)
 	r.note(mA2Acquires.New())

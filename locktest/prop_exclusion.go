@@ -135,10 +135,7 @@ func exclusion(newRun func(string) *run) Result {
 func handover(newRun func(string) *run) (*Result, int) {
 	return interleavings(newRun, "handover", func(r *run, n int, prefix []int) ([]choice, *Result) {
 		a, b := r.newClient("A", 0), r.newClient("B", 0)
-		la := a.tryAcquire(r.tm.Long)
-		if la == nil {
-			r.fail("A could not acquire a free lock")
-		}
+		la := a.mustAcquire(r.tm.Long)
 		a.settle() // what A's acquire does after it returns is not scheduled
 		// A leaves the critical section before the schedule starts, so
 		// that its note never races with B's first clock read.

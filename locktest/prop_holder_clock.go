@@ -36,7 +36,7 @@ func holderClock(newRun func(string) *run) Result {
 	a, b := r.newClient("A", ahead), r.newClient("B", 0)
 	// A free lock, tried for the slack: a lock over several masters may
 	// refuse a TTL this short when its round trips eat its validity.
-	if a.acquire(r.tm.Short, r.tm.Slack) == nil {
+	if a.waitFree(r.tm.Short, r.tm.Slack, 0) == nil {
 		r.fail("A could not acquire a free lock")
 	}
 	if r.clockReads.Load() == 0 {
@@ -45,7 +45,7 @@ func holderClock(newRun func(string) *run) Result {
 	a.crash(mCrashNeverReleases.New())
 	wait := r.tm.Short + r.tm.Slack
 	r.note(mBWaitsTTL.New(wait, r.tm.Short))
-	if b.acquire(r.tm.Short, wait) == nil {
+	if b.waitFree(r.tm.Short, wait, r.tm.Short+r.tm.staleAfter()) == nil {
 		return r.breaks(mAheadOutlived.New(ahead, wait, r.tm.Short))
 	}
 	r.shutdown()
@@ -55,7 +55,7 @@ func holderClock(newRun func(string) *run) Result {
 	behind := -2 * ttl
 	a, b = r.newClient("A", behind), r.newClient("B", 0)
 	asked := time.Now()
-	if a.acquire(ttl, r.tm.Slack) == nil {
+	if a.waitFree(ttl, r.tm.Slack, 0) == nil {
 		r.fail("A could not acquire a free lock")
 	}
 	r.det.enter("A")

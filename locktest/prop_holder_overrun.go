@@ -31,11 +31,11 @@ func holderOverrun(newRun func(string) *run) Result {
 		// as a waiter keeps trying. Does the key outlive A's TTL once the
 		// waiter, asking for the holder's TTL, tries less often than it?
 		r.note(mTriesAgain.New(r.tm.Short, slow, r.tm.Short+r.tm.Slack))
-		lb = b.acquireEvery(r.tm.Short, r.tm.Short+r.tm.Slack, slow)
+		lb = b.waitFreeEvery(r.tm.Short, r.tm.Short+r.tm.Slack, slow, r.tm.Short+r.tm.staleAfter())
 		slowly = lb != nil
 	}
 	if lb != nil {
-		r.det.enter("B")
+		r.enterPast("B", "A", la)
 		r.det.leave("B")
 		b.release(lb)
 	}
@@ -53,7 +53,7 @@ func holderOverrun(newRun func(string) *run) Result {
 		// Kept by A's renewals, or never expiring at all? Without A, a
 		// lock that expires frees within its TTL.
 		a.crash(mCrashInsteadOfRelease.New())
-		if b.acquire(r.tm.Short, r.tm.Short+r.tm.Slack) == nil {
+		if b.waitFree(r.tm.Short, r.tm.Short+r.tm.Slack, r.tm.Short+r.tm.staleAfter()) == nil {
 			return r.notApplicable(mOverrunNA.New(r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)))
 		}
 	} else {

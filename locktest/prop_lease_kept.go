@@ -71,16 +71,10 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 		asked := time.Now()
 		what, askedFor := mKeptHoldsFor, mKeptAskedFor
 		if !refreshed {
-			la := a.tryAcquire(ttl)
-			if la == nil {
-				r.fail("A could not acquire a free lock")
-			}
+			la := a.mustAcquire(ttl)
 			_, refresher = la.(strategy.Refresher)
 		} else {
-			la := a.tryAcquire(r.tm.Short)
-			if la == nil {
-				r.fail("A could not acquire a free lock")
-			}
+			la := a.mustAcquire(r.tm.Short)
 			asked = time.Now()
 			if err := a.refresh(la.(strategy.Refresher), ttl); err != nil {
 				r.fail("A: Refresh of the lock it has just acquired: %v", err)
@@ -151,10 +145,7 @@ func leaseMeasured(newRun func(string) *run) (Result, bool) {
 	a := r.newClient("A", 0)
 	ttl := r.tm.Long
 	began := time.Now()
-	la := a.tryAcquire(ttl)
-	if la == nil {
-		r.fail("A could not acquire a free lock")
-	}
+	la := a.mustAcquire(ttl)
 	promised := began.Add(ttl)
 	if v, ok := la.(interface{ Validity() time.Duration }); ok {
 		promised = minTime(promised, time.Now().Add(v.Validity()))

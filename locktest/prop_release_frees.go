@@ -26,10 +26,7 @@ func init() {
 func releaseFrees(newRun func(string) *run) Result {
 	r := newRun("/release")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	la := a.tryAcquire(r.tm.Long)
-	if la == nil {
-		r.fail("A could not acquire a free lock")
-	}
+	la := a.mustAcquire(r.tm.Long)
 	err := a.releaseErr(la)
 	if b.tryAcquire(r.tm.Long) == nil {
 		if err != nil {
@@ -41,10 +38,7 @@ func releaseFrees(newRun func(string) *run) Result {
 
 	r = newRun("/failed-release")
 	a, b = r.newClient("A", 0), r.newClient("B", 0)
-	la = a.tryAcquire(r.tm.Long)
-	if la == nil {
-		r.fail("A could not acquire a free lock")
-	}
+	la = a.mustAcquire(r.tm.Long)
 	// Every command A sends until its release returns fails: a release
 	// that sends several at once (one per key) meets the failure in each,
 	// whatever their order, as on a dropped connection.

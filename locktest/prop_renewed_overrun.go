@@ -39,10 +39,7 @@ func renewedOverrun(newRun func(string) *run) Result {
 	// A short pause: the lock must survive it.
 	r := newRun("/short")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	la := a.tryAcquire(r.tm.renewedTTL())
-	if la == nil {
-		r.fail("A could not acquire a free lock")
-	}
+	la := a.mustAcquire(r.tm.renewedTTL())
 	a.pause()
 	r.note(mPausedThird.New(r.tm.renewedTTL()/3, r.tm.renewedTTL()))
 	time.Sleep(r.tm.renewedTTL() / 3)
@@ -60,18 +57,15 @@ func renewedOverrun(newRun func(string) *run) Result {
 	// A long pause: A must know it lost the lock before B works.
 	r = newRun("/long")
 	a, b = r.newClient("A", 0), r.newClient("B", 0)
-	la = a.tryAcquire(r.tm.renewedTTL())
-	if la == nil {
-		r.fail("A could not acquire a free lock")
-	}
+	la = a.mustAcquire(r.tm.renewedTTL())
 	r.det.enter("A")
 	done := watchLease(r, "A", la)
 	a.pause()
 	r.note(mPausedThrice.New(3 * r.tm.renewedTTL()))
-	lb := b.acquire(r.tm.renewedTTL(), 3*r.tm.renewedTTL())
+	lb := b.waitFree(r.tm.renewedTTL(), 3*r.tm.renewedTTL(), r.tm.renewedTTL()+r.tm.staleAfter())
 	var why Message
 	if lb != nil {
-		r.det.enter("B")
+		r.enterPast("B", "A", la)
 		r.det.leave("B")
 	} else {
 		why = r.unexpired(r.tm.renewedTTL(), 3*r.tm.renewedTTL())

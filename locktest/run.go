@@ -33,6 +33,7 @@ type run struct {
 	pool       strategy.Pool                           // the suite's own connections, outside every client
 	dial       func(context.Context) (net.Conn, error) // to Redis, for the clients' proxies
 	lost       func(error)                             // told when the server cuts a client's connection; may be nil
+	disturb    func(error)                             // told of a disturbance the scenario found (slow.go); may be nil
 	factory    Factory
 	key        string
 	tm         Timing

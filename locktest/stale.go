@@ -33,9 +33,7 @@ const staleKeyMark = "\x00K"
 func makeStale(newRun func(string) *run) staleLock {
 	r := newRun("/stale")
 	h := r.newClient("H", 0)
-	if h.tryAcquire(r.tm.Short) == nil {
-		r.fail("H could not acquire a free lock")
-	}
+	h.mustAcquire(r.tm.Short)
 	h.crash(mCrashHolding.New())
 	time.Sleep(r.tm.Short + r.tm.staleAfter())
 	var s staleLock

@@ -2,6 +2,7 @@ package luatoken_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -183,4 +184,54 @@ func (c *counting) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		}
 	}
 	return l, err
+}
+
+// watchLag watches how late the process runs a goroutine that wakes every
+// millisecond, until the test ends or the function it returns is called;
+// that function returns the worst lateness seen. On a loaded machine the
+// process can go unscheduled for longer than a renewal interval, and a
+// lease that ends then has done its job: a test that needs renewals to
+// land in time asks first.
+func watchLag(t testing.TB) func() time.Duration {
+	t.Helper()
+	stop := make(chan struct{})
+	done := make(chan time.Duration, 1)
+	go func() {
+		var worst time.Duration
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-stop:
+				done <- max(worst, time.Since(last)-time.Millisecond)
+				return
+			case <-tick.C:
+				now := time.Now()
+				worst = max(worst, now.Sub(last)-time.Millisecond)
+				last = now
+			}
+		}
+	}()
+	var once sync.Once
+	var worst time.Duration
+	get := func() time.Duration {
+		once.Do(func() { close(stop); worst = <-done })
+		return worst
+	}
+	t.Cleanup(func() { get() })
+	return get
+}
+
+// skipIfLagged skips a test whose lease ended before a renewal got
+// through while the process went unscheduled for longer than bound (a
+// part of the renewal interval): the lease may have been right to end.
+func skipIfLagged(t testing.TB, cause error, lag func() time.Duration, bound time.Duration) {
+	t.Helper()
+	if !errors.Is(cause, luatoken.ErrLeaseExpired) {
+		return
+	}
+	if worst := lag(); worst > bound {
+		t.Skipf("the process went unscheduled for %v, more than %v: a renewal could not get through in time, and the lease ended as it must: %v", worst.Round(time.Millisecond), bound, cause)
+	}
 }

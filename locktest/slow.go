@@ -1,0 +1,118 @@
+package locktest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/locklab/locklab/strategy"
+)
+
+// A lock that turns a waiter down is judged by it only when the lock had
+// a fair chance. On a loaded machine a correct lock's attempt can take
+// most of a short TTL (a fresh connection through the client's proxy,
+// TLS to Redis, the race detector), and a lock that times its attempts,
+// as Redlock does, then refuses a free lock; the server monitor does not
+// see it, as its PINGs go on a warm connection of its own. So where a
+// scenario concludes from a refusal (a crashed holder's lock that did not
+// free, a waiter that never got in while the holder was paused, a free
+// lock refused), it asks that an attempt made once the lock had to be
+// free came back quickly. When none did, the run is disturbed, as by a
+// stall of the server, and the check runs again on fresh keys.
+
+// quick is how long an attempt may take and still be a fair one: half
+// of Short.
+func (t Timing) quick() time.Duration { return t.Short / 2 }
+
+// disturbed aborts the run as disturbed: the check runs again.
+func (r *run) disturbed(err error) {
+	if r.disturb != nil {
+		r.disturb(err)
+	}
+	panic(abort{err})
+}
+
+// mustAcquire is tryAcquire of a lock that is free: a refusal aborts the
+// run, as disturbed when the attempt was not quick.
+func (c *simClient) mustAcquire(ttl time.Duration) strategy.Lock {
+	start := time.Now()
+	l := c.tryAcquire(ttl)
+	if l == nil {
+		if took := time.Since(start); took > c.r.tm.quick() {
+			c.r.disturbed(fmt.Errorf("%s could not acquire a free lock in an attempt of %v, more than the %v a scenario's timing allows",
+				c.name, took.Round(time.Millisecond), c.r.tm.quick()))
+		}
+		c.r.fail("%s could not acquire a free lock", c.name)
+	}
+	return l
+}
+
+// waitFree is acquire of a lock that must be free from free into the
+// wait on (its TTL has run out): a refusal counts only when an attempt
+// begun by then was turned down quickly, else the run is disturbed.
+func (c *simClient) waitFree(ttl, wait, free time.Duration) strategy.Lock {
+	return c.waitFreeEvery(ttl, wait, c.r.tm.Poll, free)
+}
+
+// waitFreeEvery is waitFree with attempts poll apart.
+func (c *simClient) waitFreeEvery(ttl, wait, poll, free time.Duration) strategy.Lock {
+	from := time.Now().Add(free)
+	var quick time.Time // the start of the last attempt turned down quickly
+	var slowest time.Duration
+	t := timed{c: c, s: c.s, refused: func(start time.Time, took time.Duration) {
+		if start.Before(from) {
+			return
+		}
+		if took <= c.r.tm.quick() {
+			quick = start
+		}
+		slowest = max(slowest, took)
+	}}
+	var s strategy.Strategy = t
+	if n, ok := c.s.(strategy.Notifier); ok {
+		s = timedNotifier{t, n}
+	}
+	l := c.acquireWith(s, ttl, wait, poll)
+	if l == nil && quick.IsZero() {
+		c.r.disturbed(fmt.Errorf("%s could not acquire a lock free %v into its wait: none of its attempts from then on took less than %v (the slowest %v): the machine was too slow for the scenario's timing",
+			c.name, free, c.r.tm.quick(), slowest.Round(time.Millisecond)))
+	}
+	return l
+}
+
+// enterPast has who enter the critical section after holder, who holds
+// l and heeds its lease (watchLease). When the lease has ended but the
+// goroutine that heeds it has not run yet, which of the two came first
+// is the scheduler's doing on a loaded machine, not the lock's: the run
+// is disturbed.
+func (r *run) enterPast(who, holder string, l strategy.Lock) {
+	if ctx := leaseOf(l); ctx != nil && ctx.Err() != nil && r.det.isInside(holder) {
+		r.disturbed(fmt.Errorf("%s's lease had ended when %s acquired, but the goroutine that heeds it had not run yet: the machine was too slow to order them",
+			holder, who))
+	}
+	r.det.enter(who)
+}
+
+// timed is a client's strategy with its refused attempts timed. The
+// calls run on the goroutine of the Acquire that makes them.
+type timed struct {
+	c       *simClient
+	s       strategy.Strategy
+	refused func(start time.Time, took time.Duration)
+}
+
+func (t timed) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	start := time.Now()
+	l, err := t.s.TryAcquire(ctx, key, ttl)
+	if err != nil {
+		t.refused(start, time.Since(start))
+	}
+	return l, err
+}
+
+// timedNotifier is timed for a strategy that announces its releases,
+// which Acquire waits on.
+type timedNotifier struct {
+	timed
+	strategy.Notifier
+}

@@ -13,13 +13,11 @@ import (
 // Capabilities are the optional interfaces of package strategy that a
 // lock offers, found by looking at it, never declared.
 type Capabilities struct {
-	Refresh bool // the lock is a strategy.Refresher
-	Lease   bool // the lock is a strategy.Leased, with its lease on
-	Fencing bool // the lock is a strategy.Fenced, with tokens on
-	Notify  bool // the strategy is a strategy.Notifier, notifications on
-	// Granularity is the step of TTL the strategy announces
-	// (strategy.Granular); 0 when it announces none.
-	Granularity time.Duration
+	Refresh     bool          // the lock is a strategy.Refresher
+	Lease       bool          // the lock is a strategy.Leased, with its lease on
+	Fencing     bool          // the lock is a strategy.Fenced, with tokens on
+	Notify      bool          // the strategy is a strategy.Notifier, notifications on
+	Granularity time.Duration // the step of TTL it announces (strategy.Granular), or 0
 }
 
 // capability is one field of Capabilities as the log and String name it.
@@ -174,12 +172,12 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	return caps, subErr
 }
 
-// Announced builds the strategy of cfg once, for a client that sends
-// nothing, and returns the step of TTL it announces (strategy.Granular,
-// an -exec program's granularity=<ms>); 0 when it announces none. Check
-// calls it when cfg.Timing.Granularity is 0; a caller that checks one
-// lock many times calls it once and sets the granularity itself.
+// Announced returns the step of TTL the strategy of cfg announces
+// (strategy.Granular), or 0; Check asks it when Timing.Granularity is 0.
 func Announced(ctx context.Context, cfg Config) (time.Duration, error) {
+	// It builds the strategy once, for a client that sends nothing (an
+	// -exec program announces granularity=<ms>); a caller that checks one
+	// lock many times calls it once and sets the granularity itself.
 	if cfg.New == nil {
 		return 0, errors.New("locktest: Announced: nil Factory")
 	}

@@ -130,10 +130,8 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	return res
 }
 
-// ErrNoLogin: a client sent a command to its proxy before logging in with
-// its Client.Password (the proxy answered NOAUTH), so no scenario could
-// run as written. A program checked with -exec must send AUTH with
-// LOCKLAB_REDIS_PASSWORD first.
+// ErrNoLogin: a client sent a command before logging in to its proxy with
+// its Client.Password (NOAUTH), so no scenario could run as written.
 var ErrNoLogin = errors.New("the program did not log in to its proxy: send AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)")
 
 // ErrInterrupted: the check's context ended before a verdict.

@@ -78,11 +78,9 @@ type simClient struct {
 // Client is what the suite gives a Factory for one simulated client:
 // every command of it must go to Addr, where the suite watches it.
 type Client struct {
-	Name string // "A", "B", ...
-	Addr string // the client's own loopback proxy to Redis (RESP2, RESP3)
-	// Password is the client's own secret for Addr (AUTH or HELLO 3 AUTH
-	// default), not the server's: the proxy logs in to Redis itself.
-	Password string
+	Name     string        // "A", "B", ...
+	Addr     string        // the client's own loopback proxy to Redis (RESP2, RESP3)
+	Password string        // the client's own secret for Addr, not the server's
 	Pool     strategy.Pool // logged-in redigo connections to Addr
 	// Clock is the client's clock, Skew ahead of the real time; a lock
 	// that reads the time must read it here.

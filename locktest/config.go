@@ -35,9 +35,19 @@ type Config struct {
 }
 
 // Timing is the time scale of the scenarios; a zero field takes its
-// default, derived from Granularity.
+// default, scaled to Granularity, and every TTL is a whole multiple of it.
+type Timing struct {
+	Granularity time.Duration // the lock's step of TTL; what it announces (strategy.Granular), else 1ms
+	Short       time.Duration // a TTL meant to run out during a scenario; 60ms
+	Long        time.Duration // a TTL that must not run out; 5s
+	Slack       time.Duration // how long past a TTL a waiter keeps trying; 500ms
+	Poll        time.Duration // how often a waiter tries again; 5ms
+}
+
+// withDefaults fills the zero fields of t, and rounds its TTLs up to
+// whole multiples of its granularity.
 //
-// Granularity is the smallest step in which the lock under test can
+// The granularity is the smallest step in which the lock under test can
 // express a TTL: a millisecond for a lock that sends PX, a second for one
 // that sends EX or counts whole seconds. Every TTL the suite asks for is a
 // whole multiple of it (a field given that is not one is rounded up to
@@ -52,16 +62,6 @@ type Config struct {
 //	Long  = 5s rounded up to a multiple of g       (5s)
 //	Slack = the larger of 500ms and g               (500ms at 1ms, 1s at 1s)
 //	Poll  = the larger of 5ms and g/200             (5ms)
-type Timing struct {
-	Granularity time.Duration // the lock's step of TTL; 1ms
-	Short       time.Duration // a TTL meant to run out during a scenario; 60ms
-	Long        time.Duration // a TTL that must not run out; 5s
-	Slack       time.Duration // how long past a TTL a waiter keeps trying; 500ms
-	Poll        time.Duration // how often a waiter tries again; 5ms
-}
-
-// withDefaults fills the zero fields of t, and rounds its TTLs up to
-// whole multiples of its granularity.
 func (t Timing) withDefaults() Timing {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {

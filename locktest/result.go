@@ -27,15 +27,13 @@ type Result struct {
 	Message  Message // why the verdict is what it is, as data: any language renders it
 	// Timeline is a break's counterexample: each client's commands and
 	// replies, clock readings, and who was in the critical section.
-	Timeline []Event
-	Key      string              // the timeline's key, K
-	Start    time.Time           // t0, when that run began
-	Tokens   map[string][]string // each client's values at K
-	Err      error               // why there is NoVerdict
-	Elapsed  time.Duration
-	// Granularity is the step of TTL the check ran at
-	// (Timing.Granularity); 0 when it ran at none (an error before).
-	Granularity time.Duration
+	Timeline    []Event
+	Key         string              // the timeline's key, K
+	Start       time.Time           // t0, when that run began
+	Tokens      map[string][]string // each client's values at K
+	Err         error               // why there is NoVerdict
+	Elapsed     time.Duration
+	Granularity time.Duration // the step of TTL the check ran at (Timing.Granularity), or 0
 }
 
 // Reason is why the verdict is what it is: Message in English.
@@ -98,11 +96,9 @@ type EventKind string
 
 // The kinds of events.
 const (
-	EvCommand EventKind = "command" // a command sent, with its reply or error
-	EvClock   EventKind = "clock"   // the strategy read a client's clock
-	// EvPush is a message Redis sent a client that answers no command (its
-	// Reply): an invalidation of client-side caching, a pub/sub message.
-	EvPush        EventKind = "push"
+	EvCommand     EventKind = "command"      // a command sent, with its reply or error
+	EvClock       EventKind = "clock"        // the strategy read a client's clock
+	EvPush        EventKind = "push"         // a message from Redis that answers no command (Reply)
 	EvAcquired    EventKind = "acquired"     // an attempt to acquire returned the lock, or Err
 	EvNotAcquired EventKind = "not-acquired" // an attempt to acquire returned without it
 	EvReleased    EventKind = "released"     // Release returned
@@ -125,9 +121,7 @@ type Event struct {
 	Command []Arg         `json:"command,omitempty"` // its name, then its arguments
 	Reply   []Arg         `json:"reply,omitempty"`
 	Err     string        `json:"error,omitempty"` // Redis's, or the lock call's
-	// Msg is what the event says (a clock reading, a note, an overlap, a
-	// lock call's outcome), or why a command had no reply.
-	Msg *Message `json:"msg,omitempty"`
+	Msg     *Message      `json:"msg,omitempty"`   // what it says, or why a command had no reply
 }
 
 // ArgKind says what a value of a timeline is.
@@ -135,18 +129,16 @@ type ArgKind string
 
 // The kinds of values. A token is a value one client alone wrote at K.
 const (
-	ArgText   ArgKind = "text"   // anything else, as it was
-	ArgNumber ArgKind = "number" // an integer that is not a time
-	ArgKey    ArgKind = "key"    // the run's lock key, written K
-	// ArgLockKey is a key the lock keeps its state under other than K
-	// (strategy.Keyed), its Text with K where the run's key is.
-	ArgLockKey ArgKind = "lock-key"
-	ArgTime    ArgKind = "time"   // a Unix time in ms near t0 (Arg.Ms after it)
-	ArgToken   ArgKind = "token"  // a value one client alone wrote
-	ArgDigest  ArgKind = "digest" // a script's SHA-1 digest
-	ArgClient  ArgKind = "client" // a simulated client's name
-	ArgLeft    ArgKind = "left"   // a key's time to live, counting down
-	ArgServer  ArgKind = "server" // what the server says of itself (HELLO)
+	ArgText    ArgKind = "text"     // anything else, as it was
+	ArgNumber  ArgKind = "number"   // an integer that is not a time
+	ArgKey     ArgKind = "key"      // the run's lock key, written K
+	ArgLockKey ArgKind = "lock-key" // another key of the lock's state (strategy.Keyed)
+	ArgTime    ArgKind = "time"     // a Unix time in ms near t0 (Arg.Ms after it)
+	ArgToken   ArgKind = "token"    // a value one client alone wrote
+	ArgDigest  ArgKind = "digest"   // a script's SHA-1 digest
+	ArgClient  ArgKind = "client"   // a simulated client's name
+	ArgLeft    ArgKind = "left"     // a key's time to live, counting down
+	ArgServer  ArgKind = "server"   // what the server says of itself (HELLO)
 )
 
 // Arg is one value of an event, typed.

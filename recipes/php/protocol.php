@@ -148,6 +148,20 @@ function uuid(): string
     return bin2hex(random_bytes(16));
 }
 
+/**
+ * An exception and the ones it wraps: a framework's LockAcquiringException
+ * says only "Failed to acquire"; the cause (a lost connection, a lock that
+ * expired before acquire() returned) is the exception it wraps.
+ */
+function describe(Throwable $e): string
+{
+    $out = get_class($e) . ': ' . $e->getMessage();
+    for ($p = $e->getPrevious(); $p !== null; $p = $p->getPrevious()) {
+        $out .= '; caused by ' . get_class($p) . ': ' . $p->getMessage();
+    }
+    return $out;
+}
+
 function answer(string $line): void
 {
     fwrite(STDOUT, $line . "\n");
@@ -227,7 +241,7 @@ function serve(callable $lock, callable $unlock, ?callable $refresh = null, ?int
                     answer('error unknown request: ' . oneLine($line));
             }
         } catch (Throwable $e) {
-            answer('error ' . get_class($e) . ': ' . oneLine($e->getMessage()));
+            answer('error ' . oneLine(describe($e)));
             // A transaction cut short is not left open for the next request.
             try {
                 if (getRedis(false)?->getMode() === Redis::MULTI) {

@@ -171,10 +171,7 @@ func acquireFaults(newRun func(string) *run) Result {
 // It returns how many faults it injected, or ok false with the break.
 func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool) {
 	r, _, b := faultSetup(newRun, "/refresh-count", false)
-	l := b.tryAcquire(faultTTL(r))
-	if l == nil {
-		r.fail("B could not acquire a free lock")
-	}
+	l := b.mustAcquire(faultTTL(r))
 	rf, refresher := l.(strategy.Refresher)
 	if !refresher {
 		r.shutdown()
@@ -191,10 +188,7 @@ func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool)
 				r.shutdown()
 			}
 			r, _, b = faultSetup(newRun, fmt.Sprintf("/refresh-%d", i+1), false)
-			l := b.tryAcquire(faultTTL(r))
-			if l == nil {
-				r.fail("B could not acquire a free lock")
-			}
+			l := b.mustAcquire(faultTTL(r))
 			rf = l.(strategy.Refresher)
 		} else {
 			r.expireKey(faultTTL(r))
@@ -266,8 +260,10 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 	b = r.newClient("B", 0)
 	// On a key of its own: a lock whose release frees nothing
 	// (release-frees) would keep K.
+	start := time.Now()
 	lb, err := b.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
 	if lb == nil {
+		b.refusedSlowly(start)
 		r.fail("B could not acquire a free lock: %v", err)
 	}
 	b.releaseErr(lb)
@@ -278,9 +274,7 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 		// Long, thrice: B's faulted attempt may take a program's own
 		// timeout (seconds) to fail, and A's lock must not expire
 		// meanwhile.
-		if a.tryAcquire(3*r.tm.Long) == nil {
-			r.fail("A could not acquire a free lock")
-		}
+		a.mustAcquire(3 * r.tm.Long)
 		a.settle()
 		r.det.enter("A")
 		r.note(mFaultsAHolds.New(3 * r.tm.Long))

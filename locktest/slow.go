@@ -38,13 +38,19 @@ func (c *simClient) mustAcquire(ttl time.Duration) strategy.Lock {
 	start := time.Now()
 	l := c.tryAcquire(ttl)
 	if l == nil {
-		if took := time.Since(start); took > c.r.tm.quick() {
-			c.r.disturbed(fmt.Errorf("%s could not acquire a free lock in an attempt of %v, more than the %v a scenario's timing allows",
-				c.name, took.Round(time.Millisecond), c.r.tm.quick()))
-		}
+		c.refusedSlowly(start)
 		c.r.fail("%s could not acquire a free lock", c.name)
 	}
 	return l
+}
+
+// refusedSlowly disturbs the run when c's attempt at a free lock, begun
+// at start and refused, was not quick.
+func (c *simClient) refusedSlowly(start time.Time) {
+	if took := time.Since(start); took > c.r.tm.quick() {
+		c.r.disturbed(fmt.Errorf("%s could not acquire a free lock in an attempt of %v, more than the %v a scenario's timing allows",
+			c.name, took.Round(time.Millisecond), c.r.tm.quick()))
+	}
 }
 
 // waitFree is acquire of a lock that must be free from free into the

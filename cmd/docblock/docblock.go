@@ -21,6 +21,9 @@
 //	<!-- lockcheck:command name=exec-garbage --> ... <!-- /lockcheck:command -->
 //		the output of a run of the tool that Style.Commands names, from
 //		the line Command.From names;
+//	<!-- lockcheck:session name=token-lock --> ... <!-- /lockcheck:session -->
+//		an exchange with a program of the line protocol that
+//		Style.Sessions names, run directly against a real Redis;
 //	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
 //		the table of the properties: each one's scenario and what must
 //		hold, from the messages PROPERTY.scenario and PROPERTY.must;
@@ -71,6 +74,8 @@ type Style struct {
 	Run string
 	// Commands are the runs of the tool that command blocks name.
 	Commands map[string]Command
+	// Sessions are the exchanges with a program that session blocks name.
+	Sessions map[string]Session
 	// Trace introduces a trace block's diagram: strategy, property,
 	// reason; nil for "**S breaks P:** reason".
 	Trace *msg.Def
@@ -288,6 +293,10 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 		if err := s.command(&w, b, root, lang, shaped); err != nil {
 			return "", err
 		}
+	case "session":
+		if err := s.session(&w, b, root, shaped); err != nil {
+			return "", err
+		}
 	case "gotest":
 		if err := goTest(&w, b, root, shaped); err != nil {
 			return "", err
@@ -297,7 +306,7 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 			return "", err
 		}
 	default:
-		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output, command, gotest or properties)", b.Name(), b.Kind)
+		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output, command, session, gotest or properties)", b.Name(), b.Kind)
 	}
 	return w.String(), nil
 }

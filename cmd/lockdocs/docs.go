@@ -10,6 +10,7 @@ import (
 
 	"github.com/locklab/locklab/cmd/docblock"
 	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/recipes"
 	"github.com/locklab/locklab/report"
 )
 
@@ -20,6 +21,11 @@ var style = docblock.Style{Marker: "lockcheck", Make: "make docs", Commands: map
 	// not start.
 	"exec-garbage": {Args: []string{"-exec", "echo ready; read -r l; echo 'hello there'", "-name", "garbage", "-property", "exclusion"}, From: "garbage / exclusion"},
 	"exec-nosuch":  {Args: []string{"-exec", "nosuch", "-property", "exclusion"}, From: "nosuch / exclusion"},
+}, Sessions: map[string]docblock.Session{
+	// docs/exec.md: the example program, acquire, release twice, refresh.
+	"token-lock": {Argv: recipes.TokenLock().Argv, Client: "A", Requests: []string{
+		"acquire example:lock 5000", "release HANDLE", "release HANDLE", "refresh HANDLE 5000",
+	}},
 }}
 
 // peersStyle is the blocks of docs/peers.md, written from a run of

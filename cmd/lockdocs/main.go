@@ -39,6 +39,9 @@
 //	<!-- lockcheck:command name=exec-garbage --> ... <!-- /lockcheck:command -->
 //		the output of a run of the tool that Style.Commands names, from
 //		the line Command.From names;
+//	<!-- lockcheck:session name=token-lock --> ... <!-- /lockcheck:session -->
+//		an exchange with a program of the line protocol that
+//		Style.Sessions names, run directly against a real Redis;
 //	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
 //		the table of the properties: each one's scenario and what must
 //		hold, from the messages PROPERTY.scenario and PROPERTY.must;

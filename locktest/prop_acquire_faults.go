@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -321,7 +322,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 		}
 		owned := r.viewKey()
 		rerr := b.releaseErr(lb)
-		if after := r.viewKey(); rerr != nil || (after.pttl != -2 && after.value == owned.value) {
+		if after := r.viewKey(); rerr != nil || (after.pttl != -2 && slices.Equal(after.values, owned.values)) {
 			why := "K unchanged"
 			if rerr != nil {
 				why = r.errText(rerr)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest/internal/wire"
 	"github.com/locklab/locklab/strategy"
 )
@@ -126,7 +127,7 @@ func (k clientClock) Now() time.Time {
 	case k.c.skew < 0:
 		m = mClockBehind.New(at, -k.c.skew)
 	}
-	r.rec.add(Event{Client: k.c.name, Kind: EvClock, Msg: &m})
+	r.rec.add(history.Event{Client: k.c.name, Kind: history.EvClock, Msg: &m})
 	return now
 }
 
@@ -146,7 +147,7 @@ func (c *simClient) crash(why Message) {
 	}
 	c.dying = true
 	c.mu.Unlock()
-	c.r.rec.add(Event{Client: c.name, Kind: EvCrash, Msg: &why})
+	c.r.rec.add(history.Event{Client: c.name, Kind: history.EvCrash, Msg: &why})
 	c.kill()
 }
 
@@ -269,10 +270,10 @@ func (c *simClient) acquired(l strategy.Lock, err error) strategy.Lock {
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
 	case err == nil:
 		c.unseen()
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
+		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired})
 		return l
 	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(Event{Client: c.name, Kind: EvNotAcquired})
+		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvNotAcquired})
 	case c.isCrashed():
 		// Whatever a crashed client's commands return (a cut connection)
 		// is the crash, not the strategy's doing.
@@ -294,7 +295,7 @@ func (c *simClient) release(l strategy.Lock) {
 func (c *simClient) releaseErr(l strategy.Lock) error {
 	var err error
 	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
-	c.r.rec.add(c.outcome(EvReleased, err))
+	c.r.rec.add(c.outcome(history.EvReleased, err))
 	return err
 }
 
@@ -303,7 +304,7 @@ func (c *simClient) releaseErr(l strategy.Lock) error {
 func (c *simClient) refresh(l strategy.Refresher, ttl time.Duration) error {
 	var err error
 	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(c.r.ctx, ttl) })
-	c.r.rec.add(c.outcome(EvRefreshed, err))
+	c.r.rec.add(c.outcome(history.EvRefreshed, err))
 	return err
 }
 
@@ -318,11 +319,11 @@ func (c *simClient) tryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
 	case err == nil:
 		c.unseen()
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
+		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired})
 	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(Event{Client: c.name, Kind: EvNotAcquired})
+		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvNotAcquired})
 	default:
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Err: c.r.errText(err)})
+		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired, Err: c.r.errText(err)})
 	}
 	return l, err
 }
@@ -333,8 +334,8 @@ func (c *simClient) attempt(ctx context.Context, key string, ttl time.Duration) 
 	return l, err
 }
 
-func (c *simClient) outcome(kind EventKind, err error) Event {
-	e := Event{Client: c.name, Kind: kind}
+func (c *simClient) outcome(kind history.EventKind, err error) history.Event {
+	e := history.Event{Client: c.name, Kind: kind}
 	if err != nil {
 		e.Err = c.r.errText(err)
 	}
@@ -373,7 +374,7 @@ type until struct {
 func (u until) Delay(int) (time.Duration, bool) {
 	again := time.Now().Add(u.poll).Before(u.deadline)
 	if again {
-		u.c.r.rec.add(Event{Client: u.c.name, Kind: EvNotAcquired})
+		u.c.r.rec.add(history.Event{Client: u.c.name, Kind: history.EvNotAcquired})
 	}
 	return u.poll, again
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
@@ -135,10 +136,10 @@ func TestPipelinedCommandsSteered(t *testing.T) {
 }
 
 // replies returns the commands of a timeline with their replies.
-func replies(tl []locktest.Event) string {
+func replies(tl []history.Event) string {
 	var lines []string
 	for _, e := range tl {
-		if e.Kind == locktest.EvCommand {
+		if e.Kind == history.EvCommand {
 			line := e.Client + " " + join(e.Command, " ") + " -> " + join(e.Reply, "") + e.Err
 			if e.Msg != nil {
 				line += e.Msg.String()

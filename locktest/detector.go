@@ -3,6 +3,8 @@ package locktest
 import (
 	"slices"
 	"sync"
+
+	"github.com/locklab/locklab/history"
 )
 
 // detector watches the critical section: who is inside, and who entered
@@ -17,11 +19,11 @@ type detector struct {
 func (d *detector) enter(who string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.rec.add(Event{Client: who, Kind: EvEnter})
+	d.rec.add(history.Event{Client: who, Kind: history.EvEnter})
 	if len(d.inside) > 0 {
 		o := mOverlapText.New(who, slices.Clone(d.inside))
 		d.overlaps = append(d.overlaps, o)
-		d.rec.add(Event{Client: who, Kind: EvOverlap, Msg: &o})
+		d.rec.add(history.Event{Client: who, Kind: history.EvOverlap, Msg: &o})
 	}
 	d.inside = append(d.inside, who)
 }
@@ -32,7 +34,7 @@ func (d *detector) leave(who string) {
 	for i, c := range d.inside {
 		if c == who {
 			d.inside = append(d.inside[:i], d.inside[i+1:]...)
-			d.rec.add(Event{Client: who, Kind: EvLeave})
+			d.rec.add(history.Event{Client: who, Kind: history.EvLeave})
 			return
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
@@ -38,7 +39,7 @@ func ExampleCheck() {
 		// The counterexample: every command each client sent, and its reply,
 		// each a list of typed values (the key, a time, a client's token)
 		// that String writes as text.
-		text := func(args []locktest.Arg, sep string) string {
+		text := func(args []history.Arg, sep string) string {
 			var parts []string
 			for _, a := range args {
 				parts = append(parts, a.String())
@@ -46,7 +47,7 @@ func ExampleCheck() {
 			return strings.Join(parts, sep)
 		}
 		for _, e := range res.Timeline {
-			if e.Kind == locktest.EvCommand {
+			if e.Kind == history.EvCommand {
 				fmt.Printf("  %s: %s -> %s\n", e.Client, text(e.Command, " "), text(e.Reply, ""))
 			}
 		}

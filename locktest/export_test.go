@@ -1,10 +1,12 @@
 package locktest
 
+import "github.com/locklab/locklab/history"
+
 // What the package's own tests and examples use of its internals.
 
 func Mismatch(res Result, want Verdict) string { return mismatch(res, want) }
 
-func FormatTimeline(tl []Event) string { return formatEvents(tl) }
+func FormatTimeline(tl []history.Event) string { return history.Format(tl) }
 
 func ExpectFrom(results []Result, strict bool) Expect { return expectFrom(results, strict) }
 

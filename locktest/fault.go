@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/wire"
 )
@@ -154,7 +155,7 @@ func (c *simClient) injectBefore(cmd *wire.Command) error {
 // the timeline what the suite did, then drops the connection (a lost
 // reply) or holds the reply back (a late one). It reports whether cmd is
 // that command; it records e, the command's event, when it is.
-func (c *simClient) faultAfter(cmd *wire.Command, e *Event) (hit faultKind) {
+func (c *simClient) faultAfter(cmd *wire.Command, e *history.Event) (hit faultKind) {
 	c.mu.Lock()
 	if cmd != c.faultCmd || cmd == nil {
 		c.mu.Unlock()
@@ -175,7 +176,7 @@ func (c *simClient) faultAfter(cmd *wire.Command, e *Event) (hit faultKind) {
 		m = mFaultLate.New()
 	}
 	c.r.rec.add(*e)
-	c.r.rec.add(Event{Client: c.name, Kind: EvNote, Msg: &m})
+	c.r.rec.add(history.Event{Client: c.name, Kind: history.EvNote, Msg: &m})
 	return hit
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest"
 	"github.com/stretchr/testify/assert"
 )
@@ -15,24 +16,24 @@ import (
 // one line per attempt.
 func TestFormatTimelineFolds(t *testing.T) {
 	at := func(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
-	text := func(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgText, Text: s} }
-	set := func(tok, client string) []locktest.Arg {
-		return []locktest.Arg{text("SET"), {Kind: locktest.ArgKey, Text: "lock:x"}, {Kind: locktest.ArgToken, Text: tok, Client: client},
-			text("NX"), text("PX"), {Kind: locktest.ArgNumber, Text: "60"}}
+	text := func(s string) history.Arg { return history.Arg{Kind: history.ArgText, Text: s} }
+	set := func(tok, client string) []history.Arg {
+		return []history.Arg{text("SET"), {Kind: history.ArgKey, Text: "lock:x"}, {Kind: history.ArgToken, Text: tok, Client: client},
+			text("NX"), text("PX"), {Kind: history.ArgNumber, Text: "60"}}
 	}
 	// The messages the recorder gives lock calls.
 	acquired, notAcquired := locktest.Message{ID: "event.acquired"}, locktest.Message{ID: "event.not-acquired"}
-	tl := []locktest.Event{
-		{At: at(0.5), Client: "A", Kind: locktest.EvCommand, Command: set("a", "A"), Reply: []locktest.Arg{text("OK")}},
-		{At: at(0.6), Client: "A", Kind: locktest.EvAcquired, Msg: &acquired},
+	tl := []history.Event{
+		{At: at(0.5), Client: "A", Kind: history.EvCommand, Command: set("a", "A"), Reply: []history.Arg{text("OK")}},
+		{At: at(0.6), Client: "A", Kind: history.EvAcquired, Msg: &acquired},
 	}
 	for i := range 100 {
 		tok := fmt.Sprintf("b%d", i)
 		tl = append(tl,
-			locktest.Event{At: at(1 + float64(i)), Client: "B", Kind: locktest.EvCommand, Command: set(tok, "B"), Reply: []locktest.Arg{text("(nil)")}},
-			locktest.Event{At: at(1.1 + float64(i)), Client: "B", Kind: locktest.EvNotAcquired, Msg: &notAcquired})
+			history.Event{At: at(1 + float64(i)), Client: "B", Kind: history.EvCommand, Command: set(tok, "B"), Reply: []history.Arg{text("(nil)")}},
+			history.Event{At: at(1.1 + float64(i)), Client: "B", Kind: history.EvNotAcquired, Msg: &notAcquired})
 	}
-	tl = append(tl, locktest.Event{At: at(101), Client: "B", Kind: locktest.EvCommand, Command: set("b100", "B"), Reply: []locktest.Arg{text("OK")}})
+	tl = append(tl, history.Event{At: at(101), Client: "B", Kind: history.EvCommand, Command: set("b100", "B"), Reply: []history.Arg{text("OK")}})
 
 	got := locktest.FormatTimeline(tl)
 	assert.Equal(t, `     0.5ms A SET K a NX PX 60 -> OK

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest/internal/wire"
 )
 
@@ -38,7 +39,7 @@ func (c *simClient) hooks(node int) wire.Hooks {
 		// An invalidation of client-side caching or a pub/sub message: in
 		// the timeline, where the client gets it.
 		Push: func(_ *wire.Conn, push wire.Value) {
-			c.r.rec.add(Event{Client: c.name, Kind: EvPush, Node: c.nodes[node], Reply: valueArgs(c.r, push, nil)})
+			c.r.rec.add(history.Event{Client: c.name, Kind: history.EvPush, Node: c.nodes[node], Reply: valueArgs(c.r, push, nil)})
 		},
 	}
 }
@@ -64,7 +65,7 @@ func (c *simClient) before(ctx context.Context, cmd string) error {
 		// whatever the client does between two commands (a clock read, a
 		// compare) is done: the timeline is the same on every run.
 		if arrive != nil {
-			c.r.rec.add(Event{Client: c.name, Kind: EvPause, Msg: &why})
+			c.r.rec.add(history.Event{Client: c.name, Kind: history.EvPause, Msg: &why})
 			close(arrive)
 		}
 		select {
@@ -119,7 +120,7 @@ func (c *simClient) partition(cut bool, nodes ...int) {
 // before the client can send anything more.
 func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err error) {
 	if !cmd.Sent && (c.faultHitting(cmd, faultReply) || c.faultHitting(cmd, faultDropped)) {
-		e := Event{Client: c.name, Kind: EvCommand, Command: c.commandArgs(cmd.Args)}
+		e := history.Event{Client: c.name, Kind: history.EvCommand, Command: c.commandArgs(cmd.Args)}
 		if reply.IsError() {
 			e.Err = string(reply.Text)
 		} else {
@@ -133,7 +134,7 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 		if cut := c.unreachable(node); cut != nil {
 			// Refused by a partition: the timeline shows the attempt.
 			m := mUnreachable.New()
-			c.r.rec.add(Event{Client: c.name, Kind: EvCommand, Node: c.nodes[node], Command: c.commandArgs(cmd.Args), Msg: &m})
+			c.r.rec.add(history.Event{Client: c.name, Kind: history.EvCommand, Node: c.nodes[node], Command: c.commandArgs(cmd.Args), Msg: &m})
 		}
 		return // failed before it left (a crash, an injected failure): Redis never saw it
 	}
@@ -141,7 +142,7 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 		return // in flight when the suite cut the client: it never learned the outcome
 	}
 	name := cmd.Name()
-	e := Event{Client: c.name, Kind: EvCommand, Command: c.commandArgs(cmd.Args)}
+	e := history.Event{Client: c.name, Kind: history.EvCommand, Command: c.commandArgs(cmd.Args)}
 	if len(c.nodes) > 1 {
 		e.Node = c.nodes[node]
 	}
@@ -160,7 +161,7 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 		e.Reply = replyArgs(c.r, name, reply)
 		if name == "SCRIPT" && len(cmd.Args) > 1 && strings.EqualFold(string(cmd.Args[1]), "LOAD") && len(e.Reply) == 1 {
 			c.r.rec.digest(e.Reply[0].Text)
-			e.Reply[0].Kind = ArgDigest
+			e.Reply[0].Kind = history.ArgDigest
 		}
 	}
 	hit := c.faultAfter(cmd, &e)
@@ -198,13 +199,13 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 
 // commandArgs types a command's arguments: the name as text, then each
 // argument through run.arg. A script's digest is named as such, and a
-// value the client writes at the key is noted as its (see ArgToken).
-func (c *simClient) commandArgs(args [][]byte) []Arg {
+// value the client writes at the key is noted as its (see history.ArgToken).
+func (c *simClient) commandArgs(args [][]byte) []history.Arg {
 	r := c.r
-	out := make([]Arg, len(args))
+	out := make([]history.Arg, len(args))
 	for i, a := range args {
 		if i == 0 {
-			out[i] = Arg{Kind: ArgText, Text: string(a)} // the command's name, as the client wrote it
+			out[i] = history.Arg{Kind: history.ArgText, Text: string(a)} // the command's name, as the client wrote it
 			continue
 		}
 		out[i] = r.arg(string(a))
@@ -214,18 +215,18 @@ func (c *simClient) commandArgs(args [][]byte) []Arg {
 	}
 	name := strings.ToUpper(string(args[0]))
 	if (name == "EVALSHA" || name == "EVALSHA_RO") && len(out) > 1 {
-		out[1].Kind = ArgDigest
+		out[1].Kind = history.ArgDigest
 		r.rec.digest(out[1].Text)
 	}
 	if (name == "EVAL" || name == "EVAL_RO") && len(args) > 1 {
 		// A script sent whole goes by its digest, as EVALSHA would name
 		// it: its body run into one line would fill the timeline.
 		d := sha1.Sum(args[1])
-		out[1] = Arg{Kind: ArgDigest, Text: hex.EncodeToString(d[:])}
+		out[1] = history.Arg{Kind: history.ArgDigest, Text: hex.EncodeToString(d[:])}
 		r.rec.digest(out[1].Text)
 	}
 	for _, i := range written(name, out) {
-		if out[i].Kind == ArgText && out[i].Text != "" {
+		if out[i].Kind == history.ArgText && out[i].Text != "" {
 			r.rec.wrote(c.name, out[i].Text)
 		}
 	}
@@ -237,8 +238,10 @@ func (c *simClient) commandArgs(args [][]byte) []Arg {
 // GETSET, SETEX, PSETEX and MSET, the fields and values of HSET, HMSET and
 // HSETNX, HINCRBY's field, and every argument of a script or function
 // called with the key among its keys.
-func written(name string, args []Arg) []int {
-	isKey := func(i int) bool { return i < len(args) && (args[i].Kind == ArgKey || args[i].Kind == ArgLockKey) }
+func written(name string, args []history.Arg) []int {
+	isKey := func(i int) bool {
+		return i < len(args) && (args[i].Kind == history.ArgKey || args[i].Kind == history.ArgLockKey)
+	}
 	switch name {
 	case "SET", "SETNX", "GETSET":
 		if isKey(1) && len(args) > 2 {
@@ -274,7 +277,7 @@ func written(name string, args []Arg) []int {
 		if err != nil || n < 0 || 3+n > len(args) {
 			return nil
 		}
-		if !slices.ContainsFunc(args[3:3+n], func(a Arg) bool { return a.Kind == ArgKey || a.Kind == ArgLockKey }) {
+		if !slices.ContainsFunc(args[3:3+n], func(a history.Arg) bool { return a.Kind == history.ArgKey || a.Kind == history.ArgLockKey }) {
 			return nil
 		}
 		var out []int
@@ -291,21 +294,21 @@ func written(name string, args []Arg) []int {
 // strings and integers through run.arg (the key as K, times from t0), a
 // null as (nil), an error inside an array as "error: ...", an array as
 // "[", its elements with ", " between them, and "]". The time a key has
-// left (TTL, PTTL) is ArgLeft, HELLO's reply ArgServer.
-func replyArgs(r *run, name string, v wire.Value) []Arg {
+// left (TTL, PTTL) is history.ArgLeft, HELLO's reply history.ArgServer.
+func replyArgs(r *run, name string, v wire.Value) []history.Arg {
 	switch {
 	case v.Kind == wire.SimpleString:
-		return []Arg{{Kind: ArgText, Text: string(v.Text)}}
+		return []history.Arg{{Kind: history.ArgText, Text: string(v.Text)}}
 	case name == "HELLO":
-		return []Arg{{Kind: ArgServer, Text: v.String()}}
+		return []history.Arg{{Kind: history.ArgServer, Text: v.String()}}
 	case (name == "TTL" || name == "PTTL") && v.Kind == wire.Integer && !strings.HasPrefix(string(v.Text), "-"):
-		return []Arg{{Kind: ArgLeft, Text: string(v.Text)}}
+		return []history.Arg{{Kind: history.ArgLeft, Text: string(v.Text)}}
 	}
 	return valueArgs(r, v, nil)
 }
 
-func valueArgs(r *run, v wire.Value, out []Arg) []Arg {
-	text := func(s string) []Arg { return append(out, Arg{Kind: ArgText, Text: s}) }
+func valueArgs(r *run, v wire.Value, out []history.Arg) []history.Arg {
+	text := func(s string) []history.Arg { return append(out, history.Arg{Kind: history.ArgText, Text: s}) }
 	switch {
 	case v.Nil:
 		return text("(nil)")
@@ -323,11 +326,11 @@ func valueArgs(r *run, v wire.Value, out []Arg) []Arg {
 		out = text("[")
 		for i, x := range v.Elems {
 			if i > 0 {
-				out = append(out, Arg{Kind: ArgText, Text: ", "})
+				out = append(out, history.Arg{Kind: history.ArgText, Text: ", "})
 			}
 			out = valueArgs(r, x, out)
 		}
-		return append(out, Arg{Kind: ArgText, Text: "]"})
+		return append(out, history.Arg{Kind: history.ArgText, Text: "]"})
 	}
 	return text(v.String())
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
@@ -29,7 +30,7 @@ func check(t *testing.T, f locktest.Factory, p locktest.Property, timeout time.D
 
 // join returns the Strings of args joined by sep, as a timeline's text
 // writes them.
-func join(args []locktest.Arg, sep string) string {
+func join(args []history.Arg, sep string) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
 		parts[i] = a.String()
@@ -38,10 +39,10 @@ func join(args []locktest.Arg, sep string) string {
 }
 
 // commands returns the commands of a timeline, one string each.
-func commands(tl []locktest.Event) string {
+func commands(tl []history.Event) string {
 	var b strings.Builder
 	for _, e := range tl {
-		if e.Kind == locktest.EvCommand {
+		if e.Kind == history.EvCommand {
 			b.WriteString(e.Client + " " + join(e.Command, " ") + "\n")
 		}
 	}
@@ -173,8 +174,8 @@ func TestBadStrategies(t *testing.T) {
 func TestMismatch(t *testing.T) {
 	holds := locktest.Result{Property: locktest.SafeRelease, Verdict: locktest.Holds, Message: locktest.Message{ID: "late.resumes"}}
 	breaks := locktest.Result{Property: locktest.SafeRelease, Verdict: locktest.Breaks, Message: locktest.Message{ID: "freed.while-held"},
-		Timeline: []locktest.Event{{Client: "A", Kind: locktest.EvCommand, Command: []locktest.Arg{{Kind: locktest.ArgText, Text: "DEL"}, {Kind: locktest.ArgKey, Text: "lock:x"}},
-			Reply: []locktest.Arg{{Kind: locktest.ArgNumber, Text: "1"}}}}}
+		Timeline: []history.Event{{Client: "A", Kind: history.EvCommand, Command: []history.Arg{{Kind: history.ArgText, Text: "DEL"}, {Kind: history.ArgKey, Text: "lock:x"}},
+			Reply: []history.Arg{{Kind: history.ArgNumber, Text: "1"}}}}}
 	na := locktest.Result{Property: locktest.SafeRelease, Verdict: locktest.NotApplicable, Message: locktest.Message{ID: "key.no-expiry"}}
 
 	assert.Empty(t, locktest.Mismatch(holds, locktest.Holds))
@@ -413,16 +414,16 @@ func TestEvictingServer(t *testing.T) {
 // lockcheck's names: t0 in Unix ms, each event's command and reply as
 // typed values, its message as data.
 func TestResultJSONTimeline(t *testing.T) {
-	text := func(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgText, Text: s} }
+	text := func(s string) history.Arg { return history.Arg{Kind: history.ArgText, Text: s} }
 	acquired := locktest.Message{ID: "event.acquired"}
 	res := locktest.Result{Property: locktest.Exclusion, Verdict: locktest.Breaks, Message: locktest.Message{ID: "freed.while-held"},
 		Key: "lock:x", Start: time.UnixMilli(1700000000123), Elapsed: 1001 * time.Microsecond,
 		Tokens: map[string][]string{"A": {"a1"}},
-		Timeline: []locktest.Event{
-			{At: time.Millisecond, Client: "A", Kind: locktest.EvCommand,
-				Command: []locktest.Arg{text("SET"), {Kind: locktest.ArgKey, Text: "lock:x"}, {Kind: locktest.ArgToken, Text: "a1", Client: "A"}},
-				Reply:   []locktest.Arg{text("OK")}},
-			{At: 2 * time.Millisecond, Client: "A", Kind: locktest.EvAcquired, Msg: &acquired},
+		Timeline: []history.Event{
+			{At: time.Millisecond, Client: "A", Kind: history.EvCommand,
+				Command: []history.Arg{text("SET"), {Kind: history.ArgKey, Text: "lock:x"}, {Kind: history.ArgToken, Text: "a1", Client: "A"}},
+				Reply:   []history.Arg{text("OK")}},
+			{At: 2 * time.Millisecond, Client: "A", Kind: history.EvAcquired, Msg: &acquired},
 		}}
 	b, err := json.Marshal(res)
 	require.NoError(t, err)

@@ -1,6 +1,9 @@
 package locktest
 
-import "github.com/locklab/locklab/internal/msg"
+import (
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+)
 
 // Message is what the suite says: an identifier and typed arguments,
 // rendered in a language from its catalog of templates.
@@ -113,7 +116,7 @@ func boundary(k, n int, op string) Message {
 }
 
 // valueArg is a value of the timeline as a message's argument.
-func valueArg(a Arg) msg.Arg {
+func valueArg(a history.Arg) msg.Arg {
 	return msg.Arg{Kind: msg.Value, Value: string(a.Kind), Text: a.Text, Owner: a.Client, Ms: a.Ms}
 }
 
@@ -162,14 +165,4 @@ var (
 	mNoReply     = msg.Define("event.no-reply", nil, "no reply: the connection closed first")
 	mUnreachable = msg.Define("event.unreachable", nil,
 		"unreachable: the network between them is cut")
-
-	// kindMsg is what an event of each kind says when nothing else does.
-	kindMsg = map[EventKind]Message{
-		EvAcquired:    msg.Define("event.acquired", nil, "lock acquired").New(),
-		EvNotAcquired: msg.Define("event.not-acquired", nil, "not acquired").New(),
-		EvReleased:    msg.Define("event.released", nil, "released").New(),
-		EvRefreshed:   msg.Define("event.refreshed", nil, "refreshed").New(),
-		EvEnter:       msg.Define("event.enter", nil, "enters the critical section").New(),
-		EvLeave:       msg.Define("event.leave", nil, "leaves the critical section").New(),
-	}
 )

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
@@ -359,7 +360,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 func (c *simClient) refreshErr(ctx context.Context, l strategy.Refresher, ttl time.Duration) error {
 	var err error
 	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(ctx, ttl) })
-	c.r.rec.add(c.outcome(EvRefreshed, err))
+	c.r.rec.add(c.outcome(history.EvRefreshed, err))
 	return err
 }
 
@@ -371,11 +372,11 @@ func (c *simClient) attemptErr(ctx context.Context, ttl time.Duration) (strategy
 	case err == nil && l == nil:
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
 	case err == nil:
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
+		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired})
 	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(Event{Client: c.name, Kind: EvNotAcquired})
+		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvNotAcquired})
 	default:
-		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired, Err: c.r.errText(err)})
+		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired, Err: c.r.errText(err)})
 	}
 	return l, err
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
@@ -164,10 +165,10 @@ func handover(newRun func(string) *run) (*Result, int) {
 
 // aroundOverlap cuts a long timeline down to the events that led to the
 // first overlap and a few after it, keeping the opening note.
-func aroundOverlap(tl []Event) []Event {
+func aroundOverlap(tl []history.Event) []history.Event {
 	const before, after = 60, 10
 	for i, e := range tl {
-		if e.Kind != EvOverlap {
+		if e.Kind != history.EvOverlap {
 			continue
 		}
 		from, to := max(0, i-before), min(len(tl), i+after)
@@ -176,7 +177,7 @@ func aroundOverlap(tl []Event) []Event {
 		}
 		n := noteEvent(mLeftOut.New(from))
 		n.At = tl[from].At
-		out := []Event{n}
+		out := []history.Event{n}
 		return append(out, tl[from:to]...)
 	}
 	return tl

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/locklab/locklab/history"
 )
 
 // recorder keeps a scenario's timeline, and what it needs to name the
@@ -13,7 +15,7 @@ import (
 type recorder struct {
 	mu      sync.Mutex
 	start   time.Time
-	events  []Event
+	events  []history.Event
 	writers map[string][]string // a value written at the key: the clients that wrote it, in order
 	digests map[string]bool
 }
@@ -45,7 +47,7 @@ func (r *recorder) digest(d string) {
 // exactly one client wrote at the key becomes its token, one that is a
 // known digest a digest; and the tokens of each client, in the order it
 // wrote them.
-func (r *recorder) timeline() ([]Event, map[string][]string) {
+func (r *recorder) timeline() ([]history.Event, map[string][]string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	owner := map[string]string{}
@@ -53,7 +55,7 @@ func (r *recorder) timeline() ([]Event, map[string][]string) {
 	for _, e := range r.events {
 		for _, a := range e.Command {
 			w := r.writers[a.Text]
-			if a.Kind != ArgText || len(w) != 1 || w[0] != e.Client || owner[a.Text] != "" {
+			if a.Kind != history.ArgText || len(w) != 1 || w[0] != e.Client || owner[a.Text] != "" {
 				continue
 			}
 			owner[a.Text] = e.Client
@@ -74,24 +76,24 @@ func (r *recorder) timeline() ([]Event, map[string][]string) {
 			tokens[w[0]] = append(tokens[w[0]], v)
 		}
 	}
-	name := func(args []Arg) []Arg {
+	name := func(args []history.Arg) []history.Arg {
 		if args == nil {
 			return nil
 		}
 		out := slices.Clone(args)
 		for i, a := range out {
-			if a.Kind != ArgText {
+			if a.Kind != history.ArgText {
 				continue
 			}
 			if c := owner[a.Text]; c != "" {
-				out[i] = Arg{Kind: ArgToken, Text: a.Text, Client: c}
+				out[i] = history.Arg{Kind: history.ArgToken, Text: a.Text, Client: c}
 			} else if r.digests[a.Text] {
-				out[i] = Arg{Kind: ArgDigest, Text: a.Text}
+				out[i] = history.Arg{Kind: history.ArgDigest, Text: a.Text}
 			}
 		}
 		return out
 	}
-	out := make([]Event, len(r.events))
+	out := make([]history.Event, len(r.events))
 	for i, e := range r.events {
 		e.Command, e.Reply = name(e.Command), name(e.Reply)
 		out[i] = e
@@ -99,11 +101,11 @@ func (r *recorder) timeline() ([]Event, map[string][]string) {
 	return out, tokens
 }
 
-func (r *recorder) add(e Event) {
+func (r *recorder) add(e history.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.At = time.Since(r.start)
-	if m, ok := kindMsg[e.Kind]; ok && e.Msg == nil && e.Err == "" {
+	if m, ok := history.Said(e.Kind); ok && e.Msg == nil && e.Err == "" {
 		e.Msg = &m
 	}
 	r.events = append(r.events, e)

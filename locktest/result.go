@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
+
+	"github.com/locklab/locklab/history"
 )
 
 // Verdict is the outcome of a property for a strategy.
@@ -27,7 +28,7 @@ type Result struct {
 	Message  Message // why the verdict is what it is, as data: any language renders it
 	// Timeline is a break's counterexample: each client's commands and
 	// replies, clock readings, and who was in the critical section.
-	Timeline    []Event
+	Timeline    []history.Event
 	Key         string              // the timeline's key, K
 	Start       time.Time           // t0, when that run began
 	Tokens      map[string][]string // each client's values at K
@@ -49,7 +50,7 @@ type resultJSON struct {
 	Message     Message             `json:"message,omitzero"`
 	Err         string              `json:"error,omitempty"`
 	ElapsedMS   float64             `json:"elapsed_ms"`
-	Timeline    []Event             `json:"timeline,omitempty"`
+	Timeline    []history.Event     `json:"timeline,omitempty"`
 	Key         string              `json:"key,omitempty"`
 	StartUnixMS int64               `json:"start_unix_ms,omitempty"`
 	Tokens      map[string][]string `json:"tokens,omitempty"`
@@ -91,153 +92,14 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// EventKind says what an Event records.
-type EventKind string
-
-// The kinds of events.
-const (
-	EvCommand     EventKind = "command"      // a command sent, with its reply or error
-	EvClock       EventKind = "clock"        // the strategy read a client's clock
-	EvPush        EventKind = "push"         // a message from Redis that answers no command (Reply)
-	EvAcquired    EventKind = "acquired"     // an attempt to acquire returned the lock, or Err
-	EvNotAcquired EventKind = "not-acquired" // an attempt to acquire returned without it
-	EvReleased    EventKind = "released"     // Release returned
-	EvRefreshed   EventKind = "refreshed"    // Refresh returned
-	EvEnter       EventKind = "enter"        // a client entered the critical section
-	EvLeave       EventKind = "leave"        // a client left it
-	EvOverlap     EventKind = "overlap"      // the detector saw two clients inside
-	EvCrash       EventKind = "crash"        // a client died
-	EvPause       EventKind = "pause"        // a client stopped between two commands
-	EvNote        EventKind = "note"         // the scenario says what it does next
-)
-
-// Event is one entry of a timeline. Everything in it is typed: a
-// renderer writes it in any language, and nothing reads its text back.
-type Event struct {
-	At      time.Duration `json:"at_ns"` // since the run began
-	Client  string        `json:"client,omitempty"`
-	Kind    EventKind     `json:"kind"`
-	Node    string        `json:"node,omitempty"`    // the master, over several
-	Command []Arg         `json:"command,omitempty"` // its name, then its arguments
-	Reply   []Arg         `json:"reply,omitempty"`
-	Err     string        `json:"error,omitempty"` // Redis's, or the lock call's
-	Msg     *Message      `json:"msg,omitempty"`   // what it says, or why a command had no reply
-}
-
-// ArgKind says what a value of a timeline is.
-type ArgKind string
-
-// The kinds of values. A token is a value one client alone wrote at K.
-const (
-	ArgText    ArgKind = "text"     // anything else, as it was
-	ArgNumber  ArgKind = "number"   // an integer that is not a time
-	ArgKey     ArgKind = "key"      // the run's lock key, written K
-	ArgLockKey ArgKind = "lock-key" // another key of the lock's state (strategy.Keyed)
-	ArgTime    ArgKind = "time"     // a Unix time in ms near t0 (Arg.Ms after it)
-	ArgToken   ArgKind = "token"    // a value one client alone wrote
-	ArgDigest  ArgKind = "digest"   // a script's SHA-1 digest
-	ArgClient  ArgKind = "client"   // a simulated client's name
-	ArgLeft    ArgKind = "left"     // a key's time to live, counting down
-	ArgServer  ArgKind = "server"   // what the server says of itself (HELLO)
-)
-
-// Arg is one value of an event, typed.
-type Arg struct {
-	Kind   ArgKind `json:"kind"`
-	Text   string  `json:"text"`             // the value as it was
-	Client string  `json:"client,omitempty"` // a token's writer
-	Ms     int64   `json:"ms,omitempty"`     // a time's distance from t0
-}
-
-// String writes a as a go test counterexample does: the key as K, a
-// time as t0±Δms.
-func (a Arg) String() string {
-	switch a.Kind {
-	case ArgKey:
-		return "K"
-	case ArgTime:
-		return fmt.Sprintf("t0%+dms", a.Ms)
-	}
-	return a.Text
-}
-
-// joinArgs returns the Strings of args joined by sep.
-func joinArgs(args []Arg, sep string) string {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = a.String()
-	}
-	return strings.Join(parts, sep)
-}
-
-// String formats the event on one line, in English.
-func (e Event) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%8.1fms ", ms(e.At))
-	if e.Client != "" {
-		fmt.Fprintf(&b, "%s ", e.Client)
-	} else {
-		b.WriteString("- ")
-	}
-	switch e.Kind {
-	case EvCommand:
-		if e.Node != "" {
-			fmt.Fprintf(&b, "@%s ", e.Node)
-		}
-		b.WriteString(joinArgs(e.Command, " "))
-		switch {
-		case e.Err != "":
-			fmt.Fprintf(&b, " -> error: %s", e.Err)
-		case e.Msg != nil:
-			fmt.Fprintf(&b, " -> error: %s", e.Msg)
-		default:
-			fmt.Fprintf(&b, " -> %s", joinArgs(e.Reply, ""))
-		}
-	case EvPush:
-		fmt.Fprintf(&b, "<- push %s", joinArgs(e.Reply, ""))
-	default:
-		if m, ok := kindMsg[e.Kind]; ok && e.Msg != nil && e.Msg.ID == m.ID {
-			b.WriteString(m.String()) // "lock acquired", "released"...
-			break
-		}
-		b.WriteString(string(e.Kind))
-		if e.Err != "" {
-			b.WriteString(" error: " + e.Err)
-		}
-		if e.Msg != nil {
-			b.WriteString(": " + e.Msg.String())
-		}
-	}
-	return b.String()
-}
-
-// formatEvents formats a timeline one event a line, its repetitions
-// (see groups) once: a line "loop ×N, until <time of its last event>:",
-// then the events of one repetition, indented.
-func formatEvents(tl []Event) string {
-	var b strings.Builder
-	for _, r := range groups(tl) {
-		indent := ""
-		if len(r.Events) > 1 {
-			end := r.Events[len(r.Events)-1]
-			fmt.Fprintf(&b, "%8.1fms loop ×%d, until %.1fms:\n", ms(r.Events[0][0].At), len(r.Events), ms(end[len(end)-1].At))
-			indent = "    "
-		}
-		for _, e := range r.Events[r.First] {
-			b.WriteString(indent + e.String() + "\n")
-		}
-	}
-	return b.String()
-}
-
-// ms is d in milliseconds, to a microsecond.
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
 // formatTimeline formats the timeline of r, after a line that says what K
 // and t0 stand for.
 func (r Result) formatTimeline() string {
 	if r.Key == "" {
-		return formatEvents(r.Timeline)
+		return history.Format(r.Timeline)
 	}
-	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + formatEvents(r.Timeline)
+	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + history.Format(r.Timeline)
 }
+
+// ms is d in milliseconds, to a microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest/internal/wire"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
@@ -87,46 +88,46 @@ func (r *run) fail(format string, args ...any) {
 }
 
 func (r *run) note(m Message) {
-	r.rec.add(Event{Kind: EvNote, Msg: &m})
+	r.rec.add(history.Event{Kind: history.EvNote, Msg: &m})
 }
 
 // stamp types a Unix millisecond time: its distance from the run's start.
-func (r *run) stamp(ms int64) Arg {
-	return Arg{Kind: ArgTime, Text: strconv.FormatInt(ms, 10), Ms: ms - r.t0}
+func (r *run) stamp(ms int64) history.Arg {
+	return history.Arg{Kind: history.ArgTime, Text: strconv.FormatInt(ms, 10), Ms: ms - r.t0}
 }
 
 // arg types a command argument or a value of a reply: the key, a number
 // that reads as a time near the run's start (Unix milliseconds, or
 // seconds with a fraction), another integer, or text. Which texts are tokens is known only once the
 // timeline is taken (recorder.timeline).
-func (r *run) arg(s string) Arg {
+func (r *run) arg(s string) history.Arg {
 	if s == r.key {
-		return Arg{Kind: ArgKey, Text: s}
+		return history.Arg{Kind: history.ArgKey, Text: s}
 	}
 	if r.isStateKey(s) {
-		return Arg{Kind: ArgLockKey, Text: strings.ReplaceAll(s, r.key, "K")}
+		return history.Arg{Kind: history.ArgLockKey, Text: strings.ReplaceAll(s, r.key, "K")}
 	}
 	if !printable(s) {
 		// A random binary value (rueidislock's): its bytes in hex, the
 		// same text for the same value, so that it is still a token.
-		return Arg{Kind: ArgText, Text: "0x" + hex.EncodeToString([]byte(s))}
+		return history.Arg{Kind: history.ArgText, Text: "0x" + hex.EncodeToString([]byte(s))}
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
 			return r.stamp(n)
 		}
-		return Arg{Kind: ArgNumber, Text: s}
+		return history.Arg{Kind: history.ArgNumber, Text: s}
 	}
 	// Unix seconds with a fraction, as PHP's microtime(true) gives them
 	// (Symfony's RedisStore sends one with every script).
 	if i := strings.IndexByte(s, '.'); i == 10 && len(s) > 11 && strings.Trim(s, "0123456789.") == "" {
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
 			if n := int64(math.Round(f * 1000)); n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
-				return Arg{Kind: ArgTime, Text: s, Ms: n - r.t0}
+				return history.Arg{Kind: history.ArgTime, Text: s, Ms: n - r.t0}
 			}
 		}
 	}
-	return Arg{Kind: ArgText, Text: s}
+	return history.Arg{Kind: history.ArgText, Text: s}
 }
 
 // printable says whether s is text a timeline can show as it is: valid
@@ -391,7 +392,7 @@ func (r *run) restore(s staleLock) {
 	if s.exists {
 		// H wrote the value, in the run that made the stale lock.
 		v := r.arg(s.value)
-		if v.Kind == ArgText {
+		if v.Kind == history.ArgText {
 			r.rec.wrote("H", s.value)
 		}
 		r.note(mStaleHolds.New(valueArg(v), r.tm.Short))
@@ -416,9 +417,9 @@ func (r *run) readPTTL() int64 {
 		ms, err = pttlOf(c, keys)
 		return err
 	})
-	left := Arg{Kind: ArgNumber, Text: strconv.FormatInt(ms, 10)}
+	left := history.Arg{Kind: history.ArgNumber, Text: strconv.FormatInt(ms, 10)}
 	if ms >= 0 {
-		left.Kind = ArgLeft
+		left.Kind = history.ArgLeft
 	}
 	r.note(mReadPTTL.New(valueArg(left)))
 	return ms
@@ -508,7 +509,7 @@ func newSecret() string {
 }
 
 // noteEvent is a note of the scenario, outside a run's recorder.
-func noteEvent(m Message) Event { return Event{Kind: EvNote, Msg: &m} }
+func noteEvent(m Message) history.Event { return history.Event{Kind: history.EvNote, Msg: &m} }
 
 // client returns the run's client named name, or nil.
 func (r *run) client(name string) *simClient {
@@ -530,17 +531,17 @@ func (r *run) absoluteTime() string {
 	r.rec.mu.Lock()
 	defer r.rec.mu.Unlock()
 	for _, e := range r.rec.events {
-		if e.Kind != EvCommand || len(e.Command) == 0 {
+		if e.Kind != history.EvCommand || len(e.Command) == 0 {
 			continue
 		}
 		name := strings.ToUpper(e.Command[0].Text)
 		abs := name == "PEXPIREAT" || name == "EXPIREAT"
 		for _, a := range e.Command[1:] {
 			t := strings.ToUpper(a.Text)
-			abs = abs || a.Kind == ArgTime || (a.Kind == ArgText && (t == "PXAT" || t == "EXAT"))
+			abs = abs || a.Kind == history.ArgTime || (a.Kind == history.ArgText && (t == "PXAT" || t == "EXAT"))
 		}
 		if abs {
-			return e.Client + ": " + joinArgs(e.Command, " ")
+			return e.Client + ": " + history.JoinArgs(e.Command, " ")
 		}
 	}
 	return ""

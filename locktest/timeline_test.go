@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
@@ -111,7 +112,7 @@ func TestTimelineTyped(t *testing.T) {
 	for _, e := range res.Timeline {
 		// The key is typed wherever it appears, and so reads K.
 		for _, a := range append(slices.Clone(e.Command), e.Reply...) {
-			if a.Kind != locktest.ArgKey {
+			if a.Kind != history.ArgKey {
 				assert.NotContains(t, a.Text, res.Key, "the key reads K")
 			}
 		}
@@ -119,27 +120,27 @@ func TestTimelineTyped(t *testing.T) {
 		if e.Msg != nil {
 			assert.NotContains(t, e.Msg.String(), res.Key, "the key reads K")
 		}
-		if e.Kind == locktest.EvNotAcquired {
+		if e.Kind == history.EvNotAcquired {
 			failed++
 		}
-		if e.Kind != locktest.EvCommand {
+		if e.Kind != history.EvCommand {
 			continue
 		}
 		require.NotEmpty(t, e.Command)
 		switch strings.ToUpper(e.Command[0].Text) {
 		case "SET":
 			sets++
-			assert.Equal(t, locktest.Arg{Kind: locktest.ArgKey, Text: res.Key}, e.Command[1])
-			assert.Equal(t, locktest.ArgToken, e.Command[2].Kind)
+			assert.Equal(t, history.Arg{Kind: history.ArgKey, Text: res.Key}, e.Command[1])
+			assert.Equal(t, history.ArgToken, e.Command[2].Kind)
 			assert.Equal(t, e.Client, e.Command[2].Client, "a token is named after the client that wrote it")
 			assert.Contains(t, res.Tokens[e.Client], e.Command[2].Text)
 		case "SCRIPT":
 			require.Len(t, e.Reply, 1)
-			assert.Equal(t, locktest.ArgDigest, e.Reply[0].Kind)
+			assert.Equal(t, history.ArgDigest, e.Reply[0].Kind)
 		case "EVALSHA":
 			releases++
-			assert.Equal(t, locktest.ArgDigest, e.Command[1].Kind)
-			assert.Equal(t, locktest.Arg{Kind: locktest.ArgToken, Text: res.Tokens[e.Client][len(res.Tokens[e.Client])-1], Client: e.Client}, e.Command[4])
+			assert.Equal(t, history.ArgDigest, e.Command[1].Kind)
+			assert.Equal(t, history.Arg{Kind: history.ArgToken, Text: res.Tokens[e.Client][len(res.Tokens[e.Client])-1], Client: e.Client}, e.Command[4])
 		}
 	}
 	assert.Positive(t, sets)
@@ -165,8 +166,8 @@ func TestTimelineSharedValue(t *testing.T) {
 	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason())
 	assert.Empty(t, res.Tokens)
 	for _, e := range res.Timeline {
-		if e.Kind == locktest.EvCommand && e.Command[0].Text == "SET" {
-			assert.Equal(t, locktest.Arg{Kind: locktest.ArgText, Text: "open-sesame"}, e.Command[2])
+		if e.Kind == history.EvCommand && e.Command[0].Text == "SET" {
+			assert.Equal(t, history.Arg{Kind: history.ArgText, Text: "open-sesame"}, e.Command[2])
 		}
 	}
 	assert.Contains(t, report.Mermaid(res.Timeline), "B->>Redis: SET K open-sesame NX PX ")
@@ -183,12 +184,12 @@ func TestTimelineSecondsWithFraction(t *testing.T) {
 	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason)
 	evals := 0
 	for _, e := range res.Timeline {
-		if e.Kind != locktest.EvCommand || e.Command[0].Text != "EVAL" {
+		if e.Kind != history.EvCommand || e.Command[0].Text != "EVAL" {
 			continue
 		}
 		evals++
-		assert.Equal(t, locktest.ArgToken, e.Command[4].Kind)
-		assert.Equal(t, locktest.ArgTime, e.Command[5].Kind, "%s reads as a time", e.Command[5].Text)
+		assert.Equal(t, history.ArgToken, e.Command[4].Kind)
+		assert.Equal(t, history.ArgTime, e.Command[5].Kind, "%s reads as a time", e.Command[5].Text)
 		assert.Less(t, e.Command[5].Ms, int64(time.Minute/time.Millisecond))
 	}
 	assert.Equal(t, 2, evals)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
@@ -116,7 +117,7 @@ func TestHTMLChinese(t *testing.T) {
 func TestHTMLEscapes(t *testing.T) {
 	rep := sample()
 	rep.Results[1].Timeline = append(rep.Results[1].Timeline,
-		locktest.Event{Client: "A", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("GET"), keyArg}, Err: `ERR <b>"x"</b> & y`})
+		history.Event{Client: "A", Kind: history.EvCommand, Command: []history.Arg{txt("GET"), keyArg}, Err: `ERR <b>"x"</b> & y`})
 	rep.Results[3].Err = errors.New("<script>alert(1)</script>")
 	got := page(t, rep, report.Options{})
 	assert.NotContains(t, got, "<b>")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 )
@@ -53,7 +54,7 @@ func ParseLang(s string) (Lang, error) {
 }
 
 // Mermaid is Mermaid with its texts in l.
-func (l Lang) Mermaid(tl []locktest.Event) string { return l.tr().mermaid(tl) }
+func (l Lang) Mermaid(tl []history.Event) string { return l.tr().mermaid(tl) }
 
 // Verdicts is Verdicts with its header and reasons in l.
 func (l Lang) Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, l.tr()) }
@@ -79,7 +80,7 @@ type Shape struct{ Lang Lang }
 // Clock readings in a row, which clients take in either order before the
 // scheduler gates their first command, are drawn in the clients' order.
 // Two runs that did the same things draw the same shape.
-func (s Shape) Mermaid(tl []locktest.Event) string { return s.tr().mermaid(tl) }
+func (s Shape) Mermaid(tl []history.Event) string { return s.tr().mermaid(tl) }
 
 // Reason is Lang.Reason, with values written as Mermaid writes them.
 func (s Shape) Reason(r Result) string { return s.tr().reason(r) }
@@ -116,12 +117,12 @@ func (l Lang) tr() tr {
 
 // render writes m in t's language, its values with value (nil: as
 // shapeValue has them).
-func (t tr) render(m locktest.Message, value func(locktest.Arg) string) string {
+func (t tr) render(m locktest.Message, value func(history.Arg) string) string {
 	if value == nil {
 		value = t.shapeValue
 	}
 	p := msg.Printer{Lang: msg.Lang(t.lang), Value: func(a msg.Arg) string {
-		return value(locktest.Arg{Kind: locktest.ArgKind(a.Value), Text: a.Text, Client: a.Owner, Ms: a.Ms})
+		return value(history.Arg{Kind: history.ArgKind(a.Value), Text: a.Text, Client: a.Owner, Ms: a.Ms})
 	}}
 	return p.Render(m)
 }
@@ -129,16 +130,16 @@ func (t tr) render(m locktest.Message, value func(locktest.Arg) string) string {
 // shapeValue writes a value outside a diagram: the key as K, a time as
 // t0±Δms, anything else as it is; with t.shape, placeholders for what
 // changes between runs.
-func (t tr) shapeValue(a locktest.Arg) string {
+func (t tr) shapeValue(a history.Arg) string {
 	if t.shape {
 		switch a.Kind {
-		case locktest.ArgTime:
+		case history.ArgTime:
 			return "t0±Δ"
-		case locktest.ArgDigest:
+		case history.ArgDigest:
 			return "SHA"
-		case locktest.ArgLeft:
+		case history.ArgLeft:
 			return "LEFT"
-		case locktest.ArgServer:
+		case history.ArgServer:
 			return "SERVER"
 		}
 	}
@@ -214,10 +215,10 @@ var (
 	mOverlap    = msg.Define("report.overlap", msg.K(msg.Text), "overlap: {0}")
 	mNewToken   = msg.Define("report.new-token", nil, "(new token)")
 	mPush       = msg.Define("report.push", msg.K(msg.Text), "push: {0}")
-	mFailed     = map[locktest.EventKind]*msg.Def{
-		locktest.EvAcquired:  msg.Define("report.acquire-failed", msg.K(msg.Text), "acquire failed: {0}"),
-		locktest.EvReleased:  msg.Define("report.release-failed", msg.K(msg.Text), "release failed: {0}"),
-		locktest.EvRefreshed: msg.Define("report.refresh-failed", msg.K(msg.Text), "refresh failed: {0}"),
+	mFailed     = map[history.EventKind]*msg.Def{
+		history.EvAcquired:  msg.Define("report.acquire-failed", msg.K(msg.Text), "acquire failed: {0}"),
+		history.EvReleased:  msg.Define("report.release-failed", msg.K(msg.Text), "release failed: {0}"),
+		history.EvRefreshed: msg.Define("report.refresh-failed", msg.K(msg.Text), "refresh failed: {0}"),
 	}
 
 	// The page of HTML output.

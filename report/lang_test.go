@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 	"github.com/stretchr/testify/assert"
@@ -62,46 +63,46 @@ func message(id string, args ...any) locktest.Message {
 // chineseSample is a report whose reasons and timeline are the suite's own
 // messages, as a check records them.
 func chineseSample() *Report {
-	res := func(s string, p locktest.Property, got, want locktest.Verdict, m locktest.Message, tl []locktest.Event) Result {
+	res := func(s string, p locktest.Property, got, want locktest.Verdict, m locktest.Message, tl []history.Event) Result {
 		r := Result{Strategy: s, Expected: want}
 		r.Property, r.Verdict, r.Message, r.Timeline = p, got, m, tl
 		return r
 	}
-	ev := func(client string, kind locktest.EventKind, m locktest.Message) locktest.Event {
-		return locktest.Event{Client: client, Kind: kind, Msg: &m}
+	ev := func(client string, kind history.EventKind, m locktest.Message) history.Event {
+		return history.Event{Client: client, Kind: kind, Msg: &m}
 	}
 	// A lock call's event, or the critical section's, with the message
 	// the recorder gives it.
-	outcome := func(client string, kind locktest.EventKind) locktest.Event {
+	outcome := func(client string, kind history.EventKind) history.Event {
 		return ev(client, kind, message("event."+string(kind)))
 	}
-	text := func(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgText, Text: s} }
-	key := locktest.Arg{Kind: locktest.ArgKey, Text: "lockcheck:x"}
-	set := func(client, ttl string) locktest.Event {
-		return locktest.Event{Client: client, Kind: locktest.EvCommand,
-			Command: []locktest.Arg{text("SET"), key, text("1"), text("NX"), text("PX"), {Kind: locktest.ArgNumber, Text: ttl}},
-			Reply:   []locktest.Arg{text("OK")}}
+	text := func(s string) history.Arg { return history.Arg{Kind: history.ArgText, Text: s} }
+	key := history.Arg{Kind: history.ArgKey, Text: "lockcheck:x"}
+	set := func(client, ttl string) history.Event {
+		return history.Event{Client: client, Kind: history.EvCommand,
+			Command: []history.Arg{text("SET"), key, text("1"), text("NX"), text("PX"), {Kind: history.ArgNumber, Text: ttl}},
+			Reply:   []history.Arg{text("OK")}}
 	}
-	del := func(client, n string) locktest.Event {
-		return locktest.Event{Client: client, Kind: locktest.EvCommand, Command: []locktest.Arg{text("DEL"), key},
-			Reply: []locktest.Arg{{Kind: locktest.ArgNumber, Text: n}}}
+	del := func(client, n string) history.Event {
+		return history.Event{Client: client, Kind: history.EvCommand, Command: []history.Arg{text("DEL"), key},
+			Reply: []history.Arg{{Kind: history.ArgNumber, Text: n}}}
 	}
 	overlap := message("overlap", "B", []string{"A"})
-	tl := []locktest.Event{
+	tl := []history.Event{
 		set("A", "60"),
-		outcome("A", locktest.EvAcquired),
-		outcome("A", locktest.EvEnter),
-		ev("", locktest.EvNote, message("late.works", 60*time.Millisecond, 560*time.Millisecond)),
+		outcome("A", history.EvAcquired),
+		outcome("A", history.EvEnter),
+		ev("", history.EvNote, message("late.works", 60*time.Millisecond, 560*time.Millisecond)),
 		set("B", "5000"),
-		outcome("B", locktest.EvAcquired),
-		outcome("B", locktest.EvEnter),
-		ev("B", locktest.EvOverlap, overlap),
-		outcome("B", locktest.EvLeave),
+		outcome("B", history.EvAcquired),
+		outcome("B", history.EvEnter),
+		ev("B", history.EvOverlap, overlap),
+		outcome("B", history.EvLeave),
 		del("B", "1"),
-		outcome("B", locktest.EvReleased),
-		outcome("A", locktest.EvLeave),
+		outcome("B", history.EvReleased),
+		outcome("A", history.EvLeave),
 		del("A", "0"),
-		{Client: "A", Kind: locktest.EvReleased, Err: "setnxpx: DEL K: locklab: lock not held"},
+		{Client: "A", Kind: history.EvReleased, Err: "setnxpx: DEL K: locklab: lock not held"},
 	}
 	return &Report{
 		RedisVersion: "7.0.15",
@@ -221,7 +222,7 @@ func TestEnglishUnchanged(t *testing.T) {
 func TestReasonWithoutMessage(t *testing.T) {
 	rep := chineseSample()
 	rep.Results[1].Message = locktest.Message{}
-	rep.Results[1].Timeline = append(rep.Results[1].Timeline, locktest.Event{Client: "A", Kind: locktest.EvCrash})
+	rep.Results[1].Timeline = append(rep.Results[1].Timeline, history.Event{Client: "A", Kind: history.EvCrash})
 	var b bytes.Buffer
 	require.NoError(t, Text(&b, rep, Options{Trace: true, Lang: Chinese}))
 	assert.Contains(t, b.String(), "Note over A: crash\n")

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/internal/fold"
+	"github.com/locklab/locklab/history"
+
 	"github.com/locklab/locklab/internal/msg"
-	"github.com/locklab/locklab/locktest"
 )
 
 // Mermaid renders a timeline as a Mermaid sequence diagram, ending with a
@@ -34,7 +34,7 @@ import (
 //     labelled ×N with the time it spanned; values that change from one
 //     repetition to the next read first…last;
 //   - the values are drawn as the suite typed them when it recorded them
-//     (locktest.Arg), whatever the lock's format: the run's lock key reads
+//     (history.Arg), whatever the lock's format: the run's lock key reads
 //     K, a time t0±Δms, a script's digest its first 7 digits, and the
 //     tokens tokA, tokB, ... after the client that wrote them, in the
 //     order they are drawn (tokA2 for A's second); a token that is new on
@@ -43,16 +43,16 @@ import (
 // Characters that Mermaid would misread (; # " < >) are written as
 // entity codes. Lang.Mermaid draws the same diagram with its texts in
 // another language.
-func Mermaid(tl []locktest.Event) string { return English.tr().mermaid(tl) }
+func Mermaid(tl []history.Event) string { return English.tr().mermaid(tl) }
 
-func (t tr) mermaid(tl []locktest.Event) string { return t.diagram(tl, escape) }
+func (t tr) mermaid(tl []history.Event) string { return t.diagram(tl, escape) }
 
 // plainMermaid is the diagram as text output prints it, for a reader
 // rather than for Mermaid: its texts as they are, each on one line.
-func (t tr) plainMermaid(tl []locktest.Event) string { return t.diagram(tl, oneLine) }
+func (t tr) plainMermaid(tl []history.Event) string { return t.diagram(tl, oneLine) }
 
 // diagram draws tl, writing each text of it with esc.
-func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
+func (t tr) diagram(tl []history.Event, esc func(string) string) string {
 	m, steps := t.walk(tl)
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
@@ -70,14 +70,14 @@ func (t tr) diagram(tl []locktest.Event, esc func(string) string) string {
 
 // walk reads tl as every diagram draws it (Mermaid's, the SVG of HTML
 // output): its participants, and its statements in order.
-func (t tr) walk(tl []locktest.Event) (*mermaid, []line) {
+func (t tr) walk(tl []history.Event) (*mermaid, []line) {
 	m := &mermaid{tr: t, active: map[string]bool{}, names: map[string]string{}, count: map[string]int{}}
 	tl = fanOut(tl)
 	if t.shape {
 		tl = clocksInOrder(tl)
 	}
 	m.start(tl)
-	return m, m.body(fold.Timeline(tl))
+	return m, m.body(history.Fold(tl))
 }
 
 // redis is the server's participant name.
@@ -93,7 +93,7 @@ type mermaid struct {
 }
 
 // start lists the clients.
-func (m *mermaid) start(tl []locktest.Event) {
+func (m *mermaid) start(tl []history.Event) {
 	for _, e := range tl {
 		if e.Client != "" && !slices.Contains(m.participants, e.Client) {
 			m.participants = append(m.participants, e.Client)
@@ -121,18 +121,18 @@ func (m *mermaid) start(tl []locktest.Event) {
 // several sends at once and whose replies come back in whatever order the
 // machine gives. Drawn in the masters' order, the diagram is the same on
 // every run.
-func fanOut(tl []locktest.Event) []locktest.Event {
+func fanOut(tl []history.Event) []history.Event {
 	out := slices.Clone(tl)
 	for i := 0; i < len(out); {
 		j := i + 1
-		if out[i].Kind == locktest.EvCommand && out[i].Node != "" {
+		if out[i].Kind == history.EvCommand && out[i].Node != "" {
 			seen := map[string]bool{out[i].Node: true}
-			for j < len(out) && out[j].Kind == locktest.EvCommand && out[j].Client == out[i].Client &&
+			for j < len(out) && out[j].Kind == history.EvCommand && out[j].Client == out[i].Client &&
 				out[j].Node != "" && !seen[out[j].Node] {
 				seen[out[j].Node] = true
 				j++
 			}
-			slices.SortStableFunc(out[i:j], func(a, b locktest.Event) int { return strings.Compare(a.Node, b.Node) })
+			slices.SortStableFunc(out[i:j], func(a, b history.Event) int { return strings.Compare(a.Node, b.Node) })
 		}
 		i = j
 	}
@@ -141,15 +141,15 @@ func fanOut(tl []locktest.Event) []locktest.Event {
 
 // clocksInOrder returns tl with each run of clock readings in a row in
 // the order of the clients that took them.
-func clocksInOrder(tl []locktest.Event) []locktest.Event {
+func clocksInOrder(tl []history.Event) []history.Event {
 	out := slices.Clone(tl)
 	for i := 0; i < len(out); {
 		j := i
-		for j < len(out) && out[j].Kind == locktest.EvClock {
+		for j < len(out) && out[j].Kind == history.EvClock {
 			j++
 		}
 		if j > i {
-			slices.SortStableFunc(out[i:j], func(a, b locktest.Event) int { return strings.Compare(a.Client, b.Client) })
+			slices.SortStableFunc(out[i:j], func(a, b history.Event) int { return strings.Compare(a.Client, b.Client) })
 			i = j
 		} else {
 			i++
@@ -159,7 +159,7 @@ func clocksInOrder(tl []locktest.Event) []locktest.Event {
 }
 
 // server returns the participant a command went to.
-func server(e locktest.Event) string {
+func server(e history.Event) string {
 	if e.Node != "" {
 		return e.Node
 	}
@@ -214,7 +214,7 @@ func (l line) mermaid(esc func(string) string) string {
 }
 
 // body renders the groups.
-func (m *mermaid) body(groups []fold.Repeat[locktest.Event]) []line {
+func (m *mermaid) body(groups []history.Repeat) []line {
 	var out []line
 	for _, g := range groups {
 		if len(g.Events) == 1 {
@@ -232,7 +232,7 @@ func (m *mermaid) body(groups []fold.Repeat[locktest.Event]) []line {
 		}
 		out = append(out, line{kind: lineLoop, text: head})
 		for j := range first {
-			var other *locktest.Event
+			var other *history.Event
 			if g.Last != g.First {
 				other = &last[j]
 			}
@@ -244,11 +244,11 @@ func (m *mermaid) body(groups []fold.Repeat[locktest.Event]) []line {
 }
 
 // value draws one value.
-func (m *mermaid) value(a locktest.Arg) string {
+func (m *mermaid) value(a history.Arg) string {
 	switch a.Kind {
-	case locktest.ArgTime, locktest.ArgLeft, locktest.ArgServer, locktest.ArgKey:
+	case history.ArgTime, history.ArgLeft, history.ArgServer, history.ArgKey:
 		return m.tr.shapeValue(a)
-	case locktest.ArgDigest:
+	case history.ArgDigest:
 		if m.tr.shape {
 			return m.tr.shapeValue(a)
 		}
@@ -256,7 +256,7 @@ func (m *mermaid) value(a locktest.Arg) string {
 			return string(r[:7]) + "…"
 		}
 		return a.Text
-	case locktest.ArgToken:
+	case history.ArgToken:
 		k := a.Client + "\x00" + a.Text
 		if n, ok := m.names[k]; ok {
 			return n
@@ -279,7 +279,7 @@ func (m *mermaid) value(a locktest.Arg) string {
 // show draws args joined by sep; with other, the same values in the last
 // repetition of a loop, the values that differ read first…last, and a
 // token that differs reads (new token).
-func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
+func (m *mermaid) show(args, other []history.Arg, sep string) string {
 	if len(other) != len(args) {
 		other = nil
 	}
@@ -288,11 +288,11 @@ func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
 		switch {
 		case other == nil || other[i] == a:
 			parts[i] = m.value(a)
-		case a.Kind == other[i].Kind && a.Kind != locktest.ArgToken && m.value(a) == m.value(other[i]):
+		case a.Kind == other[i].Kind && a.Kind != history.ArgToken && m.value(a) == m.value(other[i]):
 			parts[i] = m.value(a)
-		case a.Kind == locktest.ArgToken && other[i].Kind == locktest.ArgToken:
+		case a.Kind == history.ArgToken && other[i].Kind == history.ArgToken:
 			parts[i] = m.tr.say(mNewToken)
-		case a.Kind == locktest.ArgText && other[i].Kind == locktest.ArgText:
+		case a.Kind == history.ArgText && other[i].Kind == history.ArgText:
 			parts[i] = merge(a.Text, other[i].Text)
 		default:
 			parts[i] = m.value(a) + "…" + m.value(other[i])
@@ -303,13 +303,13 @@ func (m *mermaid) show(args, other []locktest.Arg, sep string) string {
 
 // event renders one event as statements at depth; other, when not nil, is
 // the same event in the last repetition of a loop.
-func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []line {
+func (m *mermaid) event(e history.Event, other *history.Event, depth int) []line {
 	c := e.Client
 	l := func(kind lineKind, from, to, text string) line {
 		return line{depth: depth, kind: kind, from: from, to: to, text: text}
 	}
 	// texts returns what f makes of e and of other, merged.
-	texts := func(f func(e locktest.Event) string) string {
+	texts := func(f func(e history.Event) string) string {
 		a := f(e)
 		if other == nil {
 			return a
@@ -319,16 +319,16 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 	// note writes text as it is: what the strategy's errors say; say
 	// writes what e says (its message) in the diagram's language.
 	note := func(text string) line { return l(lineNote, c, "", text) }
-	said := func(e locktest.Event) string {
+	said := func(e history.Event) string {
 		if e.Msg == nil {
 			return string(e.Kind)
 		}
 		return m.tr.render(*e.Msg, m.value)
 	}
-	errText := func(e locktest.Event) string { return e.Err }
+	errText := func(e history.Event) string { return e.Err }
 	switch e.Kind {
-	case locktest.EvCommand:
-		var oc, or []locktest.Arg
+	case history.EvCommand:
+		var oc, or []history.Arg
 		if other != nil {
 			oc, or = other.Command, other.Reply
 		}
@@ -347,28 +347,28 @@ func (m *mermaid) event(e locktest.Event, other *locktest.Event, depth int) []li
 		}
 		srv := server(e)
 		return []line{l(lineCall, c, srv, cmd), l(lineReply, srv, c, r)}
-	case locktest.EvPush:
+	case history.EvPush:
 		return []line{l(lineReply, server(e), c, m.tr.say(mPush, m.show(e.Reply, nil, "")))}
-	case locktest.EvAcquired, locktest.EvReleased, locktest.EvRefreshed:
+	case history.EvAcquired, history.EvReleased, history.EvRefreshed:
 		if e.Err != "" {
 			return []line{note(m.tr.say(mFailed[e.Kind], texts(errText)))}
 		}
 		return []line{note(texts(said))}
-	case locktest.EvEnter:
+	case history.EvEnter:
 		out := []line{note(texts(said))}
 		if !m.active[c] {
 			m.active[c] = true
 			out = append(out, l(lineActivate, c, "", ""))
 		}
 		return out
-	case locktest.EvLeave:
+	case history.EvLeave:
 		var out []line
 		if m.active[c] {
 			m.active[c] = false
 			out = append(out, l(lineDeactivate, c, "", ""))
 		}
 		return append(out, note(texts(said)))
-	case locktest.EvOverlap:
+	case history.EvOverlap:
 		var who []string
 		if e.Msg != nil {
 			for _, a := range e.Msg.Args {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
@@ -22,13 +23,13 @@ func ms(f float64) time.Duration { return time.Duration(f * float64(time.Millise
 
 // cmd is a command whose values are all text, as the suite records a
 // value it does not know: the key (here K's own text), a time, a token.
-func cmd(at float64, client, reply string, args ...string) locktest.Event {
-	e := locktest.Event{At: ms(at), Client: client, Kind: locktest.EvCommand}
+func cmd(at float64, client, reply string, args ...string) history.Event {
+	e := history.Event{At: ms(at), Client: client, Kind: history.EvCommand}
 	for _, a := range args {
 		e.Command = append(e.Command, txt(a))
 	}
 	if reply != "" {
-		e.Reply = []locktest.Arg{txt(reply)}
+		e.Reply = []history.Arg{txt(reply)}
 	}
 	return e
 }
@@ -45,78 +46,78 @@ func message(id string, args ...any) *locktest.Message {
 }
 
 // val is a value of the timeline as a message's argument.
-func val(a locktest.Arg) msg.Arg {
+func val(a history.Arg) msg.Arg {
 	return msg.Arg{Kind: msg.Value, Value: string(a.Kind), Text: a.Text, Owner: a.Client, Ms: a.Ms}
 }
 
 // ev is an event that says m.
-func ev(at float64, client string, kind locktest.EventKind, m *locktest.Message) locktest.Event {
-	return locktest.Event{At: ms(at), Client: client, Kind: kind, Msg: m}
+func ev(at float64, client string, kind history.EventKind, m *locktest.Message) history.Event {
+	return history.Event{At: ms(at), Client: client, Kind: kind, Msg: m}
 }
 
 // The typed values of a timeline, as the suite records them.
-func txt(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgText, Text: s} }
-func num(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgNumber, Text: s} }
-func tok(client, s string) locktest.Arg {
-	return locktest.Arg{Kind: locktest.ArgToken, Text: s, Client: client}
+func txt(s string) history.Arg { return history.Arg{Kind: history.ArgText, Text: s} }
+func num(s string) history.Arg { return history.Arg{Kind: history.ArgNumber, Text: s} }
+func tok(client, s string) history.Arg {
+	return history.Arg{Kind: history.ArgToken, Text: s, Client: client}
 }
-func dig(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgDigest, Text: s} }
-func stamp(t0, ms int64) locktest.Arg {
-	return locktest.Arg{Kind: locktest.ArgTime, Text: fmt.Sprint(t0 + ms), Ms: ms}
+func dig(s string) history.Arg { return history.Arg{Kind: history.ArgDigest, Text: s} }
+func stamp(t0, ms int64) history.Arg {
+	return history.Arg{Kind: history.ArgTime, Text: fmt.Sprint(t0 + ms), Ms: ms}
 }
 
-var keyArg = locktest.Arg{Kind: locktest.ArgKey, Text: key}
+var keyArg = history.Arg{Kind: history.ArgKey, Text: key}
 
 // typed is a command with its values typed.
-func typed(at float64, client string, reply []locktest.Arg, args ...locktest.Arg) locktest.Event {
-	return locktest.Event{At: ms(at), Client: client, Kind: locktest.EvCommand, Command: args, Reply: reply}
+func typed(at float64, client string, reply []history.Arg, args ...history.Arg) history.Event {
+	return history.Event{At: ms(at), Client: client, Kind: history.EvCommand, Command: args, Reply: reply}
 }
 
-func reply(args ...locktest.Arg) []locktest.Arg { return args }
+func reply(args ...history.Arg) []history.Arg { return args }
 
 // outcome is a lock call's event, or the critical section's (enter,
 // leave), with the message the suite's recorder gives it: event.<kind>.
-func outcome(at float64, client string, kind locktest.EventKind) locktest.Event {
+func outcome(at float64, client string, kind history.EventKind) history.Event {
 	return ev(at, client, kind, message("event."+string(kind)))
 }
 
-func overlap(at float64, who, inside string) locktest.Event {
-	return ev(at, who, locktest.EvOverlap, message("overlap", who, []string{inside}))
+func overlap(at float64, who, inside string) history.Event {
+	return ev(at, who, history.EvOverlap, message("overlap", who, []string{inside}))
 }
 
 // lockTimeline is a holder-overrun timeline of a token lock that writes
 // its tokens with toks (A's first, then each of B's attempts), releases
 // with the script of digest sha, and sets with setArgs.
-func lockTimeline(toks []string, sha string) []locktest.Event {
-	set := func(at float64, c, tk, ttl string, r locktest.Arg) locktest.Event {
+func lockTimeline(toks []string, sha string) []history.Event {
+	set := func(at float64, c, tk, ttl string, r history.Arg) history.Event {
 		return typed(at, c, reply(r), txt("SET"), keyArg, tok(c, tk), txt("NX"), txt("PX"), num(ttl))
 	}
-	tl := []locktest.Event{
+	tl := []history.Event{
 		set(0.1, "A", toks[0], "60", txt("OK")),
-		outcome(0.1, "A", locktest.EvAcquired),
-		outcome(0.1, "A", locktest.EvEnter),
-		ev(0.1, "", locktest.EvNote, message("late.works", 60*time.Millisecond, 560*time.Millisecond)),
+		outcome(0.1, "A", history.EvAcquired),
+		outcome(0.1, "A", history.EvEnter),
+		ev(0.1, "", history.EvNote, message("late.works", 60*time.Millisecond, 560*time.Millisecond)),
 	}
 	last := len(toks) - 1
 	for i, tk := range toks[1:last] {
-		tl = append(tl, set(0.2+5*float64(i), "B", tk, "5000", txt("(nil)")), outcome(0.2+5*float64(i), "B", locktest.EvNotAcquired))
+		tl = append(tl, set(0.2+5*float64(i), "B", tk, "5000", txt("(nil)")), outcome(0.2+5*float64(i), "B", history.EvNotAcquired))
 	}
 	return append(tl,
 		set(60.5, "B", toks[last], "5000", txt("OK")),
-		outcome(60.5, "B", locktest.EvAcquired),
-		outcome(60.5, "B", locktest.EvEnter),
+		outcome(60.5, "B", history.EvAcquired),
+		outcome(60.5, "B", history.EvEnter),
 		overlap(60.5, "B", "A"),
-		outcome(60.6, "B", locktest.EvLeave),
+		outcome(60.6, "B", history.EvLeave),
 		typed(60.6, "B", reply(num("1")), txt("EVALSHA"), dig(sha), num("1"), keyArg, tok("B", toks[last])),
-		outcome(60.6, "B", locktest.EvReleased),
-		outcome(60.7, "A", locktest.EvLeave),
+		outcome(60.6, "B", history.EvReleased),
+		outcome(60.7, "A", history.EvLeave),
 		typed(60.7, "A", reply(num("0")), txt("EVALSHA"), dig(sha), num("1"), keyArg, tok("A", toks[0])),
-		locktest.Event{At: ms(60.7), Client: "A", Kind: locktest.EvReleased, Err: "luatoken: release K: locklab: lock not held"},
+		history.Event{At: ms(60.7), Client: "A", Kind: history.EvReleased, Err: "luatoken: release K: locklab: lock not held"},
 	)
 }
 
 // overrun is luatoken's holder-overrun timeline, shortened.
-func overrun() []locktest.Event {
+func overrun() []history.Event {
 	return lockTimeline([]string{"dc13591ksdu9l73uo0d0", "dc13591ksdu9l73uo0d1", "dc13591ksdu9l73uo0d2", "dc13591ksdu9l73uo0d3", "dc13591ksdu9l73uo0d4"},
 		"74c117a56a246dabd130625dd4e9574d072be8a6")
 }
@@ -184,7 +185,7 @@ func TestMermaidAnyTokens(t *testing.T) {
 // or a time is drawn as it is, even when it looks like one: the renderer
 // does not guess.
 func TestMermaidUntypedText(t *testing.T) {
-	tl := []locktest.Event{
+	tl := []history.Event{
 		typed(0, "A", reply(txt("OK")), txt("SET"), keyArg, txt("dc13591ksdu9l73uo0d0"), txt("PX"), num("60")),
 		typed(1, "B", reply(txt("OK")), txt("SET"), txt("other-key"), txt("6a025fcce74111f1b9e402fc00000001"), txt("t0+5ms")),
 		cmd(2, "A", "1795306148871", "GET", key),
@@ -199,11 +200,11 @@ func TestMermaidUntypedText(t *testing.T) {
 // and the values that change read first…last.
 func TestMermaidGroups(t *testing.T) {
 	const t0 = 1795306148871
-	var tl []locktest.Event
+	var tl []history.Event
 	for i, now := range []int64{0, 5, 11, 16} {
 		at := float64(5 * i)
 		tl = append(tl,
-			ev(at, "B", locktest.EvClock, message("event.clock", val(stamp(t0, now)))),
+			ev(at, "B", history.EvClock, message("event.clock", val(stamp(t0, now)))),
 			typed(at, "B", reply(num("0")), txt("SETNX"), keyArg, stamp(t0, 5000+now)),
 			typed(at, "B", reply(stamp(t0, 60)), txt("GET"), keyArg))
 	}
@@ -225,18 +226,18 @@ func TestMermaidGroups(t *testing.T) {
 // midway: two runs that differ only there draw the same diagram, but for
 // the count and the times.
 func TestMermaidAttempts(t *testing.T) {
-	attempt := func(at float64, ttl string) []locktest.Event {
-		out := []locktest.Event{
+	attempt := func(at float64, ttl string) []history.Event {
+		out := []history.Event{
 			typed(at, "B", reply(num("0")), txt("SETNX"), keyArg, num("1")),
 			typed(at, "B", reply(num(ttl)), txt("TTL"), keyArg),
 		}
 		if ttl == "-2" { // the key expired between the two commands
 			out = append(out, typed(at, "B", reply(num("0")), txt("PEXPIRE"), keyArg, num("5000")))
 		}
-		return append(out, outcome(at, "B", locktest.EvNotAcquired))
+		return append(out, outcome(at, "B", history.EvNotAcquired))
 	}
 	diagram := func(odd int, n int) string {
-		tl := []locktest.Event{typed(0, "A", reply(num("1")), txt("SETNX"), keyArg, num("1"))}
+		tl := []history.Event{typed(0, "A", reply(num("1")), txt("SETNX"), keyArg, num("1"))}
 		for i := range n {
 			ttl := "0"
 			if i == odd {
@@ -244,7 +245,7 @@ func TestMermaidAttempts(t *testing.T) {
 			}
 			tl = append(tl, attempt(float64(1+5*i), ttl)...)
 		}
-		tl = append(tl, typed(70, "B", reply(num("1")), txt("SETNX"), keyArg, num("1")), outcome(70, "B", locktest.EvAcquired))
+		tl = append(tl, typed(70, "B", reply(num("1")), txt("SETNX"), keyArg, num("1")), outcome(70, "B", history.EvAcquired))
 		return report.Mermaid(tl)
 	}
 	want := diagram(-1, 11)
@@ -265,10 +266,10 @@ func TestMermaidAttempts(t *testing.T) {
 }
 
 func TestMermaidEscapes(t *testing.T) {
-	tl := []locktest.Event{
-		ev(0, "A", locktest.EvCrash, message("client.dies-after", 1, `SETNX; "quoted" <b>`)),
+	tl := []history.Event{
+		ev(0, "A", history.EvCrash, message("client.dies-after", 1, `SETNX; "quoted" <b>`)),
 		cmd(0, "A", "", "GET", "K"),
-		{Client: "A", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("GET"), keyArg}, Err: "ERR x;y"},
+		{Client: "A", Kind: history.EvCommand, Command: []history.Arg{txt("GET"), keyArg}, Err: "ERR x;y"},
 	}
 	got := report.Mermaid(tl)
 	assert.Contains(t, got, "Note over A: dies right after its command #35;1 (SETNX#59; #quot;quoted#quot; #lt;b#gt;) returns\n")
@@ -472,11 +473,11 @@ func TestVerdicts(t *testing.T) {
 // for each master its commands went to, in order, and each command's
 // arrow to its master.
 func TestMermaidMasters(t *testing.T) {
-	tl := []locktest.Event{
-		{Client: "A", Kind: locktest.EvCommand, Node: "master-1", Command: []locktest.Arg{txt("SET"), keyArg, txt("x")}, Reply: reply(txt("OK"))},
-		{Client: "A", Kind: locktest.EvCommand, Node: "master-0", Command: []locktest.Arg{txt("SET"), keyArg, txt("x")}, Reply: reply(txt("OK"))},
-		{Client: "B", Kind: locktest.EvCommand, Node: "master-0", Command: []locktest.Arg{txt("SET"), keyArg, txt("y")}, Reply: reply(txt("(nil)"))},
-		{Kind: locktest.EvNote, Msg: message("restart-amnesia.restarts", "master-1")},
+	tl := []history.Event{
+		{Client: "A", Kind: history.EvCommand, Node: "master-1", Command: []history.Arg{txt("SET"), keyArg, txt("x")}, Reply: reply(txt("OK"))},
+		{Client: "A", Kind: history.EvCommand, Node: "master-0", Command: []history.Arg{txt("SET"), keyArg, txt("x")}, Reply: reply(txt("OK"))},
+		{Client: "B", Kind: history.EvCommand, Node: "master-0", Command: []history.Arg{txt("SET"), keyArg, txt("y")}, Reply: reply(txt("(nil)"))},
+		{Kind: history.EvNote, Msg: message("restart-amnesia.restarts", "master-1")},
 	}
 	got := report.Mermaid(tl)
 	for _, want := range []string{
@@ -501,27 +502,27 @@ func TestMermaidMasters(t *testing.T) {
 // acquire that failed with an error. run varies what changes between two
 // runs of the same scenario: times, the digest, the time left, the
 // server's version and the order of clock readings taken at once.
-func messagesTimeline(run int) []locktest.Event {
+func messagesTimeline(run int) []history.Event {
 	t0 := int64(1795306148871 + 1000*run)
 	d := int64(run) // a few ms later on each run
-	left := locktest.Arg{Kind: locktest.ArgLeft, Text: fmt.Sprint(4987 - d)}
-	clocks := []locktest.Event{
-		ev(0, "A", locktest.EvClock, message("event.clock-ahead", val(stamp(t0, 1+d)), 2*time.Second)),
-		ev(0, "B", locktest.EvClock, message("event.clock-behind", val(stamp(t0, 3+d)), 2*time.Second)),
+	left := history.Arg{Kind: history.ArgLeft, Text: fmt.Sprint(4987 - d)}
+	clocks := []history.Event{
+		ev(0, "A", history.EvClock, message("event.clock-ahead", val(stamp(t0, 1+d)), 2*time.Second)),
+		ev(0, "B", history.EvClock, message("event.clock-behind", val(stamp(t0, 3+d)), 2*time.Second)),
 	}
 	if run%2 == 1 {
 		clocks[0], clocks[1] = clocks[1], clocks[0]
 	}
 	tl := append(clocks,
-		typed(0, "A", reply(locktest.Arg{Kind: locktest.ArgServer, Text: fmt.Sprintf("[server, redis, version, 7.0.%d]", run)}), txt("HELLO"), num("3")),
+		typed(0, "A", reply(history.Arg{Kind: history.ArgServer, Text: fmt.Sprintf("[server, redis, version, 7.0.%d]", run)}), txt("HELLO"), num("3")),
 		typed(0.1, "A", reply(txt("OK")), txt("SET"), keyArg, stamp(t0, 5001+d), txt("NX")),
 		typed(0.2, "A", reply(left), txt("PTTL"), keyArg),
 		typed(0.2, "A", reply(num("-2")), txt("PTTL"), keyArg),
 		typed(0.3, "A", reply(dig(fmt.Sprintf("%040d", run))), txt("SCRIPT"), txt("LOAD"), txt("return 1")),
-		ev(0.4, "", locktest.EvNote, message("suite.reads-pttl", val(left))),
-		locktest.Event{At: ms(0.5), Client: "A", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("GET"), keyArg}, Msg: message("event.no-reply")},
-		locktest.Event{At: ms(0.5), Client: "B", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("GET"), keyArg}, Msg: message("event.unreachable")},
-		locktest.Event{At: ms(0.6), Client: "B", Kind: locktest.EvAcquired, Err: "setnxpx: SET K: i/o timeout"},
+		ev(0.4, "", history.EvNote, message("suite.reads-pttl", val(left))),
+		history.Event{At: ms(0.5), Client: "A", Kind: history.EvCommand, Command: []history.Arg{txt("GET"), keyArg}, Msg: message("event.no-reply")},
+		history.Event{At: ms(0.5), Client: "B", Kind: history.EvCommand, Command: []history.Arg{txt("GET"), keyArg}, Msg: message("event.unreachable")},
+		history.Event{At: ms(0.6), Client: "B", Kind: history.EvAcquired, Err: "setnxpx: SET K: i/o timeout"},
 	)
 	toks := []string{"a"}
 	for i := range 3 + run {
@@ -590,7 +591,7 @@ func TestShape(t *testing.T) {
 	// A reason's values are written the same way.
 	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
 	res.Property, res.Verdict = locktest.Exclusion, locktest.Breaks
-	res.Message = *message("suite.reads-pttl", val(locktest.Arg{Kind: locktest.ArgLeft, Text: "4987"}))
+	res.Message = *message("suite.reads-pttl", val(history.Arg{Kind: history.ArgLeft, Text: "4987"}))
 	assert.Equal(t, "the suite reads PTTL K: LEFT", report.Shape{Lang: report.English}.Reason(res))
 	assert.Equal(t, "测试套件读取 PTTL K：LEFT", report.Shape{Lang: report.Chinese}.Reason(res))
 	assert.Equal(t, "the suite reads PTTL K: 4987", report.English.Reason(res))

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/history"
 )
 
 // The SVG sequence diagram of HTML output: the statements of the Mermaid
@@ -32,7 +32,7 @@ const (
 // svgDiagram draws tl as an SVG sequence diagram titled title. The
 // legend's lines, drawn above it, say what K and t0 stand for; the values
 // of the tokens the diagram names follow them.
-func (t tr) svgDiagram(tl []locktest.Event, legend []string, title string) string {
+func (t tr) svgDiagram(tl []history.Event, legend []string, title string) string {
 	m, lines := t.walk(tl)
 	d := newLayout(m.participants)
 	for _, s := range append(legend, m.tokenNames()...) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
@@ -56,13 +57,13 @@ func TestMarker(t *testing.T) {
 func TestTraceStable(t *testing.T) {
 	style := docblock.Style{Marker: "lockcheck", Make: "make docs"}
 	result := func(key string, start int64, tokens ...string) *report.Report {
-		keyArg := locktest.Arg{Kind: locktest.ArgKey, Text: key}
-		var tl []locktest.Event
+		keyArg := history.Arg{Kind: history.ArgKey, Text: key}
+		var tl []history.Event
 		for i, tk := range tokens {
 			c := string(rune('A' + i))
-			args := []locktest.Arg{{Kind: locktest.ArgText, Text: "SET"}, keyArg, {Kind: locktest.ArgToken, Text: tk, Client: c},
-				{Kind: locktest.ArgText, Text: "PX"}, {Kind: locktest.ArgTime, Text: fmt.Sprint(start + 60), Ms: 60}}
-			tl = append(tl, locktest.Event{Client: c, Kind: locktest.EvCommand, Command: args, Reply: []locktest.Arg{{Kind: locktest.ArgText, Text: "OK"}}})
+			args := []history.Arg{{Kind: history.ArgText, Text: "SET"}, keyArg, {Kind: history.ArgToken, Text: tk, Client: c},
+				{Kind: history.ArgText, Text: "PX"}, {Kind: history.ArgTime, Text: fmt.Sprint(start + 60), Ms: 60}}
+			tl = append(tl, history.Event{Client: c, Kind: history.EvCommand, Command: args, Reply: []history.Arg{{Kind: history.ArgText, Text: "OK"}}})
 		}
 		r := report.Result{Strategy: "x", Expected: locktest.Breaks}
 		r.Property, r.Verdict, r.Message, r.Timeline = locktest.HolderOverrun, locktest.Breaks, locktest.Message{ID: "late.resumes"}, tl
@@ -88,31 +89,31 @@ func TestTraceStable(t *testing.T) {
 // a block of the same shape as it is, and replaces one of another shape.
 func TestShape(t *testing.T) {
 	style := docblock.Style{Marker: "lockcheck", Make: "make docs"}
-	arg := func(k locktest.ArgKind, text string) locktest.Arg { return locktest.Arg{Kind: k, Text: text} }
-	clock := func(c string, ms int64) locktest.Event {
+	arg := func(k history.ArgKind, text string) history.Arg { return history.Arg{Kind: k, Text: text} }
+	clock := func(c string, ms int64) history.Event {
 		m := locktest.Message{ID: "event.clock", Args: []msg.Arg{{Kind: msg.Value, Value: "time", Ms: ms}}}
-		return locktest.Event{Client: c, Kind: locktest.EvClock, Msg: &m}
+		return history.Event{Client: c, Kind: history.EvClock, Msg: &m}
 	}
 	run := func(version, left, digest string, polls int, at int64, clocks ...string) *report.Report {
-		var tl []locktest.Event
+		var tl []history.Event
 		for _, c := range clocks {
 			tl = append(tl, clock(c, at))
 		}
-		tl = append(tl, locktest.Event{Client: "A", Kind: locktest.EvCommand,
-			Command: []locktest.Arg{arg(locktest.ArgText, "HELLO"), arg(locktest.ArgNumber, "3")},
-			Reply:   []locktest.Arg{arg(locktest.ArgServer, "{server: redis, version: "+version+"}")}})
+		tl = append(tl, history.Event{Client: "A", Kind: history.EvCommand,
+			Command: []history.Arg{arg(history.ArgText, "HELLO"), arg(history.ArgNumber, "3")},
+			Reply:   []history.Arg{arg(history.ArgServer, "{server: redis, version: "+version+"}")}})
 		for range polls {
-			tl = append(tl, locktest.Event{Client: "B", Kind: locktest.EvCommand,
-				Command: []locktest.Arg{arg(locktest.ArgText, "EVALSHA"), arg(locktest.ArgDigest, digest), arg(locktest.ArgKey, "k")},
-				Reply:   []locktest.Arg{arg(locktest.ArgNumber, "0")}},
-				locktest.Event{Client: "B", Kind: locktest.EvNotAcquired})
+			tl = append(tl, history.Event{Client: "B", Kind: history.EvCommand,
+				Command: []history.Arg{arg(history.ArgText, "EVALSHA"), arg(history.ArgDigest, digest), arg(history.ArgKey, "k")},
+				Reply:   []history.Arg{arg(history.ArgNumber, "0")}},
+				history.Event{Client: "B", Kind: history.EvNotAcquired})
 		}
-		ttl := arg(locktest.ArgLeft, left)
+		ttl := arg(history.ArgLeft, left)
 		if left == "-2" {
-			ttl.Kind = locktest.ArgNumber
+			ttl.Kind = history.ArgNumber
 		}
-		tl = append(tl, locktest.Event{Client: "A", Kind: locktest.EvCommand,
-			Command: []locktest.Arg{arg(locktest.ArgText, "PTTL"), arg(locktest.ArgKey, "k")}, Reply: []locktest.Arg{ttl}})
+		tl = append(tl, history.Event{Client: "A", Kind: history.EvCommand,
+			Command: []history.Arg{arg(history.ArgText, "PTTL"), arg(history.ArgKey, "k")}, Reply: []history.Arg{ttl}})
 		r := report.Result{Strategy: "x", Expected: locktest.Breaks}
 		r.Property, r.Verdict, r.Message, r.Timeline = locktest.HolderOverrun, locktest.Breaks, locktest.Message{ID: "late.resumes"}, tl
 		return &report.Report{Results: []report.Result{r}}
@@ -181,7 +182,7 @@ func TestCompareVerdicts(t *testing.T) {
 		r := report.Result{Strategy: "rueidislock", Expected: v}
 		r.Property, r.Verdict = locktest.Exclusion, v
 		r.Message = locktest.Message{ID: "exclusion.holds", Args: []msg.Arg{{Kind: msg.Count, N: int64(n)}}}
-		r.Timeline = []locktest.Event{{Client: "A", Kind: locktest.EvNote, Msg: &msg.Msg{ID: "x"}, At: time.Duration(n)}}
+		r.Timeline = []history.Event{{Client: "A", Kind: history.EvNote, Msg: &msg.Msg{ID: "x"}, At: time.Duration(n)}}
 		return &report.Report{RedisVersion: "7.0.15", Results: []report.Result{r}}
 	}
 	bs, err := style.Parse("<!-- peercheck:verdicts strategy=rueidislock compare=verdicts -->\n<!-- /peercheck:verdicts -->\n")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
@@ -19,11 +20,11 @@ import (
 func TestOutput(t *testing.T) {
 	style := docblock.Style{Marker: "lockcheck", Make: "make docs"}
 	run := func(version, key string, at time.Duration, events int) *report.Report {
-		var tl []locktest.Event
+		var tl []history.Event
 		for i := range events {
-			tl = append(tl, locktest.Event{At: at + time.Duration(i), Client: "B", Kind: locktest.EvCommand,
-				Command: []locktest.Arg{{Kind: locktest.ArgText, Text: "SETNX"}, {Kind: locktest.ArgKey, Text: key}},
-				Reply:   []locktest.Arg{{Kind: locktest.ArgNumber, Text: "0"}}})
+			tl = append(tl, history.Event{At: at + time.Duration(i), Client: "B", Kind: history.EvCommand,
+				Command: []history.Arg{{Kind: history.ArgText, Text: "SETNX"}, {Kind: history.ArgKey, Text: key}},
+				Reply:   []history.Arg{{Kind: history.ArgNumber, Text: "0"}}})
 		}
 		one := report.Result{Strategy: "x", Expected: locktest.Breaks}
 		one.Property, one.Verdict, one.Timeline, one.Key = locktest.CrashRecovery, locktest.Breaks, tl, key

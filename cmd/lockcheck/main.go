@@ -133,11 +133,11 @@
 // The results come strategy by strategy in the catalog's order, properties
 // in the suite's order. A result is what a locktest.Result marshals to,
 // plus "strategy", "expected", "match" and "mermaid". A timeline is a
-// list of locktest.Event as it marshals: {"at_ns", "client", "kind",
+// list of history.Event as it marshals: {"at_ns", "client", "kind",
 // "node", "command", "reply", "error", "msg"}, where kind is command,
 // clock, acquired, not-acquired, released, refreshed, enter, leave,
 // overlap, crash, pause or note; "command" and "reply" are lists of typed
-// values (locktest.Arg: the key, a time, a token...), and "msg" is what
+// values (history.Arg: the key, a time, a token...), and "msg" is what
 // the event says, as an identifier of the catalogs and typed arguments.
 // A result with a timeline also has "key", "start_unix_ms" (t0) and
 // "tokens" (each client's tokens).

@@ -16,6 +16,7 @@ import (
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/cmd/docblock"
 	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
@@ -232,9 +233,9 @@ func TestRewrite(t *testing.T) {
 	r.Message = locktest.Message{ID: "double-release.breaks-late", Args: []msg.Arg{
 		sub("freed.deleted", msg.Arg{Kind: msg.Client, Text: "A"}, msg.Arg{Kind: msg.Op, Text: "second release"})}}
 	assert.Equal(t, "after A's release B acquired; then A's second release deleted K, B's lock: C acquired it while B still held it", r.Reason())
-	r.Timeline = []locktest.Event{{Client: "A", Kind: locktest.EvCommand,
-		Command: []locktest.Arg{{Kind: locktest.ArgText, Text: "DEL"}, {Kind: locktest.ArgKey, Text: "k"}},
-		Reply:   []locktest.Arg{{Kind: locktest.ArgNumber, Text: "1"}}}}
+	r.Timeline = []history.Event{{Client: "A", Kind: history.EvCommand,
+		Command: []history.Arg{{Kind: history.ArgText, Text: "DEL"}, {Kind: history.ArgKey, Text: "k"}},
+		Reply:   []history.Arg{{Kind: history.ArgNumber, Text: "1"}}}}
 	rep.Results = []report.Result{r}
 
 	src := "# Title\n\nProse.\n\n<!-- lockcheck:matrix -->\nold\n<!-- /lockcheck:matrix -->\n\nMore prose.\n\n" +

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
@@ -176,15 +177,15 @@ func pseudoReport() *report.Report {
 		mm := msg.Defs()[id].New(args...)
 		return &mm
 	}
-	txt := func(s string) locktest.Arg { return locktest.Arg{Kind: locktest.ArgText, Text: s} }
-	key := locktest.Arg{Kind: locktest.ArgKey, Text: "k"}
-	tl := []locktest.Event{
-		{Client: "A", Kind: locktest.EvClock, Msg: m("event.clock", msg.Arg{Kind: msg.Value, Value: "time", Ms: 3})},
-		{Client: "A", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("SET"), key, txt("NX")}, Reply: []locktest.Arg{txt("OK")}},
-		{Client: "A", Kind: locktest.EvAcquired, Msg: m("event.acquired")},
-		{Client: "B", Kind: locktest.EvCommand, Command: []locktest.Arg{txt("GET"), key}, Err: "ERR ※"},
-		{Client: "A", Kind: locktest.EvReleased, Err: "※"},
-		{Client: "B", Kind: locktest.EvOverlap, Msg: m("overlap", "B", []string{"A"})},
+	txt := func(s string) history.Arg { return history.Arg{Kind: history.ArgText, Text: s} }
+	key := history.Arg{Kind: history.ArgKey, Text: "k"}
+	tl := []history.Event{
+		{Client: "A", Kind: history.EvClock, Msg: m("event.clock", msg.Arg{Kind: msg.Value, Value: "time", Ms: 3})},
+		{Client: "A", Kind: history.EvCommand, Command: []history.Arg{txt("SET"), key, txt("NX")}, Reply: []history.Arg{txt("OK")}},
+		{Client: "A", Kind: history.EvAcquired, Msg: m("event.acquired")},
+		{Client: "B", Kind: history.EvCommand, Command: []history.Arg{txt("GET"), key}, Err: "ERR ※"},
+		{Client: "A", Kind: history.EvReleased, Err: "※"},
+		{Client: "B", Kind: history.EvOverlap, Msg: m("overlap", "B", []string{"A"})},
 	}
 	r := func(st string, p locktest.Property, v, declared locktest.Verdict, reason *locktest.Message, err error) report.Result {
 		res := report.Result{Strategy: st, Expected: declared}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
@@ -77,10 +78,10 @@ func TestFactoryCrash(t *testing.T) {
 	var sent []string
 	crashed := false
 	for _, e := range res.Timeline {
-		if e.Client == "A" && e.Kind == locktest.EvCommand && !crashed {
+		if e.Client == "A" && e.Kind == history.EvCommand && !crashed {
 			sent = append(sent, e.Command[0].Text)
 		}
-		crashed = crashed || e.Kind == locktest.EvCrash && e.Client == "A"
+		crashed = crashed || e.Kind == history.EvCrash && e.Client == "A"
 	}
 	assert.True(t, crashed, "the timeline has the crash")
 	assert.Equal(t, []string{"SETNX"}, sent, "A died after its SETNX")

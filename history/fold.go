@@ -1,24 +1,25 @@
-package locktest
+package history
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/locklab/locklab/internal/fold"
 	"github.com/locklab/locklab/internal/msg"
 )
 
 // A timeline repeats itself: a waiter polls the key a hundred times, a
-// scenario retries the same commands. groups finds the repetitions, once
+// scenario retries the same commands. Fold finds the repetitions, once
 // for every form that shows a timeline: report's diagrams draw each as a
-// loop (through package fold), formatEvents writes it once.
+// loop, Format writes it once.
 
-// repeat is a stretch of a timeline seen len(Events) times in a row, or
+// Repeat is a stretch of a timeline seen len(Events) times in a row, or
 // once.
-type repeat = fold.Repeat[Event]
-
-func init() { fold.Register(groups) }
+type Repeat struct {
+	Events [][]Event // one slice per repetition
+	// First and Last are the repetitions to show, merged.
+	First, Last int
+}
 
 // maxGroup is the longest group of events that collapse looks for.
 const maxGroup = 6
@@ -68,12 +69,12 @@ func msgSig(m *Message) string {
 	return strings.Join(parts, "\x03")
 }
 
-// groups cuts the timeline into repeats, in order: each client's failed
+// Fold cuts the timeline into repeats, in order: each client's failed
 // attempts in a row (see attempts), and between them what collapse makes
 // of the rest, blocks of up to six events seen again and again with only
 // times and tokens changed.
-func groups(tl []Event) []repeat {
-	var out []repeat
+func Fold(tl []Event) []Repeat {
+	var out []Repeat
 	plain := 0
 	for i := 0; i < len(tl); {
 		g, n := attempts(tl[i:])
@@ -94,7 +95,7 @@ func groups(tl []Event) []repeat {
 // least two, it returns them as groups, and how many events they cover:
 // the attempts before the first that went the way most of them did are
 // drawn as they are, then that one and all that follow as one loop.
-func attempts(tl []Event) ([]repeat, int) {
+func attempts(tl []Event) ([]Repeat, int) {
 	if len(tl) == 0 || tl[0].Client == "" {
 		return nil, 0
 	}
@@ -139,13 +140,13 @@ func attempts(tl []Event) ([]repeat, int) {
 			last = i
 		}
 	}
-	var out []repeat
+	var out []Repeat
 	n := 0
 	for _, r := range reps[:first] {
-		out = append(out, repeat{Events: [][]Event{r}})
+		out = append(out, Repeat{Events: [][]Event{r}})
 		n += len(r)
 	}
-	loop := repeat{Events: reps[first:], Last: last - first}
+	loop := Repeat{Events: reps[first:], Last: last - first}
 	for _, r := range loop.Events {
 		n += len(r)
 	}
@@ -155,13 +156,13 @@ func attempts(tl []Event) ([]repeat, int) {
 // collapse cuts the timeline into groups: at each point it takes the block
 // of up to maxGroup events that repeats to cover the most events (the
 // shortest on a tie), or the single event when nothing repeats.
-func collapse(tl []Event) []repeat {
+func collapse(tl []Event) []Repeat {
 	sigs := make([]string, len(tl))
 	for i, e := range tl {
 		sigs[i] = signature(e)
 	}
 	same := func(i, j, k int) bool { return slices.Equal(sigs[i:i+k], sigs[j:j+k]) }
-	var out []repeat
+	var out []Repeat
 	for i := 0; i < len(tl); {
 		bestK, bestReps := 1, 1
 		for k := 1; k <= maxGroup && i+2*k <= len(tl); k++ {
@@ -173,7 +174,7 @@ func collapse(tl []Event) []repeat {
 				bestK, bestReps = k, reps
 			}
 		}
-		g := repeat{}
+		g := Repeat{}
 		for r := range bestReps {
 			g.Events = append(g.Events, tl[i+r*bestK:i+(r+1)*bestK])
 		}

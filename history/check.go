@@ -1,0 +1,42 @@
+package history
+
+// A scenario drives the clients and records what happened; it does not
+// decide. Where it has something to say of the verdict it records a
+// claim, an EvCheck event, and a judge decides from the whole history
+// whether the claim stands: a claimed break the history does not show is
+// no verdict, and a rule the scenario promised to keep is checked on
+// every event, whatever the scenario concluded.
+
+// Rule names what a claim asks the judge to find in the history.
+type Rule string
+
+// The rules.
+const (
+	// OneHolder: the valid holds never overlap. A hold is valid from the
+	// return of its grant (EvAcquired without Err) to the earliest of its
+	// holder's next release call, its grant's call plus its TTL (pushed
+	// on by each refresh that succeeded, from the refresh's call), and its
+	// holder's lease end (EvLeaseEnd).
+	OneHolder Rule = "one-holder"
+	// OneInside: never two clients in the critical section at once
+	// (EvEnter, EvLeave).
+	OneInside Rule = "one-inside"
+	// Observed: the scenario saw the property broken in a way no other
+	// rule expresses (a key that outlived its TTL, a release that freed
+	// nothing); the events before the claim are its evidence.
+	Observed Rule = "observed"
+	// Kept: the scenario found nothing broken; Reason says what it tried.
+	Kept Rule = "kept"
+	// Unstageable: the scenario could not arise for the lock (n/a).
+	Unstageable Rule = "unstageable"
+)
+
+// Check is a scenario's claim about the history it recorded.
+type Check struct {
+	Rule Rule `json:"rule"`
+	// Broken claims that Rule is broken, with Reason as the verdict's
+	// reason; a OneHolder or OneInside claim that is not Broken promises
+	// that the rule holds over the whole history.
+	Broken bool     `json:"broken,omitempty"`
+	Reason *Message `json:"reason,omitempty"`
+}

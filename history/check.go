@@ -14,9 +14,10 @@ type Rule string
 const (
 	// OneHolder: the valid holds never overlap. A hold is valid from the
 	// return of its grant (EvAcquired without Err) to the earliest of its
-	// holder's next release call, its grant's call plus its TTL (pushed
-	// on by each refresh that succeeded, from the refresh's call), and its
-	// holder's lease end (EvLeaseEnd).
+	// holder's next release call and its grant's call plus its TTL,
+	// pushed on by each refresh that succeeded, from the refresh's call.
+	// A lease that ends sooner only shortens a hold, so counting to the
+	// TTL never calls a correct lock broken.
 	OneHolder Rule = "one-holder"
 	// OneInside: never two clients in the critical section at once
 	// (EvEnter, EvLeave).

@@ -36,7 +36,6 @@ const (
 	EvCrash       EventKind = "crash"        // a client died
 	EvPause       EventKind = "pause"        // a client stopped between two commands
 	EvNote        EventKind = "note"         // the scenario says what it does next
-	EvLeaseEnd    EventKind = "lease-end"    // a holder learnt that its lease was lost (Msg says how)
 	EvCheck       EventKind = "check"        // what the scenario claims the judge will find (Check)
 )
 

@@ -237,8 +237,9 @@ func (c *simClient) resume() {
 func (c *simClient) tryAcquire(ttl time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
+	o := c.begin(ttl)
 	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(c.r.ctx, c.r.key, ttl) })
-	return c.acquired(l, err)
+	return c.acquired(o, l, err)
 }
 
 // acquire waits up to wait for the lock, retrying every Timing.Poll.
@@ -255,25 +256,27 @@ func (c *simClient) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
 func (c *simClient) acquireWith(s strategy.Strategy, ttl, wait, poll time.Duration) strategy.Lock {
 	var l strategy.Lock
 	var err error
+	o := c.begin(ttl)
 	c.r.guard(c.name, "Acquire", func() {
 		l, err = strategy.Acquire(c.r.ctx, s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
 	})
 	if err != nil && c.r.ctx.Err() != nil {
 		c.r.fail("watchdog: %v", c.r.ctx.Err())
 	}
-	return c.acquired(l, err)
+	return c.acquired(o, l, err)
 }
 
-func (c *simClient) acquired(l strategy.Lock, err error) strategy.Lock {
+// acquired records what an acquire begun at o returned.
+func (c *simClient) acquired(o op, l strategy.Lock, err error) strategy.Lock {
 	switch {
 	case err == nil && l == nil:
 		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
 	case err == nil:
 		c.unseen()
-		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired})
+		c.r.rec.add(c.outcome(o, history.EvAcquired, nil))
 		return l
 	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvNotAcquired})
+		c.r.rec.add(c.outcome(o, history.EvNotAcquired, nil))
 	case c.isCrashed():
 		// Whatever a crashed client's commands return (a cut connection)
 		// is the crash, not the strategy's doing.
@@ -294,8 +297,9 @@ func (c *simClient) release(l strategy.Lock) {
 // releaseErr gives l up and records what Release returned, whatever it is.
 func (c *simClient) releaseErr(l strategy.Lock) error {
 	var err error
+	o := c.begin(0)
 	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
-	c.r.rec.add(c.outcome(history.EvReleased, err))
+	c.r.rec.add(c.outcome(o, history.EvReleased, err))
 	return err
 }
 
@@ -303,8 +307,9 @@ func (c *simClient) releaseErr(l strategy.Lock) error {
 // refusal the holder hears of; only a nil error claims the lock.
 func (c *simClient) refresh(l strategy.Refresher, ttl time.Duration) error {
 	var err error
+	o := c.begin(ttl)
 	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(c.r.ctx, ttl) })
-	c.r.rec.add(c.outcome(history.EvRefreshed, err))
+	c.r.rec.add(c.outcome(o, history.EvRefreshed, err))
 	return err
 }
 
@@ -313,18 +318,12 @@ func (c *simClient) refresh(l strategy.Refresher, ttl time.Duration) error {
 func (c *simClient) tryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
 	var l strategy.Lock
 	var err error
+	o := c.begin(ttl)
 	c.r.guard(c.name, "TryAcquire", func() { l, err = c.s.TryAcquire(c.r.ctx, c.r.key, ttl) })
-	switch {
-	case err == nil && l == nil:
-		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
-	case err == nil:
+	if err == nil && l != nil {
 		c.unseen()
-		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired})
-	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvNotAcquired})
-	default:
-		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired, Err: c.r.errText(err)})
 	}
+	c.recordAttempt(o, l, err)
 	return l, err
 }
 
@@ -334,8 +333,29 @@ func (c *simClient) attempt(ctx context.Context, key string, ttl time.Duration) 
 	return l, err
 }
 
-func (c *simClient) outcome(kind history.EventKind, err error) history.Event {
-	e := history.Event{Client: c.name, Kind: kind}
+// op is a lock call under way: when it began, in the run's time, and the
+// TTL it asked for (0 for a release).
+type op struct{ call, ttl time.Duration }
+
+// begin notes that a lock call asking for ttl begins now.
+func (c *simClient) begin(ttl time.Duration) op { return op{c.r.rec.now(), ttl} }
+
+// recordAttempt records what one attempt begun at o returned, whatever
+// it is: the lock, a refusal, or an error.
+func (c *simClient) recordAttempt(o op, l strategy.Lock, err error) {
+	switch {
+	case err == nil && l == nil:
+		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+	case errors.Is(err, strategy.ErrNotAcquired):
+		c.r.rec.add(c.outcome(o, history.EvNotAcquired, nil))
+	default:
+		c.r.rec.add(c.outcome(o, history.EvAcquired, err))
+	}
+}
+
+// outcome is the event of a lock call begun at o that returned err.
+func (c *simClient) outcome(o op, kind history.EventKind, err error) history.Event {
+	e := history.Event{Client: c.name, Kind: kind, Call: o.call, TTL: o.ttl}
 	if err != nil {
 		e.Err = c.r.errText(err)
 	}

@@ -359,25 +359,18 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 // refreshErr refreshes l with ctx and records what Refresh returned.
 func (c *simClient) refreshErr(ctx context.Context, l strategy.Refresher, ttl time.Duration) error {
 	var err error
+	o := c.begin(ttl)
 	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(ctx, ttl) })
-	c.r.rec.add(c.outcome(history.EvRefreshed, err))
+	c.r.rec.add(c.outcome(o, history.EvRefreshed, err))
 	return err
 }
 
 // attemptErr makes one attempt with ctx and records what it returned,
 // whatever it is.
 func (c *simClient) attemptErr(ctx context.Context, ttl time.Duration) (strategy.Lock, error) {
+	o := c.begin(ttl)
 	l, err := c.attempt(ctx, c.r.key, ttl)
-	switch {
-	case err == nil && l == nil:
-		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
-	case err == nil:
-		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired})
-	case errors.Is(err, strategy.ErrNotAcquired):
-		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvNotAcquired})
-	default:
-		c.r.rec.add(history.Event{Client: c.name, Kind: history.EvAcquired, Err: c.r.errText(err)})
-	}
+	c.recordAttempt(o, l, err)
 	return l, err
 }
 

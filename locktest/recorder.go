@@ -101,6 +101,9 @@ func (r *recorder) timeline() ([]history.Event, map[string][]string) {
 	return out, tokens
 }
 
+// now is the time since the run began.
+func (r *recorder) now() time.Duration { return time.Since(r.start) }
+
 func (r *recorder) add(e history.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -168,7 +168,6 @@ func Format(tl []Event) string {
 // ms is d in milliseconds, to a microsecond.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-
 // kindMsg is what an event of each kind says when nothing else does.
 var kindMsg = map[EventKind]Message{
 	EvAcquired:    msg.Define("event.acquired", nil, "lock acquired").New(),

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/locklab/locklab/locktest/internal/judge"
+
 	"github.com/locklab/locklab/history"
 )
 
@@ -21,7 +23,7 @@ func (d *detector) enter(who string) {
 	defer d.mu.Unlock()
 	d.rec.add(history.Event{Client: who, Kind: history.EvEnter})
 	if len(d.inside) > 0 {
-		o := mOverlapText.New(who, slices.Clone(d.inside))
+		o := judge.Overlap(who, slices.Clone(d.inside))
 		d.overlaps = append(d.overlaps, o)
 		d.rec.add(history.Event{Client: who, Kind: history.EvOverlap, Msg: &o})
 	}

@@ -100,8 +100,6 @@ var (
 		"{0} (interleaving {1} of their commands): {2}")
 	mRaceHolds = msg.Define("race.holds", msg.K(msg.Count, msg.Sub),
 		"in each of the {0} interleavings of two clients' attempts {1}, at most one won")
-	mOverlapText = msg.Define("overlap", msg.K(msg.Client, msg.Clients),
-		"{0} entered while {1} {1|was|were} inside")
 	mBWaitsTTL = msg.Define("wait.ttl", msg.K(msg.Duration, msg.Duration),
 		"B waits up to {0} (TTL {1} + slack)")
 )

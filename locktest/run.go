@@ -20,6 +20,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/locktest/internal/judge"
 	"github.com/locklab/locklab/locktest/internal/wire"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
@@ -159,20 +160,62 @@ func (r *run) counterexample(res Result) Result {
 	return res
 }
 
-// holds, breaks and notApplicable build results from a run.
+// A scenario does not decide: holds, breaks, notApplicable and the
+// claims below record what it found as claims in the history
+// (history.Check), and the judge gives the verdict from the history
+// alone (decide).
+
+// holds claims that the scenario found nothing broken: m says what it
+// tried.
 func (r *run) holds(m Message) Result {
-	r.shutdown()
-	return Result{Verdict: Holds, Message: m}
+	r.claim(history.Check{Rule: history.Kept, Reason: &m})
+	return r.decide()
 }
 
+// breaks claims a break the scenario observed, which m explains; the
+// events before it are its evidence.
 func (r *run) breaks(m Message) Result {
-	r.shutdown()
-	return r.counterexample(Result{Verdict: Breaks, Message: m})
+	return r.breaksRule(history.Observed, m)
+}
+
+// breaksRule claims that rule was broken, which m explains: the judge
+// finds the break in the events, or gives no verdict.
+func (r *run) breaksRule(rule history.Rule, m Message) Result {
+	r.claim(history.Check{Rule: rule, Broken: true, Reason: &m})
+	return r.decide()
 }
 
 func (r *run) notApplicable(m Message) Result {
+	r.claim(history.Check{Rule: history.Unstageable, Reason: &m})
+	return r.decide()
+}
+
+// promise claims that rule holds over the whole run; if the judge finds
+// it broken, the verdict's reason is reason with what it found added as
+// its last argument (msg.Def.Lacking).
+func (r *run) promise(rule history.Rule, reason Message) {
+	r.claim(history.Check{Rule: rule, Reason: &reason})
+}
+
+func (r *run) claim(c history.Check) {
+	r.rec.add(history.Event{Kind: history.EvCheck, Check: &c})
+}
+
+// decide stops the run's clients and gives the judge's verdict on its
+// history; a break carries the history as its counterexample.
+func (r *run) decide() Result {
 	r.shutdown()
-	return Result{Verdict: NotApplicable, Message: m}
+	res := r.counterexample(Result{})
+	d, err := judge.Mutex(res.Timeline)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	res.Verdict, res.Message = Verdict(d.Verdict), d.Reason
+	if res.Verdict != Breaks {
+		res.Timeline, res.Key, res.Start, res.Tokens = nil, "", time.Time{}, nil
+	}
+	return res
 }
 
 // newClient builds a simulated client: a proxy of its own to Redis, a

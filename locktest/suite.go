@@ -71,7 +71,7 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 			res := Check(context.Background(), cfg, p)
 			results = append(results, res)
 			where[p] = t.Name()
-			judge(t, res, expect)
+			accept(t, res, expect)
 		})
 	}
 	if s := suggest(expect, results, where, caps); s != "" {
@@ -79,8 +79,8 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	}
 }
 
-// judge is Report with what expect accepts.
-func judge(t *testing.T, res Result, expect Expect) {
+// accept is Report with what expect accepts.
+func accept(t *testing.T, res Result, expect Expect) {
 	t.Helper()
 	want := expect.Verdict(res.Property)
 	switch {

@@ -128,6 +128,17 @@ func (d *Def) New(args ...any) Msg {
 	return m
 }
 
+// Lacking is New less its last argument, which another layer gives
+// later: a judge adds what it found to a promise's reason.
+func (d *Def) Lacking(args ...any) Msg {
+	if len(d.Kinds) == 0 {
+		panic(fmt.Sprintf("msg: %s takes no arguments", d.ID))
+	}
+	short := *d
+	short.Kinds = d.Kinds[:len(d.Kinds)-1]
+	return short.New(args...)
+}
+
 func convert(k Kind, v any) (Arg, bool) {
 	if a, ok := v.(Arg); ok {
 		return a, a.Kind == k

@@ -1,0 +1,200 @@
+// Package judge decides a property's verdict from a run's history alone,
+// as a linearizability checker decides from a recorded history: the
+// scenario drives the clients and records their calls, the critical
+// section and its claims (history.Check); the judge checks each claim on
+// the events and gives the verdict. A saved history is judged again the
+// same way, without Redis.
+package judge
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+)
+
+// Verdict is a decision's outcome, with the values of locktest.Verdict.
+type Verdict string
+
+// The verdicts a judge gives.
+const (
+	Holds         Verdict = "holds"
+	Breaks        Verdict = "breaks"
+	NotApplicable Verdict = "n/a"
+)
+
+// Decision is a verdict and its reason.
+type Decision struct {
+	Verdict Verdict
+	Reason  history.Message
+}
+
+// ErrNoClaim: the history holds no claim to decide on; the run ended
+// before its scenario said anything of the verdict.
+var ErrNoClaim = errors.New("judge: the history holds no claim")
+
+// Mutex decides a history of a mutex: at most one valid hold at a time,
+// and at most one client in the critical section, wherever the scenario
+// claimed or promised it, and its other claims as recorded. The first
+// break in the history's order is the verdict; else its last holds or
+// n/a. A claimed break that the events do not show is an error, never a
+// verdict.
+func Mutex(tl []history.Event) (Decision, error) {
+	var last *Decision
+	for i, e := range tl {
+		if e.Kind != history.EvCheck || e.Check == nil {
+			continue
+		}
+		c := e.Check
+		reason := func() history.Message {
+			if c.Reason == nil {
+				return history.Message{}
+			}
+			return *c.Reason
+		}
+		switch c.Rule {
+		case history.Observed:
+			return Decision{Breaks, reason()}, nil
+		case history.OneHolder, history.OneInside:
+			if !c.Broken {
+				// A promise: checked on the whole history, below.
+				continue
+			}
+			if _, ok := find(c.Rule, tl[:i]); !ok {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
+			}
+			return Decision{Breaks, reason()}, nil
+		case history.Kept:
+			last = &Decision{Holds, reason()}
+		case history.Unstageable:
+			last = &Decision{NotApplicable, reason()}
+		default:
+			return Decision{}, fmt.Errorf("judge: unknown rule %q", c.Rule)
+		}
+	}
+	for _, e := range tl {
+		if e.Kind != history.EvCheck || e.Check == nil || e.Check.Broken {
+			continue
+		}
+		if r := e.Check.Rule; r == history.OneHolder || r == history.OneInside {
+			if found, ok := find(r, tl); ok {
+				return Decision{Breaks, promiseBroken(e.Check, found)}, nil
+			}
+		}
+	}
+	if last == nil {
+		return Decision{}, ErrNoClaim
+	}
+	return *last, nil
+}
+
+// promiseBroken is the reason of a broken promise: the promise's own
+// reason with what the judge found as its last argument, or what it
+// found alone.
+func promiseBroken(c *history.Check, found history.Message) history.Message {
+	if c.Reason == nil || c.Reason.ID == "" {
+		return found
+	}
+	out := *c.Reason
+	out.Args = append(slices.Clone(out.Args), msg.Arg{Kind: msg.Sub, Msg: &found})
+	return out
+}
+
+// find looks for the first break of rule in tl and says what it is.
+func find(rule history.Rule, tl []history.Event) (history.Message, bool) {
+	switch rule {
+	case history.OneInside:
+		return twoInside(tl)
+	case history.OneHolder:
+		return twoHolders(tl)
+	}
+	return history.Message{}, false
+}
+
+// twoInside finds the first client that entered the critical section
+// while others were inside.
+func twoInside(tl []history.Event) (history.Message, bool) {
+	var inside []string
+	for _, e := range tl {
+		switch e.Kind {
+		case history.EvEnter:
+			if len(inside) > 0 {
+				return Overlap(e.Client, slices.Clone(inside)), true
+			}
+			inside = append(inside, e.Client)
+		case history.EvLeave:
+			if i := slices.Index(inside, e.Client); i >= 0 {
+				inside = slices.Delete(inside, i, i+1)
+			}
+		}
+	}
+	return history.Message{}, false
+}
+
+// hold is a grant's validity: from its return to its end.
+type hold struct {
+	client   string
+	from, to time.Duration
+}
+
+// forever is the end of a hold that nothing ends.
+const forever = time.Duration(1<<63 - 1)
+
+// holds reads the valid holds of tl: each grant from its return until the
+// earliest of its holder's next release call and its call plus its TTL,
+// which a refresh that succeeded pushes on to its own call plus its TTL.
+// A grant recorded without a TTL is valid until its release.
+func holds(tl []history.Event) []hold {
+	var out []hold
+	open := map[string]int{} // a client's hold still valid at its last event: its index in out
+	for _, e := range tl {
+		i, held := open[e.Client]
+		switch {
+		case e.Kind == history.EvAcquired && e.Err == "":
+			end := forever
+			if e.TTL > 0 {
+				end = e.Call + e.TTL
+			}
+			out = append(out, hold{client: e.Client, from: e.At, to: end})
+			open[e.Client] = len(out) - 1
+		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0:
+			out[i].to = max(out[i].to, e.Call+e.TTL)
+		case e.Kind == history.EvReleased && held:
+			out[i].to = min(out[i].to, e.Call)
+			delete(open, e.Client)
+		}
+	}
+	return out
+}
+
+// twoHolders finds the first grant that returned while another client's
+// hold was valid.
+func twoHolders(tl []history.Event) (history.Message, bool) {
+	hs := holds(tl)
+	for j, b := range hs {
+		var during []string
+		for _, a := range hs[:j] {
+			if a.client != b.client && a.from <= b.from && b.from < a.to && !slices.Contains(during, a.client) {
+				during = append(during, a.client)
+			}
+		}
+		if len(during) > 0 {
+			return mTwoHolders.New(b.client, during), true
+		}
+	}
+	return history.Message{}, false
+}
+
+// Overlap says that who entered the critical section while inside were
+// there.
+func Overlap(who string, inside []string) history.Message { return mOverlap.New(who, inside) }
+
+var (
+	mOverlap = msg.Define("overlap", msg.K(msg.Client, msg.Clients),
+		"{0} entered while {1} {1|was|were} inside")
+	mTwoHolders = msg.Define("judge.two-holders", msg.K(msg.Client, msg.Clients),
+		"{0} was granted the lock while {1} still held it within its TTL")
+)

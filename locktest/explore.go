@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -421,7 +422,7 @@ func race(newRun func(string) *run, stale *staleLock, broken, where Message) Res
 		}, prefix)
 
 		if won[0] && won[1] {
-			res := r.breaks(mInterleaving.New(broken, n, mustOverlap(r)))
+			res := r.breaksRule(history.OneHolder, mInterleaving.New(broken, n, mustOverlap(r)))
 			return trace, &res
 		}
 		return trace, nil

@@ -308,7 +308,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 	if held {
 		if lb != nil {
 			r.det.enter("B")
-			return r.breaks(mFaultsGrantedHeld.New(what)), true
+			return r.breaksRule(history.OneHolder, mFaultsGrantedHeld.New(what)), true
 		}
 		// A change is B's doing only if A sent nothing meanwhile (its
 		// renewals, the keys it writes after its acquire returned).

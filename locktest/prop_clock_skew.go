@@ -1,6 +1,9 @@
 package locktest
 
-import "github.com/locklab/locklab/internal/msg"
+import (
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+)
 
 // ClockSkew: while the lock is held, a client whose clock runs ahead by
 // more than the TTL tries to acquire it, and must fail.
@@ -31,9 +34,9 @@ func clockSkew(newRun func(string) *run) Result {
 	if lb != nil {
 		r.det.enter("B")
 		if r.clockReads.Load() == before {
-			return r.breaks(mSkewNoClock.New(r.tm.Long))
+			return r.breaksRule(history.OneHolder, mSkewNoClock.New(r.tm.Long))
 		}
-		return r.breaks(mSkewTook.New(2*r.tm.Long, r.tm.Long))
+		return r.breaksRule(history.OneHolder, mSkewTook.New(2*r.tm.Long, r.tm.Long))
 	}
 	if r.clockReads.Load() == before {
 		return r.neverReadsClock()

@@ -1,6 +1,9 @@
 package locktest
 
-import "github.com/locklab/locklab/internal/msg"
+import (
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+)
 
 // DoubleRelease: a client releases twice; a lock acquired in between by
 // someone else must survive. Someone else is another client, then another
@@ -41,7 +44,7 @@ func doubleRelease(newRun func(string) *run) Result {
 	}
 	freed := whoFreed(r, held, "second release")
 	if c.tryAcquire(r.tm.Long) != nil {
-		return r.breaks(mDoubleThen.New(freed))
+		return r.breaksRule(history.OneHolder, mDoubleThen.New(freed))
 	}
 	r.shutdown()
 	if broke := doubleReleaseGoroutines(newRun, n); broke != nil {

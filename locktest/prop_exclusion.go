@@ -108,11 +108,10 @@ func exclusion(newRun func(string) *run) Result {
 	if v, ok := <-aborts; ok {
 		panic(v)
 	}
-	if o, ok := r.det.firstOverlap(); ok {
-		res := r.breaks(mExclusionBreaks.New(o))
-		res.Timeline = aroundOverlap(res.Timeline)
-		return res
-	}
+	// Never two inside, and never two valid holds: the judge checks both
+	// on the whole run, whatever the verdict below.
+	r.promise(history.OneInside, mExclusionBreaks.Lacking())
+	r.promise(history.OneHolder, mExclusionBreaks.Lacking())
 	close(starved)
 	// Which clients starve first depends on the scheduler; the first by
 	// name keeps the reason the same from run to run.
@@ -122,9 +121,9 @@ func exclusion(newRun func(string) *run) Result {
 	}
 	if len(who) > 0 {
 		slices.Sort(who)
-		return r.notApplicable(mExclusionNA.New(r.tm.Long/2, who[0]))
+		return aroundOverlap(r.notApplicable(mExclusionNA.New(r.tm.Long/2, who[0])))
 	}
-	return r.holds(mExclusionHolds.New(handovers, contenders, rounds))
+	return aroundOverlap(r.holds(mExclusionHolds.New(handovers, contenders, rounds)))
 }
 
 // handover: A holds the lock, releases it and at once tries to acquire it
@@ -156,31 +155,63 @@ func handover(newRun func(string) *run) (*Result, int) {
 		}, prefix)
 
 		if won[0] && won[1] {
-			res := r.breaks(mInterleaving.New(mHandover.New(), n, mustOverlap(r)))
+			res := r.breaksRule(history.OneHolder, mInterleaving.New(mHandover.New(), n, mustOverlap(r)))
 			return trace, &res
 		}
 		return trace, nil
 	})
 }
 
-// aroundOverlap cuts a long timeline down to the events that led to the
-// first overlap and a few after it, keeping the opening note.
-func aroundOverlap(tl []history.Event) []history.Event {
+// aroundOverlap cuts a break's long timeline down to the events that led
+// to the first overlap and a few after it, keeping the opening note. The
+// cut falls where nobody held the lock, so that the judge finds in what
+// is left every hold and critical section it found in the whole, and
+// the claims at the end are kept.
+func aroundOverlap(res Result) Result {
 	const before, after = 60, 10
+	tl := res.Timeline
+	if res.Verdict != Breaks {
+		return res
+	}
 	for i, e := range tl {
 		if e.Kind != history.EvOverlap {
 			continue
 		}
-		from, to := max(0, i-before), min(len(tl), i+after)
+		from, to := quietBefore(tl, i-before), min(len(tl), i+after)
 		if from == 0 && to == len(tl) {
-			return tl
+			return res
 		}
 		n := noteEvent(mLeftOut.New(from))
 		n.At = tl[from].At
-		out := []history.Event{n}
-		return append(out, tl[from:to]...)
+		out := append([]history.Event{n}, tl[from:to]...)
+		for _, e := range tl[to:] {
+			if e.Kind == history.EvCheck {
+				out = append(out, e)
+			}
+		}
+		res.Timeline = out
+		return res
 	}
-	return tl
+	return res
+}
+
+// quietBefore returns the last index of tl at or before i where no
+// client held the lock or was inside the critical section, or 0.
+func quietBefore(tl []history.Event, i int) int {
+	quiet := 0
+	busy := map[string]bool{}
+	for j, e := range tl[:max(i+1, 0)] {
+		if len(busy) == 0 {
+			quiet = j
+		}
+		switch {
+		case e.Kind == history.EvAcquired && e.Err == "", e.Kind == history.EvEnter:
+			busy[e.Client] = true
+		case e.Kind == history.EvReleased:
+			delete(busy, e.Client)
+		}
+	}
+	return quiet
 }
 
 // exclusion's messages.

@@ -3,6 +3,7 @@ package locktest
 import (
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 )
 
@@ -68,7 +69,7 @@ func holderClock(newRun func(string) *run) Result {
 				break // returned past A's TTL: proves nothing
 			}
 			r.det.enter("B")
-			return r.breaks(mBehindEarly.New(-behind, ttl))
+			return r.breaksRule(history.OneHolder, mBehindEarly.New(-behind, ttl))
 		}
 		time.Sleep(2 * r.tm.Poll)
 	}

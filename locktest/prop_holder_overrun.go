@@ -1,6 +1,9 @@
 package locktest
 
-import "github.com/locklab/locklab/internal/msg"
+import (
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+)
 
 // HolderOverrun: the holder's work outlasts its TTL while others wait;
 // they must not enter while it is still inside.
@@ -45,9 +48,9 @@ func holderOverrun(newRun func(string) *run) Result {
 	if o, ok := r.det.firstOverlap(); ok {
 		a.release(la)
 		if slowly {
-			return r.breaks(mOverrunKeptAlive.New(r.tm.Poll, slow, o))
+			return r.breaksRule(history.OneInside, mOverrunKeptAlive.New(r.tm.Poll, slow, o))
 		}
-		return r.breaks(mOverrunBreaks.New(o))
+		return r.breaksRule(history.OneInside, mOverrunBreaks.New(o))
 	}
 	if lb == nil {
 		// Kept by A's renewals, or never expiring at all? Without A, a

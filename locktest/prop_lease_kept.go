@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
@@ -102,7 +103,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 				return true
 			}
 			r.det.enter(w.name)
-			res = r.breaks(mKeptBreaks.New(w.name, at.Round(time.Millisecond), askedFor.New(ttl), (ttl - at).Round(time.Millisecond)))
+			res = r.breaksRule(history.OneHolder, mKeptBreaks.New(w.name, at.Round(time.Millisecond), askedFor.New(ttl), (ttl-at).Round(time.Millisecond)))
 			return true
 		}
 		over := false

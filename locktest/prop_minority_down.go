@@ -1,6 +1,9 @@
 package locktest
 
-import "github.com/locklab/locklab/internal/msg"
+import (
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+)
 
 // MinorityDown: over several masters, with a minority of them down,
 // A acquires, B is refused while A holds the lock, and B acquires once
@@ -46,7 +49,7 @@ func minorityDown(newRun func(string) *run) Result {
 	b := r.newClient("B", 0)
 	if lb, _ := b.tryAcquireErr(r.tm.Long); lb != nil {
 		r.det.enter("B")
-		return r.breaks(mMinorityTwo.New(nodeNames(down)))
+		return r.breaksRule(history.OneHolder, mMinorityTwo.New(nodeNames(down)))
 	}
 	r.det.leave("A")
 	if err := a.releaseErr(l); err != nil {

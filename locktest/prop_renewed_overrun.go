@@ -2,6 +2,8 @@ package locktest
 
 import (
 	"fmt"
+
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 
 	"context"
@@ -79,7 +81,7 @@ func renewedOverrun(newRun func(string) *run) Result {
 		return r.notApplicable(mNobodyWhilePaused.New(why))
 	}
 	if o, ok := r.det.firstOverlap(); ok {
-		return r.breaks(mRenewedBreaks.New(o))
+		return r.breaksRule(history.OneInside, mRenewedBreaks.New(o))
 	}
 	return r.holds(mRenewedHolds.New())
 }

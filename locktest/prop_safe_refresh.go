@@ -1,6 +1,7 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
@@ -53,7 +54,7 @@ func safeRefresh(newRun func(string) *run) Result {
 		}
 		if err == nil {
 			r.det.enter("A")
-			res = r.breaks(mPausedTTLResumed.New(l.at, mRefreshSucceeded.New()))
+			res = r.breaksRule(history.OneInside, mPausedTTLResumed.New(l.at, mRefreshSucceeded.New()))
 			return &res
 		}
 		if left := r.pttl(); left > r.tm.Long+r.tm.Slack/5 {
@@ -64,7 +65,7 @@ func safeRefresh(newRun func(string) *run) Result {
 		if l.c.tryAcquire(r.tm.Long) == nil {
 			return nil
 		}
-		res = r.breaks(mRefreshThen.New(l.at, freed))
+		res = r.breaksRule(history.OneHolder, mRefreshThen.New(l.at, freed))
 		return &res
 	})
 	switch {

@@ -1,6 +1,7 @@
 package locktest
 
 import (
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
@@ -39,7 +40,7 @@ func safeRelease(newRun func(string) *run) Result {
 		}
 		freed := whoFreed(l.r, l.held, "release")
 		if l.c.tryAcquire(l.r.tm.Long) != nil {
-			res := l.r.breaks(mPausedTTLResumed.New(l.at, freed))
+			res := l.r.breaksRule(history.OneHolder, mPausedTTLResumed.New(l.at, freed))
 			return &res
 		}
 		return nil

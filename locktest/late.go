@@ -26,7 +26,7 @@ type lateRun struct {
 	c     *simClient
 	at    Message
 	held  bool
-	broke Message
+	broke finding
 }
 
 // lateAtEachBoundary is the skeleton of safe-release and safe-refresh: at
@@ -67,7 +67,7 @@ func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r
 // B's lock, whether K still existed right after B got it, what A's late
 // operation did to B's lock ("" when nothing) and, when B got nothing,
 // why the lock had not expired, read before A resumed.
-func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock, held bool, broke, why Message) {
+func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock, held bool, broke finding, why Message) {
 	a := p.c
 	r.note(mLatePaused.New(r.tm.Short, r.tm.Short+r.tm.Slack))
 	lb = b.waitFree(r.tm.Long, r.tm.Short+r.tm.Slack, r.tm.Short+r.tm.staleAfter())
@@ -76,7 +76,7 @@ func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock
 		a.resume()
 		r.note(mLateResumes.New())
 		p.wait()
-		return nil, false, Message{}, why
+		return nil, false, finding{}, why
 	}
 	held = r.keyExists()
 	r.note(mLateSteps.New())

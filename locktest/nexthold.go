@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
 )
 
 // A late operation of A's (a release, a refresh, a second release) on a
@@ -100,15 +101,26 @@ func (after keyView) changedFrom(before keyView, author, op, holder string, push
 // after each command K must be as it was, and at each boundary C must not
 // acquire. It returns what went wrong, or no message once p has ended
 // with B's lock as it was.
-func (r *run) lateSteps(p *pausedOp, b, c *simClient) Message {
+func (r *run) lateSteps(p *pausedOp, b, c *simClient) finding {
 	return r.lateStepsOf(p, "A", "B", b, c)
 }
+
+// finding is what a scenario found broken, and the rule under which the
+// judge finds it in the history: C let in while another held the lock is
+// OneHolder, a key changed under its holder is Observed.
+type finding struct {
+	msg  Message
+	rule history.Rule
+}
+
+// IsZero says that nothing was found.
+func (f finding) IsZero() bool { return f.msg.IsZero() }
 
 // lateStepsOf is lateSteps for the lock of holder, whose client b is
 // paused meanwhile; b is nil when the holder is a goroutine of p's own
 // client, which cannot be paused without p. author names the late
 // operation's client in what went wrong (A, or its goroutine A1).
-func (r *run) lateStepsOf(p *pausedOp, author, holder string, b, c *simClient) Message {
+func (r *run) lateStepsOf(p *pausedOp, author, holder string, b, c *simClient) finding {
 	var view keyView
 	if b != nil {
 		b.pause()
@@ -133,16 +145,16 @@ func (r *run) lateStepsOf(p *pausedOp, author, holder string, b, c *simClient) M
 				what = mAtCommand.New(what, author, p.op, from+1)
 			}
 			if took {
-				what = mThenC.New(what, holder)
+				return finding{mThenC.New(what, holder), history.OneHolder}
 			}
-			return what
+			return finding{what, history.Observed}
 		}
 		if !more {
 			r.note(mOpOverReads.New(p.op, after.msg()))
-			return Message{}
+			return finding{}
 		}
 		if c.tryAcquire(r.tm.Long) != nil {
-			return mThirdHolder.New(holder, boundary(p.k, p.n, p.op), p.op)
+			return finding{mThirdHolder.New(holder, boundary(p.k, p.n, p.op), p.op), history.OneHolder}
 		}
 		view = after
 	}

@@ -49,7 +49,7 @@ func safeRefresh(newRun func(string) *run) Result {
 		r.det.enter("B")
 		var res Result
 		if !l.broke.IsZero() {
-			res = r.breaks(mRefreshResumed.New(l.at, l.broke))
+			res = r.breaksRule(l.broke.rule, mRefreshResumed.New(l.at, l.broke.msg))
 			return &res
 		}
 		if err == nil {

@@ -35,7 +35,7 @@ func safeRelease(newRun func(string) *run) Result {
 		return func() { a.release(la) }
 	}, func(l lateRun) *Result {
 		if !l.broke.IsZero() {
-			res := l.r.breaks(mPausedTTLResumed.New(l.at, l.broke))
+			res := l.r.breaksRule(l.broke.rule, mPausedTTLResumed.New(l.at, l.broke.msg))
 			return &res
 		}
 		freed := whoFreed(l.r, l.held, "release")

@@ -9,6 +9,7 @@
 //	lockcheck [flags]
 //	lockcheck -update [-strategy NAMES] [-property NAMES]
 //	lockcheck -cleanup [-redis TARGET]
+//	lockcheck -judge FILE [-lang en|zh]
 //	lockcheck -exec COMMAND [-name NAME] [flags]
 //
 // The flags are:
@@ -63,6 +64,13 @@
 //		run, with exit status 1.
 //	-cleanup
 //		remove what earlier runs left behind (see below), and nothing else.
+//	-judge FILE
+//		judge again, without Redis, the results of a run saved with
+//		-format json: each break's history goes to the judge that gave
+//		its verdict (locktest.Judge), and a line says whether it gives
+//		the same verdict and reason. Holds and n/a keep no history and
+//		are listed as recorded. Exit status 0 when every history gives
+//		back its verdict and reason, 1 when one does not.
 //	-exec COMMAND, -name NAME
 //		check a lock written in any language: COMMAND, run with sh -c once
 //		per simulated client, serves it over the line protocol of package
@@ -280,6 +288,7 @@ type options struct {
 	granularity time.Duration
 	update      bool
 	cleanup     bool
+	judge       string // -judge: a saved run to judge again
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
 }
@@ -301,6 +310,9 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lockcheck: %v\n", err)
 		return exitUsage
+	}
+	if opts.judge != "" {
+		return judgeAgain(opts.judge, opts.lang, e.stdout, e.stderr)
 	}
 	p := e.program()
 	if opts.cleanup {
@@ -340,9 +352,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	granularity := fs.Duration("granularity", 0, "run the columns at a time scale of `STEP` (1s for a lock that counts TTLs in whole seconds): every TTL asked is a whole multiple of it (default: what each lock announces, else 1ms)")
 	update := fs.Bool("update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" (run from the repository's root)")
 	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
+	judgeFile := fs.String("judge", "", "judge again, without Redis, the results of a run saved by -format json in `FILE`, and say whether each history gives its recorded verdict and reason")
 	execF := addExecFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -update [-strategy NAMES] [-property NAMES]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -update [-strategy NAMES] [-property NAMES]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -judge FILE [-lang en|zh]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
 			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
 			"1 when one is not, 2 for bad flags or no Redis (a replica, or one lost during the run),\n"+
@@ -353,7 +366,23 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, granularity: *granularity, update: *update, cleanup: *cleanup}
+	opts := options{trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, granularity: *granularity, update: *update, cleanup: *cleanup, judge: *judgeFile}
+	if opts.judge != "" {
+		var others []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "judge" && f.Name != "lang" {
+				others = append(others, "-"+f.Name)
+			}
+		})
+		if len(others) > 0 || fs.NArg() > 0 {
+			return opts, usageError{fmt.Sprintf("-judge takes no other flag than -lang, nor arguments (got %s)", strings.Join(append(others, fs.Args()...), " "))}
+		}
+		var err error
+		if opts.lang, err = report.ParseLang(*lang); err != nil || *lang == "" {
+			return opts, usageError{fmt.Sprintf("-lang %q: want %s", *lang, langList())}
+		}
+		return opts, nil
+	}
 	if opts.cleanup {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {

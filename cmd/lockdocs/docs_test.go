@@ -92,11 +92,11 @@ func wholeMatrix(t *testing.T) *report.Report {
 	return &rep
 }
 
-// TestJSONAll runs the whole matrix once: the verdicts are the declared
-// ones, and every break carries a timeline.
 // TestJSONAll: the JSON of the whole matrix (the run the docs are compared
 // with, not one more) has every result, each matching its declaration and
-// each break with its timeline.
+// each break with its timeline; and each break, read back from the JSON,
+// is judged again from its history alone to the same verdict and reason
+// (locktest.Judge, lockcheck -judge).
 func TestJSONAll(t *testing.T) {
 	var buf strings.Builder
 	require.NoError(t, report.JSON(&buf, wholeMatrix(t), report.Options{}))
@@ -105,8 +105,14 @@ func TestJSONAll(t *testing.T) {
 	require.Equal(t, len(catalog.Strategies())*len(locktest.AllProperties()), len(got.Results))
 	for _, r := range got.Results {
 		assert.True(t, r.Match, "%s/%s: %s, declared %s", r.Strategy, r.Property, r.Verdict, r.Expected)
-		if r.Verdict == locktest.Breaks {
-			assert.NotEmpty(t, r.Timeline, "%s/%s", r.Strategy, r.Property)
+		if r.Verdict != locktest.Breaks {
+			continue
+		}
+		assert.NotEmpty(t, r.Timeline, "%s/%s", r.Strategy, r.Property)
+		again, err := locktest.Judge(r.Result)
+		if assert.NoError(t, err, "%s/%s judged again", r.Strategy, r.Property) {
+			assert.Equal(t, r.Verdict, again.Verdict, "%s/%s judged again", r.Strategy, r.Property)
+			assert.Equal(t, r.Result.Reason(), again.Reason(), "%s/%s judged again", r.Strategy, r.Property)
 		}
 	}
 }

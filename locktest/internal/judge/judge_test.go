@@ -1,0 +1,171 @@
+package judge_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/judge"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const ms = time.Millisecond
+
+// grant, release, refresh, enter and leave are the events of a history.
+func grant(c string, call, at, ttl time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvAcquired, Call: call, At: at, TTL: ttl}
+}
+
+func release(c string, call, at time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvReleased, Call: call, At: at}
+}
+
+func refresh(c string, call, at, ttl time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvRefreshed, Call: call, At: at, TTL: ttl}
+}
+
+func enter(c string, at time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvEnter, At: at}
+}
+
+func leave(c string, at time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvLeave, At: at}
+}
+
+var (
+	reason = msg.Msg{ID: "test.reason"}
+	kept   = history.Event{Kind: history.EvCheck, Check: &history.Check{Rule: history.Kept, Reason: &reason}}
+)
+
+func claim(rule history.Rule) history.Event {
+	return history.Event{Kind: history.EvCheck, Check: &history.Check{Rule: rule, Broken: true, Reason: &reason}}
+}
+
+func promise(rule history.Rule) history.Event {
+	return history.Event{Kind: history.EvCheck, Check: &history.Check{Rule: rule, Reason: &reason}}
+}
+
+// TestOneHolder: a hold is valid from its grant's return until the
+// earliest of its release call and its call plus its TTL, which a refresh
+// pushes on from its own call; a grant to another client inside it is a
+// break, one after it is not.
+func TestOneHolder(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		events []history.Event
+		broken bool
+	}{
+		{"inside the TTL", []history.Event{grant("A", 0, ms, 100*ms), grant("B", 40*ms, 50*ms, 100*ms)}, true},
+		{"after the TTL", []history.Event{grant("A", 0, ms, 100*ms), grant("B", 140*ms, 150*ms, 100*ms)}, false},
+		// The TTL counts from the call, not the return: a slow grant is
+		// valid for less.
+		{"after call plus TTL", []history.Event{grant("A", 0, 60*ms, 100*ms), grant("B", 101*ms, 102*ms, 100*ms)}, false},
+		{"after the release call", []history.Event{grant("A", 0, ms, 100*ms), release("A", 30*ms, 60*ms), grant("B", 40*ms, 50*ms, 100*ms)}, false},
+		{"refreshed", []history.Event{grant("A", 0, ms, 100*ms), refresh("A", 80*ms, 81*ms, 100*ms), grant("B", 140*ms, 150*ms, 100*ms)}, true},
+		{"refresh refused", []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Call: 80 * ms, At: 81 * ms, TTL: 100 * ms, Err: "not held"}, grant("B", 140*ms, 150*ms, 100*ms)}, false},
+		{"a client again", []history.Event{grant("A", 0, ms, 100*ms), grant("A", 10*ms, 11*ms, 100*ms)}, false},
+		{"a refusal", []history.Event{grant("A", 0, ms, 100*ms), {Client: "B", Kind: history.EvNotAcquired, Call: 10 * ms, At: 11 * ms, TTL: 100 * ms}}, false},
+		{"an error", []history.Event{grant("A", 0, ms, 100*ms), {Client: "B", Kind: history.EvAcquired, Call: 10 * ms, At: 11 * ms, TTL: 100 * ms, Err: "ERR"}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := judge.Mutex(append(slices.Clone(tt.events), promise(history.OneHolder), kept))
+			require.NoError(t, err)
+			if tt.broken {
+				assert.Equal(t, judge.Breaks, d.Verdict)
+				require.Len(t, d.Reason.Args, 1, "the promise's reason, with what the judge found last")
+				assert.Equal(t, "B was granted the lock while A still held it within its TTL", d.Reason.Args[0].Msg.String())
+			} else {
+				assert.Equal(t, judge.Holds, d.Verdict)
+				assert.Equal(t, reason, d.Reason)
+			}
+			_, err = judge.Mutex(append(slices.Clone(tt.events), claim(history.OneHolder)))
+			assert.Equal(t, !tt.broken, err != nil, "a claimed break stands only on its evidence: %v", err)
+		})
+	}
+}
+
+// TestOneInside: never two clients in the critical section.
+func TestOneInside(t *testing.T) {
+	d, err := judge.Mutex([]history.Event{enter("A", ms), enter("B", 2*ms), promise(history.OneInside), kept})
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
+	assert.Equal(t, "B entered while A was inside", d.Reason.Args[0].Msg.String())
+
+	d, err = judge.Mutex([]history.Event{enter("A", ms), leave("A", 2*ms), enter("B", 3*ms), promise(history.OneInside), kept})
+	require.NoError(t, err)
+	assert.Equal(t, judge.Holds, d.Verdict)
+
+	_, err = judge.Mutex([]history.Event{enter("A", ms), leave("A", 2*ms), enter("B", 3*ms), claim(history.OneInside)})
+	assert.Error(t, err, "no overlap to show for the claim")
+}
+
+// TestClaims: an observed break is a break, holds and n/a are the last
+// claim's, the first break wins, and a history without a claim has no
+// verdict.
+func TestClaims(t *testing.T) {
+	na := history.Event{Kind: history.EvCheck, Check: &history.Check{Rule: history.Unstageable, Reason: &reason}}
+	d, err := judge.Mutex([]history.Event{na})
+	require.NoError(t, err)
+	assert.Equal(t, judge.NotApplicable, d.Verdict)
+
+	d, err = judge.Mutex([]history.Event{claim(history.Observed), kept})
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
+
+	_, err = judge.Mutex([]history.Event{grant("A", 0, ms, 100*ms)})
+	assert.ErrorIs(t, err, judge.ErrNoClaim)
+
+	_, err = judge.Mutex([]history.Event{{Kind: history.EvCheck, Check: &history.Check{Rule: "no-such-rule"}}})
+	assert.Error(t, err)
+}
+
+// recorded is a break saved from a real run (testdata, written by
+// lockcheck -format json): its verdict, reason and history.
+type recorded struct {
+	Strategy, Property string
+	Verdict            judge.Verdict
+	Message            msg.Msg
+	Timeline           []history.Event
+}
+
+// TestRecorded judges histories recorded on a real Redis again, and finds
+// their verdicts and reasons; without the events that are its evidence
+// (the grants, the critical sections), a claimed break is no verdict.
+func TestRecorded(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			var r recorded
+			require.NoError(t, json.Unmarshal(b, &r))
+			d, err := judge.Mutex(r.Timeline)
+			require.NoError(t, err)
+			assert.Equal(t, r.Verdict, d.Verdict)
+			assert.Equal(t, r.Message.String(), d.Reason.String())
+
+			var rule history.Rule
+			for _, e := range r.Timeline {
+				if e.Kind == history.EvCheck && e.Check.Broken {
+					rule = e.Check.Rule
+				}
+			}
+			if rule != history.OneHolder && rule != history.OneInside {
+				return
+			}
+			evidence := slices.DeleteFunc(slices.Clone(r.Timeline), func(e history.Event) bool {
+				return e.Kind == history.EvAcquired || e.Kind == history.EvEnter
+			})
+			_, err = judge.Mutex(evidence)
+			assert.Error(t, err, "%s's break of %s without its evidence", r.Strategy, r.Property)
+		})
+	}
+}

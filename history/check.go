@@ -1,5 +1,7 @@
 package history
 
+import "time"
+
 // A scenario drives the clients and records what happened; it does not
 // decide. Where it has something to say of the verdict it records a
 // claim, an EvCheck event, and a judge decides from the whole history
@@ -22,6 +24,10 @@ const (
 	// OneInside: never two clients in the critical section at once
 	// (EvEnter, EvLeave).
 	OneInside Rule = "one-inside"
+	// Unfreed: a lock that had to be free by Since was granted to
+	// nobody for Within after it, while Client kept trying: its refusals
+	// reach Since plus Within.
+	Unfreed Rule = "unfreed"
 	// Observed: the scenario saw the property broken in a way no other
 	// rule expresses (a key that outlived its TTL, a release that freed
 	// nothing); the events before the claim are its evidence.
@@ -40,4 +46,9 @@ type Check struct {
 	// that the rule holds over the whole history.
 	Broken bool     `json:"broken,omitempty"`
 	Reason *Message `json:"reason,omitempty"`
+	// Client, Since and Within are an Unfreed claim's: the waiter, and
+	// the span it was refused over, in the run's time.
+	Client string        `json:"client,omitempty"`
+	Since  time.Duration `json:"since_ns,omitempty"`
+	Within time.Duration `json:"within_ns,omitempty"`
 }

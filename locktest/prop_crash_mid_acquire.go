@@ -47,12 +47,13 @@ func crashMidAcquire(newRun func(string) *run) Result {
 			}
 			wait := r.tm.Short + r.tm.Slack
 			r.note(mBWaitsTTL.New(wait, r.tm.Short))
+			since := r.rec.now()
 			if b.waitFree(r.tm.Short, wait, r.tm.Short+r.tm.staleAfter()) == nil {
 				m := mMidAcquireFree
 				if path.stale {
 					m = mMidAcquireStale
 				}
-				return r.breaks(m.New(k, path.commands, wait))
+				return r.breaksUnfreed("B", since, wait-r.tm.Poll, m.New(k, path.commands, wait))
 			}
 			r.shutdown()
 		}

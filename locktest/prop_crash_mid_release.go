@@ -44,8 +44,9 @@ func crashMidRelease(newRun func(string) *run) Result {
 		a.release(la)
 		wait := r.tm.Short + r.tm.Slack
 		r.note(mBWaitsATTL.New(wait, r.tm.Short))
+		since := r.rec.now()
 		if b.waitFree(r.tm.Short, wait, r.tm.Short+r.tm.staleAfter()) == nil {
-			return r.breaks(mMidReleaseBreaks.New(boundary(k, n, "release"), wait))
+			return r.breaksUnfreed("B", since, wait-r.tm.Poll, mMidReleaseBreaks.New(boundary(k, n, "release"), wait))
 		}
 		r.shutdown()
 	}

@@ -49,12 +49,13 @@ func crashRecovery(newRun func(string) *run) Result {
 		a.crash(mCrashNeverReleases.New())
 		wait := r.tm.Short + r.tm.Slack
 		r.note(mBWaitsTTL.New(wait, r.tm.Short))
+		since := r.rec.now()
 		if b.waitFree(r.tm.Short, wait, r.tm.Short+r.tm.staleAfter()) == nil {
 			what := mRecoveryCrashed.New()
 			if refreshed {
 				what = mRecoveryRefreshedCrashed.New(r.tm.Short)
 			}
-			return r.breaks(mRecoveryBreaks.New(what, wait, r.lifeLeft(r.tm.Short, wait)))
+			return r.breaksUnfreed("B", since, wait-r.tm.Poll, mRecoveryBreaks.New(what, wait, r.lifeLeft(r.tm.Short, wait)))
 		}
 		if !refresher || refreshed {
 			if refreshed {

@@ -185,6 +185,14 @@ func (r *run) breaksRule(rule history.Rule, m Message) Result {
 	return r.decide()
 }
 
+// breaksUnfreed claims that the lock, which had to be free by since,
+// was granted to nobody while waiter tried until since plus within,
+// which m explains.
+func (r *run) breaksUnfreed(waiter string, since, within time.Duration, m Message) Result {
+	r.claim(history.Check{Rule: history.Unfreed, Broken: true, Reason: &m, Client: waiter, Since: since, Within: within})
+	return r.decide()
+}
+
 func (r *run) notApplicable(m Message) Result {
 	r.claim(history.Check{Rule: history.Unstageable, Reason: &m})
 	return r.decide()

@@ -58,6 +58,11 @@ func Mutex(tl []history.Event) (Decision, error) {
 		switch c.Rule {
 		case history.Observed:
 			return Decision{Breaks, reason()}, nil
+		case history.Unfreed:
+			if !unfreed(c, tl[:i]) {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that nobody got the lock for %v from %v while %s tried, but its history does not show it", c.Within, c.Since, c.Client)
+			}
+			return Decision{Breaks, reason()}, nil
 		case history.OneHolder, history.OneInside:
 			if !c.Broken {
 				// A promise: checked on the whole history, below.
@@ -132,6 +137,25 @@ func twoInside(tl []history.Event) (history.Message, bool) {
 		}
 	}
 	return history.Message{}, false
+}
+
+// unfreed says whether tl shows c's claim: nobody granted the lock from
+// c.Since to c.Since+c.Within, and c.Client refused at the end of it.
+func unfreed(c *history.Check, tl []history.Event) bool {
+	end := c.Since + c.Within
+	refused := false
+	for _, e := range tl {
+		if e.At < c.Since {
+			continue
+		}
+		switch {
+		case e.Kind == history.EvAcquired && e.Err == "" && e.At <= end:
+			return false
+		case e.Kind == history.EvNotAcquired && e.Client == c.Client && e.At >= end:
+			refused = true
+		}
+	}
+	return refused
 }
 
 // hold is a grant's validity: from its return to its end.

@@ -136,7 +136,8 @@ type recorded struct {
 
 // TestRecorded judges histories recorded on a real Redis again, and finds
 // their verdicts and reasons; without the events that are its evidence
-// (the grants, the critical sections), a claimed break is no verdict.
+// (the grants, the refusals, the critical sections), a claimed break is
+// no verdict.
 func TestRecorded(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	require.NoError(t, err)
@@ -158,14 +159,44 @@ func TestRecorded(t *testing.T) {
 					rule = e.Check.Rule
 				}
 			}
-			if rule != history.OneHolder && rule != history.OneInside {
+			if rule == history.Observed {
 				return
 			}
 			evidence := slices.DeleteFunc(slices.Clone(r.Timeline), func(e history.Event) bool {
-				return e.Kind == history.EvAcquired || e.Kind == history.EvEnter
+				return e.Kind == history.EvAcquired || e.Kind == history.EvEnter || e.Kind == history.EvNotAcquired
 			})
 			_, err = judge.Mutex(evidence)
 			assert.Error(t, err, "%s's break of %s without its evidence", r.Strategy, r.Property)
+		})
+	}
+}
+
+// TestUnfreed: a lock that had to be free is broken only when nobody got
+// it over the whole span, and the waiter was still refused at its end.
+func TestUnfreed(t *testing.T) {
+	refused := func(at time.Duration) history.Event {
+		return history.Event{Client: "B", Kind: history.EvNotAcquired, At: at}
+	}
+	unfreed := history.Event{Kind: history.EvCheck, Check: &history.Check{Rule: history.Unfreed, Broken: true, Reason: &reason,
+		Client: "B", Since: 100 * ms, Within: 50 * ms}}
+	for _, tt := range []struct {
+		name   string
+		events []history.Event
+		shown  bool
+	}{
+		{"refused to the end", []history.Event{refused(110 * ms), refused(130 * ms), refused(151 * ms)}, true},
+		{"gave up early", []history.Event{refused(110 * ms), refused(130 * ms)}, false},
+		{"granted in between", []history.Event{refused(110 * ms), grant("C", 115*ms, 120*ms, 100*ms), refused(151 * ms)}, false},
+		{"granted before", []history.Event{grant("C", 50*ms, 60*ms, 100*ms), refused(110 * ms), refused(151 * ms)}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := judge.Mutex(append(slices.Clone(tt.events), unfreed))
+			if tt.shown {
+				require.NoError(t, err)
+				assert.Equal(t, judge.Breaks, d.Verdict)
+			} else {
+				assert.Error(t, err)
+			}
 		})
 	}
 }

@@ -28,6 +28,9 @@ const (
 	// nobody for Within after it, while Client kept trying: its refusals
 	// reach Since plus Within.
 	Unfreed Rule = "unfreed"
+	// FreeRefused: Client's last attempt was refused although no hold
+	// was valid when it began: the lock was free and did not say so.
+	FreeRefused Rule = "free-refused"
 	// Observed: the scenario saw the property broken in a way no other
 	// rule expresses (a key that outlived its TTL, a release that freed
 	// nothing); the events before the claim are its evidence.
@@ -47,7 +50,8 @@ type Check struct {
 	Broken bool     `json:"broken,omitempty"`
 	Reason *Message `json:"reason,omitempty"`
 	// Client, Since and Within are an Unfreed claim's: the waiter, and
-	// the span it was refused over, in the run's time.
+	// the span it was refused over, in the run's time; Client is also
+	// the one refused of a FreeRefused claim.
 	Client string        `json:"client,omitempty"`
 	Since  time.Duration `json:"since_ns,omitempty"`
 	Within time.Duration `json:"within_ns,omitempty"`

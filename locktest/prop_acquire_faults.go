@@ -349,8 +349,9 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 		wait := ttl + r.tm.Slack
 		c := r.newClient("C", 0)
 		r.note(mFaultsCWaits.New(wait))
+		since := r.rec.now()
 		if c.waitFree(ttl, wait, ttl+r.tm.staleAfter()) == nil {
-			return r.breaks(mFaultsOrphan.New(what, reason, ttl+r.tm.Slack, r.lifeLeft(ttl, ttl+r.tm.Slack))), true
+			return r.breaksUnfreed("C", since, wait-r.tm.Poll, mFaultsOrphan.New(what, reason, ttl+r.tm.Slack, r.lifeLeft(ttl, ttl+r.tm.Slack))), true
 		}
 	}
 	return Result{}, false

@@ -30,9 +30,9 @@ func releaseFrees(newRun func(string) *run) Result {
 	err := a.releaseErr(la)
 	if b.tryAcquire(r.tm.Long) == nil {
 		if err != nil {
-			return r.breaks(mFreesFailed.New(r.errText(err), r.tm.Long))
+			return r.breaksFreeRefused("B", mFreesFailed.New(r.errText(err), r.tm.Long))
 		}
-		return r.breaks(mFreesBreaks.New(r.tm.Long))
+		return r.breaksFreeRefused("B", mFreesBreaks.New(r.tm.Long))
 	}
 	r.shutdown()
 
@@ -54,7 +54,7 @@ func releaseFrees(newRun func(string) *run) Result {
 		return r.holds(mFreesSaidSo.New(r.errText(err)))
 	}
 	if b.tryAcquire(r.tm.Long) == nil {
-		return r.breaks(mFreesLied.New())
+		return r.breaksFreeRefused("B", mFreesLied.New())
 	}
 	return r.holds(mFreesHolds.New())
 }

@@ -193,6 +193,13 @@ func (r *run) breaksUnfreed(waiter string, since, within time.Duration, m Messag
 	return r.decide()
 }
 
+// breaksFreeRefused claims that waiter's last attempt was refused a lock
+// that nobody held, which m explains.
+func (r *run) breaksFreeRefused(waiter string, m Message) Result {
+	r.claim(history.Check{Rule: history.FreeRefused, Broken: true, Reason: &m, Client: waiter})
+	return r.decide()
+}
+
 func (r *run) notApplicable(m Message) Result {
 	r.claim(history.Check{Rule: history.Unstageable, Reason: &m})
 	return r.decide()

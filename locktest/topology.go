@@ -112,8 +112,9 @@ func obtainable(r *run, a *simClient, la strategy.Lock, fault Message) *Result {
 	_ = a.releaseErr(la) // recorded; with a master down, a release may fail in part
 	wait := r.tm.Long + r.tm.Slack
 	c := r.newClient("C", 0)
+	since := r.rec.now()
 	if c.acquire(r.tm.Long, wait) == nil {
-		res := r.breaks(mUnobtainable.New(fault, wait))
+		res := r.breaksUnfreed("C", since, wait-r.tm.Poll, mUnobtainable.New(fault, wait))
 		return &res
 	}
 	return nil

@@ -63,6 +63,11 @@ func Mutex(tl []history.Event) (Decision, error) {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that nobody got the lock for %v from %v while %s tried, but its history does not show it", c.Within, c.Since, c.Client)
 			}
 			return Decision{Breaks, reason()}, nil
+		case history.FreeRefused:
+			if !freeRefused(c.Client, tl[:i]) {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was refused a free lock, but its history does not show it", c.Client)
+			}
+			return Decision{Breaks, reason()}, nil
 		case history.OneHolder, history.OneInside:
 			if !c.Broken {
 				// A promise: checked on the whole history, below.
@@ -156,6 +161,27 @@ func unfreed(c *history.Check, tl []history.Event) bool {
 		}
 	}
 	return refused
+}
+
+// freeRefused says whether client's last attempt in tl was refused while
+// no hold was valid at its start.
+func freeRefused(client string, tl []history.Event) bool {
+	last := -1
+	for i, e := range tl {
+		if e.Client == client && (e.Kind == history.EvNotAcquired || e.Kind == history.EvAcquired) {
+			last = i
+		}
+	}
+	if last < 0 || tl[last].Kind != history.EvNotAcquired {
+		return false
+	}
+	refusal := tl[last]
+	for _, h := range holds(tl[:last]) {
+		if h.from <= refusal.Call && refusal.Call < h.to {
+			return false
+		}
+	}
+	return true
 }
 
 // hold is a grant's validity: from its return to its end.

@@ -178,7 +178,7 @@
 //
 // The generated blocks of README.md and docs/ are written from a run of
 // the whole matrix by the command lockdocs (make docs), on the same
-// runner (package cmd/matrixrun).
+// runner (package matrixrun).
 //
 // # Signals and cleanup
 //
@@ -221,8 +221,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
 )

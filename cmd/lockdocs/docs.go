@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/recipes"
 	"github.com/locklab/locklab/report"
 )

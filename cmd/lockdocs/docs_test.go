@@ -15,10 +15,10 @@ import (
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

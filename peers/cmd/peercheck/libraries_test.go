@@ -15,9 +15,9 @@ import (
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/recipes"
 	"github.com/locklab/locklab/redistest"

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"

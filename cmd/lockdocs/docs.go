@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/recipes"
 	"github.com/locklab/locklab/report"

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"

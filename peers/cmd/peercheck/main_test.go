@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/peers"

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
-	"text/tabwriter"
 	"time"
 
 	"github.com/locklab/locklab/internal/msg"
@@ -15,29 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestAlign: align writes what text/tabwriter wrote before Chinese headers
-// needed it, byte for byte.
-func TestAlign(t *testing.T) {
-	for _, rows := range [][][]string{
-		{{"property", "setnxpx", "luatoken"}, {"exclusion", "holds", "holds"}, {"holder-overrun", "breaks", "holds!"}},
-		{{"property", "a", "b", "c"}, {"x", "", "n/a", ""}, {"stale-takeover-race", "error!", "", "holds"}},
-		{{"property", "only"}, {"exclusion", "holds"}},
-		{{"property"}, {"exclusion"}},
-	} {
-		var want, got bytes.Buffer
-		tw := tabwriter.NewWriter(&want, 0, 0, 2, ' ', 0)
-		for _, row := range rows {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		tw.Flush()
-		align(&got, rows)
-		assert.Equal(t, want.String(), got.String())
-	}
-	var b bytes.Buffer
-	align(&b, [][]string{{"性质", "setnxpx"}, {"exclusion", "holds"}})
-	assert.Equal(t, "性质       setnxpx\nexclusion  holds\n", b.String(), "a Chinese character is two columns wide")
-}
 
 func TestParseLang(t *testing.T) {
 	for s, want := range map[string]Lang{"": English, "en": English, "zh": Chinese} {

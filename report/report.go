@@ -225,12 +225,13 @@ func (rep *Report) undeclared() bool {
 // between runs.
 func (rep *Report) OK() bool { return len(rep.Mismatches()) == 0 && len(rep.Changes) == 0 }
 
-// cells returns the matrix: one row per property, the first column its
-// name, then one cell per strategy ("" where nothing ran); the header
-// names the first column in t's language.
-func (rep *Report) cells(t tr) (header []string, rows [][]string) {
+// cells returns the matrix as a table: a header naming the first column
+// in t's language and the strategies, then one row per property, the
+// first column its name, then one cell per strategy ("" where nothing
+// ran).
+func (rep *Report) cells(t tr) table {
 	strategies := rep.Strategies()
-	header = append([]string{t.say(mProperty)}, strategies...)
+	out := table{append([]string{t.say(mProperty)}, strategies...)}
 	for _, p := range rep.Properties() {
 		row := []string{string(p)}
 		for _, s := range strategies {
@@ -240,9 +241,9 @@ func (rep *Report) cells(t tr) (header []string, rows [][]string) {
 			}
 			row = append(row, cell)
 		}
-		rows = append(rows, row)
+		out = append(out, row)
 	}
-	return header, rows
+	return out
 }
 
 // Options say what to render besides the matrix.
@@ -282,12 +283,11 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 		rep.writeScales(ew, t)
 		fmt.Fprintln(ew)
 	}
-	header, rows := rep.cells(t)
-	for i, part := range split(append([][]string{header}, rows...), opts.Width) {
+	for i, part := range rep.cells(t).split(opts.Width) {
 		if i > 0 {
 			fmt.Fprintln(ew)
 		}
-		align(ew, part)
+		part.align(ew)
 	}
 	fmt.Fprintln(ew)
 	if opts.Hint && !opts.Trace && len(rep.Breaks()) > 0 {
@@ -328,14 +328,7 @@ func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
 	return ew.err
 }
 
-func markdownTable(w io.Writer, rep *Report, t tr) {
-	header, rows := rep.cells(t)
-	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
-	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
-	for _, row := range rows {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
-	}
-}
+func markdownTable(w io.Writer, rep *Report, t tr) { rep.cells(t).markdown(w) }
 
 // summary writes whether the verdicts are the declared ones, and lists
 // those that are not and those that changed between runs, each on one

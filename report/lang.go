@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"unicode"
@@ -52,58 +51,11 @@ func ParseLang(s string) (Lang, error) {
 	return "", fmt.Errorf("unknown language %q; the languages are %s", s, strings.Join(names, ", "))
 }
 
-// Mermaid is Mermaid with its texts in l.
-func (l Lang) Mermaid(tl []locktest.Event) string { return l.tr().mermaid(tl) }
-
-// Verdicts is Verdicts with its header and reasons in l.
-func (l Lang) Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, l.tr()) }
-
-// MarkdownTable writes the matrix alone as a Markdown table, its header
-// in l.
-func (l Lang) MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, l.tr()) }
-
-// Reason returns r's reason in l, or its error as it is when it has one.
-func (l Lang) Reason(r Result) string { return l.tr().reason(r) }
-
-// Sentence ends s with l's full stop.
-func (l Lang) Sentence(s string) string { return l.tr().sentence(s) }
-
-// Shape is how a generated text of the docs is compared with a later run's
-// (see Shape.Mermaid).
-type Shape struct{ Lang Lang }
-
-// Mermaid is Lang.Mermaid with what changes from one run of the same
-// scenario to the next written as placeholders: times (t0±Δ), how many
-// times a loop ran and when, scripts' digests (SHA), the time a key had
-// left (LEFT; -1 and -2 stay) and what a server says of itself (SERVER).
-// Clock readings in a row, which clients take in either order before the
-// scheduler gates their first command, are drawn in the clients' order.
-// Two runs that did the same things draw the same shape.
-func (s Shape) Mermaid(tl []locktest.Event) string { return s.tr().mermaid(tl) }
-
-// Reason is Lang.Reason, with values written as Mermaid writes them.
-func (s Shape) Reason(r Result) string { return s.tr().reason(r) }
-
-// Verdicts is Lang.Verdicts, with values written as Mermaid writes them.
-func (s Shape) Verdicts(w io.Writer, rep *Report, strategy string) {
-	verdicts(w, rep, strategy, s.tr())
-}
-
-// Scales writes, in l, one line for each group of columns of rep that ran
-// at a time scale coarser than a millisecond: which, at what granularity
-// and why; nothing when every column ran at the default.
-func (l Lang) Scales(w io.Writer, rep *Report) { rep.writeScales(w, l.tr()) }
-
-func (s Shape) tr() tr {
-	t := s.Lang.tr()
-	t.shape = true
-	return t
-}
-
 // tr renders in one language.
 type tr struct {
 	lang Lang
-	// shape writes what changes between runs as placeholders (see Shape).
+	// shape writes what changes between runs as placeholders (see
+	// Writer.Shape).
 	shape bool
 }
 

@@ -92,7 +92,7 @@ func chineseSample() *Report {
 
 func TestTextChinese(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, Text(&b, chineseSample(), Options{Trace: true, Lang: Chinese}))
+	require.NoError(t, Writer{Trace: true, Lang: Chinese}.Write(&b, chineseSample()))
 	assert.Equal(t, `Redis 7.0.15 上的判定，2026-11-22T10:00:00Z
 
 性质            setnxpx  luatoken
@@ -134,13 +134,13 @@ sequenceDiagram
 
 func TestMarkdownChinese(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, Markdown(&b, chineseSample(), Options{Trace: true, Lang: Chinese}))
+	require.NoError(t, Writer{Format: Markdown, Trace: true, Lang: Chinese}.Write(&b, chineseSample()))
 	assert.True(t, strings.HasPrefix(b.String(), "Redis 7.0.15 上的判定，2026-11-22T10:00:00Z：\n\n| 性质 | setnxpx | luatoken |\n|---|---|---|\n"), b.String())
 	assert.Contains(t, b.String(), "- luatoken / holder-overrun：holds，声明为 breaks：A 干活超过 TTL 期间，B 没有拿到锁\n")
 	assert.Contains(t, b.String(), "### setnxpx：holder-overrun\n\nA 还在干活，TTL 就到期了，B 拿到了锁：B 进入时 A 还在临界区内。\n\n```mermaid\nsequenceDiagram\n")
 
 	b.Reset()
-	Chinese.Verdicts(&b, chineseSample(), "luatoken")
+	Writer{Lang: Chinese}.Verdicts(&b, chineseSample(), "luatoken")
 	assert.Equal(t, `| 性质 | 判定 | 测试套件看到了什么 |
 |---|---|---|
 | clock-skew | n/a | 这个方案从来不读客户端的时钟 |
@@ -152,7 +152,7 @@ func TestMarkdownChinese(t *testing.T) {
 func TestJSONChinese(t *testing.T) {
 	rep := chineseSample()
 	rep.Results[0].Err = errors.New("watchdog: boom")
-	en, zh := ToJSON(rep, Options{Trace: true}), ToJSON(rep, Options{Trace: true, Lang: Chinese})
+	en, zh := Writer{Trace: true}.JSON(rep), Writer{Trace: true, Lang: Chinese}.JSON(rep)
 	require.Len(t, zh.Results, len(en.Results))
 	assert.Equal(t, "A 还在干活，TTL 就到期了，B 拿到了锁：B 进入时 A 还在临界区内", zh.Results[1].Reason)
 	assert.Contains(t, zh.Results[1].Mermaid, "Note over A,B: 重叠：B 进入时 A 还在临界区内\n")
@@ -183,12 +183,12 @@ func TestJSONChinese(t *testing.T) {
 // English, and says what the results' English reasons say.
 func TestEnglishUnchanged(t *testing.T) {
 	var a, b bytes.Buffer
-	require.NoError(t, Text(&a, chineseSample(), Options{Trace: true}))
-	require.NoError(t, Text(&b, chineseSample(), Options{Trace: true, Lang: English}))
+	require.NoError(t, Writer{Trace: true}.Write(&a, chineseSample()))
+	require.NoError(t, Writer{Trace: true, Lang: English}.Write(&b, chineseSample()))
 	assert.Equal(t, a.String(), b.String())
 	assert.Contains(t, a.String(), "Note over A,B: overlap: B entered while A was inside\n")
 	assert.Contains(t, a.String(), "setnxpx / holder-overrun: breaks: "+chineseSample().Results[1].Reason()+"\n")
-	assert.Equal(t, Mermaid(chineseSample().Results[1].Timeline), English.Mermaid(chineseSample().Results[1].Timeline))
+	assert.Equal(t, Writer{}.Mermaid(chineseSample().Results[1].Timeline), Writer{Lang: English}.Mermaid(chineseSample().Results[1].Timeline))
 }
 
 // TestReasonWithoutMessage: a result without a Message has no reason,
@@ -198,8 +198,8 @@ func TestReasonWithoutMessage(t *testing.T) {
 	rep.Results[1].Message = locktest.Message{}
 	rep.Results[1].Timeline = append(rep.Results[1].Timeline, locktest.Event{Client: "A", Kind: locktest.EvCrash})
 	var b bytes.Buffer
-	require.NoError(t, Text(&b, rep, Options{Trace: true, Lang: Chinese}))
+	require.NoError(t, Writer{Trace: true, Lang: Chinese}.Write(&b, rep))
 	assert.Contains(t, b.String(), "Note over A: crash\n")
-	assert.Empty(t, Chinese.Reason(rep.Results[1]))
+	assert.Empty(t, Writer{Lang: Chinese}.Reason(rep.Results[1]))
 	assert.Empty(t, rep.Results[1].Reason())
 }

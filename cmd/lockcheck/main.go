@@ -312,14 +312,14 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		if opts.update {
 			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
 		}
-		ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
+		wr := report.Writer{Format: opts.format, Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
 		if !opts.undeclared {
-			ropts.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "")
+			wr.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "")
 		}
 		if opts.width >= 0 {
-			ropts.Width = opts.width
+			wr.Width = opts.width
 		}
-		return p.Print(rep, opts.format, ropts)
+		return p.Print(rep, wr)
 	})
 }
 

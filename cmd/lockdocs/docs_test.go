@@ -98,7 +98,7 @@ func wholeMatrix(t *testing.T) *report.Report {
 // each break with its timeline.
 func TestJSONAll(t *testing.T) {
 	var buf strings.Builder
-	require.NoError(t, report.JSON(&buf, wholeMatrix(t), report.Options{}))
+	require.NoError(t, report.Writer{Format: report.JSON}.Write(&buf, wholeMatrix(t)))
 	var got report.JSONReport
 	require.NoError(t, json.Unmarshal([]byte(buf.String()), &got))
 	require.Equal(t, len(catalog.Strategies())*len(locktest.AllProperties()), len(got.Results))
@@ -330,7 +330,7 @@ func TestFromReport(t *testing.T) {
 	}
 	rep := wholeMatrix(t)
 	var b strings.Builder
-	require.NoError(t, report.JSON(&b, rep, report.Options{}))
+	require.NoError(t, report.Writer{Format: report.JSON}.Write(&b, rep))
 	back, err := report.ReadJSON(strings.NewReader(b.String()))
 	require.NoError(t, err)
 	docs := committedDocs(t)

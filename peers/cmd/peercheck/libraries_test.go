@@ -144,7 +144,7 @@ func TestLibraryPagesUpToDate(t *testing.T) {
 
 	dir := t.TempDir()
 	var js bytes.Buffer
-	require.NoError(t, report.JSON(&js, rep, report.Options{}))
+	require.NoError(t, report.Writer{Format: report.JSON}.Write(&js, rep))
 	run := filepath.Join(dir, "run.json")
 	require.NoError(t, os.WriteFile(run, js.Bytes(), 0o644))
 	args := []string{"run", "./cmd/lockdocs", "-report", run, "-marker", "libraries"}

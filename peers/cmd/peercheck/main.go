@@ -194,6 +194,6 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		// The peers are explained on one page, luatoken on its own; the
 		// links are relative to -root.
-		return p.Print(rep, o.format, report.Options{Trace: o.trace, Pages: matrixrun.Pages(o.root, report.English, "peers")})
+		return p.Print(rep, report.Writer{Format: o.format, Trace: o.trace, Pages: matrixrun.Pages(o.root, report.English, "peers")})
 	})
 }

@@ -6,14 +6,16 @@ import (
 	"github.com/locklab/locklab/locktest"
 )
 
-// A Writer writes a Report, whole (Write, for a command's output) or in the
-// parts the docs quote (MarkdownTable, Scales, Verdicts, Reason, Mermaid),
-// in one language. The zero Writer writes text in English.
+// A Writer writes a Report, whole (Write, for a command's output; JSON,
+// its JSON form as a value) or in the parts the docs quote
+// (MarkdownTable, Scales, Verdicts, Reason, Sentence, Mermaid), in one
+// language. The zero Writer writes text in English.
 type Writer struct {
 	// Format is the whole report's format (Formats): text, the default
 	// when "", aligned for a terminal; markdown; json, the stable form
 	// that package lockcheck's documentation describes; html, one
-	// self-contained page. The parts are Markdown whatever it says.
+	// self-contained page. The tables of the parts (MarkdownTable,
+	// Verdicts) are Markdown whatever it says.
 	Format Format
 	// Lang is the language of the headers, summaries, reasons and
 	// diagrams; "" is English. In JSON only the reasons and diagrams are

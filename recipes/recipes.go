@@ -52,7 +52,7 @@ func (p Program) Factory(root string, opts ...process.Option) locktest.Factory {
 	return process.Factory(p.Argv, opts...)
 }
 
-// Entry returns p as a column of a matrix (package internal/matrixrun):
+// Entry returns p as a column of a matrix (package matrixrun):
 // its name, its file, the factory that runs it from the repository's root
 // root, and its declared verdicts.
 func (p Program) Entry(root string) catalog.Entry {

@@ -6,20 +6,29 @@ import (
 	"strings"
 )
 
-// Format names a way to write a Report: text, markdown, json, html.
+// Format names a way to write a Report: text, markdown, json, html (see
+// Writer.Format).
 type Format string
+
+// The formats.
+const (
+	Text     Format = "text"
+	Markdown Format = "markdown"
+	JSON     Format = "json"
+	HTML     Format = "html"
+)
 
 // formats are the formats and their writers, in the order the commands'
 // -format flag lists them, text first, the default: a new format is one
 // more entry here, and its writer.
 var formats = []struct {
 	name  Format
-	write func(io.Writer, *Report, Options) error
+	write func(Writer, io.Writer, *Report) error
 }{
-	{"text", Text},
-	{"markdown", Markdown},
-	{"json", JSON},
-	{"html", HTML},
+	{Text, Writer.writeText},
+	{Markdown, Writer.writeMarkdown},
+	{JSON, Writer.writeJSON},
+	{HTML, Writer.writeHTML},
 }
 
 // Formats returns the formats there are, text first.
@@ -55,13 +64,16 @@ func FormatList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// Write writes rep to w in format f.
-func (f Format) Write(w io.Writer, rep *Report, opts Options) error {
+// writerOf returns the writer of format f, text's when f is "".
+func writerOf(f Format) (func(Writer, io.Writer, *Report) error, error) {
+	if f == "" {
+		return formats[0].write, nil
+	}
 	for _, fm := range formats {
 		if fm.name == f {
-			return fm.write(w, rep, opts)
+			return fm.write, nil
 		}
 	}
 	_, err := ParseFormat(string(f))
-	return err
+	return nil, err
 }

@@ -12,28 +12,25 @@ import (
 	"github.com/locklab/locklab/locktest"
 )
 
-// HTML writes the report as one self-contained page, in opts.Lang: a
+// verdictMark is the symbol of each verdict, beside its word.
+var verdictMark = map[locktest.Verdict]string{
+	locktest.Holds: "✓", locktest.Breaks: "✗", locktest.NotApplicable: "–", locktest.NoVerdict: "⚠",
+}
+
+// writeHTML writes the report as one self-contained page, in wr.Lang: a
 // header (the server, the Redis version, the date, the time scale, what
 // ran), the matrix, whose cells read without colour (a symbol and the
 // verdict, "!" and the declared verdict when it is not the one found),
 // then every break with its reason, a link to its strategy's page
-// (opts.Pages) and its counterexample drawn as an SVG sequence diagram.
+// (wr.Pages) and its counterexample drawn as an SVG sequence diagram.
 // A break's cell links to its diagram, and the diagram back to the cell.
 //
 // The page loads nothing: its style sheet and its drawings are inline, and
 // it needs no script (two filters are check boxes that the style sheet
 // reads). The body never scrolls sideways; the matrix and each diagram
 // scroll inside their own boxes.
-func HTML(w io.Writer, rep *Report, opts Options) error {
-	return writeHTML(w, rep, opts, opts.Lang.tr())
-}
-
-// verdictMark is the symbol of each verdict, beside its word.
-var verdictMark = map[locktest.Verdict]string{
-	locktest.Holds: "✓", locktest.Breaks: "✗", locktest.NotApplicable: "–", locktest.NoVerdict: "⚠",
-}
-
-func writeHTML(w io.Writer, rep *Report, opts Options, t tr) error {
+func (wr Writer) writeHTML(w io.Writer, rep *Report) error {
+	t := wr.tr()
 	ew := &errWriter{w: w}
 	lang := t.say(mHTMLLang)
 	title := t.say(mHTMLTitle)
@@ -48,7 +45,7 @@ func writeHTML(w io.Writer, rep *Report, opts Options, t tr) error {
 	fmt.Fprintf(ew, "<p class=\"legend\">%s</p>\n", esc(t.say(mHTMLLegend)))
 	fmt.Fprintf(ew, "<p class=\"filters\">%s: <label><input type=\"checkbox\" id=\"only-breaks\"> %s</label> <label><input type=\"checkbox\" id=\"only-mismatches\"> %s</label></p>\n",
 		esc(t.say(mHTMLFilter)), esc(t.say(mHTMLOnlyBreaks)), esc(t.say(mHTMLOnlyMismatches)))
-	htmlMatrix(ew, rep, opts, t)
+	htmlMatrix(ew, rep, wr, t)
 
 	var sum strings.Builder
 	summary(&sum, rep, "- ", true, t)
@@ -60,7 +57,7 @@ func writeHTML(w io.Writer, rep *Report, opts Options, t tr) error {
 		fmt.Fprintf(ew, "<p>%s</p>\n", esc(t.say(mHTMLNoBreaks)))
 	}
 	for _, r := range breaks {
-		htmlBreak(ew, r, opts, t)
+		htmlBreak(ew, r, wr, t)
 	}
 	ew.WriteString("</section>\n</main>\n")
 	fmt.Fprintf(ew, "<footer><p>%s</p></footer>\n</body>\n</html>\n", esc(t.say(mHTMLFooter, cmp.Or(rep.Program, "lockcheck"))))
@@ -140,13 +137,13 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 }
 
 // htmlMatrix writes the matrix in a box of its own, which scrolls.
-func htmlMatrix(w io.Writer, rep *Report, opts Options, t tr) {
+func htmlMatrix(w io.Writer, rep *Report, wr Writer, t tr) {
 	strategies := rep.Strategies()
 	fmt.Fprintf(w, "<div class=\"matrix\" role=\"region\" tabindex=\"0\" aria-label=\"%s\">\n<table>\n<thead><tr><th class=\"corner\" scope=\"col\">%s</th>",
 		esc(t.say(mHTMLMatrixLabel)), esc(t.say(mProperty)))
 	for _, s := range strategies {
 		name := esc(s)
-		if page := pageOf(opts, s); page != "" {
+		if page := pageOf(wr, s); page != "" {
 			name = fmt.Sprintf("<a href=\"%s\">%s</a>", esc(page), name)
 		}
 		title := ""
@@ -208,14 +205,14 @@ func htmlMatrix(w io.Writer, rep *Report, opts Options, t tr) {
 
 // htmlBreak writes one break: its reason, its strategy's page, its
 // diagram.
-func htmlBreak(w io.Writer, r Result, opts Options, t tr) {
+func htmlBreak(w io.Writer, r Result, wr Writer, t tr) {
 	class := "break"
 	if !r.Matches() {
 		class += " mism"
 	}
 	fmt.Fprintf(w, "<section class=\"%s\" id=\"%s\">\n<h3>%s <span class=\"sep\">/</span> %s</h3>\n", class, breakID(r.Strategy, r.Property), esc(r.Strategy), esc(string(r.Property)))
 	fmt.Fprintf(w, "<p class=\"reason\">%s</p>\n<p class=\"links\">", esc(t.sentence(t.reason(r))))
-	if page := pageOf(opts, r.Strategy); page != "" {
+	if page := pageOf(wr, r.Strategy); page != "" {
 		fmt.Fprintf(w, "%s <a href=\"%s\">%s</a> · ", esc(t.say(mHTMLPage)), esc(page), esc(page))
 	}
 	fmt.Fprintf(w, "<a href=\"#%s\">%s</a></p>\n", cellID(r.Strategy, r.Property), esc(t.say(mHTMLBack)))
@@ -231,11 +228,11 @@ func htmlBreak(w io.Writer, r Result, opts Options, t tr) {
 }
 
 // pageOf is the link to strategy s's page, "" when it has none.
-func pageOf(opts Options, s string) string {
-	if opts.Pages == nil {
+func pageOf(wr Writer, s string) string {
+	if wr.Pages == nil {
 		return ""
 	}
-	return opts.Pages(s)
+	return wr.Pages(s)
 }
 
 func verdictClass(v locktest.Verdict) string {

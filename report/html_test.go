@@ -16,10 +16,11 @@ import (
 )
 
 // page renders rep as HTML.
-func page(t *testing.T, rep *report.Report, opts report.Options) string {
+func page(t *testing.T, rep *report.Report, wr report.Writer) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, report.HTML(&b, rep, opts))
+	wr.Format = report.HTML
+	require.NoError(t, wr.Write(&b, rep))
 	return b.String()
 }
 
@@ -44,7 +45,7 @@ func diagrams(t *testing.T, html string) []string {
 // TestHTMLSelfContained: the page loads nothing from anywhere: no script,
 // style sheet, image or font by address; the one URL is SVG's namespace.
 func TestHTMLSelfContained(t *testing.T) {
-	got := page(t, sample(), report.Options{})
+	got := page(t, sample(), report.Writer{})
 	assert.True(t, strings.HasPrefix(got, "<!DOCTYPE html>\n<html lang=\"en\">\n"))
 	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "@import", "src=", "url(http", "url(//"} {
 		assert.NotContains(t, got, bad)
@@ -66,7 +67,7 @@ func TestHTML(t *testing.T) {
 		rep.Results[i].Key = key
 	}
 	pages := func(s string) string { return "docs/" + s + ".md" }
-	got := page(t, rep, report.Options{Pages: pages})
+	got := page(t, rep, report.Writer{Pages: pages})
 
 	for _, want := range []string{
 		"<dt>Server</dt><dd>redis 7.0.15 (process) at 127.0.0.1:6379</dd>",
@@ -105,7 +106,7 @@ func TestHTML(t *testing.T) {
 // TestHTMLChinese: the page's own words and the suite's in Chinese; the
 // verdicts and the commands as they are.
 func TestHTMLChinese(t *testing.T) {
-	got := page(t, sample(), report.Options{Lang: report.Chinese})
+	got := page(t, sample(), report.Writer{Lang: report.Chinese})
 	assert.True(t, strings.HasPrefix(got, "<!DOCTYPE html>\n<html lang=\"zh-Hans\">\n"))
 	for _, want := range []string{"<title>locklab：判定矩阵</title>", "✓ holds!<small>声明为 breaks</small>", "↑ 回到矩阵", ">进入临界区<", ">SET K tokA NX PX 60<"} {
 		assert.Contains(t, got, want)
@@ -119,7 +120,7 @@ func TestHTMLEscapes(t *testing.T) {
 	rep.Results[1].Timeline = append(rep.Results[1].Timeline,
 		history.Event{Client: "A", Kind: history.EvCommand, Command: []history.Arg{txt("GET"), keyArg}, Err: `ERR <b>"x"</b> & y`})
 	rep.Results[3].Err = errors.New("<script>alert(1)</script>")
-	got := page(t, rep, report.Options{})
+	got := page(t, rep, report.Writer{})
 	assert.NotContains(t, got, "<b>")
 	assert.NotContains(t, got, "<script>")
 	assert.Contains(t, got, "&lt;script&gt;alert(1)&lt;/script&gt;")
@@ -130,7 +131,7 @@ func TestHTMLEscapes(t *testing.T) {
 func TestHTMLNoBreak(t *testing.T) {
 	rep := sample()
 	rep.Results = rep.Results[:1]
-	got := page(t, rep, report.Options{})
+	got := page(t, rep, report.Writer{})
 	assert.Contains(t, got, "<p>No check broke.</p>")
 	assert.Empty(t, diagrams(t, got))
 }
@@ -145,7 +146,7 @@ func TestHTMLScales(t *testing.T) {
 			rep.Results[i].Granularity = ms(1000)
 		}
 	}
-	got := page(t, rep, report.Options{})
+	got := page(t, rep, report.Writer{})
 	assert.Contains(t, got, "<dt>Time scale</dt><dd>setnxpx: a TTL meant to run out 60ms, one that must not 5s; waiters try every 5ms, until 500ms past a TTL<br>"+
 		"luatoken: a TTL meant to run out 1s, one that must not 5s; waiters try every 5ms, until 500ms past a TTL<br>"+
 		"Time scale: luatoken at a granularity of 1s (the step in which the lock counts TTLs, which it announces), every TTL the suite asked for a whole multiple of it.<br>"+

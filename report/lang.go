@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"unicode"
@@ -53,58 +52,11 @@ func ParseLang(s string) (Lang, error) {
 	return "", fmt.Errorf("unknown language %q; the languages are %s", s, strings.Join(names, ", "))
 }
 
-// Mermaid is Mermaid with its texts in l.
-func (l Lang) Mermaid(tl []history.Event) string { return l.tr().mermaid(tl) }
-
-// Verdicts is Verdicts with its header and reasons in l.
-func (l Lang) Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, l.tr()) }
-
-// MarkdownTable writes the matrix alone as a Markdown table, its header
-// in l.
-func (l Lang) MarkdownTable(w io.Writer, rep *Report) { markdownTable(w, rep, l.tr()) }
-
-// Reason returns r's reason in l, or its error as it is when it has one.
-func (l Lang) Reason(r Result) string { return l.tr().reason(r) }
-
-// Sentence ends s with l's full stop.
-func (l Lang) Sentence(s string) string { return l.tr().sentence(s) }
-
-// Shape is how a generated text of the docs is compared with a later run's
-// (see Shape.Mermaid).
-type Shape struct{ Lang Lang }
-
-// Mermaid is Lang.Mermaid with what changes from one run of the same
-// scenario to the next written as placeholders: times (t0±Δ), how many
-// times a loop ran and when, scripts' digests (SHA), the time a key had
-// left (LEFT; -1 and -2 stay) and what a server says of itself (SERVER).
-// Clock readings in a row, which clients take in either order before the
-// scheduler gates their first command, are drawn in the clients' order.
-// Two runs that did the same things draw the same shape.
-func (s Shape) Mermaid(tl []history.Event) string { return s.tr().mermaid(tl) }
-
-// Reason is Lang.Reason, with values written as Mermaid writes them.
-func (s Shape) Reason(r Result) string { return s.tr().reason(r) }
-
-// Verdicts is Lang.Verdicts, with values written as Mermaid writes them.
-func (s Shape) Verdicts(w io.Writer, rep *Report, strategy string) {
-	verdicts(w, rep, strategy, s.tr())
-}
-
-// Scales writes, in l, one line for each group of columns of rep that ran
-// at a time scale coarser than a millisecond: which, at what granularity
-// and why; nothing when every column ran at the default.
-func (l Lang) Scales(w io.Writer, rep *Report) { rep.writeScales(w, l.tr()) }
-
-func (s Shape) tr() tr {
-	t := s.Lang.tr()
-	t.shape = true
-	return t
-}
-
 // tr renders in one language.
 type tr struct {
 	lang Lang
-	// shape writes what changes between runs as placeholders (see Shape).
+	// shape writes what changes between runs as placeholders (see
+	// Writer.Shape).
 	shape bool
 }
 
@@ -248,82 +200,3 @@ var (
 	mHTMLFooter         = msg.Define("report.html-footer", msg.K(msg.Text), "Written by {0}, of locklab. Every diagram is a run on a real Redis, drawn from its typed events.")
 	mHTMLSummary        = msg.Define("report.html-summary", nil, "Summary")
 )
-
-// align writes rows as columns: each cell but the last of a row padded
-// with spaces to the widest of its column, plus two. It is what
-// text/tabwriter does with a padding of 2, except that a Chinese character
-// counts as the two columns a terminal gives it.
-func align(w io.Writer, rows [][]string) {
-	widths := widths(rows)
-	for _, row := range rows {
-		var b strings.Builder
-		for j, cell := range row {
-			b.WriteString(cell)
-			if j < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", widths[j]-width(cell)+2))
-			}
-		}
-		b.WriteByte('\n')
-		io.WriteString(w, b.String())
-	}
-}
-
-// widths returns the width of each column of rows, as align pads them:
-// the widest cell of the column.
-func widths(rows [][]string) []int {
-	var out []int
-	for _, row := range rows {
-		for j, cell := range row {
-			if j == len(out) {
-				out = append(out, 0)
-			}
-			out[j] = max(out[j], width(cell))
-		}
-	}
-	return out
-}
-
-// split cuts a matrix wider than limit columns, as align writes it, into
-// parts of whole columns that fit, each with the first column; one part,
-// the matrix, when it fits or limit is 0.
-func split(rows [][]string, limit int) [][][]string {
-	w := widths(rows)
-	if limit <= 0 || len(w) < 3 {
-		return [][][]string{rows}
-	}
-	var parts [][][]string
-	for from := 1; from < len(w); {
-		// The first column and at least one more; each padded by two
-		// but the last.
-		to, used := from+1, w[0]+2+w[from]
-		for to < len(w) && used+2+w[to] <= limit {
-			used += 2 + w[to]
-			to++
-		}
-		part := make([][]string, len(rows))
-		for i, row := range rows {
-			part[i] = append([]string{row[0]}, row[from:min(to, len(row))]...)
-		}
-		parts = append(parts, part)
-		from = to
-	}
-	return parts
-}
-
-// width is how many columns s takes in a terminal.
-func width(s string) int {
-	n := 0
-	for _, c := range s {
-		n++
-		if wide(c) {
-			n++
-		}
-	}
-	return n
-}
-
-// wide reports whether c takes two columns: Chinese characters, and the
-// full-width punctuation that goes with them.
-func wide(c rune) bool {
-	return unicode.Is(unicode.Han, c) || (c >= 0x3000 && c <= 0x303f) || (c >= 0xff01 && c <= 0xff60)
-}

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
-	"text/tabwriter"
 	"time"
 
 	"github.com/locklab/locklab/history"
@@ -16,29 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestAlign: align writes what text/tabwriter wrote before Chinese headers
-// needed it, byte for byte.
-func TestAlign(t *testing.T) {
-	for _, rows := range [][][]string{
-		{{"property", "setnxpx", "luatoken"}, {"exclusion", "holds", "holds"}, {"holder-overrun", "breaks", "holds!"}},
-		{{"property", "a", "b", "c"}, {"x", "", "n/a", ""}, {"stale-takeover-race", "error!", "", "holds"}},
-		{{"property", "only"}, {"exclusion", "holds"}},
-		{{"property"}, {"exclusion"}},
-	} {
-		var want, got bytes.Buffer
-		tw := tabwriter.NewWriter(&want, 0, 0, 2, ' ', 0)
-		for _, row := range rows {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		tw.Flush()
-		align(&got, rows)
-		assert.Equal(t, want.String(), got.String())
-	}
-	var b bytes.Buffer
-	align(&b, [][]string{{"性质", "setnxpx"}, {"exclusion", "holds"}})
-	assert.Equal(t, "性质       setnxpx\nexclusion  holds\n", b.String(), "a Chinese character is two columns wide")
-}
 
 func TestParseLang(t *testing.T) {
 	for s, want := range map[string]Lang{"": English, "en": English, "zh": Chinese} {
@@ -118,7 +93,7 @@ func chineseSample() *Report {
 
 func TestTextChinese(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, Text(&b, chineseSample(), Options{Trace: true, Lang: Chinese}))
+	require.NoError(t, Writer{Trace: true, Lang: Chinese}.Write(&b, chineseSample()))
 	assert.Equal(t, `Redis 7.0.15 上的判定，2026-11-22T10:00:00Z
 
 性质            setnxpx  luatoken
@@ -160,13 +135,13 @@ sequenceDiagram
 
 func TestMarkdownChinese(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, Markdown(&b, chineseSample(), Options{Trace: true, Lang: Chinese}))
+	require.NoError(t, Writer{Format: Markdown, Trace: true, Lang: Chinese}.Write(&b, chineseSample()))
 	assert.True(t, strings.HasPrefix(b.String(), "Redis 7.0.15 上的判定，2026-11-22T10:00:00Z：\n\n| 性质 | setnxpx | luatoken |\n|---|---|---|\n"), b.String())
 	assert.Contains(t, b.String(), "- luatoken / holder-overrun：holds，声明为 breaks：A 干活超过 TTL 期间，B 没有拿到锁\n")
 	assert.Contains(t, b.String(), "### setnxpx：holder-overrun\n\nA 还在干活，TTL 就到期了，B 拿到了锁：B 进入时 A 还在临界区内。\n\n```mermaid\nsequenceDiagram\n")
 
 	b.Reset()
-	Chinese.Verdicts(&b, chineseSample(), "luatoken")
+	Writer{Lang: Chinese}.Verdicts(&b, chineseSample(), "luatoken")
 	assert.Equal(t, `| 性质 | 判定 | 测试套件看到了什么 |
 |---|---|---|
 | clock-skew | n/a | 这个方案从来不读客户端的时钟 |
@@ -178,7 +153,7 @@ func TestMarkdownChinese(t *testing.T) {
 func TestJSONChinese(t *testing.T) {
 	rep := chineseSample()
 	rep.Results[0].Err = errors.New("watchdog: boom")
-	en, zh := ToJSON(rep, Options{Trace: true}), ToJSON(rep, Options{Trace: true, Lang: Chinese})
+	en, zh := Writer{Trace: true}.JSON(rep), Writer{Trace: true, Lang: Chinese}.JSON(rep)
 	require.Len(t, zh.Results, len(en.Results))
 	assert.Equal(t, "A 还在干活，TTL 就到期了，B 拿到了锁：B 进入时 A 还在临界区内", zh.Results[1].Reason)
 	assert.Contains(t, zh.Results[1].Mermaid, "Note over A,B: 重叠：B 进入时 A 还在临界区内\n")
@@ -209,12 +184,12 @@ func TestJSONChinese(t *testing.T) {
 // English, and says what the results' English reasons say.
 func TestEnglishUnchanged(t *testing.T) {
 	var a, b bytes.Buffer
-	require.NoError(t, Text(&a, chineseSample(), Options{Trace: true}))
-	require.NoError(t, Text(&b, chineseSample(), Options{Trace: true, Lang: English}))
+	require.NoError(t, Writer{Trace: true}.Write(&a, chineseSample()))
+	require.NoError(t, Writer{Trace: true, Lang: English}.Write(&b, chineseSample()))
 	assert.Equal(t, a.String(), b.String())
 	assert.Contains(t, a.String(), "Note over A,B: overlap: B entered while A was inside\n")
 	assert.Contains(t, a.String(), "setnxpx / holder-overrun: breaks: "+chineseSample().Results[1].Reason()+"\n")
-	assert.Equal(t, Mermaid(chineseSample().Results[1].Timeline), English.Mermaid(chineseSample().Results[1].Timeline))
+	assert.Equal(t, Writer{}.Mermaid(chineseSample().Results[1].Timeline), Writer{Lang: English}.Mermaid(chineseSample().Results[1].Timeline))
 }
 
 // TestReasonWithoutMessage: a result without a Message has no reason,
@@ -224,8 +199,8 @@ func TestReasonWithoutMessage(t *testing.T) {
 	rep.Results[1].Message = locktest.Message{}
 	rep.Results[1].Timeline = append(rep.Results[1].Timeline, history.Event{Client: "A", Kind: history.EvCrash})
 	var b bytes.Buffer
-	require.NoError(t, Text(&b, rep, Options{Trace: true, Lang: Chinese}))
+	require.NoError(t, Writer{Trace: true, Lang: Chinese}.Write(&b, rep))
 	assert.Contains(t, b.String(), "Note over A: crash\n")
-	assert.Empty(t, Chinese.Reason(rep.Results[1]))
+	assert.Empty(t, Writer{Lang: Chinese}.Reason(rep.Results[1]))
 	assert.Empty(t, rep.Results[1].Reason())
 }

@@ -11,40 +11,7 @@ import (
 	"github.com/locklab/locklab/internal/msg"
 )
 
-// Mermaid renders a timeline as a Mermaid sequence diagram, ending with a
-// newline:
-//
-//   - the participants are the clients (A, B, C, ... in name order) and
-//     Redis, on the right;
-//   - a command is an arrow from its client to Redis, its reply a dashed
-//     arrow back;
-//   - clock readings, lock calls returning, crashes, the critical section
-//     (enter, leave, overlap) and the scenario's notes are notes over the
-//     client, or over everyone; a client inside the critical section is
-//     also shown active;
-//   - a client's failed attempts in a row (its commands and clock readings,
-//     each attempt ended by an EvNotAcquired) are drawn once inside a loop
-//     labelled ×N with the time they spanned: the attempt most of them
-//     made, from the first that made it; an attempt that went otherwise
-//     there (one that met the key expiring midway) counts in N but is not
-//     drawn, so that the diagram of a waiter does not depend on when its
-//     polls met the expiry;
-//   - a run of identical consecutive events, or of identical groups of
-//     events such as a waiter's retries, is drawn once inside a loop
-//     labelled ×N with the time it spanned; values that change from one
-//     repetition to the next read first…last;
-//   - the values are drawn as the suite typed them when it recorded them
-//     (history.Arg), whatever the lock's format: the run's lock key reads
-//     K, a time t0±Δms, a script's digest its first 7 digits, and the
-//     tokens tokA, tokB, ... after the client that wrote them, in the
-//     order they are drawn (tokA2 for A's second); a token that is new on
-//     every repetition of a loop reads (new token).
-//
-// Characters that Mermaid would misread (; # " < >) are written as
-// entity codes. Lang.Mermaid draws the same diagram with its texts in
-// another language.
-func Mermaid(tl []history.Event) string { return English.tr().mermaid(tl) }
-
+// mermaid is the diagram of tl (see Writer.Mermaid).
 func (t tr) mermaid(tl []history.Event) string { return t.diagram(tl, escape) }
 
 // plainMermaid is the diagram as text output prints it, for a reader

@@ -1,6 +1,6 @@
 // Package report renders what the conformance suite found for a set of
-// strategies: the verdict matrix as text, Markdown or JSON, and the
-// counterexample of a break as a Mermaid sequence diagram.
+// strategies: the verdict matrix as text, Markdown, JSON or an HTML page,
+// and the counterexample of a break as a sequence diagram.
 //
 // A Report holds one Result per strategy and property, each with the
 // verdict the catalog declares for it. The matrix puts strategies in
@@ -8,8 +8,10 @@
 // is the verdict (holds, breaks, n/a, or error when the suite reached none),
 // followed by "!" when it is not the declared one.
 //
-// Options.Lang writes the report in another language than English (see
-// Lang); the verdicts and the JSON form's field names stay as they are.
+// A Writer writes a report, whole in one of the formats (Format) or in
+// the parts the docs quote, in English or another language (Writer.Lang,
+// see Lang); the verdicts and the JSON form's field names stay as they
+// are.
 //
 // The JSON form is stable; package lockcheck's documentation describes it.
 package report
@@ -225,12 +227,13 @@ func (rep *Report) undeclared() bool {
 // between runs.
 func (rep *Report) OK() bool { return len(rep.Mismatches()) == 0 && len(rep.Changes) == 0 }
 
-// cells returns the matrix: one row per property, the first column its
-// name, then one cell per strategy ("" where nothing ran); the header
-// names the first column in t's language.
-func (rep *Report) cells(t tr) (header []string, rows [][]string) {
+// cells returns the matrix as a table: a header naming the first column
+// in t's language and the strategies, then one row per property, the
+// first column its name, then one cell per strategy ("" where nothing
+// ran).
+func (rep *Report) cells(t tr) table {
 	strategies := rep.Strategies()
-	header = append([]string{t.say(mProperty)}, strategies...)
+	out := table{append([]string{t.say(mProperty)}, strategies...)}
 	for _, p := range rep.Properties() {
 		row := []string{string(p)}
 		for _, s := range strategies {
@@ -240,61 +243,35 @@ func (rep *Report) cells(t tr) (header []string, rows [][]string) {
 			}
 			row = append(row, cell)
 		}
-		rows = append(rows, row)
+		out = append(out, row)
 	}
-	return header, rows
+	return out
 }
 
-// Options say what to render besides the matrix.
-type Options struct {
-	// Trace adds the counterexample of every break as a Mermaid sequence
-	// diagram.
-	Trace bool
-	// Lang is the language of the headers, summaries, reasons and
-	// diagrams; "" is English. In JSON only the reasons and diagrams are
-	// translated.
-	Lang Lang
-	// Width is the most columns text output's matrix may take, 0 for no
-	// limit: a wider matrix is printed in parts, one under the other, each
-	// with the property column and as many strategies as fit (one at
-	// least).
-	Width int
-	// Pages, when set, links a strategy to its page ("" for none): HTML
-	// output links each column and each break to it.
-	Pages func(strategy string) string
-	// Hint adds to text output, when some cell breaks and Trace is off, a
-	// line under the matrix on how to see why: lockcheck's -trace, and
-	// the strategy's page under docs/.
-	Hint bool
-}
-
-// Text writes the matrix as aligned plain text, then the mismatches, the
-// changes between runs and, with opts.Trace, the diagrams, their texts as
-// they are rather than escaped for Mermaid (a # or ; reads as it is).
-func Text(w io.Writer, rep *Report, opts Options) error {
-	return text(w, rep, opts, opts.Lang.tr())
-}
-
-func text(w io.Writer, rep *Report, opts Options, t tr) error {
+// writeText writes the matrix as aligned plain text, then the
+// mismatches, the changes between runs and, with wr.Trace, the diagrams,
+// their texts as they are rather than escaped for Mermaid (a # or ; reads
+// as it is).
+func (wr Writer) writeText(w io.Writer, rep *Report) error {
+	t := wr.tr()
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%s\n\n", t.say(mHeader, rep.RedisVersion, rep.When.UTC().Format(time.RFC3339)))
 	if len(rep.scales()) > 0 {
 		rep.writeScales(ew, t)
 		fmt.Fprintln(ew)
 	}
-	header, rows := rep.cells(t)
-	for i, part := range split(append([][]string{header}, rows...), opts.Width) {
+	for i, part := range rep.cells(t).split(wr.Width) {
 		if i > 0 {
 			fmt.Fprintln(ew)
 		}
-		align(ew, part)
+		part.align(ew)
 	}
 	fmt.Fprintln(ew)
-	if opts.Hint && !opts.Trace && len(rep.Breaks()) > 0 {
+	if wr.Hint && !wr.Trace && len(rep.Breaks()) > 0 {
 		fmt.Fprintln(ew, t.say(mWhy))
 	}
 	summary(ew, rep, "  ", true, t)
-	if opts.Trace {
+	if wr.Trace {
 		for _, r := range rep.Breaks() {
 			fmt.Fprintf(ew, "\n%s\n", t.say(mTextTrace, r.Strategy, string(r.Property), t.reason(r)))
 			ew.WriteString(t.plainMermaid(r.Timeline))
@@ -303,38 +280,26 @@ func text(w io.Writer, rep *Report, opts Options, t tr) error {
 	return ew.err
 }
 
-// Markdown writes the matrix as a Markdown table, then the mismatches, the
-// changes between runs and, with opts.Trace, the diagrams in mermaid code
-// blocks.
-func Markdown(w io.Writer, rep *Report, opts Options) error {
-	return markdown(w, rep, opts, opts.Lang.tr())
-}
-
-func markdown(w io.Writer, rep *Report, opts Options, t tr) error {
+// writeMarkdown writes the matrix as a Markdown table, then the
+// mismatches, the changes between runs and, with wr.Trace, the diagrams in
+// mermaid code blocks.
+func (wr Writer) writeMarkdown(w io.Writer, rep *Report) error {
+	t := wr.tr()
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%s\n\n", t.say(mColon, t.say(mHeader, rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))))
 	if len(rep.scales()) > 0 {
 		rep.writeScales(ew, t)
 		fmt.Fprintln(ew)
 	}
-	markdownTable(ew, rep, t)
+	rep.cells(t).markdown(ew)
 	fmt.Fprintln(ew)
 	summary(ew, rep, "- ", false, t)
-	if opts.Trace {
+	if wr.Trace {
 		for _, r := range rep.Breaks() {
 			fmt.Fprintf(ew, "\n### %s\n\n%s\n\n```mermaid\n%s```\n", t.say(mTraceHeading, r.Strategy, string(r.Property)), t.sentence(t.reason(r)), t.mermaid(r.Timeline))
 		}
 	}
 	return ew.err
-}
-
-func markdownTable(w io.Writer, rep *Report, t tr) {
-	header, rows := rep.cells(t)
-	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
-	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
-	for _, row := range rows {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
-	}
 }
 
 // summary writes whether the verdicts are the declared ones, and lists
@@ -437,7 +402,7 @@ type JSONResult struct {
 	Expected locktest.Verdict
 	Match    bool
 	Reason   string // in the report's language; "" without a verdict
-	Mermaid  string // only with Options.Trace, for a break
+	Mermaid  string // only with Writer.Trace, for a break
 	// ScaleFrom says, for a check that ran coarser than a millisecond
 	// (Result.Granularity), where that granularity came from.
 	ScaleFrom ScaleFrom
@@ -535,14 +500,11 @@ type JSONChange struct {
 	Verdicts []locktest.Verdict `json:"verdicts"`
 }
 
-// ToJSON converts rep to its JSON form; with opts.Trace every break also
-// carries its diagram. With opts.Lang, the reasons and the diagrams are in
+// toJSON converts rep to its JSON form; with wr.Trace every break also
+// carries its diagram. With wr.Lang, the reasons and the diagrams are in
 // that language; nothing else changes.
-func ToJSON(rep *Report, opts Options) JSONReport {
-	return toJSON(rep, opts, opts.Lang.tr())
-}
-
-func toJSON(rep *Report, opts Options, t tr) JSONReport {
+func toJSON(rep *Report, wr Writer) JSONReport {
+	t := wr.tr()
 	out := JSONReport{
 		Version:      JSONVersion,
 		RedisVersion: rep.RedisVersion,
@@ -564,7 +526,7 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 		if r.Err == nil {
 			jr.Reason = t.reason(r)
 		}
-		if opts.Trace && jr.Verdict == locktest.Breaks {
+		if wr.Trace && jr.Verdict == locktest.Breaks {
 			jr.Mermaid = t.mermaid(r.Timeline)
 		}
 		out.Results = append(out.Results, jr)
@@ -575,11 +537,11 @@ func toJSON(rep *Report, opts Options, t tr) JSONReport {
 	return out
 }
 
-// JSON writes rep as indented JSON.
-func JSON(w io.Writer, rep *Report, opts Options) error {
+// writeJSON writes rep's JSON form, indented.
+func (wr Writer) writeJSON(w io.Writer, rep *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(ToJSON(rep, opts))
+	return enc.Encode(wr.JSON(rep))
 }
 
 // ReadJSON reads a report as JSON writes it: what a run of lockcheck or
@@ -613,10 +575,6 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	}
 	return rep, nil
 }
-
-// Verdicts writes one strategy's verdicts as a Markdown table: property,
-// verdict, and the suite's reason.
-func Verdicts(w io.Writer, rep *Report, strategy string) { verdicts(w, rep, strategy, English.tr()) }
 
 func verdicts(w io.Writer, rep *Report, strategy string, t tr) {
 	fmt.Fprintf(w, "| %s | %s | %s |\n|---|---|---|\n", t.say(mProperty), t.say(mVerdict), t.say(mSaw))

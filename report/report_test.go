@@ -157,7 +157,7 @@ const overrunDiagram = `sequenceDiagram
 `
 
 func TestMermaid(t *testing.T) {
-	assert.Equal(t, overrunDiagram, report.Mermaid(overrun()))
+	assert.Equal(t, overrunDiagram, report.Writer{}.Mermaid(overrun()))
 }
 
 // TestMermaidAnyTokens: a lock from outside the project draws as cleanly
@@ -174,10 +174,10 @@ func TestMermaidAnyTokens(t *testing.T) {
 		{"host-1:pid-7:a", "host-2:pid-9:a", "host-2:pid-9:b", "host-2:pid-9:c", "host-2:pid-9:d"},
 		{"x", "y1", "y2", "y3", "y4"},
 	} {
-		assert.Equal(t, overrunDiagram, report.Mermaid(lockTimeline(toks, "74c117a56a246dabd130625dd4e9574d072be8a6")), toks[0])
+		assert.Equal(t, overrunDiagram, report.Writer{}.Mermaid(lockTimeline(toks, "74c117a56a246dabd130625dd4e9574d072be8a6")), toks[0])
 	}
 	// A digest of another script reads its first 7 digits, whatever it is.
-	assert.Contains(t, report.Mermaid(lockTimeline([]string{"a", "b", "c", "d", "e"}, "c3f8721be2e1d6c6fca8e9a1d8a1e1c3b5f0a6d2")),
+	assert.Contains(t, report.Writer{}.Mermaid(lockTimeline([]string{"a", "b", "c", "d", "e"}, "c3f8721be2e1d6c6fca8e9a1d8a1e1c3b5f0a6d2")),
 		"A->>Redis: EVALSHA c3f8721… 1 K tokA\n")
 }
 
@@ -190,7 +190,7 @@ func TestMermaidUntypedText(t *testing.T) {
 		typed(1, "B", reply(txt("OK")), txt("SET"), txt("other-key"), txt("6a025fcce74111f1b9e402fc00000001"), txt("t0+5ms")),
 		cmd(2, "A", "1795306148871", "GET", key),
 	}
-	got := report.Mermaid(tl)
+	got := report.Writer{}.Mermaid(tl)
 	assert.Contains(t, got, "A->>Redis: SET K dc13591ksdu9l73uo0d0 PX 60\n")
 	assert.Contains(t, got, "B->>Redis: SET other-key 6a025fcce74111f1b9e402fc00000001 t0+5ms\n")
 	assert.Contains(t, got, "A->>Redis: GET "+key+"\n    Redis-->>A: 1795306148871\n", "values typed as text are drawn as they are, the key too")
@@ -209,7 +209,7 @@ func TestMermaidGroups(t *testing.T) {
 			typed(at, "B", reply(stamp(t0, 60)), txt("GET"), keyArg))
 	}
 	tl = append(tl, typed(21, "B", reply(stamp(t0, 60)), txt("GETSET"), keyArg, stamp(t0, 5021)))
-	got := report.Mermaid(tl)
+	got := report.Writer{}.Mermaid(tl)
 	assert.Contains(t, got, `    loop ×4 (0.0ms–15.0ms)
         Note over B: now = t0+0ms…t0+16ms
         B->>Redis: SETNX K t0+5000ms…t0+5016ms
@@ -246,7 +246,7 @@ func TestMermaidAttempts(t *testing.T) {
 			tl = append(tl, attempt(float64(1+5*i), ttl)...)
 		}
 		tl = append(tl, typed(70, "B", reply(num("1")), txt("SETNX"), keyArg, num("1")), outcome(70, "B", history.EvAcquired))
-		return report.Mermaid(tl)
+		return report.Writer{}.Mermaid(tl)
 	}
 	want := diagram(-1, 11)
 	assert.Contains(t, want, `    loop ×11 (1.0ms–51.0ms)
@@ -271,7 +271,7 @@ func TestMermaidEscapes(t *testing.T) {
 		cmd(0, "A", "", "GET", "K"),
 		{Client: "A", Kind: history.EvCommand, Command: []history.Arg{txt("GET"), keyArg}, Err: "ERR x;y"},
 	}
-	got := report.Mermaid(tl)
+	got := report.Writer{}.Mermaid(tl)
 	assert.Contains(t, got, "Note over A: dies right after its command #35;1 (SETNX#59; #quot;quoted#quot; #lt;b#gt;) returns\n")
 	assert.Contains(t, got, "Redis-->>A: #quot;#quot;\n")
 	assert.Contains(t, got, "Redis-->>A: error: ERR x#59;y\n")
@@ -281,7 +281,7 @@ func TestMermaidEscapes(t *testing.T) {
 	var b bytes.Buffer
 	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
 	res.Property, res.Verdict, res.Message, res.Timeline = locktest.Exclusion, locktest.Breaks, *message("late.resumes"), tl
-	require.NoError(t, report.Text(&b, &report.Report{Results: []report.Result{res}}, report.Options{Trace: true}))
+	require.NoError(t, report.Writer{Trace: true}.Write(&b, &report.Report{Results: []report.Result{res}}))
 	assert.Contains(t, b.String(), "Note over A: dies right after its command #1 (SETNX; \"quoted\" <b>) returns\n")
 	assert.Contains(t, b.String(), "Redis-->>A: error: ERR x;y\n")
 	assert.NotContains(t, b.String(), "#59;")
@@ -310,7 +310,7 @@ func sample() *report.Report {
 
 func TestText(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, report.Text(&b, sample(), report.Options{}))
+	require.NoError(t, report.Writer{}.Write(&b, sample()))
 	assert.Equal(t, `Verdicts on Redis 7.0.15, 2026-11-22T10:00:00Z
 
 property        setnxpx  luatoken
@@ -322,12 +322,12 @@ holder-overrun  breaks   holds!
 `, b.String())
 }
 
-// TestTextWidth: a matrix wider than Options.Width is printed in parts
+// TestTextWidth: a matrix wider than Writer.Width is printed in parts
 // that fit, the property column in each; one that fits, as it is.
 func TestTextWidth(t *testing.T) {
 	text := func(width int) string {
 		var b bytes.Buffer
-		require.NoError(t, report.Text(&b, sample(), report.Options{Width: width}))
+		require.NoError(t, report.Writer{Width: width}.Write(&b, sample()))
 		return b.String()
 	}
 	whole := "property        setnxpx  luatoken\nexclusion       holds    holds\nholder-overrun  breaks   holds!\n\n"
@@ -342,15 +342,15 @@ func TestTextWidth(t *testing.T) {
 // TestTextHint: with Hint, a matrix with a break says under it how to see
 // why, in the report's language; not with Trace, which shows why already.
 func TestTextHint(t *testing.T) {
-	text := func(opts report.Options) string {
+	text := func(wr report.Writer) string {
 		var b bytes.Buffer
-		require.NoError(t, report.Text(&b, sample(), opts))
+		require.NoError(t, wr.Write(&b, sample()))
 		return b.String()
 	}
-	assert.Contains(t, text(report.Options{Hint: true}), "holder-overrun  breaks   holds!\n\nWhy a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n1 of 4")
-	assert.Contains(t, text(report.Options{Hint: true, Lang: report.Chinese}), "\n\n某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n")
-	assert.NotContains(t, text(report.Options{Hint: true, Trace: true}), "Why a cell breaks")
-	assert.NotContains(t, text(report.Options{}), "Why a cell breaks")
+	assert.Contains(t, text(report.Writer{Hint: true}), "holder-overrun  breaks   holds!\n\nWhy a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.\n1 of 4")
+	assert.Contains(t, text(report.Writer{Hint: true, Lang: report.Chinese}), "\n\n某一格为什么是 breaks：-trace 会画出每个 break（加上 -strategy S -property P 只画那一个）；docs/zh/S.md 讲解方案 S。\n")
+	assert.NotContains(t, text(report.Writer{Hint: true, Trace: true}), "Why a cell breaks")
+	assert.NotContains(t, text(report.Writer{}), "Why a cell breaks")
 }
 
 // TestUndeclared: a report with no declared verdict (lockcheck -exec)
@@ -362,7 +362,7 @@ func TestUndeclared(t *testing.T) {
 	}
 	rep.Results[3].Err = errors.New("php x.php (client A): at start: no ready line within 10s")
 	var b bytes.Buffer
-	require.NoError(t, report.Text(&b, rep, report.Options{}))
+	require.NoError(t, report.Writer{}.Write(&b, rep))
 	assert.Equal(t, `Verdicts on Redis 7.0.15, 2026-11-22T10:00:00Z
 
 property        setnxpx  luatoken
@@ -376,13 +376,13 @@ Checks: 4, none with a declared verdict; without a verdict (error): 1.
 	rep.Results = rep.Results[:3]
 	assert.True(t, rep.OK())
 	b.Reset()
-	require.NoError(t, report.Text(&b, rep, report.Options{Lang: report.Chinese}))
+	require.NoError(t, report.Writer{Lang: report.Chinese}.Write(&b, rep))
 	assert.Contains(t, b.String(), "检查：3 项，都没有声明的判定；没有得出判定（error）的：0 项。")
 }
 
 func TestMarkdown(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, report.Markdown(&b, sample(), report.Options{Trace: true}))
+	require.NoError(t, report.Writer{Format: report.Markdown, Trace: true}.Write(&b, sample()))
 	assert.Contains(t, b.String(), `| property | setnxpx | luatoken |
 |---|---|---|
 | exclusion | holds | holds |
@@ -396,7 +396,7 @@ func TestJSON(t *testing.T) {
 	rep := sample()
 	rep.Results[0].Err = errors.New("watchdog: boom")
 	var b bytes.Buffer
-	require.NoError(t, report.JSON(&b, rep, report.Options{Trace: true}))
+	require.NoError(t, report.Writer{Format: report.JSON, Trace: true}.Write(&b, rep))
 	var got report.JSONReport
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
 	assert.Equal(t, report.JSONVersion, got.Version)
@@ -426,7 +426,7 @@ func TestOneResultShape(t *testing.T) {
 		r.Elapsed = 1500 * time.Microsecond
 		var rep report.Report
 		rep.Results = []report.Result{r}
-		b, err := json.Marshal(report.ToJSON(&rep, report.Options{}))
+		b, err := json.Marshal(report.Writer{}.JSON(&rep))
 		require.NoError(t, err)
 		var whole struct{ Results []map[string]json.RawMessage }
 		require.NoError(t, json.Unmarshal(b, &whole))
@@ -454,14 +454,14 @@ func TestChanges(t *testing.T) {
 
 	a.Runs, a.Changes = 3, changes
 	var out bytes.Buffer
-	require.NoError(t, report.Text(&out, a, report.Options{}))
+	require.NoError(t, report.Writer{}.Write(&out, a))
 	assert.Contains(t, out.String(), "1 verdict changed between the 3 runs:\n  setnxpx / holder-overrun: breaks, holds, breaks\n")
 	assert.False(t, a.OK())
 }
 
 func TestVerdicts(t *testing.T) {
 	var b bytes.Buffer
-	report.Verdicts(&b, sample(), "luatoken")
+	report.Writer{}.Verdicts(&b, sample(), "luatoken")
 	assert.Equal(t, `| property | verdict | what the suite saw |
 |---|---|---|
 | exclusion | holds | A resumes |
@@ -479,7 +479,7 @@ func TestMermaidMasters(t *testing.T) {
 		{Client: "B", Kind: history.EvCommand, Node: "master-0", Command: []history.Arg{txt("SET"), keyArg, txt("y")}, Reply: reply(txt("(nil)"))},
 		{Kind: history.EvNote, Msg: message("restart-amnesia.restarts", "master-1")},
 	}
-	got := report.Mermaid(tl)
+	got := report.Writer{}.Mermaid(tl)
 	for _, want := range []string{
 		"participant A\n    participant B\n    participant master-0\n    participant master-1\n",
 		// A's two SETs went out at once: drawn in the masters' order.
@@ -536,7 +536,7 @@ func messagesTimeline(run int) []history.Event {
 // note with a value, a lock call's error.
 func TestMermaidMessages(t *testing.T) {
 	tl := messagesTimeline(0)
-	en := report.Mermaid(tl)
+	en := report.Writer{}.Mermaid(tl)
 	for _, want := range []string{
 		"    Note over A: now = t0+1ms (clock 2s ahead)\n    Note over B: now = t0+3ms (clock 2s behind)\n",
 		"    Redis-->>A: [server, redis, version, 7.0.0]\n",
@@ -550,7 +550,7 @@ func TestMermaidMessages(t *testing.T) {
 	} {
 		assert.Contains(t, en, want)
 	}
-	zh := report.Chinese.Mermaid(tl)
+	zh := report.Writer{Lang: report.Chinese}.Mermaid(tl)
 	for _, want := range []string{
 		"    Note over A: 时钟读数 = t0+1ms（时钟快了 2s）\n    Note over B: 时钟读数 = t0+3ms（时钟慢了 2s）\n",
 		"    Note over A,Redis: 测试套件读取 PTTL K：4987\n",
@@ -568,12 +568,12 @@ func TestMermaidMessages(t *testing.T) {
 // what does not change stays.
 func TestShape(t *testing.T) {
 	for _, l := range report.Langs() {
-		shape := report.Shape{Lang: l}
+		shape := report.Writer{Lang: l, Shape: true}
 		a, b := shape.Mermaid(messagesTimeline(0)), shape.Mermaid(messagesTimeline(1))
 		assert.Equal(t, a, b, l)
-		assert.NotEqual(t, l.Mermaid(messagesTimeline(0)), l.Mermaid(messagesTimeline(1)), "the runs differ")
+		assert.NotEqual(t, report.Writer{Lang: l}.Mermaid(messagesTimeline(0)), report.Writer{Lang: l}.Mermaid(messagesTimeline(1)), "the runs differ")
 	}
-	got := report.Shape{Lang: report.English}.Mermaid(messagesTimeline(0))
+	got := report.Writer{Lang: report.English, Shape: true}.Mermaid(messagesTimeline(0))
 	for _, want := range []string{
 		"    Note over A: now = t0±Δ (clock 2s ahead)\n    Note over B: now = t0±Δ (clock 2s behind)\n",
 		"    Redis-->>A: SERVER\n",
@@ -586,15 +586,15 @@ func TestShape(t *testing.T) {
 	} {
 		assert.Contains(t, got, want)
 	}
-	assert.Contains(t, report.Shape{Lang: report.Chinese}.Mermaid(messagesTimeline(1)), "    Note over A: 时钟读数 = t0±Δ（时钟快了 2s）\n    Note over B: 时钟读数 = t0±Δ（时钟慢了 2s）\n")
+	assert.Contains(t, report.Writer{Lang: report.Chinese, Shape: true}.Mermaid(messagesTimeline(1)), "    Note over A: 时钟读数 = t0±Δ（时钟快了 2s）\n    Note over B: 时钟读数 = t0±Δ（时钟慢了 2s）\n")
 
 	// A reason's values are written the same way.
 	res := report.Result{Strategy: "s", Expected: locktest.Breaks}
 	res.Property, res.Verdict = locktest.Exclusion, locktest.Breaks
 	res.Message = *message("suite.reads-pttl", val(history.Arg{Kind: history.ArgLeft, Text: "4987"}))
-	assert.Equal(t, "the suite reads PTTL K: LEFT", report.Shape{Lang: report.English}.Reason(res))
-	assert.Equal(t, "测试套件读取 PTTL K：LEFT", report.Shape{Lang: report.Chinese}.Reason(res))
-	assert.Equal(t, "the suite reads PTTL K: 4987", report.English.Reason(res))
+	assert.Equal(t, "the suite reads PTTL K: LEFT", report.Writer{Lang: report.English, Shape: true}.Reason(res))
+	assert.Equal(t, "测试套件读取 PTTL K：LEFT", report.Writer{Lang: report.Chinese, Shape: true}.Reason(res))
+	assert.Equal(t, "the suite reads PTTL K: 4987", report.Writer{Lang: report.English}.Reason(res))
 }
 
 // TestScales: the header names the columns that ran at a coarser time
@@ -609,13 +609,13 @@ func TestScales(t *testing.T) {
 		Results:   []report.Result{res("luatoken", time.Millisecond), res("go-zero", time.Second), res("laravel", time.Second)},
 		ScaleFrom: map[string]report.ScaleFrom{"go-zero": report.ScaleLock, "laravel": report.ScaleFlag}}
 	var en, zh, plain bytes.Buffer
-	require.NoError(t, report.Text(&en, rep, report.Options{}))
+	require.NoError(t, report.Writer{}.Write(&en, rep))
 	assert.Contains(t, en.String(), "Time scale: go-zero at a granularity of 1s (the step in which the lock counts TTLs, which it announces), every TTL the suite asked for a whole multiple of it.\n")
 	assert.Contains(t, en.String(), "The other columns ran at 1ms.\n")
 	assert.Contains(t, en.String(), "Time scale: laravel at a granularity of 1s (set by -granularity)")
-	require.NoError(t, report.Markdown(&zh, rep, report.Options{Lang: report.Chinese}))
+	require.NoError(t, report.Writer{Format: report.Markdown, Lang: report.Chinese}.Write(&zh, rep))
 	assert.Contains(t, zh.String(), "时间尺度：go-zero 以 1s 为粒度运行")
-	j := report.ToJSON(rep, report.Options{})
+	j := report.Writer{}.JSON(rep)
 	assert.Equal(t, time.Second, j.Results[1].Granularity)
 	assert.Equal(t, report.ScaleLock, j.Results[1].ScaleFrom)
 	assert.Equal(t, report.ScaleFrom(""), j.Results[0].ScaleFrom)
@@ -627,6 +627,6 @@ func TestScales(t *testing.T) {
 	assert.Equal(t, rep.ScaleFrom, back.ScaleFrom, "read back from JSON, the scales and why")
 
 	rep.Results = rep.Results[:1]
-	require.NoError(t, report.Text(&plain, rep, report.Options{}))
+	require.NoError(t, report.Writer{}.Write(&plain, rep))
 	assert.NotContains(t, plain.String(), "Time scale")
 }

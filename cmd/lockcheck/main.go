@@ -186,7 +186,7 @@
 //
 // The generated blocks of README.md and docs/ are written from a run of
 // the whole matrix by the command lockdocs (make docs), on the same
-// runner (package cmd/matrixrun).
+// runner (package matrixrun).
 //
 // # Signals and cleanup
 //
@@ -229,8 +229,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
 )
@@ -324,14 +324,14 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		if opts.update {
 			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
 		}
-		ropts := report.Options{Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
+		wr := report.Writer{Format: opts.format, Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
 		if !opts.undeclared {
-			ropts.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "")
+			wr.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "")
 		}
 		if opts.width >= 0 {
-			ropts.Width = opts.width
+			wr.Width = opts.width
 		}
-		return p.Print(rep, opts.format, ropts)
+		return p.Print(rep, wr)
 	})
 }
 

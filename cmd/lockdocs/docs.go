@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/docblock"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/recipes"
 	"github.com/locklab/locklab/report"
 )
@@ -89,7 +89,7 @@ func writeDocs(style docblock.Style, rep *report.Report, paths []string, stderr 
 		fmt.Fprintf(stderr, "lockdocs: rewrote the generated blocks of %s\n", f)
 	}
 	if errors.Is(err, docblock.ErrMismatch) {
-		report.Text(stderr, rep, report.Options{})
+		report.Writer{}.Write(stderr, rep)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lockdocs: %v\n", err)

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
@@ -99,7 +99,7 @@ func wholeMatrix(t *testing.T) *report.Report {
 // (locktest.Judge, lockcheck -judge).
 func TestJSONAll(t *testing.T) {
 	var buf strings.Builder
-	require.NoError(t, report.JSON(&buf, wholeMatrix(t), report.Options{}))
+	require.NoError(t, report.Writer{Format: report.JSON}.Write(&buf, wholeMatrix(t)))
 	var got report.JSONReport
 	require.NoError(t, json.Unmarshal([]byte(buf.String()), &got))
 	require.Equal(t, len(catalog.Strategies())*len(locktest.AllProperties()), len(got.Results))
@@ -337,7 +337,7 @@ func TestFromReport(t *testing.T) {
 	}
 	rep := wholeMatrix(t)
 	var b strings.Builder
-	require.NoError(t, report.JSON(&b, rep, report.Options{}))
+	require.NoError(t, report.Writer{Format: report.JSON}.Write(&b, rep))
 	back, err := report.ReadJSON(strings.NewReader(b.String()))
 	require.NoError(t, err)
 	docs := committedDocs(t)

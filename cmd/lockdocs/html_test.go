@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,7 +27,7 @@ func TestHTMLAll(t *testing.T) {
 			assert.NotEmpty(t, pages(e.Name), "%s: %s has a page to link to", lang, e.Name)
 		}
 		var b bytes.Buffer
-		require.NoError(t, report.HTML(&b, rep, report.Options{Lang: lang, Pages: pages}))
+		require.NoError(t, report.Writer{Format: report.HTML, Lang: lang, Pages: pages}.Write(&b, rep))
 		page := b.String()
 		assert.Less(t, b.Len(), 2<<20, "%s: the page is under 2 MB", lang)
 		assert.Equal(t, breaks, strings.Count(page, `<svg class="seq"`), "%s: a diagram for every break", lang)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest"
@@ -129,9 +129,9 @@ func TestPseudoLanguage(t *testing.T) {
 
 	rep := pseudoReport()
 	var out bytes.Buffer
-	require.NoError(t, report.Text(&out, rep, report.Options{Lang: pseudo, Trace: true}))
-	require.NoError(t, report.Text(&out, rep, report.Options{Lang: pseudo, Hint: true}))
-	require.NoError(t, report.Markdown(&out, rep, report.Options{Lang: pseudo, Trace: true}))
+	require.NoError(t, report.Writer{Lang: pseudo, Trace: true}.Write(&out, rep))
+	require.NoError(t, report.Writer{Lang: pseudo, Hint: true}.Write(&out, rep))
+	require.NoError(t, report.Writer{Format: report.Markdown, Lang: pseudo, Trace: true}.Write(&out, rep))
 	style := docblock.Style{Marker: "lockcheck", Make: "make docs"}
 	for _, b := range []docblock.Block{
 		{Kind: "matrix", Attrs: map[string]string{}},

@@ -18,7 +18,7 @@
 // of the docs), and -marker libraries those of the library pages, from a
 // run of peercheck -libraries (make docs). -redis, the -tls-* flags and -timeout are
 // lockcheck's, and the Redis is found, looked at, watched and cleaned up
-// after as lockcheck does it (package cmd/matrixrun); its keys are
+// after as lockcheck does it (package matrixrun); its keys are
 // lockcheck's, which lockcheck -cleanup removes. A block sits between two
 // HTML comments:
 //
@@ -76,9 +76,9 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
 )

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/recipes"
 	"github.com/locklab/locklab/redistest"
@@ -144,7 +144,7 @@ func TestLibraryPagesUpToDate(t *testing.T) {
 
 	dir := t.TempDir()
 	var js bytes.Buffer
-	require.NoError(t, report.JSON(&js, rep, report.Options{}))
+	require.NoError(t, report.Writer{Format: report.JSON}.Write(&js, rep))
 	run := filepath.Join(dir, "run.json")
 	require.NoError(t, os.WriteFile(run, js.Bytes(), 0o644))
 	args := []string{"run", "./cmd/lockdocs", "-report", run, "-marker", "libraries"}

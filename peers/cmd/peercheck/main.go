@@ -14,7 +14,7 @@
 //	peercheck -cleanup [-redis TARGET]
 //
 // The flags are lockcheck's (see its documentation), and so is the run:
-// package cmd/matrixrun finds or connects to the Redis (REDIS_ADDR or
+// package matrixrun finds or connects to the Redis (REDIS_ADDR or
 // REDIS_URL, else a Docker container, else a redis-server from PATH; -redis
 // takes host:port or a redis:// or rediss:// URL, with the -tls-* flags),
 // refuses a replica, puts the keys of a Cluster node's run in a slot it
@@ -69,8 +69,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/cmd/matrixrun"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
@@ -194,6 +194,6 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		// The peers are explained on one page, luatoken on its own; the
 		// links are relative to -root.
-		return p.Print(rep, o.format, report.Options{Trace: o.trace, Pages: matrixrun.Pages(o.root, report.English, "peers")})
+		return p.Print(rep, report.Writer{Format: o.format, Trace: o.trace, Pages: matrixrun.Pages(o.root, report.English, "peers")})
 	})
 }

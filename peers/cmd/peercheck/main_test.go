@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/cmd/docblock"
-	"github.com/locklab/locklab/cmd/matrixrun"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/peers"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
@@ -171,7 +171,7 @@ func TestDocsUpToDate(t *testing.T) {
 
 	dir := t.TempDir()
 	var js bytes.Buffer
-	require.NoError(t, report.JSON(&js, rep, report.Options{}))
+	require.NoError(t, report.Writer{Format: report.JSON}.Write(&js, rep))
 	run := filepath.Join(dir, "run.json")
 	require.NoError(t, os.WriteFile(run, js.Bytes(), 0o644))
 	committed := committedPage(t)

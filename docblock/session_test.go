@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locklab/locklab/cmd/docblock"
+	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/recipes"
 	"github.com/locklab/locklab/report"
@@ -31,9 +31,9 @@ func TestSession(t *testing.T) {
 
 	var texts, shapes, digests []string
 	for _, b := range blocks {
-		text, err := style.Generate(b, &report.Report{}, "../..", report.English)
+		text, err := style.Generate(b, &report.Report{}, "..", report.English)
 		require.NoError(t, err)
-		shape, digest, err := style.Shape(b, &report.Report{}, "../..", report.English)
+		shape, digest, err := style.Shape(b, &report.Report{}, "..", report.English)
 		require.NoError(t, err)
 		texts, shapes, digests = append(texts, text), append(shapes, shape), append(digests, digest)
 	}

@@ -223,8 +223,8 @@ func (s Style) Generate(b Block, rep *report.Report, root string, lang report.La
 }
 
 // Shape returns block b as Generate would, with what changes from one run
-// to the next written as placeholders (see report.Shape), and the digest
-// of that text that Rewrite writes into the block's marker.
+// to the next written as placeholders (see report.Writer's Shape), and
+// the digest of that text that Rewrite writes into the block's marker.
 func (s Style) Shape(b Block, rep *report.Report, root string, lang report.Lang) (text, digest string, err error) {
 	text, err = s.generate(b, rep, root, lang, true)
 	if err != nil {
@@ -239,12 +239,12 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 		return s.verdictsShape(b, rep, lang)
 	}
 	var w bytes.Buffer
-	shape := report.Shape{Lang: lang}
+	wr, shape := report.Writer{Lang: lang}, report.Writer{Lang: lang, Shape: true}
 	switch b.Kind {
 	case "matrix":
-		lang.MarkdownTable(&w, rep)
+		wr.MarkdownTable(&w, rep)
 		var scales bytes.Buffer
-		if lang.Scales(&scales, rep); scales.Len() > 0 {
+		if wr.Scales(&scales, rep); scales.Len() > 0 {
 			fmt.Fprintf(&w, "\n%s", scales.String())
 		}
 		if mism := rep.Mismatches(); len(mism) > 0 {
@@ -263,7 +263,7 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 		if shaped {
 			shape.Verdicts(&w, rep, st)
 		} else {
-			lang.Verdicts(&w, rep, st)
+			wr.Verdicts(&w, rep, st)
 		}
 	case "trace":
 		st, p := b.Attrs["strategy"], locktest.Property(b.Attrs["property"])
@@ -275,9 +275,9 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 			return "", fmt.Errorf("%s: %s %s, there is nothing to trace", b.Name(), r.Outcome(), p)
 		}
 		if shaped {
-			fmt.Fprintf(&w, "> %s\n\n```mermaid\n%s```\n", say(lang, s.trace(), st, string(p), lang.Sentence(shape.Reason(r))), shape.Mermaid(r.Timeline))
+			fmt.Fprintf(&w, "> %s\n\n```mermaid\n%s```\n", say(lang, s.trace(), st, string(p), wr.Sentence(shape.Reason(r))), shape.Mermaid(r.Timeline))
 		} else {
-			fmt.Fprintf(&w, "> %s\n\n```mermaid\n%s```\n", say(lang, s.trace(), st, string(p), lang.Sentence(lang.Reason(r))), lang.Mermaid(r.Timeline))
+			fmt.Fprintf(&w, "> %s\n\n```mermaid\n%s```\n", say(lang, s.trace(), st, string(p), wr.Sentence(wr.Reason(r))), wr.Mermaid(r.Timeline))
 		}
 	case "source":
 		text, lang, err := Quote(root, b.Attrs["file"], b.Attrs["func"])

@@ -56,7 +56,7 @@ func (s Style) output(w io.Writer, b Block, rep *report.Report, lang report.Lang
 			args = append(args, "-"+k+" "+v)
 		}
 	}
-	opts := report.Options{Lang: lang, Trace: trace, Hint: true}
+	wr := report.Writer{Lang: lang, Trace: trace, Hint: true}
 	if shaped {
 		sub.RedisVersion, sub.When = "VERSION", time.Time{}
 	}
@@ -65,16 +65,17 @@ func (s Style) output(w io.Writer, b Block, rep *report.Report, lang report.Lang
 		fmt.Fprintf(w, "```text\n$ %s 2>/dev/null\n", strings.Join(args, " "))
 		if shaped {
 			// The diagrams' times and tokens differ between runs: the
-			// shape takes them from report.Shape.
-			opts.Trace = false
-			report.Text(w, sub, opts)
+			// shape takes them from report.Writer's Shape.
+			shape := wr
+			wr.Trace, shape.Shape = false, true
+			wr.Write(w, sub)
 			for _, r := range sub.Breaks() {
 				if trace {
-					fmt.Fprintf(w, "%s\n%s", report.Shape{Lang: lang}.Reason(r), report.Shape{Lang: lang}.Mermaid(r.Timeline))
+					fmt.Fprintf(w, "%s\n%s", shape.Reason(r), shape.Mermaid(r.Timeline))
 				}
 			}
 		} else {
-			report.Text(w, sub, opts)
+			wr.Write(w, sub)
 		}
 		fmt.Fprint(w, "```\n")
 	case "json":
@@ -84,7 +85,8 @@ func (s Style) output(w io.Writer, b Block, rep *report.Report, lang report.Lang
 		}
 		args = append(args, "-format json")
 		var raw bytes.Buffer
-		if err := report.JSON(&raw, sub, opts); err != nil {
+		wr.Format = report.JSON
+		if err := wr.Write(&raw, sub); err != nil {
 			return err
 		}
 		v, err := decode(json.NewDecoder(&raw))

@@ -9,10 +9,10 @@ import (
 	"github.com/locklab/locklab/report"
 )
 
-// Print writes the matrix of rep to p.Stdout in format and returns the
-// exit status: ExitMismatch when a verdict is not the declared one.
-func (p Program) Print(rep *report.Report, format report.Format, opts report.Options) int {
-	if err := format.Write(p.Stdout, rep, opts); err != nil {
+// Print writes the matrix of rep to p.Stdout with wr and returns the exit
+// status: ExitMismatch when a verdict is not the declared one.
+func (p Program) Print(rep *report.Report, wr report.Writer) int {
+	if err := wr.Write(p.Stdout, rep); err != nil {
 		p.log("%v", err)
 		return ExitMismatch
 	}

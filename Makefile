@@ -43,6 +43,15 @@ lint:
 bench: setup
 	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -json ../docs/performance.json -svg ../docs/performance.svg
 
+.PHONY: bench-libraries
+
+# The libraries figure alone (rueidislock and go-zero beside luatoken, about
+# a minute): its JSON to docs/performance-libraries.json, its table, with
+# the run's date and the machine's conditions, into its block of
+# docs/performance.md.
+bench-libraries: setup
+	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -figures libraries -json ../docs/performance-libraries.json -svg "" -doc ../docs/performance.md
+
 .PHONY: check docs repeat stress test-langs report test-browser
 
 # Every PHP recipe's column against its Go column, cell by cell, the PHP

@@ -10,6 +10,9 @@ type Report struct {
 	RedisKind    string    `json:"redis_kind"` // how redistest found the server
 	OS           string    `json:"os"`
 	CPUs         int       `json:"cpus"`
+	// Load is the machine's load when the run began and ended; nil where
+	// the system does not say.
+	Load *Load `json:"load,omitempty"`
 	// PingP50us is PING's median through a redigo pool (Get, Do, Close): the
 	// floor of an acquire + release on that client is twice it.
 	PingP50us float64  `json:"ping_p50_us"`

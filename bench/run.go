@@ -208,6 +208,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			SameClientS:      r.cfg.SameClientTime.Seconds(),
 		},
 	}
+	if l, ok := loadAverage(); ok {
+		rep.Load = &Load{Start: l}
+	}
 	for _, kind := range ClientKinds {
 		rep.Floors = append(rep.Floors, Floor{Client: kind})
 	}
@@ -248,6 +251,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		rep.PingP50us = f.PingP50us
 	}
 	rep.Targets = Targets(rep)
+	if l, ok := loadAverage(); ok && rep.Load != nil {
+		rep.Load.End = l
+	}
 	r.logf("done")
 	return rep, nil
 }

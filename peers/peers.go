@@ -73,12 +73,18 @@ const (
 //   - go-zero's RedisLock is the same but counts TTLs in whole seconds
 //     (it runs at a granularity of 1s) and has no refresh; shared by
 //     goroutines, its one value lets one goroutine's second release free
-//     another's lock (go-zero-shared: double-release breaks);
+//     another's lock (go-zero-shared: double-release breaks), its script
+//     grants the lock again to a second goroutine while the first holds
+//     it, and one goroutine's SetExpire sets the others' TTL;
 //   - rueidislock renews itself (holder-overrun holds), but its release
-//     reports nothing (release-frees breaks), its PXAT comes from the
-//     holder's clock (holder-clock breaks), and its lease ends only when
-//     its keys expire (renewed-overrun breaks); with two keys of three a
-//     crash can fall between them (crash-mid-acquire and -release hold).
+//     reports nothing, so delete scripts answered with an error go
+//     unnoticed (release-frees breaks; rueidis sends them again after a
+//     network error, until the keys' deadline, and the release waits), its
+//     PXAT comes from the holder's clock (holder-clock breaks), and its
+//     lease ends only when a pending extension times out, about half the
+//     validity after the keys expired (renewed-overrun breaks); with two
+//     keys of three a crash can fall between them (crash-mid-acquire and
+//     -release hold).
 func Peers() []catalog.Entry {
 	peers := []catalog.Entry{
 		{
@@ -140,9 +146,9 @@ func Peers() []catalog.Entry {
 			Name:    "rueidislock",
 			Sources: RueidisModule + ", rueidislock with its defaults (KeyMajority 2: 2 of 3 keys)",
 			// rueidislock's time scale is its own: an acquire that
-			// outlasts its validity fails, and its defaults count in
-			// seconds (KeyValidity 5s); at 60ms a loaded machine's
-			// acquire can outlast a TTL meant to run out.
+			// outlasts its validity fails, so a TTL must leave room for
+			// the first acquire (the handshake, a script per key), and
+			// its defaults count in seconds (KeyValidity 5s).
 			Timing: locktest.Timing{Granularity: rueidislockScale},
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return newRueidislock(c, 0)
@@ -152,9 +158,9 @@ func Peers() []catalog.Entry {
 			Name:    "rueidislock-km1",
 			Sources: RueidisModule + ", rueidislock with KeyMajority 1, as its README advises on one Redis",
 			// rueidislock's time scale is its own: an acquire that
-			// outlasts its validity fails, and its defaults count in
-			// seconds (KeyValidity 5s); at 60ms a loaded machine's
-			// acquire can outlast a TTL meant to run out.
+			// outlasts its validity fails, so a TTL must leave room for
+			// the first acquire (the handshake, a script per key), and
+			// its defaults count in seconds (KeyValidity 5s).
 			Timing: locktest.Timing{Granularity: rueidislockScale},
 			New: func(c locktest.Client) (strategy.Strategy, error) {
 				return newRueidislock(c, 1)
@@ -259,10 +265,11 @@ func newRueidislock(c locktest.Client, majority int32) (*ruelock.Locks, error) {
 	l, err := ruelock.New(rueidislock.LockerOption{
 		ClientOption: ruelock.ClientOption(c.Addr, c.Password),
 		KeyMajority:  majority,
-		// The one default changed: 20ms for each key's attempt, on a test
-		// machine under load, fails an attempt with "context deadline
-		// exceeded", neither a grant nor a refusal, as a slow network
-		// would; a second leaves the suite's scenarios to decide.
+		// The one default changed, 20ms for each key's attempt: an
+		// attempt that outlasts it fails with "context deadline
+		// exceeded", neither a grant nor a refusal; a second leaves the
+		// verdicts to the suite's scenarios rather than to the machine's
+		// latency.
 		TryNextAfter: time.Second,
 	})
 	if err != nil {

@@ -12,16 +12,23 @@
 //     GET <key>, which puts the key under client-side caching (CLIENT
 //     TRACKING, RESP3 invalidation pushes), so that the Locker hears of any
 //     change to it. One value, random, for the keys of one acquisition.
-//   - TryWithContext tries each key in turn, each with a deadline of
-//     TryNextAfter (20ms): the lock is held once a majority answered OK,
-//     the rest are tried in the background.
+//   - TryWithContext tries each key in turn, one script sent by EVALSHA
+//     each, with a deadline of TryNextAfter (20ms by default; Peers sets
+//     1s): the lock is held once a majority answered OK, the rest are
+//     tried in the background.
 //   - While held, each key is extended every ExtendInterval (half
 //     KeyValidity) by a script, PEXPIREAT to the process's clock plus
 //     KeyValidity while the key holds the value; an invalidation of a key
 //     also makes it check at once. The context TryWithContext returned is
 //     cancelled when fewer than a majority remain: it is the lease.
 //   - The cancel function it returned releases: each key is deleted by a
-//     script while it holds the value.
+//     script while it holds the value, and it waits for those scripts,
+//     which rueidis sends again after a network error until the key's
+//     deadline; an error reply other than LOADING ends them, unreported.
+//   - An extension waits for its reply until its own deadline, the
+//     validity after it was sent: a holder whose extensions are held up
+//     learns it lost the lock about half the validity after its keys
+//     expired.
 //
 // KeyValidity is an option of the Locker, not of an acquisition: Locks
 // keeps a Locker for each TTL it is asked for, the TTL its KeyValidity,

@@ -17,14 +17,16 @@
  * waiting. The suite's TTL, in milliseconds, is the lock's ttl in seconds.
  *
  * The component reads the process's clock, microtime(true), in every call
- * below: the Key's expiry, and ARGV[1] of every script, the time the
- * script falls back on where it may not read TIME. Each call is preceded
- * by a clock notice (millitime(), protocol.php), so that the suite knows
- * the lock reads a clock, records it, and skews it (clock-skew).
+ * below: the Key's expiry, and ARGV[1] of every script but the one that
+ * deletes the token, the time the script falls back on where it may not
+ * read TIME. Each call is preceded by a clock notice (millitime(),
+ * protocol.php), so that the suite knows the lock reads a clock, records
+ * it, and skews it (clock-skew).
  */
 require __DIR__ . '/protocol.php';
 requireLibrary('Symfony/Component/Lock/autoload.php', 'php-symfony-lock');
 
+use Symfony\Component\Lock\Exception\LockAcquiringException;
 use Symfony\Component\Lock\Exception\LockConflictedException;
 use Symfony\Component\Lock\Exception\LockExpiredException;
 use Symfony\Component\Lock\LockFactory;
@@ -64,13 +66,27 @@ function unlock($key, $lock)
     return true;
 }
 
+/*
+ * refresh() throws LockConflictedException when someone else holds the
+ * lock, and LockAcquiringException for everything else, wrapping its cause:
+ * a LockExpiredException when the lock ran out before the refresh returned
+ * (Lock::refresh catches its own and wraps it), or a lost connection. A
+ * holder stops at any of them: the first two say the lock is no longer
+ * its own, and the third that it cannot tell (an error, answered as such by
+ * serve()).
+ */
 function refresh($key, $lock, $ttl_ms)
 {
     millitime();
     try {
         $lock->refresh($ttl_ms / 1000);
     } catch (LockConflictedException | LockExpiredException $e) {
-        return get_class($e) . ': ' . $e->getMessage();
+        return describe($e);
+    } catch (LockAcquiringException $e) {
+        if ($e->getPrevious() instanceof LockExpiredException) {
+            return describe($e);
+        }
+        throw $e;
     }
     return true;
 }

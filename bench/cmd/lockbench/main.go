@@ -19,6 +19,8 @@
 //	-json path    write the report as JSON ("" for none; default ../docs/performance.json)
 //	-svg path     draw the chart ("" for none; default ../docs/performance.svg)
 //	-md path      write the tables as Markdown ("" for none)
+//	-doc path     rewrite the blocks of the Markdown file at path that the run has figures for
+//	              (<!-- lockbench:libraries -->: the libraries figure, with the run's conditions)
 //	-from path    measure nothing: print, draw and write the report of an earlier run, read from JSON
 //	-quick        a short run, to try things out (figures are rough)
 //	-only a,b     measure only these subjects
@@ -64,6 +66,7 @@ func run() error {
 		jsonPath   = flag.String("json", "../docs/performance.json", "write the report as JSON to `path` (\"\" for none)")
 		svgPath    = flag.String("svg", "../docs/performance.svg", "draw the chart as SVG to `path` (\"\" for none)")
 		mdPath     = flag.String("md", "", "write the tables as Markdown to `path` (\"\" for none)")
+		docPath    = flag.String("doc", "", "rewrite the blocks of the Markdown file at `path` that the run has figures for (<!-- lockbench:libraries -->)")
 		from       = flag.String("from", "", "measure nothing: report the run saved as JSON at `path`")
 		quick      = flag.Bool("quick", false, "a short run, to try things out; the figures are rough")
 		only       = flag.String("only", "", "comma-separated `names` of the subjects to measure (default all)")
@@ -151,6 +154,18 @@ func run() error {
 		var sb strings.Builder
 		rep.WriteMarkdown(&sb)
 		errs = append(errs, writeFile(*mdPath, []byte(sb.String())))
+	}
+	if *docPath != "" {
+		b, err := os.ReadFile(*docPath)
+		if err == nil {
+			b, err = rep.ReplaceBlocks(b)
+		}
+		if err == nil {
+			err = writeFile(*docPath, b)
+		} else {
+			err = fmt.Errorf("-doc %s: %w", *docPath, err)
+		}
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -72,8 +72,10 @@ const (
 //     that does not renew (docs/no-ttl-lock-is-safe.md);
 //   - go-zero's RedisLock is the same but counts TTLs in whole seconds
 //     (it runs at a granularity of 1s) and has no refresh; shared by
-//     goroutines, its one value lets one goroutine's second release free
-//     another's lock (go-zero-shared: double-release breaks);
+//     goroutines, its one value, which its acquire script grants the key
+//     again to, lets a second goroutine in beside the first and one
+//     goroutine's second release free another's lock (go-zero-shared:
+//     exclusion and double-release break);
 //   - rueidislock renews itself (holder-overrun holds), but its release
 //     reports nothing (release-frees breaks), its PXAT comes from the
 //     holder's clock (holder-clock breaks), and its lease ends only when

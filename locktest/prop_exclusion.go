@@ -12,15 +12,17 @@ import (
 )
 
 // Exclusion, the fault-free baseline: two clients race for a free key
-// in every interleaving of their attempts' commands, then many clients
-// contend for it and work well inside the TTL; never two inside at once.
+// in every interleaving of their attempts' commands; two goroutines of
+// one client, sharing its strategy instance as a service shares one lock
+// client, contend for it; then many clients contend for it and work well
+// inside the TTL; never two inside at once.
 
 const Exclusion Property = "exclusion" // many clients contend; never two inside at once
 
 func init() {
 	register(property{
 		p: Exclusion, order: 10, scenario: exclusion,
-		breaks: "two clients were inside the critical section at once, without any fault",
+		breaks: "two clients, or two goroutines of one client, were inside the critical section at once, without any fault",
 	}, func(tm Timing) floors {
 		// Acquires and releases with the Long TTL, which never runs out:
 		// nothing to wait for.
@@ -35,7 +37,8 @@ const (
 
 // exclusion: first two clients race for a free key, in every interleaving
 // of their attempts' commands; then a holder releases and tries again
-// while another client makes one attempt, in every interleaving; then
+// while another client makes one attempt, in every interleaving; then two
+// goroutines of one client contend through its strategy instance; then
 // contenders clients take turns rounds times each, with work far inside a
 // long TTL. No faults in any of them.
 func exclusion(newRun func(string) *run) Result {
@@ -48,6 +51,9 @@ func exclusion(newRun func(string) *run) Result {
 	}
 	broken, handovers := handover(newRun)
 	if broken != nil {
+		return *broken
+	}
+	if broken := goroutines(newRun); broken != nil {
 		return *broken
 	}
 	r := newRun("/contend")
@@ -162,6 +168,34 @@ func handover(newRun func(string) *run) (*Result, int) {
 	})
 }
 
+// goroutines: A1 and A2, two goroutines of client A, share its strategy
+// instance, as a service shares one lock client among its goroutines (and
+// as double-release has them do): A1 acquires and is inside while A2
+// makes one attempt through the same instance, which must fail. A lock
+// that keeps one token per instance, and grants the key again to the
+// token it holds, lets A2 in beside A1. As in double-release, the
+// goroutines call the instance in turn, never both at once, so a lock
+// whose instance is not made for concurrent use is not blamed for that.
+// It returns the break, or nil.
+func goroutines(newRun func(string) *run) *Result {
+	r := newRun("/goroutines")
+	a := r.newClient("A", 0)
+	r.note(mGoroutinesA1Acquires.New())
+	l1 := a.mustAcquire(r.tm.Long)
+	a.settle() // what A1's acquire does after it returns is done before A2 tries
+	r.det.enter("A1")
+	r.note(mA2TriesInside.New())
+	if a.tryAcquire(r.tm.Long) != nil {
+		r.det.enter("A2")
+		res := r.breaksRule(history.OneInside, mExclusionGoroutines.New(mustOverlap(r)))
+		return &res
+	}
+	r.det.leave("A1")
+	a.release(l1)
+	r.shutdown()
+	return nil
+}
+
 // aroundOverlap cuts a break's long timeline down to the events that led
 // to the first overlap and a few after it, keeping the opening note. The
 // cut falls where nobody held the lock, so that the judge finds in what
@@ -223,6 +257,10 @@ var (
 		"A released its lock and at once acquired it again while B made one attempt, and both got it")
 	mExclusionBreaks = msg.Define("exclusion.breaks", msg.K(msg.Sub),
 		"two clients in the critical section without any fault: {0}")
+	mA2TriesInside = msg.Define("exclusion.a2-tries", nil,
+		"A1 is inside; A2 tries to acquire")
+	mExclusionGoroutines = msg.Define("exclusion.breaks-goroutines", msg.K(msg.Sub),
+		"A1 and A2, two goroutines of client A sharing its strategy instance, in the critical section at once without any fault: {0}")
 	mExclusionNA = msg.Define("exclusion.n/a", msg.K(msg.Duration, msg.Client),
 		"the clients could not take turns: after a release, nobody got the lock for {0}, and {1} gave up waiting (release-frees shows why)")
 	mExclusionHolds = msg.Define("exclusion.holds", msg.K(msg.Count, msg.Count, msg.Count),
@@ -232,7 +270,7 @@ var (
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("exclusion.scenario", nil,
-		"with no faults, the baseline the other rows build on: two clients race for a free key in every interleaving of their commands; a holder releases and at once tries again while another client makes one attempt, in every interleaving; six clients take turns, eight times each")
+		"with no faults, the baseline the other rows build on: two clients race for a free key in every interleaving of their commands; a holder releases and at once tries again while another client makes one attempt, in every interleaving; A2 tries while A1 is inside, two goroutines sharing client A's strategy instance; six clients take turns, eight times each")
 	_ = msg.Define("exclusion.must", nil,
 		"never two inside the critical section at once")
 )

@@ -72,10 +72,11 @@ const (
 //     that does not renew (docs/no-ttl-lock-is-safe.md);
 //   - go-zero's RedisLock is the same but counts TTLs in whole seconds
 //     (it runs at a granularity of 1s) and has no refresh; shared by
-//     goroutines, its one value lets one goroutine's second release free
-//     another's lock (go-zero-shared: double-release breaks), its script
-//     grants the lock again to a second goroutine while the first holds
-//     it, and one goroutine's SetExpire sets the others' TTL;
+//     goroutines, its one value, which its acquire script grants the key
+//     again to, lets a second goroutine in beside the first and one
+//     goroutine's second release free another's lock (go-zero-shared:
+//     exclusion and double-release break), and one goroutine's SetExpire
+//     sets the others' TTL;
 //   - rueidislock renews itself (holder-overrun holds), but its release
 //     reports nothing, so delete scripts answered with an error go
 //     unnoticed (release-frees breaks; rueidis sends them again after a

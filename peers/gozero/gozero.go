@@ -28,8 +28,9 @@
 //
 // Shared returns the strategy of a service that keeps one RedisLock per
 // key and lets its goroutines share it: they then share its value, so a
-// goroutine's Acquire is granted while another holds the lock, and one's
-// Release frees the other's.
+// goroutine's Acquire is granted while another holds the lock (and sets
+// the key's expiry to its own SetExpire), and one's Release frees the
+// other's.
 package gozero
 
 import (

@@ -312,7 +312,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	if opts.judge != "" {
-		return judgeAgain(opts.judge, opts.lang, e.stdout, e.stderr)
+		return e.program().Judge(opts.judge, opts.lang)
 	}
 	p := e.program()
 	if opts.cleanup {

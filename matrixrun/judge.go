@@ -1,9 +1,8 @@
-package main
+package matrixrun
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/locklab/locklab/internal/msg"
@@ -11,24 +10,25 @@ import (
 	"github.com/locklab/locklab/report"
 )
 
-// judgeAgain reads a run saved by lockcheck -format json from path and
+// Judge reads a run saved with -format json from path and
 // judges each of its results again from its history alone, without
 // Redis (locktest.Judge). It prints a line for each result and a
-// summary, and returns exitOK when every result with a history gets its
-// recorded verdict and reason back, exitMismatch when one does not.
-func judgeAgain(path string, lang report.Lang, stdout, stderr io.Writer) int {
+// summary, in lang, and returns ExitOK when every result with a history
+// gets its recorded verdict and reason back, ExitMismatch when one does
+// not, ExitUsage when path is not a saved run.
+func (p Program) Judge(path string, lang report.Lang) int {
 	f, err := os.Open(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "lockcheck: -judge: %v\n", err)
-		return exitUsage
+		fmt.Fprintf(p.Stderr, "%s: -judge: %v\n", p.Name, err)
+		return ExitUsage
 	}
 	defer f.Close()
 	rep, err := report.ReadJSON(f)
 	if err != nil {
-		fmt.Fprintf(stderr, "lockcheck: -judge %s: %v\n", path, err)
-		return exitUsage
+		fmt.Fprintf(p.Stderr, "%s: -judge %s: %v\n", p.Name, path, err)
+		return ExitUsage
 	}
-	say := func(m msg.Msg) { fmt.Fprintln(stdout, msg.Render(msg.Lang(lang), m)) }
+	say := func(m msg.Msg) { fmt.Fprintln(p.Stdout, msg.Render(msg.Lang(lang), m)) }
 	judged, same, kept := 0, 0, 0
 	for _, r := range rep.Results {
 		cell := []any{r.Strategy, string(r.Property), string(r.Verdict)}
@@ -53,21 +53,21 @@ func judgeAgain(path string, lang report.Lang, stdout, stderr io.Writer) int {
 	}
 	say(mJudgeSummary.New(judged, same, kept))
 	if same != judged {
-		return exitMismatch
+		return ExitMismatch
 	}
-	return exitOK
+	return ExitOK
 }
 
 // -judge's messages.
 var (
-	mJudgeSame = msg.Define("lockcheck.judge-same", msg.K(msg.Text, msg.Text, msg.Text),
+	mJudgeSame = msg.Define("judge.same", msg.K(msg.Text, msg.Text, msg.Text),
 		"{0} {1}: {2}, judged again from its history: the same verdict and reason")
-	mJudgeDiffers = msg.Define("lockcheck.judge-differs", msg.K(msg.Text, msg.Text, msg.Text, msg.Text, msg.Sub),
+	mJudgeDiffers = msg.Define("judge.differs", msg.K(msg.Text, msg.Text, msg.Text, msg.Text, msg.Sub),
 		"{0} {1}: recorded {2}, judged again from its history {3}: {4}")
-	mJudgeNone = msg.Define("lockcheck.judge-none", msg.K(msg.Text, msg.Text, msg.Text, msg.Text),
+	mJudgeNone = msg.Define("judge.none", msg.K(msg.Text, msg.Text, msg.Text, msg.Text),
 		"{0} {1}: recorded {2}, and its history gives no verdict: {3}")
-	mJudgeKept = msg.Define("lockcheck.judge-kept", msg.K(msg.Text, msg.Text, msg.Text),
+	mJudgeKept = msg.Define("judge.kept", msg.K(msg.Text, msg.Text, msg.Text),
 		"{0} {1}: {2}, as recorded: only a break keeps a history to judge")
-	mJudgeSummary = msg.Define("lockcheck.judge-summary", msg.K(msg.Count, msg.Count, msg.Count),
+	mJudgeSummary = msg.Define("judge.summary", msg.K(msg.Count, msg.Count, msg.Count),
 		"{0} results judged again from their histories, {1} with the recorded verdict and reason; {2} kept no history")
 )

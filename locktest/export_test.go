@@ -1,5 +1,7 @@
 package locktest
 
+import "strings"
+
 // What the package's own tests and examples use of its internals.
 
 func Mismatch(res Result, want Verdict) string { return mismatch(res, want) }
@@ -13,3 +15,13 @@ func (e Expect) Literal(notes map[Property]string) string { return e.literal(not
 // Structural says whether a correct lock may be unable to stage p, and
 // so find it n/a.
 func Structural(p Property) bool { d, _ := lookup(p); return d.structural }
+
+// WrittenKeys returns the positions of the keys cmd writes, its words
+// split on spaces.
+func WrittenKeys(cmd string) []int {
+	var args []Arg
+	for _, w := range strings.Fields(cmd) {
+		args = append(args, Arg{Kind: ArgText, Text: w})
+	}
+	return writtenKeys(strings.ToUpper(args[0].Text), args)
+}

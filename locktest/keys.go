@@ -1,6 +1,7 @@
 package locktest
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -126,7 +127,7 @@ func declareKeys(res Result, runs []*run) Result {
 		res.Notes = append(res.Notes, m)
 		return res
 	}
-	res = Result{Err: keysError{m}, Message: m, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+	res = Result{Err: errors.New(m.String()), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 	if res.Timeline == nil {
 		// The commands that wrote those keys.
 		res = runs[len(runs)-1].counterexample(res)
@@ -151,12 +152,6 @@ func (r Result) noted() string {
 	}
 	return b.String()
 }
-
-// keysError is a check that read K while the lock kept its state
-// elsewhere: no verdict.
-type keysError struct{ m Message }
-
-func (e keysError) Error() string { return e.m.String() }
 
 // The keys' messages.
 var (

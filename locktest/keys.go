@@ -73,8 +73,9 @@ func writtenKeys(name string, args []Arg) []int {
 
 // keysWritten says what the clients' commands of the run wrote: own, a
 // key the suite reads (K, or one the strategy names), and the other keys,
-// as the timeline writes them (K for the run's key).
-func (r *run) keysWritten() (own bool, others []string) {
+// as the timeline writes them (K for the run's key), each marked true
+// when it has the run's key in its name.
+func (r *run) keysWritten(others map[string]bool) (own bool) {
 	r.rec.mu.Lock()
 	defer r.rec.mu.Unlock()
 	for _, e := range r.rec.events {
@@ -86,48 +87,55 @@ func (r *run) keysWritten() (own bool, others []string) {
 			case ArgKey, ArgLockKey:
 				own = true
 			default:
-				if k := strings.ReplaceAll(a.Text, r.key, "K"); !slices.Contains(others, k) {
-					others = append(others, k)
-				}
+				others[strings.ReplaceAll(a.Text, r.key, "K")] = strings.Contains(a.Text, r.key)
 			}
 		}
 	}
-	return own, others
+	return own
 }
 
 // declareKeys adds to res what the lock's commands wrote in the runs of a
 // check, when they wrote keys the suite does not read. When none of them
-// wrote K (or a key the strategy names), the lock lives elsewhere: a
-// verdict that read K rests on a key the lock does not use, and becomes no
-// verdict, which says so; one that read nothing there keeps a note that
-// says the same. Keys written besides K are named in a note.
+// wrote K (or a key the strategy names), the lock lives elsewhere: under
+// the keys written that have K in their name (rueidislock:0:K), or, when
+// none has, under those written. A verdict that read K then rests on a
+// key the lock does not use, and becomes no verdict, which names those
+// keys and says what to do; one that read nothing there keeps a note that
+// says the same. The other keys written besides (a probe, a counter) are
+// named in a note.
 func declareKeys(res Result, runs []*run) Result {
 	own, read := false, false
-	seen := map[string]bool{}
+	others := map[string]bool{}
 	for _, r := range runs {
-		o, keys := r.keysWritten()
-		own = own || o
-		for _, k := range keys {
-			seen[k] = true
-		}
+		own = r.keysWritten(others) || own
 		r.mu.Lock()
 		read = read || r.keysRead
 		r.mu.Unlock()
 	}
-	if len(seen) == 0 {
+	var state, outside []string
+	for _, k := range slices.Sorted(maps.Keys(others)) {
+		if others[k] && !own {
+			state = append(state, k)
+		} else {
+			outside = append(outside, k)
+		}
+	}
+	if !own && len(state) == 0 {
+		state, outside = outside, nil
+	}
+	if len(outside) > 0 {
+		res.Notes = append(res.Notes, mKeysOutside.New(keyList(outside)))
+	}
+	if len(state) == 0 {
 		return res
 	}
-	names := keyList(slices.Sorted(maps.Keys(seen)))
-	if own {
-		res.Notes = append(res.Notes, mKeysOutside.New(names))
-		return res
-	}
-	m := mKeysUndeclared.New(names)
+	m := mKeysUndeclared.New(keyList(state))
 	if !read || res.Err != nil {
 		res.Notes = append(res.Notes, m)
 		return res
 	}
-	res = Result{Err: errors.New(m.String()), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+	notes := res.Notes
+	res = Result{Err: errors.New(m.String()), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Notes: notes}
 	if res.Timeline == nil {
 		// The commands that wrote those keys.
 		res = runs[len(runs)-1].counterexample(res)

@@ -87,7 +87,9 @@ func TestUndeclaredKeys(t *testing.T) {
 }
 
 // TestProbeKey: a key written besides K, once per instance, is named in a
-// note of every verdict, never judged; the note survives JSON.
+// note of every verdict, never judged; the note survives JSON. Beside a
+// lock kept under a key it did not declare, the probe is still only
+// named.
 func TestProbeKey(t *testing.T) {
 	ctx := context.Background()
 	probe := "locktest-probe:" + fmt.Sprint(time.Now().UnixNano())
@@ -107,6 +109,18 @@ func TestProbeKey(t *testing.T) {
 	var back locktest.Result
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, res.Notes, back.Notes)
+
+	// Under a prefix of its own as well, without Keyed: the key with K in
+	// its name is where the lock lives, the probe still beside it.
+	cfg.New = func(c locktest.Client) (strategy.Strategy, error) {
+		return prefixLock{p: c.Pool, prefix: "app:", probe: probe, probed: new(bool)}, nil
+	}
+	cfg.Key += ":prefixed"
+	res = locktest.Check(ctx, cfg, locktest.SafeRelease)
+	require.Error(t, res.Err)
+	assert.Equal(t, "the lock wrote app:K, not K: declare strategy.Keyed (docs/your-own-lock.md)", res.Err.Error())
+	require.Len(t, res.Notes, 1)
+	assert.Equal(t, "keys.outside", res.Notes[0].ID)
 }
 
 // TestWrittenKeys: the keys a command writes, by position.

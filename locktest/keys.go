@@ -134,8 +134,7 @@ func declareKeys(res Result, runs []*run) Result {
 		res.Notes = append(res.Notes, m)
 		return res
 	}
-	notes := res.Notes
-	res = Result{Err: errors.New(m.String()), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Notes: notes}
+	res = Result{Err: errors.New(m.String()), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Notes: res.Notes}
 	if res.Timeline == nil {
 		// The commands that wrote those keys.
 		res = runs[len(runs)-1].counterexample(res)

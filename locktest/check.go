@@ -127,7 +127,9 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 			res = r.counterexample(res)
 		}
 	}
-	return res
+	runsMu.Lock()
+	defer runsMu.Unlock()
+	return declareKeys(res, runs)
 }
 
 // ErrNoLogin: a client sent a command before logging in to its proxy with

@@ -100,7 +100,7 @@ func contractBadTTL(r *run, c *simClient) string {
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		l, err := c.attempt(r.ctx, r.key, ttl)
 		refused(r, fmt.Sprintf("TryAcquire with a TTL of %v", ttl), l, err)
-		if r.exists(r.key) {
+		if r.keyExists() {
 			r.fail("TryAcquire with a TTL of %v failed (%v) but wrote the key", ttl, err)
 		}
 		errs = append(errs, err)
@@ -113,7 +113,7 @@ func contractCancelled(r *run, c *simClient) string {
 	cancel()
 	l, err := c.attempt(ctx, r.key, r.tm.Long)
 	refused(r, "TryAcquire with a cancelled context", l, err)
-	if r.exists(r.key) {
+	if r.keyExists() {
 		r.fail("TryAcquire with a cancelled context failed (%v) but left the key held", err)
 	}
 	return fmt.Sprintf("refused: %v", err)

@@ -1,6 +1,10 @@
 package locktest
 
-import "github.com/locklab/locklab/history"
+import (
+	"strings"
+
+	"github.com/locklab/locklab/history"
+)
 
 // What the package's own tests and examples use of its internals.
 
@@ -15,3 +19,13 @@ func (e Expect) Literal(notes map[Property]string) string { return e.literal(not
 // Structural says whether a correct lock may be unable to stage p, and
 // so find it n/a.
 func Structural(p Property) bool { d, _ := lookup(p); return d.structural }
+
+// WrittenKeys returns the positions of the keys cmd writes, its words
+// split on spaces.
+func WrittenKeys(cmd string) []int {
+	var args []history.Arg
+	for _, w := range strings.Fields(cmd) {
+		args = append(args, history.Arg{Kind: history.ArgText, Text: w})
+	}
+	return writtenKeys(strings.ToUpper(args[0].Text), args)
+}

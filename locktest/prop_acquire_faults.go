@@ -218,16 +218,26 @@ func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool)
 	return Result{}, injected, true
 }
 
-// delKey deletes K on the suite's own connection, for the next fault to
-// find it free.
+// delKey deletes K (the lock's keys, strategy.Keyed) on the suite's own
+// connection, for the next fault to find it free.
 func (r *run) delKey() {
-	r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
+	keys := r.lockKeys()
+	r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", redis.Args{}.AddFlat(keys)...); return err })
 	r.note(mFaultsFreed.New())
 }
 
-// expireKey sets K's expiry back to ttl on the suite's own connection.
+// expireKey sets the expiry of K (the lock's keys) back to ttl on the
+// suite's own connection.
 func (r *run) expireKey(ttl time.Duration) {
-	r.redis(func(c redis.Conn) error { _, err := c.Do("PEXPIRE", r.key, ttl.Milliseconds()); return err })
+	keys := r.lockKeys()
+	r.redis(func(c redis.Conn) error {
+		for _, k := range keys {
+			if _, err := c.Do("PEXPIRE", k, ttl.Milliseconds()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	r.note(mFaultsExpiry.New(ttl))
 }
 

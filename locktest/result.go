@@ -35,6 +35,7 @@ type Result struct {
 	Err         error               // why there is NoVerdict
 	Elapsed     time.Duration
 	Granularity time.Duration // the step of TTL the check ran at (Timing.Granularity), or 0
+	Notes       []Message     // what the check noticed besides: keys the lock wrote outside its own
 }
 
 // Reason is why the verdict is what it is: Message in English.
@@ -56,6 +57,9 @@ type resultJSON struct {
 	Tokens      map[string][]string `json:"tokens,omitempty"`
 	// GranularityMS is the step of TTL the check ran at.
 	GranularityMS int64 `json:"granularity_ms,omitempty"`
+	// Notes are Notes in English; NoteMessages the same as data.
+	Notes        []string  `json:"notes,omitempty"`
+	NoteMessages []Message `json:"note_messages,omitempty"`
 }
 
 // MarshalJSON writes r as one result of lockcheck's JSON (see its
@@ -64,6 +68,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason(), Message: r.Message,
 		ElapsedMS: ms(r.Elapsed), Timeline: r.Timeline, Key: r.Key, Tokens: r.Tokens}
 	j.GranularityMS = r.Granularity.Milliseconds()
+	for _, m := range r.Notes {
+		j.Notes, j.NoteMessages = append(j.Notes, m.String()), append(j.NoteMessages, m)
+	}
 	if r.Err != nil {
 		j.Err = r.Err.Error()
 	}
@@ -82,7 +89,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	*r = Result{Property: j.Property, Verdict: j.Verdict, Message: j.Message,
 		Timeline: j.Timeline, Key: j.Key, Tokens: j.Tokens,
 		Elapsed:     time.Duration(math.Round(j.ElapsedMS * float64(time.Millisecond))),
-		Granularity: time.Duration(j.GranularityMS) * time.Millisecond}
+		Granularity: time.Duration(j.GranularityMS) * time.Millisecond, Notes: j.NoteMessages}
 	if j.StartUnixMS != 0 {
 		r.Start = time.UnixMilli(j.StartUnixMS)
 	}

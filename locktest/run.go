@@ -50,7 +50,7 @@ type run struct {
 	// stateKeys are the keys the lock keeps its state under when they are
 	// not K (strategy.Keyed), from the first client's strategy; nil: K.
 	stateKeys []string
-	keysNoted bool
+	keysRead  bool // the suite has read the lock's keys (lockKeys)
 	// lenientReplay: a schedule that diverges from its prefix goes on
 	// instead of failing (see interleavings).
 	lenientReplay bool
@@ -297,8 +297,8 @@ func (r *run) newClient(name string, skew time.Duration) *simClient {
 // other than K notes them in the timeline.
 func (r *run) lockKeys() []string {
 	r.mu.Lock()
-	keys, noted := r.stateKeys, r.keysNoted
-	r.keysNoted = true
+	keys, noted := r.stateKeys, r.keysRead
+	r.keysRead = true
 	r.mu.Unlock()
 	if len(keys) == 0 {
 		return []string{r.key}

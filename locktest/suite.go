@@ -89,13 +89,13 @@ func accept(t *testing.T, res Result, expect Expect) {
 		if want == NotApplicable {
 			strict = "take it out of NotApplicable"
 		}
-		t.Logf("%s: %s, passes for the declared %s: not broken (with Strict, %s) (%v): %s",
-			res.Property, res.Verdict, want, strict, res.Elapsed.Round(time.Millisecond), res.Reason())
+		t.Logf("%s: %s, passes for the declared %s: not broken (with Strict, %s) (%v): %s%s",
+			res.Property, res.Verdict, want, strict, res.Elapsed.Round(time.Millisecond), res.Reason(), res.noted())
 	case res.Err == nil && res.Verdict == Breaks && want == Breaks:
 		// The counterexample of a declared break is there for go test -v,
 		// where the note of the Expect that suggest prints points to it.
-		t.Logf("%s: breaks as expected (%v): %s\ncounterexample:\n%s",
-			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason(), res.formatTimeline())
+		t.Logf("%s: breaks as expected (%v): %s%s\ncounterexample:\n%s",
+			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason(), res.noted(), res.formatTimeline())
 	default:
 		Report(t, res, want)
 	}
@@ -164,10 +164,10 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 func Report(t testing.TB, res Result, want Verdict) {
 	t.Helper()
 	if msg := mismatch(res, want); msg != "" {
-		t.Error(msg)
+		t.Error(msg + res.noted())
 		return
 	}
-	t.Logf("%s: %s as expected (%v): %s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason())
+	t.Logf("%s: %s as expected (%v): %s%s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason(), res.noted())
 }
 
 // mismatch describes how res differs from the verdict wanted, or returns ""

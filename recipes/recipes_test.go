@@ -250,3 +250,19 @@ func TestLibraryArgv(t *testing.T) {
 		assert.Contains(t, file, map[bool]string{true: "laravel.php", false: "symfony-lock.php"}[strings.HasPrefix(p.Name, "laravel")], p.Name)
 	}
 }
+
+// TestProbeKey: Symfony's RedisStore writes symfony_check_support_time
+// once per store, outside the lock's key: every verdict names it in a
+// note, and none rests on it.
+func TestProbeKey(t *testing.T) {
+	i := slices.IndexFunc(recipes.Libraries(), func(p recipes.Program) bool { return p.Name == "symfony-lock" })
+	require.GreaterOrEqual(t, i, 0)
+	p := recipes.Libraries()[i]
+	langtest.Need(t, p.Needs...)
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: p.Factory(".."), Key: redistest.Key(t)}
+	res := locktest.Check(context.Background(), cfg, locktest.SafeRelease)
+	require.NoError(t, res.Err)
+	assert.Equal(t, p.Expect.Verdict(locktest.SafeRelease), res.Verdict, res.Reason())
+	require.Len(t, res.Notes, 1)
+	assert.Equal(t, "the lock also wrote symfony_check_support_time, outside its own keys: named here, judged on nothing", res.Notes[0].String())
+}

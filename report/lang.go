@@ -149,6 +149,8 @@ var (
 	mChanged  = msg.Define("report.changed", msg.K(msg.Count, msg.Count),
 		"{0} {0|verdict|verdicts} changed between the {1} runs:")
 	mChange = msg.Define("report.change", msg.K(msg.Text, msg.Text, msg.Text), "{0} / {1}: {2}")
+	mNotes  = msg.Define("report.notes", nil, "Notes, beside the verdicts:")
+	mNote   = msg.Define("report.note", msg.K(msg.Text, msg.Text, msg.Count), "{0}: {1} ({2} {2|check|checks})")
 	mWhy    = msg.Define("report.why", nil,
 		"Why a cell breaks: -trace draws each break (with -strategy S -property P, that one); docs/S.md explains strategy S.")
 	mTextTrace    = msg.Define("report.text-trace", msg.K(msg.Text, msg.Text, msg.Text), "{0} / {1}: breaks: {2}")

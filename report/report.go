@@ -330,6 +330,7 @@ func summary(w io.Writer, rep *Report, bullet string, whole bool, t tr) {
 			}
 		}
 	}
+	notes(w, rep, bullet, t)
 	if rep.Runs > 1 {
 		if len(rep.Changes) == 0 {
 			fmt.Fprintln(w, t.say(mSameRuns, rep.Runs))
@@ -343,6 +344,30 @@ func summary(w io.Writer, rep *Report, bullet string, whole bool, t tr) {
 			}
 			fmt.Fprintln(w, bullet+t.say(mChange, c.Strategy, string(c.Property), strings.Join(vs, ", ")))
 		}
+	}
+}
+
+// notes writes the notes of the results (keys a lock wrote outside its
+// own), each note of a column once, with how many of its checks say it.
+func notes(w io.Writer, rep *Report, bullet string, t tr) {
+	type note struct{ strategy, text string }
+	var order []note
+	count := map[note]int{}
+	for _, r := range rep.Results {
+		for _, m := range r.Notes {
+			n := note{r.Strategy, t.render(m, nil)}
+			if count[n] == 0 {
+				order = append(order, n)
+			}
+			count[n]++
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintln(w, t.say(mNotes))
+	for _, n := range order {
+		fmt.Fprintln(w, bullet+t.say(mNote, n.strategy, n.text, count[n]))
 	}
 }
 
@@ -399,10 +424,11 @@ const JSONVersion = 2
 type JSONResult struct {
 	Strategy string
 	locktest.Result
-	Expected locktest.Verdict
-	Match    bool
-	Reason   string // in the report's language; "" without a verdict
-	Mermaid  string // only with Writer.Trace, for a break
+	Expected  locktest.Verdict
+	Match     bool
+	Reason    string   // in the report's language; "" without a verdict
+	NoteTexts []string // the result's Notes in the report's language
+	Mermaid   string   // only with Writer.Trace, for a break
 	// ScaleFrom says, for a check that ran coarser than a millisecond
 	// (Result.Granularity), where that granularity came from.
 	ScaleFrom ScaleFrom
@@ -414,6 +440,7 @@ type jsonAround struct {
 	Expected  locktest.Verdict `json:"expected"`
 	Match     bool             `json:"match"`
 	Reason    string           `json:"reason"`
+	Notes     []string         `json:"notes,omitempty"`
 	Mermaid   string           `json:"mermaid,omitempty"`
 	ScaleFrom ScaleFrom        `json:"scale_from,omitempty"`
 }
@@ -426,7 +453,7 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	around, err := json.Marshal(jsonAround{r.Strategy, r.Expected, r.Match, r.Reason, r.Mermaid, r.ScaleFrom})
+	around, err := json.Marshal(jsonAround{r.Strategy, r.Expected, r.Match, r.Reason, r.NoteTexts, r.Mermaid, r.ScaleFrom})
 	if err != nil {
 		return nil, err
 	}
@@ -460,8 +487,8 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		k, _ := tok.(string)
-		if k == "reason" {
-			v = extra["reason"] // in the report's language
+		if k == "reason" || k == "notes" {
+			v = extra[k] // in the report's language
 		}
 		field(k, v)
 		if k == "verdict" {
@@ -489,7 +516,7 @@ func (r *JSONResult) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = JSONResult{Strategy: around.Strategy, Result: inner, Expected: around.Expected, Match: around.Match,
-		Reason: around.Reason, Mermaid: around.Mermaid, ScaleFrom: around.ScaleFrom}
+		Reason: around.Reason, NoteTexts: around.Notes, Mermaid: around.Mermaid, ScaleFrom: around.ScaleFrom}
 	return nil
 }
 
@@ -525,6 +552,9 @@ func toJSON(rep *Report, wr Writer) JSONReport {
 		}
 		if r.Err == nil {
 			jr.Reason = t.reason(r)
+		}
+		for _, m := range r.Notes {
+			jr.NoteTexts = append(jr.NoteTexts, t.render(m, nil))
 		}
 		if wr.Trace && jr.Verdict == locktest.Breaks {
 			jr.Mermaid = t.mermaid(r.Timeline)

@@ -630,3 +630,41 @@ func TestScales(t *testing.T) {
 	require.NoError(t, report.Writer{}.Write(&plain, rep))
 	assert.NotContains(t, plain.String(), "Time scale")
 }
+
+// TestNotes: the notes of the results (keys a lock wrote outside its own)
+// are listed under the matrix, each once per column with how many checks
+// say it, in text, Markdown and HTML, in the report's language; JSON
+// carries them with each result, as data and in words.
+func TestNotes(t *testing.T) {
+	rep := sample()
+	probe := *message("keys.outside", "symfony_check_support_time")
+	rep.Results[2].Notes = []locktest.Message{probe}
+	rep.Results[3].Notes = []locktest.Message{probe}
+	const line = "luatoken: the lock also wrote symfony_check_support_time, outside its own keys: named here, judged on nothing (2 checks)\n"
+
+	var b bytes.Buffer
+	require.NoError(t, report.Writer{Format: report.Text}.Write(&b, rep))
+	assert.Contains(t, b.String(), "  luatoken / holder-overrun: holds, declared breaks: A resumes\nNotes, beside the verdicts:\n  "+line)
+	b.Reset()
+	require.NoError(t, report.Writer{Format: report.Markdown}.Write(&b, rep))
+	assert.Contains(t, b.String(), "Notes, beside the verdicts:\n- "+line)
+	b.Reset()
+	require.NoError(t, report.Writer{Format: report.HTML}.Write(&b, rep))
+	assert.Contains(t, b.String(), "Notes, beside the verdicts:\n- "+line)
+	b.Reset()
+	require.NoError(t, report.Writer{Format: report.Text, Lang: report.Chinese}.Write(&b, rep))
+	assert.Contains(t, b.String(), "附注（不影响判定）：\n  luatoken：这把锁还写了 symfony_check_support_time，在它自己的键之外：这里列出来，不据此作任何判定（2 项检查）\n")
+
+	b.Reset()
+	require.NoError(t, report.Writer{Format: report.JSON, Lang: report.Chinese}.Write(&b, rep))
+	assert.Contains(t, b.String(), `"notes": [`+"\n"+`        "这把锁还写了 symfony_check_support_time`)
+	assert.Contains(t, b.String(), `"note_messages": [`)
+	back, err := report.ReadJSON(&b)
+	require.NoError(t, err)
+	assert.Equal(t, []locktest.Message{probe}, back.Results[3].Notes)
+	assert.Empty(t, back.Results[0].Notes)
+
+	b.Reset()
+	require.NoError(t, report.Writer{Format: report.Text}.Write(&b, sample()))
+	assert.NotContains(t, b.String(), "Notes")
+}

@@ -14,7 +14,10 @@ type Rule string
 
 // The rules.
 const (
-	// OneHolder: the valid holds never overlap. A hold is valid from the
+	// OneHolder: the valid holds never overlap, where the lock's kind
+	// forbids it: an Exclusive hold overlaps no other client's, a Shared
+	// one no other client's Exclusive one, and the Permit holds valid at
+	// once take at most Check.Permits permits. A hold is valid from the
 	// return of its grant (EvAcquired without Err) to the earliest of its
 	// holder's next release call and its grant's call plus its TTL,
 	// pushed on by each refresh that succeeded, from the refresh's call.
@@ -55,4 +58,7 @@ type Check struct {
 	Client string        `json:"client,omitempty"`
 	Since  time.Duration `json:"since_ns,omitempty"`
 	Within time.Duration `json:"within_ns,omitempty"`
+	// Permits is a semaphore's: how many permits OneHolder allows at
+	// once.
+	Permits int `json:"permits,omitempty"`
 }

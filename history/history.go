@@ -54,10 +54,28 @@ type Event struct {
 	// EvRefreshed returns from began, and TTL what it asked for: a grant
 	// is valid from its return until the earliest of its holder's next
 	// release call and its call plus its TTL.
-	Call  time.Duration `json:"call_ns,omitempty"`
-	TTL   time.Duration `json:"ttl_ns,omitempty"`
-	Check *Check        `json:"check,omitempty"` // an EvCheck's claim
+	Call time.Duration `json:"call_ns,omitempty"`
+	TTL  time.Duration `json:"ttl_ns,omitempty"`
+	// Mode is how a grant holds the lock, and Permits how many permits a
+	// semaphore's grant took (1 when 0). Hold tells a client's holds
+	// apart: a grant opens it, and the release or refresh of the same
+	// Hold ends or extends it; 0 for a client that holds one at a time,
+	// whose release ends its last grant.
+	Mode    Mode   `json:"mode,omitempty"`
+	Permits int    `json:"permits,omitempty"`
+	Hold    int    `json:"hold,omitempty"`
+	Check   *Check `json:"check,omitempty"` // an EvCheck's claim
 }
+
+// Mode is how a grant holds a lock.
+type Mode string
+
+// The modes.
+const (
+	Exclusive Mode = ""       // a mutex's holder, or a read-write lock's writer
+	Shared    Mode = "shared" // a read-write lock's reader
+	Permit    Mode = "permit" // a semaphore's holder, of Event.Permits permits
+)
 
 // ArgKind says what a value of a timeline is.
 type ArgKind string

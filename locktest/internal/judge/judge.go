@@ -73,7 +73,7 @@ func Mutex(tl []history.Event) (Decision, error) {
 				// A promise: checked on the whole history, below.
 				continue
 			}
-			if _, ok := find(c.Rule, tl[:i]); !ok {
+			if _, ok := find(c.Rule, c.Permits, tl[:i]); !ok {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
 			}
 			return Decision{Breaks, reason()}, nil
@@ -90,7 +90,7 @@ func Mutex(tl []history.Event) (Decision, error) {
 			continue
 		}
 		if r := e.Check.Rule; r == history.OneHolder || r == history.OneInside {
-			if found, ok := find(r, tl); ok {
+			if found, ok := find(r, e.Check.Permits, tl); ok {
 				return Decision{Breaks, promiseBroken(e.Check, found)}, nil
 			}
 		}
@@ -113,13 +113,14 @@ func promiseBroken(c *history.Check, found history.Message) history.Message {
 	return out
 }
 
-// find looks for the first break of rule in tl and says what it is.
-func find(rule history.Rule, tl []history.Event) (history.Message, bool) {
+// find looks for the first break of rule in tl and says what it is;
+// capacity is a semaphore's number of permits.
+func find(rule history.Rule, capacity int, tl []history.Event) (history.Message, bool) {
 	switch rule {
 	case history.OneInside:
 		return twoInside(tl)
 	case history.OneHolder:
-		return twoHolders(tl)
+		return twoHolders(tl, capacity)
 	}
 	return history.Message{}, false
 }
@@ -187,6 +188,9 @@ func freeRefused(client string, tl []history.Event) bool {
 // hold is a grant's validity: from its return to its end.
 type hold struct {
 	client   string
+	id       int // Event.Hold
+	mode     history.Mode
+	permits  int
 	from, to time.Duration
 }
 
@@ -194,44 +198,78 @@ type hold struct {
 const forever = time.Duration(1<<63 - 1)
 
 // holds reads the valid holds of tl: each grant from its return until the
-// earliest of its holder's next release call and its call plus its TTL,
-// which a refresh that succeeded pushes on to its own call plus its TTL.
-// A grant recorded without a TTL is valid until its release.
+// earliest of its holder's release call and its call plus its TTL, which
+// a refresh that succeeded pushes on to its own call plus its TTL. A
+// release or refresh ends or extends the hold of its Event.Hold, or,
+// without one, the client's last. A grant recorded without a TTL is
+// valid until its release.
 func holds(tl []history.Event) []hold {
+	type ref struct {
+		client string
+		id     int
+	}
 	var out []hold
-	open := map[string]int{} // a client's hold still valid at its last event: its index in out
+	open := map[ref]int{} // a hold still valid at the last event: its index in out
+	last := map[string]int{}
 	for _, e := range tl {
-		i, held := open[e.Client]
+		r := ref{e.Client, e.Hold}
+		i, held := open[r]
+		if e.Hold == 0 {
+			i, held = last[e.Client]
+			held = held && i >= 0
+		}
 		switch {
 		case e.Kind == history.EvAcquired && e.Err == "":
 			end := forever
 			if e.TTL > 0 {
 				end = e.Call + e.TTL
 			}
-			out = append(out, hold{client: e.Client, from: e.At, to: end})
-			open[e.Client] = len(out) - 1
+			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: end})
+			open[r], last[e.Client] = len(out)-1, len(out)-1
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0:
 			out[i].to = max(out[i].to, e.Call+e.TTL)
 		case e.Kind == history.EvReleased && held:
 			out[i].to = min(out[i].to, e.Call)
-			delete(open, e.Client)
+			delete(open, ref{out[i].client, out[i].id})
+			last[e.Client] = -1
 		}
 	}
 	return out
 }
 
-// twoHolders finds the first grant that returned while another client's
-// hold was valid.
-func twoHolders(tl []history.Event) (history.Message, bool) {
+// twoHolders finds the first grant that returned while holds valid at
+// that moment forbade it (see history.OneHolder); capacity is a
+// semaphore's number of permits.
+func twoHolders(tl []history.Event, capacity int) (history.Message, bool) {
 	hs := holds(tl)
 	for j, b := range hs {
 		var during []string
+		taken := b.permits
 		for _, a := range hs[:j] {
-			if a.client != b.client && a.from <= b.from && b.from < a.to && !slices.Contains(during, a.client) {
+			if !(a.from <= b.from && b.from < a.to) {
+				continue
+			}
+			switch {
+			case b.mode == history.Permit && a.mode == history.Permit:
+				taken += a.permits
+			case a.client == b.client:
+				continue
+			case b.mode == history.Shared && a.mode == history.Shared:
+				continue
+			}
+			if !slices.Contains(during, a.client) {
 				during = append(during, a.client)
 			}
 		}
-		if len(during) > 0 {
+		switch {
+		case b.mode == history.Permit && taken > max(capacity, 1):
+			return mTooMany.New(b.client, b.permits, during, max(capacity, 1)), true
+		case b.mode == history.Permit || len(during) == 0:
+		case b.mode == history.Shared:
+			return mReadDuringWrite.New(b.client, during), true
+		case slices.ContainsFunc(hs[:j], func(a hold) bool { return a.mode == history.Shared && slices.Contains(during, a.client) }):
+			return mWriteDuringRead.New(b.client, during), true
+		default:
 			return mTwoHolders.New(b.client, during), true
 		}
 	}
@@ -247,4 +285,10 @@ var (
 		"{0} entered while {1} {1|was|were} inside")
 	mTwoHolders = msg.Define("judge.two-holders", msg.K(msg.Client, msg.Clients),
 		"{0} was granted the lock while {1} still held it within its TTL")
+	mReadDuringWrite = msg.Define("judge.read-during-write", msg.K(msg.Client, msg.Clients),
+		"{0} was granted a read lock while {1} still held the write lock within its TTL")
+	mWriteDuringRead = msg.Define("judge.write-during-read", msg.K(msg.Client, msg.Clients),
+		"{0} was granted the write lock while {1} still held the lock within its TTL")
+	mTooMany = msg.Define("judge.too-many", msg.K(msg.Client, msg.Count, msg.Clients, msg.Count),
+		"{0} was granted {1} {1|permit|permits} while {2} held the others within their TTL: more than the {3} the semaphore allows")
 )

@@ -200,3 +200,62 @@ func TestUnfreed(t *testing.T) {
 		})
 	}
 }
+
+// moded is a grant of mode, with permits, of hold id.
+func moded(c string, id int, mode history.Mode, permits int, call, at, ttl time.Duration) history.Event {
+	e := grant(c, call, at, ttl)
+	e.Mode, e.Permits, e.Hold = mode, permits, id
+	return e
+}
+
+// TestKinds: readers share and a writer excludes them, and a semaphore's
+// valid holds take at most its permits; each hold ends with its own
+// release, whoever else its client holds.
+func TestKinds(t *testing.T) {
+	read := func(c string, id int, at time.Duration) history.Event {
+		return moded(c, id, history.Shared, 0, at-ms, at, 100*ms)
+	}
+	write := func(c string, at time.Duration) history.Event {
+		return moded(c, 0, history.Exclusive, 0, at-ms, at, 100*ms)
+	}
+	permits := func(c string, id, n int, at time.Duration) history.Event {
+		return moded(c, id, history.Permit, n, at-ms, at, 100*ms)
+	}
+	rel := func(c string, id int, at time.Duration) history.Event {
+		e := release(c, at, at+ms)
+		e.Hold = id
+		return e
+	}
+	for _, tt := range []struct {
+		name     string
+		capacity int
+		events   []history.Event
+		found    string
+	}{
+		{"readers share", 0, []history.Event{read("A", 1, 2*ms), read("B", 1, 3*ms), read("C", 1, 4*ms)}, ""},
+		{"a reader under a writer", 0, []history.Event{write("W", 2*ms), read("A", 1, 3*ms)}, "A was granted a read lock while W still held the write lock within its TTL"},
+		{"a writer under readers", 0, []history.Event{read("A", 1, 2*ms), read("B", 1, 3*ms), write("W", 4*ms)}, "W was granted the write lock while A, B still held the lock within its TTL"},
+		{"a writer after the readers left", 0, []history.Event{read("A", 1, 2*ms), rel("A", 1, 3*ms), write("W", 5*ms)}, ""},
+		// A's second read hold outlives its first: its release of hold 1
+		// leaves hold 2 valid.
+		{"one of two read holds released", 0, []history.Event{read("A", 1, 2*ms), read("A", 2, 3*ms), rel("A", 1, 4*ms), write("W", 6*ms)}, "W was granted the write lock while A still held the lock within its TTL"},
+		{"within the permits", 3, []history.Event{permits("A", 1, 1, 2*ms), permits("B", 1, 2, 3*ms)}, ""},
+		{"past the permits", 3, []history.Event{permits("A", 1, 1, 2*ms), permits("B", 1, 2, 3*ms), permits("C", 1, 1, 4*ms)}, "C was granted 1 permit while A, B held the others within their TTL: more than the 3 the semaphore allows"},
+		{"a permit back", 3, []history.Event{permits("A", 1, 1, 2*ms), permits("B", 1, 2, 3*ms), rel("A", 1, 4*ms), permits("C", 1, 1, 6*ms)}, ""},
+		{"a permit that expired", 1, []history.Event{permits("A", 1, 1, 2*ms), permits("C", 1, 1, 150*ms)}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := promise(history.OneHolder)
+			p.Check.Permits = tt.capacity
+			d, err := judge.Mutex(append(slices.Clone(tt.events), p, kept))
+			require.NoError(t, err)
+			if tt.found == "" {
+				assert.Equal(t, judge.Holds, d.Verdict)
+				return
+			}
+			assert.Equal(t, judge.Breaks, d.Verdict)
+			require.Len(t, d.Reason.Args, 1)
+			assert.Equal(t, tt.found, d.Reason.Args[0].Msg.String())
+		})
+	}
+}

@@ -32,7 +32,7 @@ func Factory(argv []string, opts ...Option) locktest.Factory {
 		}
 		c.OnCrash(p.crash)
 		c.Cleanup(p.close)
-		return s, nil
+		return s.kind(), nil
 	}
 }
 

@@ -109,6 +109,9 @@ type proc struct {
 type capabilities struct {
 	refresh     bool
 	granularity time.Duration // granularity=<ms>; 0 when not announced
+	shared      bool          // a read-write lock: acquire-shared
+	permits     int           // a semaphore of permits=<n>; 0 when not one
+	weighted    bool          // a semaphore that takes several permits: acquire-n
 }
 
 // start starts the program for one client and waits for its ready line.
@@ -223,6 +226,16 @@ func (p *proc) handshake() error {
 			switch {
 			case w == "refresh":
 				p.caps.refresh = true
+			case w == "shared":
+				p.caps.shared = true
+			case w == "weighted":
+				p.caps.weighted = true
+			case name == "permits" && hasValue:
+				n, err := strconv.Atoi(value)
+				if err != nil || n < 1 {
+					return p.fail("start", fmt.Sprintf("its ready line %q announces %q, where permits= takes a whole number, 1 or more", line, w))
+				}
+				p.caps.permits = n
 			case name == "granularity" && hasValue:
 				ms, err := strconv.ParseInt(value, 10, 64)
 				if err != nil || ms < 1 {
@@ -230,8 +243,14 @@ func (p *proc) handshake() error {
 				}
 				p.caps.granularity = time.Duration(ms) * time.Millisecond
 			default:
-				return p.fail("start", fmt.Sprintf("its ready line %q announces %q, which the protocol does not know (it knows refresh and granularity=<ms>)", line, w))
+				return p.fail("start", fmt.Sprintf("its ready line %q announces %q, which the protocol does not know (it knows refresh, granularity=<ms>, shared, permits=<n> and weighted)", line, w))
 			}
+		}
+		switch {
+		case p.caps.shared && p.caps.permits > 0:
+			return p.fail("start", fmt.Sprintf("its ready line %q announces both shared and permits=: a lock is a read-write lock or a semaphore, not both", line))
+		case p.caps.weighted && p.caps.permits == 0:
+			return p.fail("start", fmt.Sprintf("its ready line %q announces weighted without permits=<n>: only a semaphore takes several permits", line))
 		}
 		return nil
 	case <-timer.C:

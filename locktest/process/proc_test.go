@@ -175,7 +175,7 @@ func TestProtocolStartErrors(t *testing.T) {
 		parts []string
 	}{
 		{"no ready", sh(`echo hello`), []string{`at start: its first line is "hello", where the protocol wants "ready"`}},
-		{"unknown capability", sh(`echo 'ready refesh'; cat >/dev/null`), []string{`its ready line "ready refesh" announces "refesh", which the protocol does not know (it knows refresh and granularity=<ms>)`}},
+		{"unknown capability", sh(`echo 'ready refesh'; cat >/dev/null`), []string{`its ready line "ready refesh" announces "refesh", which the protocol does not know (it knows refresh, granularity=<ms>, shared, permits=<n> and weighted)`}},
 		{"bad granularity", sh(`echo 'ready granularity=1s'; cat >/dev/null`), []string{`its ready line "ready granularity=1s" announces "granularity=1s", where granularity= takes a whole number of milliseconds, 1 or more`}},
 		{"exits", sh(`echo 'php: command not found' >&2; exit 127`), []string{"it exited before it wrote its ready line (exit status 127)", "php: command not found"}},
 		{"hangs", sh(`sleep 30`), []string{"at start: no ready line within 300ms", "it wrote nothing to standard error"}},
@@ -481,4 +481,67 @@ func TestRedisPy(t *testing.T) {
 	err = lb.Release(ctx)
 	assert.ErrorIs(t, err, strategy.ErrNotHeld, "the lock expired")
 	assert.Contains(t, err.Error(), "no longer owned")
+}
+
+// kindScript serves a read-write lock or a semaphore, as its ready line
+// says: it answers each acquire with its verb and its arguments.
+const kindScript = `echo "ready $KIND"
+while read -r req rest; do
+  case $req in
+  acquire|acquire-shared|acquire-n) echo "ok $req:$(echo $rest | tr ' ' ':')" ;;
+  release) echo ok ;;
+  *) echo "error what is $req" ;;
+  esac
+done`
+
+// TestKinds: the ready line says which kind of lock a program serves,
+// and the strategy is of that kind, its acquires the verbs of docs/exec.md.
+func TestKinds(t *testing.T) {
+	ctx := context.Background()
+	start := func(kind string) (strategy.Strategy, error) {
+		s, err := begin(t, sh(kindScript), WithEnv("KIND="+kind))
+		if err != nil {
+			return nil, err
+		}
+		return s.kind(), nil
+	}
+	handle := func(l strategy.Lock, err error) string {
+		t.Helper()
+		require.NoError(t, err)
+		return l.(*Lock).Handle()
+	}
+
+	s, err := start("shared")
+	require.NoError(t, err)
+	require.Equal(t, strategy.ReadWrite, strategy.KindOf(s))
+	assert.Equal(t, "acquire:k:60", handle(s.TryAcquire(ctx, "k", 60*time.Millisecond)))
+	assert.Equal(t, "acquire-shared:k:60", handle(s.(strategy.Shared).TryAcquireShared(ctx, "k", 60*time.Millisecond)))
+
+	s, err = start("permits=3 weighted")
+	require.NoError(t, err)
+	require.Equal(t, strategy.Semaphore, strategy.KindOf(s))
+	w := s.(strategy.Weighted)
+	assert.Equal(t, 3, w.Permits())
+	assert.Equal(t, "acquire-n:k:2:60", handle(w.TryAcquireN(ctx, "k", 2, 60*time.Millisecond)))
+	_, err = w.TryAcquireN(ctx, "k", 4, 60*time.Millisecond)
+	assert.ErrorContains(t, err, "n = 4: want 1 to 3")
+
+	s, err = start("permits=2")
+	require.NoError(t, err)
+	_, weighted := s.(strategy.Weighted)
+	assert.False(t, weighted, "without weighted, no TryAcquireN")
+	assert.Equal(t, 2, s.(strategy.Counting).Permits())
+
+	s, err = start("")
+	require.NoError(t, err)
+	assert.Equal(t, strategy.Mutex, strategy.KindOf(s))
+
+	for kind, want := range map[string]string{
+		"permits=0":        "permits= takes a whole number, 1 or more",
+		"shared permits=2": "both shared and permits=",
+		"weighted":         "weighted without permits=<n>",
+	} {
+		_, err := start(kind)
+		assert.ErrorContains(t, err, want, kind)
+	}
 }

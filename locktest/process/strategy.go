@@ -113,13 +113,23 @@ func (s *Strategy) Granularity() time.Duration { return s.p.caps.granularity }
 // cannot be written on a line, nor a TTL below a millisecond: those fail
 // before anything is sent.
 func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	return s.acquire(ctx, "acquire", key, "", ttl)
+}
+
+// acquire sends "<verb> <key> [<arg>] <ttl_ms>" and reads the answer as
+// TryAcquire does.
+func (s *Strategy) acquire(ctx context.Context, verb, key, arg string, ttl time.Duration) (strategy.Lock, error) {
 	if err := strategy.Validate(key, ttl); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.p.cfg.name, err)
 	}
 	if strings.ContainsFunc(key, isSpace) {
 		return nil, fmt.Errorf("%s: %w: %q has white space, which the line protocol cannot carry", s.p.cfg.name, strategy.ErrInvalidKey, key)
 	}
-	request := "acquire " + key + " " + strconv.FormatInt(ttl.Milliseconds(), 10)
+	request := verb + " " + key + " "
+	if arg != "" {
+		request += arg + " "
+	}
+	request += strconv.FormatInt(ttl.Milliseconds(), 10)
 	a, err := s.p.call(ctx, request)
 	if err != nil {
 		return nil, err
@@ -141,7 +151,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 		}
 		return nil, fmt.Errorf("%s: %q: %w", s.p.cfg.name, key, strategy.ErrNotAcquired)
 	case "error":
-		return nil, s.opError("acquire", key, message(a.rest))
+		return nil, s.opError(verb, key, message(a.rest))
 	}
 	return nil, s.p.fail(request, fmt.Sprintf("it answered %q, which is none of ok <handle>, busy, error <message>", a.line()))
 }

@@ -26,7 +26,11 @@
 //	release <handle>            ok | not-held [message] | error <message>
 //	refresh <handle> <ttl_ms>   ok | not-held [message] | error <message>
 //
-// An acquire is one attempt; the suite does the waiting. A handle is one
+// A read-write lock adds the word shared to its ready line, and answers
+// "acquire-shared <key> <ttl_ms>", a reader's attempt, as it answers
+// acquire, a writer's; a semaphore adds permits=<n>, and weighted when it
+// answers "acquire-n <key> <n> <ttl_ms>" (see kinds.go). An acquire is
+// one attempt; the suite does the waiting. A handle is one
 // word the program chooses; the suite may release the same handle twice.
 // refresh comes only to a program that announced it, and its locks then
 // implement strategy.Refresher. busy becomes an error matching

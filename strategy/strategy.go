@@ -19,6 +19,14 @@
 //	strategy/luatoken       SET token NX PX, release by Lua compare-and-delete
 //	strategy/redlock        Redlock: SET token NX PX on a majority of N independent masters
 //
+// Read-write locks and semaphores (Shared, Counting, Weighted), faithful
+// copies of the designs people run, flaws included:
+//
+//	strategy/hashrwlock        Redisson's RReadWriteLock: a hash of mode and holders, a timeout key per read hold
+//	strategy/refcountrwlock    a global SET NX PX key and a reader count without expiry (e-chip/redis-rwlock)
+//	strategy/zsetsemaphore     a sorted set of holders scored by each client's clock (redis-semaphore)
+//	strategy/countersemaphore  Redisson's RSemaphore: a counter of free permits, no lease
+//
 // Only luatoken is safe to use on one Redis; the others are faithful copies
 // of popular recipes, kept so that their failures can be shown (see package
 // locktest). Redlock spans several independent masters; the suite checks it
@@ -119,8 +127,9 @@ func CheckPool(name string, p Pool) error {
 
 // Clock reads the client's time. The timestamp strategies (getset,
 // getsetexpire, getsetcompare, delsetnx, delsetnxcheck) read it for the
-// expiry times they store and compare, and redlock to time its acquire and
-// the validity left; the others never read it. The conformance suite
+// expiry times they store and compare, zsetsemaphore for the scores of its
+// holders, and redlock to time its acquire and the validity left; the
+// others never read it. The conformance suite
 // injects skewed clocks through it.
 type Clock interface {
 	Now() time.Time

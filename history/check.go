@@ -31,8 +31,10 @@ const (
 	// nobody for Within after it, while Client kept trying: its refusals
 	// reach Since plus Within.
 	Unfreed Rule = "unfreed"
-	// FreeRefused: Client's last attempt was refused although no hold
-	// was valid when it began: the lock was free and did not say so.
+	// FreeRefused: Client's last attempt was refused although no valid
+	// hold stood in its way when it began: none at all for an exclusive
+	// attempt, no writer for a reader's, room among Check.Permits for a
+	// semaphore's. The lock was free, for it, and did not say so.
 	FreeRefused Rule = "free-refused"
 	// Observed: the scenario saw the property broken in a way no other
 	// rule expresses (a key that outlived its TTL, a release that freed

@@ -43,6 +43,7 @@ type run struct {
 	rec        *recorder
 	det        *detector
 	clockReads atomic.Int64
+	holdIDs    atomic.Int64 // the last hold a kind's grant opened (kinds.go)
 	perms      *permissions // the NOPERMs met, the clients' and the suite's own
 	noLogin    *atomic.Bool // set when a client's proxy answered NOAUTH
 	mu         sync.Mutex
@@ -196,7 +197,12 @@ func (r *run) breaksUnfreed(waiter string, since, within time.Duration, m Messag
 // breaksFreeRefused claims that waiter's last attempt was refused a lock
 // that nobody held, which m explains.
 func (r *run) breaksFreeRefused(waiter string, m Message) Result {
-	r.claim(history.Check{Rule: history.FreeRefused, Broken: true, Reason: &m, Client: waiter})
+	return r.breaksFreeRefusedOf(waiter, 0, m)
+}
+
+// breaksFreeRefusedOf is breaksFreeRefused for a semaphore of permits.
+func (r *run) breaksFreeRefusedOf(waiter string, permits int, m Message) Result {
+	r.claim(history.Check{Rule: history.FreeRefused, Broken: true, Reason: &m, Client: waiter, Permits: permits})
 	return r.decide()
 }
 
@@ -210,6 +216,11 @@ func (r *run) notApplicable(m Message) Result {
 // its last argument (msg.Def.Lacking).
 func (r *run) promise(rule history.Rule, reason Message) {
 	r.claim(history.Check{Rule: rule, Reason: &reason})
+}
+
+// promisePermits is promise of OneHolder for a semaphore of permits.
+func (r *run) promisePermits(permits int, reason Message) {
+	r.claim(history.Check{Rule: history.OneHolder, Reason: &reason, Permits: permits})
 }
 
 func (r *run) claim(c history.Check) {

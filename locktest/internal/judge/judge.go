@@ -64,7 +64,7 @@ func Mutex(tl []history.Event) (Decision, error) {
 			}
 			return Decision{Breaks, reason()}, nil
 		case history.FreeRefused:
-			if !freeRefused(c.Client, tl[:i]) {
+			if !freeRefused(c.Client, c.Permits, tl[:i]) {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was refused a free lock, but its history does not show it", c.Client)
 			}
 			return Decision{Breaks, reason()}, nil
@@ -165,8 +165,10 @@ func unfreed(c *history.Check, tl []history.Event) bool {
 }
 
 // freeRefused says whether client's last attempt in tl was refused while
-// no hold was valid at its start.
-func freeRefused(client string, tl []history.Event) bool {
+// no valid hold at its start stood in its way: none at all for an
+// exclusive attempt, no other client's exclusive one for a shared one,
+// and room among capacity permits for a semaphore's.
+func freeRefused(client string, capacity int, tl []history.Event) bool {
 	last := -1
 	for i, e := range tl {
 		if e.Client == client && (e.Kind == history.EvNotAcquired || e.Kind == history.EvAcquired) {
@@ -177,12 +179,20 @@ func freeRefused(client string, tl []history.Event) bool {
 		return false
 	}
 	refusal := tl[last]
+	taken := max(refusal.Permits, 1)
 	for _, h := range holds(tl[:last]) {
-		if h.from <= refusal.Call && refusal.Call < h.to {
+		if !(h.from <= refusal.Call && refusal.Call < h.to) {
+			continue
+		}
+		switch {
+		case refusal.Mode == history.Permit:
+			taken += h.permits
+		case refusal.Mode == history.Shared && (h.mode == history.Shared || h.client == refusal.Client):
+		default:
 			return false
 		}
 	}
-	return true
+	return refusal.Mode != history.Permit || taken <= max(capacity, 1)
 }
 
 // hold is a grant's validity: from its return to its end.

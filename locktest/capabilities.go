@@ -38,8 +38,7 @@ func (c Capabilities) list() []capability {
 	}
 }
 
-// String lists what the lock offers, then what it does not, then the step
-// of TTL it announces, if any.
+// String lists what the lock offers, what it does not, and its TTL step.
 func (c Capabilities) String() string {
 	s := c.offers()
 	if c.Granularity > 0 {
@@ -103,9 +102,8 @@ func granularityOf(s strategy.Strategy) time.Duration {
 	return 0
 }
 
-// Detect acquires a lock once, on cfg.Key + ":capabilities", and says
-// what it offers; an error means no lock could be had to look at, or a
-// Notifier's Subscribe failed.
+// Detect acquires a lock once, on cfg.Key + ":capabilities", and says what
+// it offers; an error says why it could not look, or Subscribe's.
 func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	switch {
 	case cfg.New == nil:

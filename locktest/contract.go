@@ -17,12 +17,11 @@ type ContractCheck struct {
 	Err  error  // what went wrong, when it did not
 }
 
-// Contract checks, under the watchdog, what every lock must do whatever
-// its algorithm: refuse the empty key or lock it as any other (empty-key),
-// refuse a TTL of zero or less (bad-ttl), leave no lock after a cancelled
-// attempt (cancelled), fail, and not with ErrNotAcquired, when Redis goes
-// out of reach after the lock has worked once (unreachable), and leave a key of another type alone
-// (wrong-type). None may panic or hang.
+// Contract checks, under the watchdog, what every lock must do: refuse
+// the empty key or lock it as any other (empty-key), refuse a TTL of zero
+// or less (bad-ttl), leave no lock after a cancelled attempt (cancelled),
+// fail, not with ErrNotAcquired, once Redis is out of reach (unreachable),
+// leave a key of another type alone (wrong-type), never panic or hang.
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string

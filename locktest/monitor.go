@@ -24,10 +24,10 @@ import (
 // run again, on fresh keys; if it is disturbed every time, it ends without
 // a verdict.
 
-// ErrInconclusive: the server was disturbed in every run of the check.
+// ErrInconclusive is returned when every run of the check was disturbed.
 var ErrInconclusive = errors.New("locktest: inconclusive: the server was disturbed during every run of the check")
 
-// ErrEvicted matches a check during which the server evicted keys.
+// ErrEvicted is returned when the server evicted keys during the check.
 var ErrEvicted = errors.New("locktest: the server evicted keys during the check")
 
 // checkRuns is how many times a disturbed check is run in all.

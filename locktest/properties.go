@@ -9,8 +9,10 @@ import (
 	"time"
 )
 
-// Property names one scenario the suite runs against a strategy. Each
-// prop_<id>.go file declares one, with its scenario, and registers it.
+// Each prop_<id>.go file declares a Property, with its scenario, and
+// registers it.
+
+// Property names one scenario the suite runs against a strategy.
 type Property string
 
 // property is all there is to know about a property, which its file
@@ -72,9 +74,8 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// Floor is the least time a check of p must spend sleeping on TTLs at
-// timing tm (its defaults for zero fields) when it finds v, which no
-// speed-up of the suite's own code can remove; 0 for NoVerdict.
+// Floor is the least time a check of p at timing tm must sleep on TTLs
+// when it finds v, which no speed-up of the suite can remove.
 func (p Property) Floor(tm Timing, v Verdict) time.Duration {
 	d, ok := lookup(p)
 	if !ok || v == NoVerdict {
@@ -91,8 +92,7 @@ func (p Property) Floor(tm Timing, v Verdict) time.Duration {
 func Properties() []Property { return properties(func(d property) bool { return !d.topology }) }
 
 // TopologyProperties are a failover, a restart, a clock jump and a
-// minority of masters down. They start redis-server processes of their own
-// and run only when asked: Run(t, f, expect, AllProperties()...).
+// minority down, on servers of their own; Run checks them when asked.
 func TopologyProperties() []Property { return properties(func(d property) bool { return d.topology }) }
 
 // AllProperties are Properties, then TopologyProperties.

@@ -57,8 +57,7 @@ type resultJSON struct {
 	GranularityMS int64 `json:"granularity_ms,omitempty"`
 }
 
-// MarshalJSON writes r as one result of lockcheck's JSON (see its
-// documentation), without the fields that need a strategy's declaration.
+// MarshalJSON writes r as one result of lockcheck's JSON.
 func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason(), Message: r.Message,
 		ElapsedMS: ms(r.Elapsed), Timeline: r.Timeline, Key: r.Key, Tokens: r.Tokens}

@@ -1,7 +1,6 @@
 package locktest
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,20 +11,29 @@ import (
 	"github.com/locklab/locklab/redistest"
 )
 
+// Testing is what Run and RunConfig use of a test; a *testing.T has it.
+type Testing interface {
+	Helper()
+	Name() string
+	Fatal(args ...any)
+	Logf(format string, args ...any)
+	Run(name string, f func(t *testing.T)) bool
+}
+
 // Run checks the lock newStrategy builds against props (by default
 // Properties), each as a subtest named after it, on the Redis package
 // redistest provides. It first runs the contract and logs the lock's
 // capabilities. A verdict expect does not accept fails its subtest, with
 // the counterexample of a break; the test's output then ends with the
 // Expect literal that declares what was observed.
-func Run(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
+func Run(t Testing, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
 	RunConfig(t, Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}, expect, props...)
 }
 
 // RunConfig is Run on the server cfg names, with its key, timing and
 // watchdog. A key left empty is derived from the test's name.
-func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
+func RunConfig(t Testing, cfg Config, expect Expect, props ...Property) {
 	t.Helper()
 	if len(props) == 0 {
 		props = Properties()
@@ -33,9 +41,10 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	if cfg.Key == "" {
 		cfg.Key = "locktest:" + t.Name() + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	}
+	// Each check runs under its subtest's context, which ends with it.
 	t.Run("contract", func(t *testing.T) {
 		t.Helper()
-		for _, f := range Contract(context.Background(), cfg) {
+		for _, f := range Contract(t.Context(), cfg) {
 			t.Run(f.Name, func(t *testing.T) {
 				t.Helper()
 				if f.Err != nil {
@@ -51,7 +60,7 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	// of the test that called Run, the author's own test file.
 	t.Run("capabilities", func(t *testing.T) {
 		t.Helper()
-		c, err := Detect(context.Background(), cfg)
+		c, err := Detect(t.Context(), cfg)
 		if err != nil {
 			t.Error(err)
 			return
@@ -68,14 +77,14 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	for _, p := range props {
 		t.Run(string(p), func(t *testing.T) {
 			t.Helper()
-			res := Check(context.Background(), cfg, p)
+			res := Check(t.Context(), cfg, p)
 			results = append(results, res)
 			where[p] = t.Name()
 			judge(t, res, expect)
 		})
 	}
 	if s := suggest(expect, results, where, caps); s != "" {
-		t.Log(s)
+		t.Logf("%s", s)
 	}
 }
 

@@ -20,6 +20,9 @@ func Check(ctx context.Context, cfg Config, p Property) Result {
 	res.Elapsed = time.Since(start)
 	if res.Err != nil {
 		res.Verdict = NoVerdict
+		if f, ok := res.Err.(*failed); ok {
+			res.Message = f.m // why, in any language
+		}
 	}
 	return res
 }
@@ -72,8 +75,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		// A NOAUTH explains a check that got no verdict; one that reached
 		// a verdict keeps it.
 		if cfg.noLogin.Load() && res.Err != nil && !errors.Is(res.Err, ErrInterrupted) {
-			err := fmt.Errorf("%w (NOAUTH): a lock logs in with its Client.Password; a program sends AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)", ErrNoLogin)
-			return Result{Err: err, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+			return Result{Err: failure(mFailNoLogin.New(), ErrNoLogin), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 		}
 		if err := cfg.perms.err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {
 			return Result{Err: err, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
@@ -81,8 +83,8 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		if why == nil || errors.Is(res.Err, ErrInterrupted) {
 			return res
 		}
-		res.Timeline = append(res.Timeline, noteEvent(mDisturbed.New(n, why.Error())))
-		res = Result{Err: fmt.Errorf("%w (%d runs); the last: %w", ErrInconclusive, n, why),
+		res.Timeline = append(res.Timeline, noteEvent(mDisturbed.New(n, messageOf(why))))
+		res = Result{Err: failure(mInconclusive.New(n, messageOf(why)), ErrInconclusive, why),
 			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Granularity: tm.Granularity}
 	}
 	return res
@@ -121,7 +123,7 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	case *panicked:
 		panic(e.v) // not the strategy's: guard turns its panics into aborts
 	case *hung:
-		return Result{Err: fmt.Errorf("watchdog: no verdict after %v: the strategy hung (%w)", e.after, e.err)}
+		return Result{Err: failure(mFailHung.New(e.after, e.err.Error()), e.err)}
 	default: // an abort
 		res = Result{Err: err}
 		if r != nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -57,18 +59,18 @@ func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string,
 		return f(r, r.newClient("A", 0))
 	})
 	if h, ok := err.(*hung); ok {
-		return "", fmt.Errorf("watchdog: the lock did not return within %v", h.after)
+		return "", failure(mContractHung.New(h.after))
 	}
 	return what, err
 }
 
 // refused fails the run unless the attempt failed without a lock.
-func refused(r *run, what string, l strategy.Lock, err error) {
+func refused(r *run, what Message, l strategy.Lock, err error) {
 	if l != nil {
-		r.fail("%s gave a lock; it must fail", what)
+		r.fail(mContractGaveLock.New(what))
 	}
 	if err == nil {
-		r.fail("%s returned neither a lock nor an error", what)
+		r.fail(mContractNeither.New(what))
 	}
 }
 
@@ -76,20 +78,20 @@ func contractEmptyKey(r *run, c *simClient) string {
 	l, err := c.attempt(r.ctx, "", r.tm.Long)
 	switch {
 	case l == nil && err == nil:
-		r.fail(`TryAcquire with the key "" returned neither a lock nor an error`)
+		r.fail(mContractNeither.New(mAttemptEmptyKey.New()))
 	case l == nil:
 		if r.exists("") {
-			r.fail(`TryAcquire with the key "" failed (%v) but wrote the key ""`, err)
+			r.fail(mContractWrote.New(mAttemptEmptyKey.New(), err.Error()))
 		}
 		return fmt.Sprintf("refused: %v", err)
 	}
 	// Redis takes "" as a key like any other: a lock on it is no fault, as
 	// long as it is one, and its release frees it.
 	if err := l.Release(r.ctx); err != nil {
-		r.fail(`TryAcquire with the key "" gave a lock whose Release failed: %v`, err)
+		r.fail(mContractReleaseFailed.New(mAttemptEmptyKey.New(), err.Error()))
 	}
 	if r.exists("") {
-		r.fail(`TryAcquire with the key "" gave a lock, and its Release left the key "" behind`)
+		r.fail(mContractReleaseLeft.New(mAttemptEmptyKey.New()))
 	}
 	return `took "" as a key like any other; its release freed it`
 }
@@ -98,9 +100,9 @@ func contractBadTTL(r *run, c *simClient) string {
 	var errs []error
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		l, err := c.attempt(r.ctx, r.key, ttl)
-		refused(r, fmt.Sprintf("TryAcquire with a TTL of %v", ttl), l, err)
+		refused(r, mAttemptTTL.New(ttl), l, err)
 		if r.exists(r.key) {
-			r.fail("TryAcquire with a TTL of %v failed (%v) but wrote the key", ttl, err)
+			r.fail(mContractWrote.New(mAttemptTTL.New(ttl), err.Error()))
 		}
 		errs = append(errs, err)
 	}
@@ -111,9 +113,9 @@ func contractCancelled(r *run, c *simClient) string {
 	ctx, cancel := context.WithCancel(r.ctx)
 	cancel()
 	l, err := c.attempt(ctx, r.key, r.tm.Long)
-	refused(r, "TryAcquire with a cancelled context", l, err)
+	refused(r, mAttemptCancelled.New(), l, err)
 	if r.exists(r.key) {
-		r.fail("TryAcquire with a cancelled context failed (%v) but left the key held", err)
+		r.fail(mContractHeld.New(mAttemptCancelled.New(), err.Error()))
 	}
 	return fmt.Sprintf("refused: %v", err)
 }
@@ -124,7 +126,7 @@ func contractUnreachable(r *run, c *simClient) string {
 	// as a real one does, rather than the dial of a first connection.
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
 	if l == nil {
-		r.fail("TryAcquire of a free lock failed (%v): the check needs a lock that works before Redis goes out of reach", err)
+		r.fail(mContractNeedsLock.New(fmt.Sprint(err)))
 	}
 	// Whatever the release says: release-frees judges it. Then the
 	// client's connections are cut and new ones refused, as a server out
@@ -132,9 +134,9 @@ func contractUnreachable(r *run, c *simClient) string {
 	_ = l.Release(r.ctx)
 	c.kill()
 	l, err = c.attempt(r.ctx, r.key, r.tm.Long)
-	refused(r, "TryAcquire with Redis out of reach", l, err)
+	refused(r, mAttemptUnreachable.New(), l, err)
 	if errors.Is(err, strategy.ErrNotAcquired) {
-		r.fail("with Redis out of reach, TryAcquire says someone else holds the lock (%v): a caller that retries on ErrNotAcquired waits on a dead server", err)
+		r.fail(mContractNotAcquired.New(err.Error()))
 	}
 	return fmt.Sprintf("refused: %v", err)
 }
@@ -160,10 +162,10 @@ func contractWrongType(r *run, c *simClient) string {
 	})
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
 	if l != nil {
-		r.fail("TryAcquire on a key that holds a hash gave a lock")
+		r.fail(mContractGaveLock.New(mAttemptHash.New()))
 	}
 	if err == nil {
-		r.fail("TryAcquire on a key that holds a hash returned neither a lock nor an error")
+		r.fail(mContractNeither.New(mAttemptHash.New()))
 	}
 	for _, k := range keys {
 		var typ, owner string
@@ -179,8 +181,38 @@ func contractWrongType(r *run, c *simClient) string {
 			return err
 		})
 		if typ != "hash" || owner != "someone else" {
-			r.fail("TryAcquire on a key that holds a hash failed (%v) but changed the key: now a %s, owner %q", err, typ, owner)
+			r.fail(mContractChanged.New(mAttemptHash.New(), err.Error(), typ, strconv.Quote(owner)))
 		}
 	}
 	return fmt.Sprintf("no lock, the hash untouched: %v", err)
 }
+
+// The contract's messages: what failed, and which attempt.
+var (
+	mContractHung = msg.Define("contract.hung", msg.K(msg.Duration),
+		"the watchdog stopped the check: the lock did not return within {0}")
+	mContractGaveLock = msg.Define("contract.gave-lock", msg.K(msg.Sub),
+		"{0} gave a lock; it must fail")
+	mContractNeither = msg.Define("contract.neither", msg.K(msg.Sub),
+		"{0} returned neither a lock nor an error")
+	mContractWrote = msg.Define("contract.wrote", msg.K(msg.Sub, msg.Text),
+		"{0} failed ({1}) but wrote its key")
+	mContractHeld = msg.Define("contract.held", msg.K(msg.Sub, msg.Text),
+		"{0} failed ({1}) but left the key held")
+	mContractReleaseFailed = msg.Define("contract.release-failed", msg.K(msg.Sub, msg.Text),
+		"{0} gave a lock whose Release failed: {1}")
+	mContractReleaseLeft = msg.Define("contract.release-left", msg.K(msg.Sub),
+		"{0} gave a lock, and its Release left the key behind")
+	mContractNeedsLock = msg.Define("contract.needs-lock", msg.K(msg.Text),
+		"TryAcquire of a free lock failed ({0}): the check needs a lock that works before Redis goes out of reach")
+	mContractNotAcquired = msg.Define("contract.not-acquired", msg.K(msg.Text),
+		"with Redis out of reach, TryAcquire says someone else holds the lock ({0}): a caller that retries on ErrNotAcquired waits on a server that is gone")
+	mContractChanged = msg.Define("contract.changed", msg.K(msg.Sub, msg.Text, msg.Text, msg.Text),
+		"{0} failed ({1}) but changed the key: now a {2}, owner {3}")
+
+	mAttemptEmptyKey    = msg.Define("contract.attempt-empty-key", nil, `TryAcquire with the key ""`)
+	mAttemptTTL         = msg.Define("contract.attempt-ttl", msg.K(msg.Duration), "TryAcquire with a TTL of {0}")
+	mAttemptCancelled   = msg.Define("contract.attempt-cancelled", nil, "TryAcquire with a cancelled context")
+	mAttemptUnreachable = msg.Define("contract.attempt-unreachable", nil, "TryAcquire with Redis out of reach")
+	mAttemptHash        = msg.Define("contract.attempt-hash", nil, "TryAcquire on a key that holds a hash")
+)

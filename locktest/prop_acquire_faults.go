@@ -265,7 +265,7 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 	lb, err := b.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
 	if lb == nil {
 		b.refusedSlowly(start)
-		r.fail("B could not acquire a free lock: %v", err)
+		r.fail(mFailNotFreeErr.New("B", fmt.Sprint(err)))
 	}
 	b.releaseErr(lb)
 	r.rec.forget()
@@ -369,7 +369,7 @@ func (c *simClient) attemptErr(ctx context.Context, ttl time.Duration) (strategy
 	l, err := c.attempt(ctx, c.r.key, ttl)
 	switch {
 	case err == nil && l == nil:
-		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+		c.r.fail(mFailNeither.New(c.name))
 	case err == nil:
 		c.r.rec.add(Event{Client: c.name, Kind: EvAcquired})
 	case errors.Is(err, strategy.ErrNotAcquired):

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/locklab/locklab/internal/msg"
 )
 
 // Each prop_<id>.go file declares a Property, with its scenario, and
@@ -23,8 +25,10 @@ type property struct {
 	// follows and the docs list: ascending, topology properties last.
 	order    int
 	scenario scenario
-	// breaks says in a line what it means that a lock breaks p; the
-	// comment of the constant says what the scenario does.
+	// breaks says in a line what it means that a lock breaks p: the
+	// English of the message <p>.broken, which register declares (the
+	// catalogs translate it); the comment of the constant says what the
+	// scenario does.
 	breaks string
 	// topology marks the properties that run on servers of their own
 	// (see TopologyProperties).
@@ -55,6 +59,7 @@ var table []property
 // registered twice, or two at one place, is a mistake of the package.
 func register(d property, floor func(Timing) floors) {
 	d.floor = floor
+	broken[d.p] = msg.Define(string(d.p)+".broken", nil, d.breaks)
 	for _, o := range table {
 		if o.p == d.p || o.order == d.order {
 			panic(fmt.Sprintf("locktest: %s and %s both registered at %d", o.p, d.p, d.order))
@@ -128,14 +133,18 @@ func ParseProperty(s string) (Property, error) {
 	return "", fmt.Errorf("locktest: unknown property %q", s)
 }
 
+// broken holds each property's message <p>.broken.
+var broken = map[Property]*msg.Def{}
+
 // describe says in one line what it means that a lock breaks p, for
 // example for SafeRelease "a release sent after the holder's TTL ran out
-// freed the next holder's lock". It returns "" for an unknown property.
-func describe(p Property) string {
-	if d, ok := lookup(p); ok {
-		return d.breaks
+// freed the next holder's lock". It returns no message for an unknown
+// property.
+func describe(p Property) Message {
+	if d, ok := broken[p]; ok {
+		return d.New()
 	}
-	return ""
+	return Message{}
 }
 
 // goName returns the Go expression that names p: locktest.CrashMidAcquire

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/redistest"
 )
 
@@ -66,7 +67,7 @@ func RunConfig(t Testing, cfg Config, expect Expect, props ...Property) {
 			return
 		}
 		caps = &c
-		t.Log(c.explain())
+		t.Log(c.explain(msg.English))
 	})
 	if caps != nil && cfg.Timing.Granularity <= 0 && caps.Granularity > 0 {
 		// The lock counts TTLs in steps of its own: ask only for those.

@@ -1,7 +1,6 @@
 package locktest
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,17 +94,16 @@ func judge(t *testing.T, res Result, expect Expect) {
 	want := expect.Verdict(res.Property)
 	switch {
 	case res.Err == nil && res.Verdict != want && expect.lenient(res):
-		strict := "list it in NotApplicable"
+		strict := mStrictList.New()
 		if want == NotApplicable {
-			strict = "take it out of NotApplicable"
+			strict = mStrictUnlist.New()
 		}
-		t.Logf("%s: %s, passes for the declared %s: not broken (with Strict, %s) (%v): %s",
-			res.Property, res.Verdict, want, strict, res.Elapsed.Round(time.Millisecond), res.Reason())
+		t.Logf("%s", mLenient.New(string(res.Property), string(res.Verdict), string(want), strict, res.Elapsed.Round(time.Millisecond), res.Message))
 	case res.Err == nil && res.Verdict == Breaks && want == Breaks:
 		// The counterexample of a declared break is there for go test -v,
 		// where the note of the Expect that suggest prints points to it.
-		t.Logf("%s: breaks as expected (%v): %s\ncounterexample:\n%s",
-			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason(), res.formatTimeline())
+		t.Logf("%s\n%s\n%s", mBreaksAsExpected.New(string(res.Property), res.Elapsed.Round(time.Millisecond), res.Message),
+			mCounterexample.New(), res.formatTimeline())
 	default:
 		Report(t, res, want)
 	}
@@ -135,16 +133,16 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 	notes := map[Property]string{}
 	for _, p := range observed.Breaks {
 		if expect.Verdict(p) == Breaks {
-			notes[p] = "declared; go test -v logs its counterexample in " + where[p]
+			notes[p] = mNoteDeclared.New(where[p]).String()
 		} else {
-			notes[p] = "counterexample in " + where[p]
+			notes[p] = mNoteCounterexample.New(where[p]).String()
 		}
 	}
 	// What this run did not see keeps its declaration.
 	for _, p := range expect.Breaks {
 		if !seen[p] && !slices.Contains(observed.Breaks, p) {
 			observed.Breaks = append(observed.Breaks, p)
-			notes[p] = "declared; no verdict in this run"
+			notes[p] = mNoteNoVerdict.New().String()
 		}
 	}
 	if expect.Strict {
@@ -157,17 +155,15 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 	sortProperties(observed.Breaks)
 	sortProperties(observed.NotApplicable)
 
-	var b strings.Builder
-	fmt.Fprintf(&b, "locktest: not as declared: %s.", strings.Join(differ, ", "))
+	say := []string{mNotAsDeclared.New(strings.Join(differ, ", ")).String()}
 	if len(noVerdict) > 0 {
-		fmt.Fprintf(&b, " No verdict for %s (see the subtest): what was declared for it is kept.", strings.Join(noVerdict, ", "))
+		say = append(say, mNoVerdictKept.New(strings.Join(noVerdict, ", ")).String())
 	}
 	if caps != nil {
-		fmt.Fprintf(&b, " The lock offers %s.", caps)
+		say = append(say, mOffers.New(caps.String()).String())
 	}
-	b.WriteString(" The Expect that declares what this run observed:\n\n")
-	b.WriteString(observed.literal(notes))
-	return b.String()
+	say = append(say, mTheExpect.New().String())
+	return strings.Join(say, " ") + "\n\n" + observed.literal(notes)
 }
 
 // Report fails t when res is not the verdict wanted, or logs it.
@@ -177,23 +173,55 @@ func Report(t testing.TB, res Result, want Verdict) {
 		t.Error(msg)
 		return
 	}
-	t.Logf("%s: %s as expected (%v): %s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason())
+	t.Logf("%s", mAsExpected.New(string(res.Property), string(res.Verdict), res.Elapsed.Round(time.Millisecond), res.Message))
 }
 
 // mismatch describes how res differs from the verdict wanted, or returns ""
 // when it does not: the verdicts must be equal, n/a included, as lockcheck
 // compares them. A run without a verdict is always a mismatch.
 func mismatch(res Result, want Verdict) string {
+	p, v, w := string(res.Property), string(res.Verdict), string(want)
 	switch {
 	case res.Err != nil:
-		return fmt.Sprintf("%s: no verdict: %v\n%s", res.Property, res.Err, res.formatTimeline())
+		return mNoVerdictFor.New(p, messageOf(res.Err)).String() + "\n" + res.formatTimeline()
 	case res.Verdict == want:
 		return ""
 	case want == Breaks:
-		return fmt.Sprintf("%s: verdict = %s, wanted %s: expected to break, but %s", res.Property, res.Verdict, want, res.Reason())
+		return mExpectedToBreak.New(p, v, w, res.Message).String()
 	case res.Verdict == Breaks:
-		return fmt.Sprintf("%s: verdict = breaks, wanted %s: %s\ncounterexample:\n%s", res.Property, want, res.Reason(), res.formatTimeline())
+		return mUndeclaredBreak.New(p, w, res.Message).String() + "\n" + mCounterexample.New().String() + "\n" + res.formatTimeline()
 	default:
-		return fmt.Sprintf("%s: verdict = %s, wanted %s: %s", res.Property, res.Verdict, want, res.Reason())
+		return mWanted.New(p, v, w, res.Message).String()
 	}
 }
+
+// What Run says of each verdict, and at the end of a run in which some
+// were not the declared ones. A property, a verdict and a subtest's name
+// are data, in every language.
+var (
+	mAsExpected = msg.Define("run.as-expected", msg.K(msg.Text, msg.Text, msg.Duration, msg.Sub),
+		"{0}: {1} as expected ({2}): {3}")
+	mBreaksAsExpected = msg.Define("run.breaks-as-expected", msg.K(msg.Text, msg.Duration, msg.Sub),
+		"{0}: breaks as expected ({1}): {2}")
+	mLenient = msg.Define("run.lenient", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub, msg.Duration, msg.Sub),
+		"{0}: {1}, passes for the declared {2}: not broken (with Strict, {3}) ({4}): {5}")
+	mStrictList      = msg.Define("run.strict-list", nil, "list it in NotApplicable")
+	mStrictUnlist    = msg.Define("run.strict-unlist", nil, "take it out of NotApplicable")
+	mCounterexample  = msg.Define("run.counterexample", nil, "counterexample:")
+	mNoVerdictFor    = msg.Define("run.no-verdict", msg.K(msg.Text, msg.Sub), "{0}: no verdict: {1}")
+	mExpectedToBreak = msg.Define("run.expected-to-break", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = {1}, wanted {2}: expected to break, but {3}")
+	mUndeclaredBreak = msg.Define("run.undeclared-break", msg.K(msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = breaks, wanted {1}: {2}")
+	mWanted = msg.Define("run.wanted", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = {1}, wanted {2}: {3}")
+
+	mNotAsDeclared = msg.Define("run.not-as-declared", msg.K(msg.Text), "locktest: not as declared: {0}.")
+	mNoVerdictKept = msg.Define("run.no-verdict-kept", msg.K(msg.Text),
+		"No verdict for {0} (see the subtest): what was declared for it is kept.")
+	mOffers             = msg.Define("run.offers", msg.K(msg.Text), "The lock offers {0}.")
+	mTheExpect          = msg.Define("run.the-expect", nil, "The Expect that declares what this run observed:")
+	mNoteDeclared       = msg.Define("run.note-declared", msg.K(msg.Text), "declared; go test -v logs its counterexample in {0}")
+	mNoteCounterexample = msg.Define("run.note-counterexample", msg.K(msg.Text), "counterexample in {0}")
+	mNoteNoVerdict      = msg.Define("run.note-no-verdict", nil, "declared; no verdict in this run")
+)

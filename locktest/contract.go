@@ -14,9 +14,9 @@ import (
 
 // ContractCheck is one check of Contract.
 type ContractCheck struct {
-	Name string // empty-key, bad-ttl, cancelled, unreachable, wrong-type
-	What string // what the lock did, when it passed
-	Err  error  // what went wrong, when it did not
+	Name string  // empty-key, bad-ttl, cancelled, unreachable, wrong-type
+	What Message // what the lock did, when it passed
+	Err  error   // what went wrong, when it did not
 }
 
 // Contract checks, under the watchdog, what every lock must do: refuse
@@ -27,7 +27,7 @@ type ContractCheck struct {
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string
-		f    func(r *run, c *simClient) string
+		f    func(r *run, c *simClient) Message
 	}{
 		{"empty-key", contractEmptyKey},
 		{"bad-ttl", contractBadTTL},
@@ -40,7 +40,7 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	noServer := checkPool(ctx, pool) // every check fails with it
 	var out []ContractCheck
 	for _, ch := range checks {
-		what, err := "", noServer
+		what, err := Message{}, noServer
 		if err == nil {
 			what, err = contractRun(ctx, cfg, pool, ch.name, ch.f)
 		}
@@ -51,15 +51,15 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 
 // contractRun runs one check on a fresh run and client, turning a failure,
 // a panic or a hang into an error.
-func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *simClient) string) (string, error) {
-	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) string {
+func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *simClient) Message) (Message, error) {
+	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) Message {
 		r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
 		defer r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
 		defer r.shutdown()
 		return f(r, r.newClient("A", 0))
 	})
 	if h, ok := err.(*hung); ok {
-		return "", failure(mContractHung.New(h.after))
+		return Message{}, failure(mContractHung.New(h.after))
 	}
 	return what, err
 }
@@ -74,7 +74,7 @@ func refused(r *run, what Message, l strategy.Lock, err error) {
 	}
 }
 
-func contractEmptyKey(r *run, c *simClient) string {
+func contractEmptyKey(r *run, c *simClient) Message {
 	l, err := c.attempt(r.ctx, "", r.tm.Long)
 	switch {
 	case l == nil && err == nil:
@@ -83,7 +83,7 @@ func contractEmptyKey(r *run, c *simClient) string {
 		if r.exists("") {
 			r.fail(mContractWrote.New(mAttemptEmptyKey.New(), err.Error()))
 		}
-		return fmt.Sprintf("refused: %v", err)
+		return mContractRefused.New(err.Error())
 	}
 	// Redis takes "" as a key like any other: a lock on it is no fault, as
 	// long as it is one, and its release frees it.
@@ -93,10 +93,10 @@ func contractEmptyKey(r *run, c *simClient) string {
 	if r.exists("") {
 		r.fail(mContractReleaseLeft.New(mAttemptEmptyKey.New()))
 	}
-	return `took "" as a key like any other; its release freed it`
+	return mContractEmptyKeyTaken.New()
 }
 
-func contractBadTTL(r *run, c *simClient) string {
+func contractBadTTL(r *run, c *simClient) Message {
 	var errs []error
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		l, err := c.attempt(r.ctx, r.key, ttl)
@@ -106,10 +106,10 @@ func contractBadTTL(r *run, c *simClient) string {
 		}
 		errs = append(errs, err)
 	}
-	return fmt.Sprintf("refused: %v; %v", errs[0], errs[1])
+	return mContractRefusedBoth.New(errs[0].Error(), errs[1].Error())
 }
 
-func contractCancelled(r *run, c *simClient) string {
+func contractCancelled(r *run, c *simClient) Message {
 	ctx, cancel := context.WithCancel(r.ctx)
 	cancel()
 	l, err := c.attempt(ctx, r.key, r.tm.Long)
@@ -117,10 +117,10 @@ func contractCancelled(r *run, c *simClient) string {
 	if r.exists(r.key) {
 		r.fail(mContractHeld.New(mAttemptCancelled.New(), err.Error()))
 	}
-	return fmt.Sprintf("refused: %v", err)
+	return mContractRefused.New(err.Error())
 }
 
-func contractUnreachable(r *run, c *simClient) string {
+func contractUnreachable(r *run, c *simClient) Message {
 	// A warm client: it has acquired and released once, so its
 	// connections are open and logged in, and the outage meets a command,
 	// as a real one does, rather than the dial of a first connection.
@@ -138,10 +138,10 @@ func contractUnreachable(r *run, c *simClient) string {
 	if errors.Is(err, strategy.ErrNotAcquired) {
 		r.fail(mContractNotAcquired.New(err.Error()))
 	}
-	return fmt.Sprintf("refused: %v", err)
+	return mContractRefused.New(err.Error())
 }
 
-func contractWrongType(r *run, c *simClient) string {
+func contractWrongType(r *run, c *simClient) Message {
 	// The hash goes where the lock keeps its state: K, or its own keys.
 	keys := r.lockKeys()
 	r.redis(func(conn redis.Conn) error {
@@ -184,7 +184,7 @@ func contractWrongType(r *run, c *simClient) string {
 			r.fail(mContractChanged.New(mAttemptHash.New(), err.Error(), typ, strconv.Quote(owner)))
 		}
 	}
-	return fmt.Sprintf("no lock, the hash untouched: %v", err)
+	return mContractHashUntouched.New(err.Error())
 }
 
 // The contract's messages: what failed, and which attempt.
@@ -209,6 +209,12 @@ var (
 		"with Redis out of reach, TryAcquire says someone else holds the lock ({0}): a caller that retries on ErrNotAcquired waits on a server that is gone")
 	mContractChanged = msg.Define("contract.changed", msg.K(msg.Sub, msg.Text, msg.Text, msg.Text),
 		"{0} failed ({1}) but changed the key: now a {2}, owner {3}")
+
+	mContractRefused       = msg.Define("contract.refused", msg.K(msg.Text), "refused: {0}")
+	mContractRefusedBoth   = msg.Define("contract.refused-both", msg.K(msg.Text, msg.Text), "refused: {0}; {1}")
+	mContractEmptyKeyTaken = msg.Define("contract.empty-key-taken", nil,
+		`took "" as a key like any other; its release freed it`)
+	mContractHashUntouched = msg.Define("contract.hash-untouched", msg.K(msg.Text), "no lock, the hash untouched: {0}")
 
 	mAttemptEmptyKey    = msg.Define("contract.attempt-empty-key", nil, `TryAcquire with the key ""`)
 	mAttemptTTL         = msg.Define("contract.attempt-ttl", msg.K(msg.Duration), "TryAcquire with a TTL of {0}")

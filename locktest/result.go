@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/locklab/locklab/internal/msg"
 )
 
 // Verdict is the outcome of a property for a strategy.
@@ -186,14 +189,14 @@ func (e Event) String() string {
 		b.WriteString(joinArgs(e.Command, " "))
 		switch {
 		case e.Err != "":
-			fmt.Fprintf(&b, " -> error: %s", e.Err)
+			b.WriteString(" -> " + mLineError.New(e.Err).String())
 		case e.Msg != nil:
-			fmt.Fprintf(&b, " -> error: %s", e.Msg)
+			b.WriteString(" -> " + mLineError.New(e.Msg.String()).String())
 		default:
 			fmt.Fprintf(&b, " -> %s", joinArgs(e.Reply, ""))
 		}
 	case EvPush:
-		fmt.Fprintf(&b, "<- push %s", joinArgs(e.Reply, ""))
+		b.WriteString("<- " + mLinePush.New(joinArgs(e.Reply, "")).String())
 	default:
 		if m, ok := kindMsg[e.Kind]; ok && e.Msg != nil && e.Msg.ID == m.ID {
 			b.WriteString(m.String()) // "lock acquired", "released"...
@@ -201,7 +204,7 @@ func (e Event) String() string {
 		}
 		b.WriteString(string(e.Kind))
 		if e.Err != "" {
-			b.WriteString(" error: " + e.Err)
+			b.WriteString(" " + mLineError.New(e.Err).String())
 		}
 		if e.Msg != nil {
 			b.WriteString(": " + e.Msg.String())
@@ -219,7 +222,7 @@ func formatEvents(tl []Event) string {
 		indent := ""
 		if len(r.Events) > 1 {
 			end := r.Events[len(r.Events)-1]
-			fmt.Fprintf(&b, "%8.1fms loop ×%d, until %.1fms:\n", ms(r.Events[0][0].At), len(r.Events), ms(end[len(end)-1].At))
+			fmt.Fprintf(&b, "%8.1fms %s\n", ms(r.Events[0][0].At), mLineLoop.New(len(r.Events), fmt.Sprintf("%.1fms", ms(end[len(end)-1].At))))
 			indent = "    "
 		}
 		for _, e := range r.Events[r.First] {
@@ -238,5 +241,13 @@ func (r Result) formatTimeline() string {
 	if r.Key == "" {
 		return formatEvents(r.Timeline)
 	}
-	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + formatEvents(r.Timeline)
+	return mLineHeader.New(strconv.FormatInt(r.Start.UnixMilli(), 10), r.Key).String() + "\n" + formatEvents(r.Timeline)
 }
+
+// The words of a timeline as go test prints it (Event.String).
+var (
+	mLineError  = msg.Define("line.error", msg.K(msg.Text), "error: {0}")
+	mLinePush   = msg.Define("line.push", msg.K(msg.Text), "push {0}")
+	mLineLoop   = msg.Define("line.loop", msg.K(msg.Count, msg.Text), "loop ×{0}, until {1}:")
+	mLineHeader = msg.Define("line.header", msg.K(msg.Text, msg.Text), "t0 = {0} (Unix ms); K = {1}")
+)

@@ -204,8 +204,7 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	return caps, subErr
 }
 
-// Announced returns the step of TTL the strategy of cfg announces
-// (strategy.Granular), or 0; Check asks it when Timing.Granularity is 0.
+// Announced returns the TTL step of cfg's strategy (strategy.Granular), or 0.
 func Announced(ctx context.Context, cfg Config) (time.Duration, error) {
 	// It builds the strategy once, for a client that sends nothing (an
 	// -exec program announces granularity=<ms>); a caller that checks one

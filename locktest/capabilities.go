@@ -54,15 +54,15 @@ func (c Capabilities) say(lang msg.Lang) string {
 			hasNot = append(hasNot, p.Render(mCapNone.New(k.name)))
 		}
 	}
-	parts := []string{join(p, mCapAnd, has), join(p, mCapAnd, hasNot)}
+	parts := []string{joinWith(p, mCapAnd, has), joinWith(p, mCapAnd, hasNot)}
 	if c.Granularity > 0 {
 		parts = append(parts, p.Render(mCapStep.New(c.Granularity)))
 	}
-	return join(p, mCapThen, slices.DeleteFunc(parts, func(s string) bool { return s == "" }))
+	return joinWith(p, mCapThen, slices.DeleteFunc(parts, func(s string) bool { return s == "" }))
 }
 
-// join joins texts with d, a message of two texts.
-func join(p msg.Printer, d *msg.Def, texts []string) string {
+// joinWith joins texts with d, a message of two texts.
+func joinWith(p msg.Printer, d *msg.Def, texts []string) string {
 	if len(texts) == 0 {
 		return ""
 	}

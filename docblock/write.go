@@ -8,7 +8,7 @@ import (
 	"github.com/locklab/locklab/report"
 )
 
-// ErrMismatch is Write's error when a verdict of the run is not the
+// ErrMismatch is returned by Write when a verdict of the run is not the
 // declared one: the docs are left as they are.
 var ErrMismatch = errors.New("the docs were left as they are: some verdicts are not the declared ones")
 

@@ -140,14 +140,14 @@ func (e Event) String() string {
 		b.WriteString(JoinArgs(e.Command, " "))
 		switch {
 		case e.Err != "":
-			fmt.Fprintf(&b, " -> error: %s", e.Err)
+			b.WriteString(" -> " + mLineError.New(e.Err).String())
 		case e.Msg != nil:
-			fmt.Fprintf(&b, " -> error: %s", e.Msg)
+			b.WriteString(" -> " + mLineError.New(e.Msg.String()).String())
 		default:
 			fmt.Fprintf(&b, " -> %s", JoinArgs(e.Reply, ""))
 		}
 	case EvPush:
-		fmt.Fprintf(&b, "<- push %s", JoinArgs(e.Reply, ""))
+		b.WriteString("<- " + mLinePush.New(JoinArgs(e.Reply, "")).String())
 	default:
 		if m, ok := kindMsg[e.Kind]; ok && e.Msg != nil && e.Msg.ID == m.ID {
 			b.WriteString(m.String()) // "lock acquired", "released"...
@@ -155,7 +155,7 @@ func (e Event) String() string {
 		}
 		b.WriteString(string(e.Kind))
 		if e.Err != "" {
-			b.WriteString(" error: " + e.Err)
+			b.WriteString(" " + mLineError.New(e.Err).String())
 		}
 		if e.Msg != nil {
 			b.WriteString(": " + e.Msg.String())
@@ -173,7 +173,7 @@ func Format(tl []Event) string {
 		indent := ""
 		if len(r.Events) > 1 {
 			end := r.Events[len(r.Events)-1]
-			fmt.Fprintf(&b, "%8.1fms loop ×%d, until %.1fms:\n", ms(r.Events[0][0].At), len(r.Events), ms(end[len(end)-1].At))
+			fmt.Fprintf(&b, "%8.1fms %s\n", ms(r.Events[0][0].At), mLineLoop.New(len(r.Events), fmt.Sprintf("%.1fms", ms(end[len(end)-1].At))))
 			indent = "    "
 		}
 		for _, e := range r.Events[r.First] {
@@ -202,3 +202,10 @@ func Said(kind EventKind) (Message, bool) {
 	m, ok := kindMsg[kind]
 	return m, ok
 }
+
+// The words of a timeline as go test prints it (Event.String, Format).
+var (
+	mLineError = msg.Define("line.error", msg.K(msg.Text), "error: {0}")
+	mLinePush  = msg.Define("line.push", msg.K(msg.Text), "push {0}")
+	mLineLoop  = msg.Define("line.loop", msg.K(msg.Count, msg.Text), "loop ×{0}, until {1}:")
+)

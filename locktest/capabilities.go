@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -22,67 +24,98 @@ type Capabilities struct {
 
 // capability is one field of Capabilities as the log and String name it.
 type capability struct {
-	name  string // what String calls it
-	iface string // the interface that offers it
+	name  Message // what String calls it
+	iface string  // the interface that offers it
 	has   bool
 	// without says what the suite finds without it.
-	without string
+	without Message
 }
 
 func (c Capabilities) list() []capability {
 	return []capability{
-		{"refresh", "strategy.Refresher", c.Refresh, "safe-refresh is n/a: there is no Refresh to call late"},
-		{"lease", "strategy.Leased", c.Lease, "renewed-overrun breaks, as on every TTL lock that does not renew itself"},
-		{"fencing token", "strategy.Fenced", c.Fencing, "fenced-overrun breaks, as on every TTL lock without fencing tokens"},
-		{"release notification", "strategy.Notifier", c.Notify, "waiters poll for the lock"},
+		{mCapRefresh.New(), "strategy.Refresher", c.Refresh, mWithoutRefresh.New()},
+		{mCapLease.New(), "strategy.Leased", c.Lease, mWithoutLease.New()},
+		{mCapFencing.New(), "strategy.Fenced", c.Fencing, mWithoutFencing.New()},
+		{mCapNotify.New(), "strategy.Notifier", c.Notify, mWithoutNotify.New()},
 	}
 }
 
-// String lists what the lock offers, then what it does not, then the step
-// of TTL it announces, if any.
-func (c Capabilities) String() string {
-	s := c.offers()
+// String lists what the lock offers, what it does not, and its TTL step.
+func (c Capabilities) String() string { return c.say(msg.English) }
+
+// say is String in lang.
+func (c Capabilities) say(lang msg.Lang) string {
+	p := msg.Printer{Lang: lang}
+	var has, hasNot []string
+	for _, k := range c.list() {
+		if k.has {
+			has = append(has, p.Render(k.name))
+		} else {
+			hasNot = append(hasNot, p.Render(mCapNone.New(k.name)))
+		}
+	}
+	parts := []string{joinWith(p, mCapAnd, has), joinWith(p, mCapAnd, hasNot)}
 	if c.Granularity > 0 {
-		s += "; TTLs in steps of " + c.Granularity.String()
+		parts = append(parts, p.Render(mCapStep.New(c.Granularity)))
+	}
+	return joinWith(p, mCapThen, slices.DeleteFunc(parts, func(s string) bool { return s == "" }))
+}
+
+// joinWith joins texts with d, a message of two texts.
+func joinWith(p msg.Printer, d *msg.Def, texts []string) string {
+	if len(texts) == 0 {
+		return ""
+	}
+	s := texts[0]
+	for _, t := range texts[1:] {
+		s = p.Render(d.New(s, t))
 	}
 	return s
 }
 
-func (c Capabilities) offers() string {
-	var has, hasNot []string
-	for _, k := range c.list() {
-		if k.has {
-			has = append(has, k.name)
-		} else {
-			hasNot = append(hasNot, "no "+k.name)
-		}
-	}
-	switch {
-	case len(hasNot) == 0:
-		return strings.Join(has, ", ")
-	case len(has) == 0:
-		return strings.Join(hasNot, ", ")
-	}
-	return strings.Join(has, ", ") + "; " + strings.Join(hasNot, ", ")
-}
-
 // explain is String with one line per capability: the interface that
 // offers it and, where it is missing, what the suite finds without it.
-func (c Capabilities) explain() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "capabilities: %s", c)
+func (c Capabilities) explain(lang msg.Lang) string {
+	p := msg.Printer{Lang: lang}
+	lines := []string{p.Render(mCapHeader.New(c.say(lang)))}
 	for _, k := range c.list() {
 		if k.has {
-			fmt.Fprintf(&b, "\n  %s (%s): yes", k.name, k.iface)
+			lines = append(lines, "  "+p.Render(mCapYes.New(k.name, k.iface)))
 		} else {
-			fmt.Fprintf(&b, "\n  %s (%s): no; %s", k.name, k.iface, k.without)
+			lines = append(lines, "  "+p.Render(mCapNo.New(k.name, k.iface, k.without)))
 		}
 	}
 	if c.Granularity > 0 {
-		fmt.Fprintf(&b, "\n  granularity (strategy.Granular): %v; every TTL the suite asks for is a multiple of it", c.Granularity)
+		lines = append(lines, "  "+p.Render(mCapGranularity.New(c.Granularity)))
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
+
+// What the capabilities are called, and what the suite finds without them.
+var (
+	mCapRefresh = msg.Define("capability.refresh", nil, "refresh")
+	mCapLease   = msg.Define("capability.lease", nil, "lease")
+	mCapFencing = msg.Define("capability.fencing", nil, "fencing token")
+	mCapNotify  = msg.Define("capability.notify", nil, "release notification")
+	mCapNone    = msg.Define("capability.none", msg.K(msg.Sub), "no {0}")
+	mCapAnd     = msg.Define("capability.and", msg.K(msg.Text, msg.Text), "{0}, {1}")
+	mCapThen    = msg.Define("capability.then", msg.K(msg.Text, msg.Text), "{0}; {1}")
+	mCapStep    = msg.Define("capability.step", msg.K(msg.Duration), "TTLs in steps of {0}")
+	mCapHeader  = msg.Define("capability.header", msg.K(msg.Text), "capabilities: {0}")
+	mCapYes     = msg.Define("capability.yes", msg.K(msg.Sub, msg.Text), "{0} ({1}): yes")
+	mCapNo      = msg.Define("capability.no", msg.K(msg.Sub, msg.Text, msg.Sub), "{0} ({1}): no; {2}")
+
+	mCapGranularity = msg.Define("capability.granularity", msg.K(msg.Duration),
+		"granularity (strategy.Granular): {0}; every TTL the suite asks for is a multiple of it")
+	mWithoutRefresh = msg.Define("capability.without-refresh", nil,
+		"safe-refresh is n/a: there is no Refresh to call late")
+	mWithoutLease = msg.Define("capability.without-lease", nil,
+		"renewed-overrun breaks, as on every TTL lock that does not renew itself")
+	mWithoutFencing = msg.Define("capability.without-fencing", nil,
+		"fenced-overrun breaks, as on every TTL lock without fencing tokens")
+	mWithoutNotify = msg.Define("capability.without-notify", nil,
+		"waiters poll for the lock")
+)
 
 // capabilitiesOf returns the capabilities that the types of s and l show:
 // l is a lock that s returned. Notify is true whenever s implements
@@ -103,9 +136,8 @@ func granularityOf(s strategy.Strategy) time.Duration {
 	return 0
 }
 
-// Detect acquires a lock once, on cfg.Key + ":capabilities", and says
-// what it offers; an error means no lock could be had to look at, or a
-// Notifier's Subscribe failed.
+// Detect acquires a lock once, on cfg.Key + ":capabilities", and says what
+// it offers; an error says why it could not look, or Subscribe's.
 func Detect(ctx context.Context, cfg Config) (Capabilities, error) {
 	switch {
 	case cfg.New == nil:
@@ -172,8 +204,7 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	return caps, subErr
 }
 
-// Announced returns the step of TTL the strategy of cfg announces
-// (strategy.Granular), or 0; Check asks it when Timing.Granularity is 0.
+// Announced returns the TTL step of cfg's strategy (strategy.Granular), or 0.
 func Announced(ctx context.Context, cfg Config) (time.Duration, error) {
 	// It builds the strategy once, for a client that sends nothing (an
 	// -exec program announces granularity=<ms>); a caller that checks one

@@ -20,6 +20,9 @@ func Check(ctx context.Context, cfg Config, p Property) Result {
 	res.Elapsed = time.Since(start)
 	if res.Err != nil {
 		res.Verdict = NoVerdict
+		if f, ok := res.Err.(*failed); ok {
+			res.Message = f.m // why, in any language
+		}
 	}
 	return res
 }
@@ -28,23 +31,23 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	row, ok := lookup(p)
 	scenario := row.scenario
 	if !ok {
-		return Result{Err: fmt.Errorf("unknown property %q", p)}
+		return Result{Err: fmt.Errorf("locktest: unknown property %q", p)}
 	}
 	switch {
 	case cfg.New == nil:
-		return Result{Err: errors.New("nil Factory")}
+		return Result{Err: errors.New("locktest: nil Factory")}
 	case cfg.Addr == "" && cfg.Dial == nil:
-		return Result{Err: errors.New("no Addr: the suite needs a Redis server to run on")}
+		return Result{Err: errors.New("locktest: no Addr: the suite needs a Redis server to run on")}
 	case cfg.Key == "":
-		return Result{Err: errors.New("empty Key")}
+		return Result{Err: errors.New("locktest: empty Key")}
 	case cfg.Masters < 0 || cfg.Masters > maxMasters:
-		return Result{Err: fmt.Errorf("config: Masters = %d: want 0 to %d", cfg.Masters, maxMasters)}
+		return Result{Err: fmt.Errorf("locktest: Masters = %d: want 0 to %d", cfg.Masters, maxMasters)}
 	case cfg.DB < 0:
-		return Result{Err: fmt.Errorf("config: DB = %d: want 0 or more", cfg.DB)}
+		return Result{Err: fmt.Errorf("locktest: DB = %d: want 0 or more", cfg.DB)}
 	case cfg.Username != "" && cfg.Password == "":
-		return Result{Err: fmt.Errorf("config: Username %q without a Password", cfg.Username)}
+		return Result{Err: fmt.Errorf("locktest: Username %q without a Password", cfg.Username)}
 	case cfg.RestartDelay < 0:
-		return Result{Err: fmt.Errorf("config: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
+		return Result{Err: fmt.Errorf("locktest: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
 	}
 	cfg.perms, cfg.noLogin = &permissions{}, &atomic.Bool{}
 	pool := cfg.pool()
@@ -72,7 +75,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		// A NOAUTH explains a check that got no verdict; one that reached
 		// a verdict keeps it.
 		if cfg.noLogin.Load() && res.Err != nil && !errors.Is(res.Err, ErrInterrupted) {
-			return Result{Err: ErrNoLogin, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+			return Result{Err: failure(mFailNoLogin.New(), ErrNoLogin), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 		}
 		if err := cfg.perms.err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {
 			return Result{Err: err, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
@@ -80,8 +83,8 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		if why == nil || errors.Is(res.Err, ErrInterrupted) {
 			return res
 		}
-		res.Timeline = append(res.Timeline, noteEvent(mDisturbed.New(n, why.Error())))
-		res = Result{Err: fmt.Errorf("%w (%d runs); the last: %w", ErrInconclusive, n, why),
+		res.Timeline = append(res.Timeline, noteEvent(mDisturbed.New(n, messageOf(why))))
+		res = Result{Err: failure(mInconclusive.New(n, messageOf(why)), ErrInconclusive, why),
 			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Granularity: tm.Granularity}
 	}
 	return res
@@ -120,7 +123,7 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	case *panicked:
 		panic(e.v) // not the strategy's: guard turns its panics into aborts
 	case *hung:
-		return Result{Err: fmt.Errorf("watchdog: no verdict after %v: the strategy hung (%w)", e.after, e.err)}
+		return Result{Err: failure(mFailHung.New(e.after, e.err.Error()), e.err)}
 	default: // an abort
 		res = Result{Err: err}
 		if r != nil {
@@ -132,11 +135,11 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	return declareKeys(res, runs)
 }
 
-// ErrNoLogin: a client sent a command before logging in to its proxy with
-// its Client.Password (NOAUTH), so no scenario could run as written.
-var ErrNoLogin = errors.New("the program did not log in to its proxy: send AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)")
+// ErrNoLogin is returned when a client sent a command to its proxy before
+// logging in with its Client.Password (a program: LOCKLAB_REDIS_PASSWORD).
+var ErrNoLogin = errors.New("locktest: a client sent commands to its proxy without logging in")
 
-// ErrInterrupted: the check's context ended before a verdict.
+// ErrInterrupted is returned when the check's context ends first.
 var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
 
 // scenario runs a property; it calls newRun for each fresh run it needs

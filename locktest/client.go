@@ -261,7 +261,7 @@ func (c *simClient) acquireWith(s strategy.Strategy, ttl, wait, poll time.Durati
 		l, err = strategy.Acquire(c.r.ctx, s, c.r.key, ttl, until{time.Now().Add(wait), poll, c})
 	})
 	if err != nil && c.r.ctx.Err() != nil {
-		c.r.fail("watchdog: %v", c.r.ctx.Err())
+		c.r.fail(mFailWatchdog.New(c.r.ctx.Err().Error()))
 	}
 	return c.acquired(o, l, err)
 }
@@ -270,7 +270,7 @@ func (c *simClient) acquireWith(s strategy.Strategy, ttl, wait, poll time.Durati
 func (c *simClient) acquired(o op, l strategy.Lock, err error) strategy.Lock {
 	switch {
 	case err == nil && l == nil:
-		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+		c.r.fail(mFailNeither.New(c.name))
 	case err == nil:
 		c.unseen()
 		c.r.rec.add(c.outcome(o, history.EvAcquired, nil))
@@ -281,7 +281,7 @@ func (c *simClient) acquired(o op, l strategy.Lock, err error) strategy.Lock {
 		// Whatever a crashed client's commands return (a cut connection)
 		// is the crash, not the strategy's doing.
 	default:
-		c.r.fail("%s: acquire: unexpected error: %v", c.name, err)
+		c.r.fail(mFailUnexpected.New(c.name, "acquire", err.Error()))
 	}
 	return nil
 }
@@ -290,7 +290,7 @@ func (c *simClient) acquired(o op, l strategy.Lock, err error) strategy.Lock {
 func (c *simClient) release(l strategy.Lock) {
 	err := c.releaseErr(l)
 	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
-		c.r.fail("%s: release: unexpected error: %v", c.name, err)
+		c.r.fail(mFailUnexpected.New(c.name, "release", err.Error()))
 	}
 }
 
@@ -345,7 +345,7 @@ func (c *simClient) begin(ttl time.Duration) op { return op{c.r.rec.now(), ttl} 
 func (c *simClient) recordAttempt(o op, l strategy.Lock, err error) {
 	switch {
 	case err == nil && l == nil:
-		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+		c.r.fail(mFailNeither.New(c.name))
 	case errors.Is(err, strategy.ErrNotAcquired):
 		c.r.rec.add(c.outcome(o, history.EvNotAcquired, nil))
 	default:
@@ -369,7 +369,7 @@ func (c *simClient) outcome(o op, kind history.EventKind, err error) history.Eve
 // would be about nothing.
 func (c *simClient) unseen() {
 	if c.commandsSent() == 0 {
-		c.r.fail("%s: acquire returned a lock, but no command of the client has crossed its proxy (Client.Addr; LOCKLAB_REDIS_ADDR for a program): the lock reaches Redis some other way, where the suite cannot see or steer it", c.name)
+		c.r.fail(mFailUnseen.New(c.name))
 	}
 }
 

@@ -4,29 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/strategy"
 )
 
 // ContractCheck is one check of Contract.
 type ContractCheck struct {
-	Name string // empty-key, bad-ttl, cancelled, unreachable, wrong-type
-	What string // what the lock did, when it passed
-	Err  error  // what went wrong, when it did not
+	Name string  // empty-key, bad-ttl, cancelled, unreachable, wrong-type
+	What Message // what the lock did, when it passed
+	Err  error   // what went wrong, when it did not
 }
 
-// Contract checks, under the watchdog, what every lock must do whatever
-// its algorithm: refuse the empty key or lock it as any other (empty-key),
-// refuse a TTL of zero or less (bad-ttl), leave no lock after a cancelled
-// attempt (cancelled), fail, and not with ErrNotAcquired, when Redis goes
-// out of reach after the lock has worked once (unreachable), and leave a key of another type alone
-// (wrong-type). None may panic or hang.
+// Contract checks, under the watchdog, what every lock must do: refuse
+// the empty key or lock it as any other (empty-key), refuse a TTL of zero
+// or less (bad-ttl), leave no lock after a cancelled attempt (cancelled),
+// fail, not with ErrNotAcquired, once Redis is out of reach (unreachable),
+// leave a key of another type alone (wrong-type), never panic or hang.
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string
-		f    func(r *run, c *simClient) string
+		f    func(r *run, c *simClient) Message
 	}{
 		{"empty-key", contractEmptyKey},
 		{"bad-ttl", contractBadTTL},
@@ -39,7 +40,7 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	noServer := checkPool(ctx, pool) // every check fails with it
 	var out []ContractCheck
 	for _, ch := range checks {
-		what, err := "", noServer
+		what, err := Message{}, noServer
 		if err == nil {
 			what, err = contractRun(ctx, cfg, pool, ch.name, ch.f)
 		}
@@ -50,82 +51,82 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 
 // contractRun runs one check on a fresh run and client, turning a failure,
 // a panic or a hang into an error.
-func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *simClient) string) (string, error) {
-	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) string {
+func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *simClient) Message) (Message, error) {
+	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) Message {
 		r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
 		defer r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
 		defer r.shutdown()
 		return f(r, r.newClient("A", 0))
 	})
 	if h, ok := err.(*hung); ok {
-		return "", fmt.Errorf("watchdog: the lock did not return within %v", h.after)
+		return Message{}, failure(mContractHung.New(h.after))
 	}
 	return what, err
 }
 
 // refused fails the run unless the attempt failed without a lock.
-func refused(r *run, what string, l strategy.Lock, err error) {
+func refused(r *run, what Message, l strategy.Lock, err error) {
 	if l != nil {
-		r.fail("%s gave a lock; it must fail", what)
+		r.fail(mContractGaveLock.New(what))
 	}
 	if err == nil {
-		r.fail("%s returned neither a lock nor an error", what)
+		r.fail(mContractNeither.New(what))
 	}
 }
 
-func contractEmptyKey(r *run, c *simClient) string {
+func contractEmptyKey(r *run, c *simClient) Message {
 	l, err := c.attempt(r.ctx, "", r.tm.Long)
 	switch {
 	case l == nil && err == nil:
-		r.fail(`TryAcquire with the key "" returned neither a lock nor an error`)
+		r.fail(mContractNeither.New(mAttemptEmptyKey.New()))
 	case l == nil:
 		if r.exists("") {
-			r.fail(`TryAcquire with the key "" failed (%v) but wrote the key ""`, err)
+			r.fail(mContractWrote.New(mAttemptEmptyKey.New(), err.Error()))
 		}
-		return fmt.Sprintf("refused: %v", err)
+		return mContractRefused.New(err.Error())
 	}
 	// Redis takes "" as a key like any other: a lock on it is no fault, as
 	// long as it is one, and its release frees it.
 	if err := l.Release(r.ctx); err != nil {
-		r.fail(`TryAcquire with the key "" gave a lock whose Release failed: %v`, err)
+		r.fail(mContractReleaseFailed.New(mAttemptEmptyKey.New(), err.Error()))
 	}
 	if r.exists("") {
-		r.fail(`TryAcquire with the key "" gave a lock, and its Release left the key "" behind`)
+		r.fail(mContractReleaseLeft.New(mAttemptEmptyKey.New()))
 	}
-	return `took "" as a key like any other; its release freed it`
+	return mContractEmptyKeyTaken.New()
 }
 
-func contractBadTTL(r *run, c *simClient) string {
+func contractBadTTL(r *run, c *simClient) Message {
 	var errs []error
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		l, err := c.attempt(r.ctx, r.key, ttl)
-		refused(r, fmt.Sprintf("TryAcquire with a TTL of %v", ttl), l, err)
+		refused(r, mAttemptTTL.New(ttl), l, err)
 		if r.keyExists() {
-			r.fail("TryAcquire with a TTL of %v failed (%v) but wrote the key", ttl, err)
+			r.fail(mContractWrote.New(mAttemptTTL.New(ttl), err.Error()))
 		}
 		errs = append(errs, err)
 	}
-	return fmt.Sprintf("refused: %v; %v", errs[0], errs[1])
+	return mContractRefusedBoth.New(errs[0].Error(), errs[1].Error())
 }
 
-func contractCancelled(r *run, c *simClient) string {
+func contractCancelled(r *run, c *simClient) Message {
 	ctx, cancel := context.WithCancel(r.ctx)
 	cancel()
 	l, err := c.attempt(ctx, r.key, r.tm.Long)
-	refused(r, "TryAcquire with a cancelled context", l, err)
+	refused(r, mAttemptCancelled.New(), l, err)
 	if r.keyExists() {
-		r.fail("TryAcquire with a cancelled context failed (%v) but left the key held", err)
+		r.fail(mContractHeld.New(mAttemptCancelled.New(), err.Error()))
 	}
-	return fmt.Sprintf("refused: %v", err)
+	return mContractRefused.New(err.Error())
 }
 
-func contractUnreachable(r *run, c *simClient) string {
+func contractUnreachable(r *run, c *simClient) Message {
 	// A warm client: it has acquired and released once, so its
 	// connections are open and logged in, and the outage meets a command,
 	// as a real one does, rather than the dial of a first connection.
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
 	if l == nil {
-		r.fail("TryAcquire of a free lock failed (%v): the check needs a lock that works before Redis goes out of reach", err)
+		r.fail(mContractNeedsLock.New(fmt.Sprint(err)))
 	}
 	// Whatever the release says: release-frees judges it. Then the
 	// client's connections are cut and new ones refused, as a server out
@@ -133,14 +134,14 @@ func contractUnreachable(r *run, c *simClient) string {
 	_ = l.Release(r.ctx)
 	c.kill()
 	l, err = c.attempt(r.ctx, r.key, r.tm.Long)
-	refused(r, "TryAcquire with Redis out of reach", l, err)
+	refused(r, mAttemptUnreachable.New(), l, err)
 	if errors.Is(err, strategy.ErrNotAcquired) {
-		r.fail("with Redis out of reach, TryAcquire says someone else holds the lock (%v): a caller that retries on ErrNotAcquired waits on a dead server", err)
+		r.fail(mContractNotAcquired.New(err.Error()))
 	}
-	return fmt.Sprintf("refused: %v", err)
+	return mContractRefused.New(err.Error())
 }
 
-func contractWrongType(r *run, c *simClient) string {
+func contractWrongType(r *run, c *simClient) Message {
 	// The hash goes where the lock keeps its state: K, or its own keys.
 	keys := r.lockKeys()
 	r.redis(func(conn redis.Conn) error {
@@ -161,10 +162,10 @@ func contractWrongType(r *run, c *simClient) string {
 	})
 	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
 	if l != nil {
-		r.fail("TryAcquire on a key that holds a hash gave a lock")
+		r.fail(mContractGaveLock.New(mAttemptHash.New()))
 	}
 	if err == nil {
-		r.fail("TryAcquire on a key that holds a hash returned neither a lock nor an error")
+		r.fail(mContractNeither.New(mAttemptHash.New()))
 	}
 	for _, k := range keys {
 		var typ, owner string
@@ -180,8 +181,44 @@ func contractWrongType(r *run, c *simClient) string {
 			return err
 		})
 		if typ != "hash" || owner != "someone else" {
-			r.fail("TryAcquire on a key that holds a hash failed (%v) but changed the key: now a %s, owner %q", err, typ, owner)
+			r.fail(mContractChanged.New(mAttemptHash.New(), err.Error(), typ, strconv.Quote(owner)))
 		}
 	}
-	return fmt.Sprintf("no lock, the hash untouched: %v", err)
+	return mContractHashUntouched.New(err.Error())
 }
+
+// The contract's messages: what failed, and which attempt.
+var (
+	mContractHung = msg.Define("contract.hung", msg.K(msg.Duration),
+		"the watchdog stopped the check: the lock did not return within {0}")
+	mContractGaveLock = msg.Define("contract.gave-lock", msg.K(msg.Sub),
+		"{0} gave a lock; it must fail")
+	mContractNeither = msg.Define("contract.neither", msg.K(msg.Sub),
+		"{0} returned neither a lock nor an error")
+	mContractWrote = msg.Define("contract.wrote", msg.K(msg.Sub, msg.Text),
+		"{0} failed ({1}) but wrote its key")
+	mContractHeld = msg.Define("contract.held", msg.K(msg.Sub, msg.Text),
+		"{0} failed ({1}) but left the key held")
+	mContractReleaseFailed = msg.Define("contract.release-failed", msg.K(msg.Sub, msg.Text),
+		"{0} gave a lock whose Release failed: {1}")
+	mContractReleaseLeft = msg.Define("contract.release-left", msg.K(msg.Sub),
+		"{0} gave a lock, and its Release left the key behind")
+	mContractNeedsLock = msg.Define("contract.needs-lock", msg.K(msg.Text),
+		"TryAcquire of a free lock failed ({0}): the check needs a lock that works before Redis goes out of reach")
+	mContractNotAcquired = msg.Define("contract.not-acquired", msg.K(msg.Text),
+		"with Redis out of reach, TryAcquire says someone else holds the lock ({0}): a caller that retries on ErrNotAcquired waits on a server that is gone")
+	mContractChanged = msg.Define("contract.changed", msg.K(msg.Sub, msg.Text, msg.Text, msg.Text),
+		"{0} failed ({1}) but changed the key: now a {2}, owner {3}")
+
+	mContractRefused       = msg.Define("contract.refused", msg.K(msg.Text), "refused: {0}")
+	mContractRefusedBoth   = msg.Define("contract.refused-both", msg.K(msg.Text, msg.Text), "refused: {0}; {1}")
+	mContractEmptyKeyTaken = msg.Define("contract.empty-key-taken", nil,
+		`took "" as a key like any other; its release freed it`)
+	mContractHashUntouched = msg.Define("contract.hash-untouched", msg.K(msg.Text), "no lock, the hash untouched: {0}")
+
+	mAttemptEmptyKey    = msg.Define("contract.attempt-empty-key", nil, `TryAcquire with the key ""`)
+	mAttemptTTL         = msg.Define("contract.attempt-ttl", msg.K(msg.Duration), "TryAcquire with a TTL of {0}")
+	mAttemptCancelled   = msg.Define("contract.attempt-cancelled", nil, "TryAcquire with a cancelled context")
+	mAttemptUnreachable = msg.Define("contract.attempt-unreachable", nil, "TryAcquire with Redis out of reach")
+	mAttemptHash        = msg.Define("contract.attempt-hash", nil, "TryAcquire on a key that holds a hash")
+)

@@ -139,9 +139,9 @@ func (s *scheduler) next() schedEvent {
 	case e := <-s.events:
 		return e
 	case <-time.After(stepTimeout):
-		s.r.fail("scheduler: no client moved for %v: a strategy hung between commands", stepTimeout)
+		s.r.fail(mFailStuck.New(stepTimeout))
 	case <-s.r.ctx.Done():
-		s.r.fail("scheduler: %v", s.r.ctx.Err())
+		s.r.fail(mFailWatchdog.New(s.r.ctx.Err().Error()))
 	}
 	panic("unreachable")
 }
@@ -169,9 +169,9 @@ func (s *scheduler) grant(i int) {
 	select {
 	case s.grants[i] <- struct{}{}:
 	case <-time.After(stepTimeout):
-		s.r.fail("scheduler: %s did not take its turn for %v", s.clients[i].name, stepTimeout)
+		s.r.fail(mFailTurn.New(s.clients[i].name, stepTimeout))
 	case <-s.r.ctx.Done():
-		s.r.fail("scheduler: %v", s.r.ctx.Err())
+		s.r.fail(mFailWatchdog.New(s.r.ctx.Err().Error()))
 	}
 }
 
@@ -223,7 +223,7 @@ func countOps(newRun func(string) *run) opCounts {
 		l := p.tryAcquire(r.tm.Long)
 		n.acquire = p.commandsSent()
 		if l == nil {
-			r.fail("P could not acquire a free lock")
+			r.fail(mFailNotFree.New("P"))
 		}
 		if rf, ok := l.(strategy.Refresher); ok {
 			n.refresher = true
@@ -374,7 +374,7 @@ func interleavings(newRun func(string) *run, name string, play func(r *run, n in
 		r.shutdown()
 	}
 	r := newRun("/limit")
-	r.fail("more than %d interleavings: the attempts are too long to explore", maxSchedules)
+	r.fail(mFailTooMany.New(maxSchedules))
 	return nil, 0
 }
 

@@ -46,7 +46,7 @@ func (c *simClient) tryMode(mode history.Mode, n int, ttl time.Duration) (held, 
 	}
 	switch {
 	case err == nil && l == nil:
-		c.r.fail("%s: TryAcquire returned neither a lock nor an error", c.name)
+		c.r.fail(mFailNeither.New(c.name))
 	case err == nil:
 		c.unseen()
 		e.Hold = int(c.r.holdIDs.Add(1))
@@ -57,7 +57,7 @@ func (c *simClient) tryMode(mode history.Mode, n int, ttl time.Duration) (held, 
 		c.r.rec.add(e)
 	case c.isCrashed():
 	default:
-		c.r.fail("%s: acquire: unexpected error: %v", c.name, err)
+		c.r.fail(mFailUnexpected.New(c.name, "acquire", err.Error()))
 	}
 	return held{}, false
 }
@@ -72,7 +72,7 @@ func (c *simClient) releaseHeld(h held) {
 	e.Hold = h.id
 	c.r.rec.add(e)
 	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
-		c.r.fail("%s: release: unexpected error: %v", c.name, err)
+		c.r.fail(mFailUnexpected.New(c.name, "release", err.Error()))
 	}
 }
 

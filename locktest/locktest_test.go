@@ -150,7 +150,7 @@ func TestBadStrategies(t *testing.T) {
 	}{
 		{"nil factory", nil, locktest.Exclusion, 0, "nil Factory"},
 		{"factory returns nil", func(locktest.Client) (strategy.Strategy, error) { return nil, nil }, locktest.Exclusion, 0, "nil Strategy"},
-		{"factory fails", func(locktest.Client) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.DoubleRelease, 0, "factory: no config"},
+		{"factory fails", func(locktest.Client) (strategy.Strategy, error) { return nil, errors.New("no config") }, locktest.DoubleRelease, 0, "the factory failed: no config"},
 		{"factory panics", func(locktest.Client) (strategy.Strategy, error) { panic("boom in factory") }, locktest.DoubleRelease, 0, "boom in factory"},
 		{"TryAcquire panics", func(locktest.Client) (strategy.Strategy, error) { return panicky{}, nil }, locktest.Exclusion, 0, "panicked: boom in TryAcquire"},
 		{"Release panics", func(c locktest.Client) (strategy.Strategy, error) { return panicky{pool: c.Pool}, nil }, locktest.DoubleRelease, 0, "Release panicked: boom in Release"},
@@ -235,13 +235,15 @@ func TestResultJSON(t *testing.T) {
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"verdict":"error"`)
-	assert.Contains(t, string(b), `"error":"factory: no config"`)
+	assert.Contains(t, string(b), `"error":"W: the factory failed: no config"`)
+	assert.Contains(t, string(b), `"message":{"id":"fail.factory"`, "why there is no verdict, as a message")
 	assert.Contains(t, string(b), `"elapsed_ms":`)
 	assert.NotContains(t, string(b), `"elapsed_ns"`)
 	var back locktest.Result
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, res.Elapsed.Truncate(time.Microsecond), back.Elapsed)
 	assert.EqualError(t, back.Err, res.Err.Error())
+	assert.Equal(t, res.Message, back.Message)
 	assert.Equal(t, res.Property, back.Property)
 }
 
@@ -405,7 +407,7 @@ func TestEvictingServer(t *testing.T) {
 	require.ErrorIs(t, res.Err, locktest.ErrInconclusive, "verdict %s: %s", res.Verdict, res.Reason())
 	assert.ErrorIs(t, res.Err, locktest.ErrEvicted)
 	assert.Equal(t, locktest.NoVerdict, res.Verdict)
-	assert.Regexp(t, `\(3 runs\); the last: the server evicted \d+ keys? during the check \(maxmemory-policy allkeys-lru\): `+
+	assert.Regexp(t, `each of the 3 runs of the check was disturbed; the last: the server evicted \d+ keys? during the check \(maxmemory-policy allkeys-lru\): `+
 		`a verdict would be the server's, not the lock's$`, res.Err.Error())
 	t.Log(res.Err)
 }

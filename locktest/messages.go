@@ -31,7 +31,7 @@ var (
 		"the suite reads PTTL K: {0}")
 	mStopTopology = msg.Define("suite.stop-topology", msg.K(msg.Text),
 		"stopping the topology: {0}")
-	mDisturbed = msg.Define("suite.disturbed", msg.K(msg.Count, msg.Text),
+	mDisturbed = msg.Define("suite.disturbed", msg.K(msg.Count, msg.Sub),
 		"run {0} of the check was disturbed: {1}")
 	mCleanupPanicked = msg.Define("client.cleanup-panicked", msg.K(msg.Client, msg.Text),
 		"{0}: a Cleanup function panicked: {1}")
@@ -163,4 +163,87 @@ var (
 	mNoReply     = msg.Define("event.no-reply", nil, "no reply: the connection closed first")
 	mUnreachable = msg.Define("event.unreachable", nil,
 		"unreachable: the network between them is cut")
+)
+
+// Why a run reached no verdict (run.fail), or was disturbed and runs
+// again (run.disturbed, the monitor).
+var (
+	mFailProxy = msg.Define("fail.proxy", msg.K(msg.Client, msg.Text),
+		"{0}: the suite's proxy failed: {1}")
+	mFailFactory = msg.Define("fail.factory", msg.K(msg.Client, msg.Text),
+		"{0}: the factory failed: {1}")
+	mFailNilStrategy = msg.Define("fail.nil-strategy", msg.K(msg.Client),
+		"{0}: the factory returned a nil Strategy and no error")
+	mFailPanicked = msg.Define("fail.panicked", msg.K(msg.Client, msg.Text, msg.Text),
+		"{0}: {1} panicked: {2}")
+	mFailSuiteConn = msg.Define("fail.suite-connection", msg.K(msg.Text),
+		"the suite could not get a connection of its own: {0}")
+	mFailSuiteCommand = msg.Define("fail.suite-command", msg.K(msg.Text),
+		"a command of the suite's own failed: {0}")
+	mFailWatchdog = msg.Define("fail.watchdog", msg.K(msg.Text),
+		"the watchdog stopped the run: {0}")
+	mFailHung = msg.Define("fail.hung", msg.K(msg.Duration, msg.Text),
+		"the watchdog found no verdict after {0}: the strategy hung ({1})")
+	mFailNeither = msg.Define("fail.neither", msg.K(msg.Client),
+		"{0}: TryAcquire returned neither a lock nor an error")
+	mFailUnexpected = msg.Define("fail.unexpected", msg.K(msg.Client, msg.Op, msg.Text),
+		"{0}'s {1} failed with an unexpected error: {2}")
+	mFailUnseen = msg.Define("fail.unseen", msg.K(msg.Client),
+		"{0}: acquire returned a lock, but no command of the client has crossed its proxy (Client.Addr; LOCKLAB_REDIS_ADDR for a program): the lock reaches Redis some other way, where the suite cannot see or steer it")
+	mFailNotFree = msg.Define("fail.not-free", msg.K(msg.Client),
+		"{0} could not acquire a free lock")
+	mFailNotFreeErr = msg.Define("fail.not-free-error", msg.K(msg.Client, msg.Text),
+		"{0} could not acquire a free lock: {1}")
+	mFailRefresh = msg.Define("fail.refresh", msg.K(msg.Client, msg.Text),
+		"{0}: the Refresh of the lock it had just acquired failed: {1}")
+	mFailOwnClock = msg.Define("fail.own-clock", msg.K(msg.Text),
+		"not checked: the lock sends absolute times taken from a clock of its own, which the suite cannot skew ({0}); its strategy can say so with strategy.OwnClock, and a skewed client's proxy then moves those times")
+	mFailStuck = msg.Define("fail.scheduler-stuck", msg.K(msg.Duration),
+		"the scheduler saw no client move for {0}: a strategy hung between commands")
+	mFailTurn = msg.Define("fail.scheduler-turn", msg.K(msg.Client, msg.Duration),
+		"{0} did not take its turn in the schedule for {1}")
+	mFailTooMany = msg.Define("fail.too-many-interleavings", msg.K(msg.Count),
+		"more than {0} interleavings: the attempts are too long to explore")
+	mFailNoLogin = msg.Define("fail.no-login", nil,
+		"a client sent commands to its proxy without logging in (NOAUTH): a lock logs in with its Client.Password; a program sends AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)")
+	mInconclusive = msg.Define("fail.inconclusive", msg.K(msg.Count, msg.Sub),
+		"inconclusive: each of the {0} runs of the check was disturbed; the last: {1}")
+
+	// A topology's servers.
+	mFailStartMasters = msg.Define("fail.start-masters", msg.K(msg.Text),
+		"starting the masters failed: {0}")
+	mFailStartReplicated = msg.Define("fail.start-replicated", msg.K(msg.Text),
+		"starting a primary and its replica failed: {0}")
+	mFailKill = msg.Define("fail.kill", msg.K(msg.Node, msg.Text),
+		"killing {0} failed: {1}")
+	mFailRestart = msg.Define("fail.restart", msg.K(msg.Node, msg.Text),
+		"starting {0} again failed: {1}")
+	mFailKillPrimary = msg.Define("fail.kill-primary", msg.K(msg.Text),
+		"killing the primary failed: {0}")
+	mFailPromote = msg.Define("fail.promote", msg.K(msg.Text),
+		"promoting the replica failed: {0}")
+	mFailMoveClock = msg.Define("fail.move-clock", msg.K(msg.Node, msg.Text),
+		"moving {0}'s clock failed: {1}")
+
+	// Disturbances: the machine or the server, not the lock.
+	mSlowAttempt = msg.Define("disturbed.slow-attempt", msg.K(msg.Client, msg.Duration, msg.Duration),
+		"{0} could not acquire a free lock in an attempt of {1}, more than the {2} a scenario's timing allows")
+	mSlowWait = msg.Define("disturbed.slow-wait", msg.K(msg.Client, msg.Duration, msg.Duration, msg.Duration),
+		"{0} could not acquire a lock free {1} into its wait: none of its attempts from then on took less than {2} (the slowest {3}): the machine was too slow for the scenario's timing")
+	mSlowLease = msg.Define("disturbed.lease-order", msg.K(msg.Client, msg.Client),
+		"{0}'s lease had ended when {1} acquired, but the goroutine that heeds it had not run yet: the machine was too slow to order them")
+	mNoServer = msg.Define("disturbed.no-connection", msg.K(msg.Text),
+		"no connection to the server: {0}")
+	mPingFailed = msg.Define("disturbed.ping-failed", msg.K(msg.Duration, msg.Text),
+		"PING failed after {0}: {1}")
+	mPingStalled = msg.Define("disturbed.ping-stalled", msg.K(msg.Duration, msg.Duration),
+		"the server stalled: a PING took {0}, more than the {1} a scenario's timing allows")
+	mInfoStalled = msg.Define("disturbed.info-stalled", msg.K(msg.Duration, msg.Duration),
+		"the server stalled: an INFO stats took {0}, more than the {1} a scenario's timing allows")
+	mInfoFailed = msg.Define("disturbed.info-failed", msg.K(msg.Text),
+		"INFO stats failed: {0}")
+	mConnCut = msg.Define("disturbed.connection-cut", msg.K(msg.Text),
+		"the server cut a client's connection: {0}")
+	mEvicted = msg.Define("disturbed.evicted", msg.K(msg.Count, msg.Text),
+		"the server evicted {0} {0|key|keys} during the check (maxmemory-policy {1}): a verdict would be the server's, not the lock's")
 )

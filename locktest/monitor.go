@@ -3,7 +3,6 @@ package locktest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -24,10 +23,10 @@ import (
 // run again, on fresh keys; if it is disturbed every time, it ends without
 // a verdict.
 
-// ErrInconclusive: the server was disturbed in every run of the check.
+// ErrInconclusive is returned when every run of the check was disturbed.
 var ErrInconclusive = errors.New("locktest: inconclusive: the server was disturbed during every run of the check")
 
-// ErrEvicted matches a check during which the server evicted keys.
+// ErrEvicted is returned when the server evicted keys during the check.
 var ErrEvicted = errors.New("locktest: the server evicted keys during the check")
 
 // checkRuns is how many times a disturbed check is run in all.
@@ -86,7 +85,7 @@ func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration,
 			c, err := p.GetContext(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
-					m.disturbed(fmt.Errorf("no connection to the server: %w", err))
+					m.disturbed(failure(mNoServer.New(err.Error()), err))
 				}
 			} else {
 				conn = c
@@ -123,18 +122,18 @@ func (m *monitor) probe(ctx context.Context, conn redis.Conn, stall time.Duratio
 		if ctx.Err() != nil {
 			return true // the check is over; run returns
 		}
-		m.disturbed(fmt.Errorf("PING failed after %v: %w", took.Round(time.Millisecond), err))
+		m.disturbed(failure(mPingFailed.New(took.Round(time.Millisecond), err.Error()), err))
 		return false
 	}
 	if took > stall {
-		m.disturbed(fmt.Errorf("the server stalled: a PING took %v, more than the %v a scenario's timing allows", took.Round(time.Millisecond), stall))
+		m.disturbed(failure(mPingStalled.New(took.Round(time.Millisecond), stall)))
 	}
 	// A stall that begins after the PING's reply stalls the INFO: timed
 	// the same, or the monitor is blind for that part of each probe.
 	start = time.Now()
 	ok := m.readEvictions(ctx, conn, stall)
 	if took := time.Since(start); ok && took > stall {
-		m.disturbed(fmt.Errorf("the server stalled: an INFO stats took %v, more than the %v a scenario's timing allows", took.Round(time.Millisecond), stall))
+		m.disturbed(failure(mInfoStalled.New(took.Round(time.Millisecond), stall)))
 	}
 	return ok
 }
@@ -146,7 +145,7 @@ func (m *monitor) readEvictions(ctx context.Context, conn redis.Conn, stall time
 	defer cancel()
 	if err := m.evictions.read(ictx, conn); err != nil {
 		if ctx.Err() == nil {
-			m.disturbed(fmt.Errorf("INFO stats failed: %w", err))
+			m.disturbed(failure(mInfoFailed.New(err.Error()), err))
 		}
 		return false
 	}
@@ -156,7 +155,7 @@ func (m *monitor) readEvictions(ctx context.Context, conn redis.Conn, stall time
 // lost is told of a connection the server cut under a client: a
 // disturbance, as a stall is.
 func (m *monitor) lost(err error) {
-	m.disturbed(fmt.Errorf("the server cut a client's connection: %w", err))
+	m.disturbed(failure(mConnCut.New(err.Error()), err))
 }
 
 // stop ends the watch and returns the disturbance seen, if any: keys
@@ -222,18 +221,9 @@ func (e *evictions) read(ctx context.Context, c redis.Conn) error {
 // err is the disturbance of a check during which the server evicted
 // keys: any of them may have been a lock's.
 func (e *evictions) err() error {
-	keys, policy := "keys", e.policy
-	if e.count == 1 {
-		keys = "key"
-	}
+	policy := e.policy
 	if policy == "" {
 		policy = "unknown"
 	}
-	return evicted{fmt.Errorf("the server evicted %d %s during the check (maxmemory-policy %s): a verdict would be the server's, not the lock's",
-		e.count, keys, policy)}
+	return failure(mEvicted.New(int(e.count), policy), ErrEvicted)
 }
-
-// evicted is an error that errors.Is matches to ErrEvicted.
-type evicted struct{ error }
-
-func (evicted) Is(target error) bool { return target == ErrEvicted }

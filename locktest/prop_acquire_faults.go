@@ -276,7 +276,7 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 	lb, err := b.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
 	if lb == nil {
 		b.refusedSlowly(start)
-		r.fail("B could not acquire a free lock: %v", err)
+		r.fail(mFailNotFreeErr.New("B", fmt.Sprint(err)))
 	}
 	b.releaseErr(lb)
 	r.rec.forget()

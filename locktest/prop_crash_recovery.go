@@ -43,7 +43,7 @@ func crashRecovery(newRun func(string) *run) Result {
 		rf, refresher := la.(strategy.Refresher)
 		if refreshed {
 			if err := a.refresh(rf, r.tm.Short); err != nil {
-				r.fail("A: Refresh of the lock it has just acquired: %v", err)
+				r.fail(mFailRefresh.New("A", err.Error()))
 			}
 		}
 		a.crash(mCrashNeverReleases.New())

@@ -44,7 +44,7 @@ func failover(newRun func(string) *run) Result {
 	}
 	rep, err := redistest.StartReplicated(r.ctx)
 	if err != nil {
-		r.fail("starting a primary and its replica: %v", topologyErr(err))
+		r.fail(mFailStartReplicated.New(topologyErr(err).Error()))
 	}
 	// The clients reach "the primary" wherever it is, as through Sentinel
 	// or a managed service's address: the primary, then the promoted
@@ -72,7 +72,7 @@ func failover(newRun func(string) *run) Result {
 				break
 			}
 			if !time.Now().Before(deadline) {
-				r.fail("A could not acquire a free lock on the primary, with the replication link held or not")
+				r.fail(mFailoverNoLock.New())
 			}
 			time.Sleep(r.tm.Poll)
 		}
@@ -81,10 +81,10 @@ func failover(newRun func(string) *run) Result {
 	r.det.enter("A")
 	r.note(mPrimaryDies.New())
 	if err := rep.Primary.Kill(); err != nil {
-		r.fail("killing the primary: %v", err)
+		r.fail(mFailKillPrimary.New(err.Error()))
 	}
 	if err := rep.Promote(r.ctx); err != nil {
-		r.fail("promoting the replica: %v", err)
+		r.fail(mFailPromote.New(err.Error()))
 	}
 	current.Store(&rep.Replica.Addr)
 	wait := r.tm.Slack
@@ -120,3 +120,7 @@ var (
 	_ = msg.Define("failover.must", nil,
 		"B must not acquire while A holds the lock; once A has released, C must acquire within the TTL and the slack (5.5 s by default), so that a lock that refuses everyone after the failover breaks. A lock that waits for its replica (`WAIT`) and grants nothing unacknowledged holds: its attempt fails while the link is held, and must succeed once it carries on. n/a for a lock over several masters")
 )
+
+// failover's run without a verdict.
+var mFailoverNoLock = msg.Define("failover.no-lock", nil,
+	"A could not acquire a free lock on the primary, with the replication link held or not")

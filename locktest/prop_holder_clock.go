@@ -38,7 +38,7 @@ func holderClock(newRun func(string) *run) Result {
 	// A free lock, tried for the slack: a lock over several masters may
 	// refuse a TTL this short when its round trips eat its validity.
 	if a.waitFree(r.tm.Short, r.tm.Slack, 0) == nil {
-		r.fail("A could not acquire a free lock")
+		r.fail(mFailNotFree.New("A"))
 	}
 	if r.clockReads.Load() == 0 {
 		return r.neverReadsClock()
@@ -57,7 +57,7 @@ func holderClock(newRun func(string) *run) Result {
 	a, b = r.newClient("A", behind), r.newClient("B", 0)
 	asked := time.Now()
 	if a.waitFree(ttl, r.tm.Slack, 0) == nil {
-		r.fail("A could not acquire a free lock")
+		r.fail(mFailNotFree.New("A"))
 	}
 	r.det.enter("A")
 	until := asked.Add(ttl - tol)

@@ -78,7 +78,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 			la := a.mustAcquire(r.tm.Short)
 			asked = time.Now()
 			if err := a.refresh(la.(strategy.Refresher), ttl); err != nil {
-				r.fail("A: Refresh of the lock it has just acquired: %v", err)
+				r.fail(mFailRefresh.New("A", err.Error()))
 			}
 			what, askedFor = mKeptRefreshedTo, mKeptRefreshAsked
 		}
@@ -124,7 +124,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 		r.shutdown()
 	}
 	r := newRun("/spoiled")
-	r.fail("lease-kept: in %d runs, attempts took so long to return that no probe landed inside the TTL: the machine is too loaded to check", keptTries)
+	r.fail(mKeptAllSpoiled.New(keptTries))
 	return Result{}, false
 }
 
@@ -203,3 +203,7 @@ var (
 	_ = msg.Define("lease-kept.must", nil,
 		"nobody acquires before the TTL the holder asked for has passed (tolerance: a tenth of the TTL, at least 20 ms)")
 )
+
+// lease-kept's check without a verdict.
+var mKeptAllSpoiled = msg.Define("lease-kept.all-spoiled", msg.K(msg.Count),
+	"in {0} runs, attempts took so long to return that no probe landed inside the TTL: the machine is too loaded to check")

@@ -36,7 +36,7 @@ func minorityDown(newRun func(string) *run) Result {
 	down := m.Nodes[r.quorum():]
 	for _, n := range down {
 		if err := n.Kill(); err != nil {
-			r.fail("killing %s: %v", n.Name, err)
+			r.fail(mFailKill.New(n.Name, err.Error()))
 		}
 	}
 	r.note(mMinorityDown.New(nodeNames(down), r.quorum(), r.masters))

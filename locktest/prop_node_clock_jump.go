@@ -37,7 +37,7 @@ func nodeClockJump(newRun func(string) *run) Result {
 	}
 	jump := 2 * r.tm.Long
 	if err := node.ShiftClock(jump); err != nil {
-		r.fail("moving %s's clock: %v", node.Name, err)
+		r.fail(mFailMoveClock.New(node.Name, err.Error()))
 	}
 	r.note(mJumps.New(r.label(node), jump, r.tm.Long))
 	wait := r.tm.Slack

@@ -38,12 +38,12 @@ func restartAmnesia(newRun func(string) *run) Result {
 		return r.notApplicable(mMinorityUnreachable.New())
 	}
 	if err := node.Kill(); err != nil {
-		r.fail("killing %s: %v", node.Name, err)
+		r.fail(mFailKill.New(node.Name, err.Error()))
 	}
 	if r.restartDelay == 0 {
 		r.note(mRestarts.New(r.label(node)))
 		if err := node.Start(r.ctx); err != nil {
-			r.fail("starting %s again: %v", node.Name, err)
+			r.fail(mFailRestart.New(node.Name, err.Error()))
 		}
 	} else {
 		r.note(mDiesDelayed.New(r.label(node), r.restartDelay))

@@ -40,7 +40,7 @@ func safeRefresh(newRun func(string) *run) Result {
 	last, res := lateAtEachBoundary(newRun, n, "refresh", func(r *run, a *simClient, la strategy.Lock) func() {
 		rf, ok := la.(strategy.Refresher)
 		if !ok {
-			r.fail("A's lock does not implement strategy.Refresher, although an earlier one did")
+			r.fail(mSafeRefreshNotRefresher.New())
 		}
 		err = nil
 		return func() { err = a.refresh(rf, 3*r.tm.Long) }
@@ -100,3 +100,7 @@ var (
 	_ = msg.Define("safe-refresh.must", nil,
 		"the late refresh fails, and the new holder's lock is neither extended nor freed, overwritten or left without expiry; nobody else gets in")
 )
+
+// safe-refresh's run without a verdict.
+var mSafeRefreshNotRefresher = msg.Define("safe-refresh.not-refresher", nil,
+	"A's lock does not implement strategy.Refresher, although an earlier one did")

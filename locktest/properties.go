@@ -7,10 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/locklab/locklab/internal/msg"
 )
 
-// Property names one scenario the suite runs against a strategy. Each
-// prop_<id>.go file declares one, with its scenario, and registers it.
+// Each prop_<id>.go file declares a Property, with its scenario, and
+// registers it.
+
+// Property names one scenario the suite runs against a strategy.
 type Property string
 
 // property is all there is to know about a property, which its file
@@ -21,8 +25,10 @@ type property struct {
 	// follows and the docs list: ascending, topology properties last.
 	order    int
 	scenario scenario
-	// breaks says in a line what it means that a lock breaks p; the
-	// comment of the constant says what the scenario does.
+	// breaks says in a line what it means that a lock breaks p: the
+	// English of the message <p>.broken, which register declares (the
+	// catalogs translate it); the comment of the constant says what the
+	// scenario does.
 	breaks string
 	// topology marks the properties that run on servers of their own
 	// (see TopologyProperties).
@@ -53,6 +59,7 @@ var table []property
 // registered twice, or two at one place, is a mistake of the package.
 func register(d property, floor func(Timing) floors) {
 	d.floor = floor
+	broken[d.p] = msg.Define(string(d.p)+".broken", nil, d.breaks)
 	for _, o := range table {
 		if o.p == d.p || o.order == d.order {
 			panic(fmt.Sprintf("locktest: %s and %s both registered at %d", o.p, d.p, d.order))
@@ -72,9 +79,8 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// Floor is the least time a check of p must spend sleeping on TTLs at
-// timing tm (its defaults for zero fields) when it finds v, which no
-// speed-up of the suite's own code can remove; 0 for NoVerdict.
+// Floor is the least time a check of p at timing tm must sleep on TTLs
+// when it finds v, which no speed-up of the suite can remove.
 func (p Property) Floor(tm Timing, v Verdict) time.Duration {
 	d, ok := lookup(p)
 	if !ok || v == NoVerdict {
@@ -91,8 +97,7 @@ func (p Property) Floor(tm Timing, v Verdict) time.Duration {
 func Properties() []Property { return properties(func(d property) bool { return !d.topology }) }
 
 // TopologyProperties are a failover, a restart, a clock jump and a
-// minority of masters down. They start redis-server processes of their own
-// and run only when asked: Run(t, f, expect, AllProperties()...).
+// minority down, on servers of their own; Run checks them when asked.
 func TopologyProperties() []Property { return properties(func(d property) bool { return d.topology }) }
 
 // AllProperties are Properties, then TopologyProperties.
@@ -128,14 +133,18 @@ func ParseProperty(s string) (Property, error) {
 	return "", fmt.Errorf("locktest: unknown property %q", s)
 }
 
+// broken holds each property's message <p>.broken.
+var broken = map[Property]*msg.Def{}
+
 // describe says in one line what it means that a lock breaks p, for
 // example for SafeRelease "a release sent after the holder's TTL ran out
-// freed the next holder's lock". It returns "" for an unknown property.
-func describe(p Property) string {
-	if d, ok := lookup(p); ok {
-		return d.breaks
+// freed the next holder's lock". It returns no message for an unknown
+// property.
+func describe(p Property) Message {
+	if d, ok := broken[p]; ok {
+		return d.New()
 	}
-	return ""
+	return Message{}
 }
 
 // goName returns the Go expression that names p: locktest.CrashMidAcquire

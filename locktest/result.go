@@ -3,11 +3,12 @@ package locktest
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
 )
 
 // Verdict is the outcome of a property for a strategy.
@@ -62,8 +63,7 @@ type resultJSON struct {
 	NoteMessages []Message `json:"note_messages,omitempty"`
 }
 
-// MarshalJSON writes r as one result of lockcheck's JSON (see its
-// documentation), without the fields that need a strategy's declaration.
+// MarshalJSON writes r as one result of lockcheck's JSON.
 func (r Result) MarshalJSON() ([]byte, error) {
 	j := resultJSON{Property: r.Property, Verdict: r.Verdict, Reason: r.Reason(), Message: r.Message,
 		ElapsedMS: ms(r.Elapsed), Timeline: r.Timeline, Key: r.Key, Tokens: r.Tokens}
@@ -105,8 +105,11 @@ func (r Result) formatTimeline() string {
 	if r.Key == "" {
 		return history.Format(r.Timeline)
 	}
-	return fmt.Sprintf("t0 = %d (Unix ms); K = %s\n", r.Start.UnixMilli(), r.Key) + history.Format(r.Timeline)
+	return mLineHeader.New(strconv.FormatInt(r.Start.UnixMilli(), 10), r.Key).String() + "\n" + history.Format(r.Timeline)
 }
+
+// The header of a timeline as go test prints it.
+var mLineHeader = msg.Define("line.header", msg.K(msg.Text, msg.Text), "t0 = {0} (Unix ms); K = {1}")
 
 // ms is d in milliseconds, to a microsecond.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

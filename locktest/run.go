@@ -85,8 +85,9 @@ func (cfg Config) newRun(ctx context.Context, pool *redis.Pool, key string) *run
 	return r
 }
 
-func (r *run) fail(format string, args ...any) {
-	panic(abort{fmt.Errorf(format, args...)})
+// fail aborts the run without a verdict, saying why with m.
+func (r *run) fail(m Message) {
+	panic(abort{failure(m)})
 }
 
 func (r *run) note(m Message) {
@@ -262,7 +263,7 @@ func (r *run) newClient(name string, skew time.Duration) *simClient {
 		proxy, err := wire.Listen(wire.Config{Dial: n.dial, Hooks: c.hooks(i), Crashed: crashed, Lost: r.lost, Secret: secret, NoAuth: r.sawNoAuth})
 		if err != nil {
 			c.close()
-			r.fail("%s: the suite's proxy: %v", name, err)
+			r.fail(mFailProxy.New(name, err.Error()))
 		}
 		addr := proxy.Addr()
 		pool := &redis.Pool{
@@ -284,10 +285,10 @@ func (r *run) newClient(name string, skew time.Duration) *simClient {
 	var err error
 	r.guard(name, "factory", func() { s, err = r.factory(cl) })
 	if err != nil {
-		r.fail("factory: %v", err)
+		r.fail(mFailFactory.New(name, err.Error()))
 	}
 	if s == nil {
-		r.fail("factory returned a nil Strategy and no error")
+		r.fail(mFailNilStrategy.New(name))
 	}
 	c.s = s
 	if o, ok := s.(strategy.OwnClock); ok && o.OwnClock() {
@@ -380,7 +381,7 @@ func (r *run) guard(who, what string, f func()) {
 			if a, ok := v.(abort); ok {
 				panic(a)
 			}
-			panic(abort{fmt.Errorf("%s: %s panicked: %v\n%s", who, what, v, debug.Stack())})
+			panic(abort{&failed{m: mFailPanicked.New(who, what, fmt.Sprint(v)), detail: "\n" + string(debug.Stack())}})
 		}
 	}()
 	f()
@@ -409,11 +410,11 @@ func (r *run) shutdown() {
 func (r *run) redis(f func(redis.Conn) error) {
 	c, err := r.pool.GetContext(r.ctx)
 	if err != nil {
-		r.fail("suite connection: %v", err)
+		r.fail(mFailSuiteConn.New(err.Error()))
 	}
 	defer c.Close()
 	if err := f(c); err != nil {
-		r.fail("suite command: %v", err)
+		r.fail(mFailSuiteCommand.New(err.Error()))
 	}
 }
 
@@ -553,7 +554,7 @@ func (r *run) useTopology(close func() error, nodes ...nodeDial) {
 func (r *run) startMasters(opts ...redistest.Option) *redistest.Masters {
 	m, err := redistest.StartMasters(r.ctx, max(r.masters, 1), opts...)
 	if err != nil {
-		r.fail("starting the masters: %v", topologyErr(err))
+		r.fail(mFailStartMasters.New(topologyErr(err).Error()))
 	}
 	r.useTopology(m.Close, dials(m.Nodes)...)
 	return m
@@ -622,7 +623,7 @@ func (r *run) absoluteTime() string {
 // and the property is not checked (an error that says so), never n/a.
 func (r *run) neverReadsClock() Result {
 	if cmd := r.absoluteTime(); cmd != "" {
-		r.fail("not checked: the lock sends absolute times taken from a clock of its own, which the suite cannot skew (%s); its strategy can say so with strategy.OwnClock, and a skewed client's proxy then moves those times", r.errText(errors.New(cmd)))
+		r.fail(mFailOwnClock.New(r.errText(errors.New(cmd))))
 	}
 	return r.notApplicable(mNeverReadsClock.New())
 }

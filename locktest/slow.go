@@ -2,7 +2,6 @@ package locktest
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/locklab/locklab/strategy"
@@ -25,7 +24,8 @@ import (
 func (t Timing) quick() time.Duration { return t.Short / 2 }
 
 // disturbed aborts the run as disturbed: the check runs again.
-func (r *run) disturbed(err error) {
+func (r *run) disturbed(m Message) {
+	err := failure(m)
 	if r.disturb != nil {
 		r.disturb(err)
 	}
@@ -39,7 +39,7 @@ func (c *simClient) mustAcquire(ttl time.Duration) strategy.Lock {
 	l := c.tryAcquire(ttl)
 	if l == nil {
 		c.refusedSlowly(start)
-		c.r.fail("%s could not acquire a free lock", c.name)
+		c.r.fail(mFailNotFree.New(c.name))
 	}
 	return l
 }
@@ -48,8 +48,7 @@ func (c *simClient) mustAcquire(ttl time.Duration) strategy.Lock {
 // at start and refused, was not quick.
 func (c *simClient) refusedSlowly(start time.Time) {
 	if took := time.Since(start); took > c.r.tm.quick() {
-		c.r.disturbed(fmt.Errorf("%s could not acquire a free lock in an attempt of %v, more than the %v a scenario's timing allows",
-			c.name, took.Round(time.Millisecond), c.r.tm.quick()))
+		c.r.disturbed(mSlowAttempt.New(c.name, took.Round(time.Millisecond), c.r.tm.quick()))
 	}
 }
 
@@ -80,8 +79,7 @@ func (c *simClient) waitFreeEvery(ttl, wait, poll, free time.Duration) strategy.
 	}
 	l := c.acquireWith(s, ttl, wait, poll)
 	if l == nil && quick.IsZero() {
-		c.r.disturbed(fmt.Errorf("%s could not acquire a lock free %v into its wait: none of its attempts from then on took less than %v (the slowest %v): the machine was too slow for the scenario's timing",
-			c.name, free, c.r.tm.quick(), slowest.Round(time.Millisecond)))
+		c.r.disturbed(mSlowWait.New(c.name, free, c.r.tm.quick(), slowest.Round(time.Millisecond)))
 	}
 	return l
 }
@@ -93,8 +91,7 @@ func (c *simClient) waitFreeEvery(ttl, wait, poll, free time.Duration) strategy.
 // is disturbed.
 func (r *run) enterPast(who, holder string, l strategy.Lock) {
 	if ctx := leaseOf(l); ctx != nil && ctx.Err() != nil && r.det.isInside(holder) {
-		r.disturbed(fmt.Errorf("%s's lease had ended when %s acquired, but the goroutine that heeds it had not run yet: the machine was too slow to order them",
-			holder, who))
+		r.disturbed(mSlowLease.New(holder, who))
 	}
 	r.det.enter(who)
 }

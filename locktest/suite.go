@@ -1,16 +1,24 @@
 package locktest
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/redistest"
 )
+
+// Testing is what Run and RunConfig use of a test; a *testing.T has it.
+type Testing interface {
+	Helper()
+	Name() string
+	Fatal(args ...any)
+	Logf(format string, args ...any)
+	Run(name string, f func(t *testing.T)) bool
+}
 
 // Run checks the lock newStrategy builds against props (by default
 // Properties), each as a subtest named after it, on the Redis package
@@ -18,14 +26,14 @@ import (
 // capabilities. A verdict expect does not accept fails its subtest, with
 // the counterexample of a break; the test's output then ends with the
 // Expect literal that declares what was observed.
-func Run(t *testing.T, newStrategy Factory, expect Expect, props ...Property) {
+func Run(t Testing, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
 	RunConfig(t, Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}, expect, props...)
 }
 
 // RunConfig is Run on the server cfg names, with its key, timing and
 // watchdog. A key left empty is derived from the test's name.
-func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
+func RunConfig(t Testing, cfg Config, expect Expect, props ...Property) {
 	t.Helper()
 	if len(props) == 0 {
 		props = Properties()
@@ -33,9 +41,10 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	if cfg.Key == "" {
 		cfg.Key = "locktest:" + t.Name() + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	}
+	// Each check runs under its subtest's context, which ends with it.
 	t.Run("contract", func(t *testing.T) {
 		t.Helper()
-		for _, f := range Contract(context.Background(), cfg) {
+		for _, f := range Contract(t.Context(), cfg) {
 			t.Run(f.Name, func(t *testing.T) {
 				t.Helper()
 				if f.Err != nil {
@@ -51,13 +60,13 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	// of the test that called Run, the author's own test file.
 	t.Run("capabilities", func(t *testing.T) {
 		t.Helper()
-		c, err := Detect(context.Background(), cfg)
+		c, err := Detect(t.Context(), cfg)
 		if err != nil {
 			t.Error(err)
 			return
 		}
 		caps = &c
-		t.Log(c.explain())
+		t.Log(c.explain(msg.English))
 	})
 	if caps != nil && cfg.Timing.Granularity <= 0 && caps.Granularity > 0 {
 		// The lock counts TTLs in steps of its own: ask only for those.
@@ -68,14 +77,14 @@ func RunConfig(t *testing.T, cfg Config, expect Expect, props ...Property) {
 	for _, p := range props {
 		t.Run(string(p), func(t *testing.T) {
 			t.Helper()
-			res := Check(context.Background(), cfg, p)
+			res := Check(t.Context(), cfg, p)
 			results = append(results, res)
 			where[p] = t.Name()
 			accept(t, res, expect)
 		})
 	}
 	if s := suggest(expect, results, where, caps); s != "" {
-		t.Log(s)
+		t.Logf("%s", s)
 	}
 }
 
@@ -85,17 +94,16 @@ func accept(t *testing.T, res Result, expect Expect) {
 	want := expect.Verdict(res.Property)
 	switch {
 	case res.Err == nil && res.Verdict != want && expect.lenient(res):
-		strict := "list it in NotApplicable"
+		strict := mStrictList.New()
 		if want == NotApplicable {
-			strict = "take it out of NotApplicable"
+			strict = mStrictUnlist.New()
 		}
-		t.Logf("%s: %s, passes for the declared %s: not broken (with Strict, %s) (%v): %s%s",
-			res.Property, res.Verdict, want, strict, res.Elapsed.Round(time.Millisecond), res.Reason(), res.noted())
+		t.Logf("%s%s", mLenient.New(string(res.Property), string(res.Verdict), string(want), strict, res.Elapsed.Round(time.Millisecond), res.Message), res.noted())
 	case res.Err == nil && res.Verdict == Breaks && want == Breaks:
 		// The counterexample of a declared break is there for go test -v,
 		// where the note of the Expect that suggest prints points to it.
-		t.Logf("%s: breaks as expected (%v): %s%s\ncounterexample:\n%s",
-			res.Property, res.Elapsed.Round(time.Millisecond), res.Reason(), res.noted(), res.formatTimeline())
+		t.Logf("%s%s\n%s\n%s", mBreaksAsExpected.New(string(res.Property), res.Elapsed.Round(time.Millisecond), res.Message), res.noted(),
+			mCounterexample.New(), res.formatTimeline())
 	default:
 		Report(t, res, want)
 	}
@@ -125,16 +133,16 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 	notes := map[Property]string{}
 	for _, p := range observed.Breaks {
 		if expect.Verdict(p) == Breaks {
-			notes[p] = "declared; go test -v logs its counterexample in " + where[p]
+			notes[p] = mNoteDeclared.New(where[p]).String()
 		} else {
-			notes[p] = "counterexample in " + where[p]
+			notes[p] = mNoteCounterexample.New(where[p]).String()
 		}
 	}
 	// What this run did not see keeps its declaration.
 	for _, p := range expect.Breaks {
 		if !seen[p] && !slices.Contains(observed.Breaks, p) {
 			observed.Breaks = append(observed.Breaks, p)
-			notes[p] = "declared; no verdict in this run"
+			notes[p] = mNoteNoVerdict.New().String()
 		}
 	}
 	if expect.Strict {
@@ -147,17 +155,15 @@ func suggest(expect Expect, results []Result, where map[Property]string, caps *C
 	sortProperties(observed.Breaks)
 	sortProperties(observed.NotApplicable)
 
-	var b strings.Builder
-	fmt.Fprintf(&b, "locktest: not as declared: %s.", strings.Join(differ, ", "))
+	say := []string{mNotAsDeclared.New(strings.Join(differ, ", ")).String()}
 	if len(noVerdict) > 0 {
-		fmt.Fprintf(&b, " No verdict for %s (see the subtest): what was declared for it is kept.", strings.Join(noVerdict, ", "))
+		say = append(say, mNoVerdictKept.New(strings.Join(noVerdict, ", ")).String())
 	}
 	if caps != nil {
-		fmt.Fprintf(&b, " The lock offers %s.", caps)
+		say = append(say, mOffers.New(caps.String()).String())
 	}
-	b.WriteString(" The Expect that declares what this run observed:\n\n")
-	b.WriteString(observed.literal(notes))
-	return b.String()
+	say = append(say, mTheExpect.New().String())
+	return strings.Join(say, " ") + "\n\n" + observed.literal(notes)
 }
 
 // Report fails t when res is not the verdict wanted, or logs it.
@@ -167,23 +173,55 @@ func Report(t testing.TB, res Result, want Verdict) {
 		t.Error(msg + res.noted())
 		return
 	}
-	t.Logf("%s: %s as expected (%v): %s%s", res.Property, res.Verdict, res.Elapsed.Round(time.Millisecond), res.Reason(), res.noted())
+	t.Logf("%s%s", mAsExpected.New(string(res.Property), string(res.Verdict), res.Elapsed.Round(time.Millisecond), res.Message), res.noted())
 }
 
 // mismatch describes how res differs from the verdict wanted, or returns ""
 // when it does not: the verdicts must be equal, n/a included, as lockcheck
 // compares them. A run without a verdict is always a mismatch.
 func mismatch(res Result, want Verdict) string {
+	p, v, w := string(res.Property), string(res.Verdict), string(want)
 	switch {
 	case res.Err != nil:
-		return fmt.Sprintf("%s: no verdict: %v\n%s", res.Property, res.Err, res.formatTimeline())
+		return mNoVerdictFor.New(p, messageOf(res.Err)).String() + "\n" + res.formatTimeline()
 	case res.Verdict == want:
 		return ""
 	case want == Breaks:
-		return fmt.Sprintf("%s: verdict = %s, wanted %s: expected to break, but %s", res.Property, res.Verdict, want, res.Reason())
+		return mExpectedToBreak.New(p, v, w, res.Message).String()
 	case res.Verdict == Breaks:
-		return fmt.Sprintf("%s: verdict = breaks, wanted %s: %s\ncounterexample:\n%s", res.Property, want, res.Reason(), res.formatTimeline())
+		return mUndeclaredBreak.New(p, w, res.Message).String() + "\n" + mCounterexample.New().String() + "\n" + res.formatTimeline()
 	default:
-		return fmt.Sprintf("%s: verdict = %s, wanted %s: %s", res.Property, res.Verdict, want, res.Reason())
+		return mWanted.New(p, v, w, res.Message).String()
 	}
 }
+
+// What Run says of each verdict, and at the end of a run in which some
+// were not the declared ones. A property, a verdict and a subtest's name
+// are data, in every language.
+var (
+	mAsExpected = msg.Define("run.as-expected", msg.K(msg.Text, msg.Text, msg.Duration, msg.Sub),
+		"{0}: {1} as expected ({2}): {3}")
+	mBreaksAsExpected = msg.Define("run.breaks-as-expected", msg.K(msg.Text, msg.Duration, msg.Sub),
+		"{0}: breaks as expected ({1}): {2}")
+	mLenient = msg.Define("run.lenient", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub, msg.Duration, msg.Sub),
+		"{0}: {1}, passes for the declared {2}: not broken (with Strict, {3}) ({4}): {5}")
+	mStrictList      = msg.Define("run.strict-list", nil, "list it in NotApplicable")
+	mStrictUnlist    = msg.Define("run.strict-unlist", nil, "take it out of NotApplicable")
+	mCounterexample  = msg.Define("run.counterexample", nil, "counterexample:")
+	mNoVerdictFor    = msg.Define("run.no-verdict", msg.K(msg.Text, msg.Sub), "{0}: no verdict: {1}")
+	mExpectedToBreak = msg.Define("run.expected-to-break", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = {1}, wanted {2}: expected to break, but {3}")
+	mUndeclaredBreak = msg.Define("run.undeclared-break", msg.K(msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = breaks, wanted {1}: {2}")
+	mWanted = msg.Define("run.wanted", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = {1}, wanted {2}: {3}")
+
+	mNotAsDeclared = msg.Define("run.not-as-declared", msg.K(msg.Text), "locktest: not as declared: {0}.")
+	mNoVerdictKept = msg.Define("run.no-verdict-kept", msg.K(msg.Text),
+		"No verdict for {0} (see the subtest): what was declared for it is kept.")
+	mOffers             = msg.Define("run.offers", msg.K(msg.Text), "The lock offers {0}.")
+	mTheExpect          = msg.Define("run.the-expect", nil, "The Expect that declares what this run observed:")
+	mNoteDeclared       = msg.Define("run.note-declared", msg.K(msg.Text), "declared; go test -v logs its counterexample in {0}")
+	mNoteCounterexample = msg.Define("run.note-counterexample", msg.K(msg.Text), "counterexample in {0}")
+	mNoteNoVerdict      = msg.Define("run.note-no-verdict", nil, "declared; no verdict in this run")
+)

@@ -86,7 +86,7 @@ func contend(r *run, wait time.Duration) bool {
 			return true
 		}
 		if r.ctx.Err() != nil {
-			r.fail("watchdog: %v", r.ctx.Err())
+			r.fail(mFailWatchdog.New(r.ctx.Err().Error()))
 		}
 		if !time.Now().Add(r.tm.Poll).Before(deadline) {
 			return false

@@ -91,10 +91,14 @@ func (e *lostServer) Unwrap() error { return e.err }
 
 // errNoLogin stops a run whose program does not log in to its proxy:
 // every check would fail the same way, which is no verdict of the lock.
-type errNoLogin struct{ current string }
+// err is the check's, which matches locktest.ErrNoLogin.
+type errNoLogin struct {
+	current string
+	err     error
+}
 
 func (e errNoLogin) Error() string {
-	return fmt.Sprintf("%s: %v; no verdict is printed", e.current, locktest.ErrNoLogin)
+	return fmt.Sprintf("%s: %v; no verdict is printed", e.current, e.err)
 }
 
 func (e errNoLogin) Unwrap() error { return locktest.ErrNoLogin }

@@ -129,7 +129,7 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 				}
 				if errors.Is(r.Result.Err, locktest.ErrNoLogin) {
 					// Every check would say the same: say it once.
-					return nil, errNoLogin{current}
+					return nil, errNoLogin{current, r.Result.Err}
 				}
 				if m.health != nil {
 					if err := m.health(ctx); err != nil {

@@ -126,8 +126,8 @@ func (n *Node) movableClock() error {
 	return nil
 }
 
-// ErrFixedClock is matched by the error of [Node.ShiftClock] on a node not
-// started [WithMovableClocks].
+// ErrFixedClock is returned by [Node.ShiftClock] on a node not started
+// [WithMovableClocks].
 var ErrFixedClock = errors.New("redistest: the node's clock cannot be moved: start its topology WithMovableClocks")
 
 // ShiftClock sets how far the node's time of day runs ahead of the real

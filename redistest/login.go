@@ -160,8 +160,8 @@ func redactURLError(err error) error {
 	return err
 }
 
-// ErrLogin is matched by the error of a server that answers but refuses
-// the login: no password given where one is needed, or a wrong one.
+// ErrLogin is returned when a server answers but refuses the login: no
+// password given where one is needed, or a wrong one.
 var ErrLogin = errors.New("redistest: the server refused the login")
 
 // loginError makes a refused login say what to do; other errors it

@@ -58,16 +58,17 @@ const readyTimeout = 30 * time.Second
 
 // Errors that the errors returned by this package match with errors.Is.
 var (
-	// ErrUnavailable: no Redis server could be found or started. The error's
-	// message says why each way failed and how to get a server.
+	// ErrUnavailable is returned when no Redis server could be found or
+	// started. The error's message says why each way failed and how to get
+	// a server.
 	ErrUnavailable = errors.New("redistest: no Redis server available")
-	// ErrNoDocker: no Docker engine answers.
-	ErrNoDocker = errors.New("no Docker engine answers")
-	// ErrNoImage: the Docker engine answers, but the image is not there and
-	// could not be pulled.
-	ErrNoImage = errors.New("the Redis image is missing and could not be pulled")
-	// ErrNoRedisServer: redis-server is not on PATH.
-	ErrNoRedisServer = errors.New("redis-server is not on PATH")
+	// ErrNoDocker is returned when no Docker engine answers.
+	ErrNoDocker = errors.New("redistest: no Docker engine answers")
+	// ErrNoImage is returned when the Docker engine answers, but the image
+	// is not there and could not be pulled.
+	ErrNoImage = errors.New("redistest: the Redis image is missing and could not be pulled")
+	// ErrNoRedisServer is returned when redis-server is not on PATH.
+	ErrNoRedisServer = errors.New("redistest: redis-server is not on PATH")
 )
 
 // Server is a Redis server that tests and tools can use. Get one from

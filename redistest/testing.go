@@ -57,11 +57,20 @@ func closeShared() error {
 	return s.Close()
 }
 
+// TB is what Shared and Key use of a test: a testing.TB has it, and so
+// does a locktest.Testing.
+type TB interface {
+	Helper()
+	Name() string
+	Fatal(args ...any)
+	Logf(format string, args ...any)
+}
+
 // Shared returns the test binary's Redis server, starting it with [Start]
 // on first use; every test of the binary gets the same one. When no server
 // can be had, it fails the test with tb.Fatal and a message that says how
 // to get one; later calls fail the same way without trying again.
-func Shared(tb testing.TB) *Server {
+func Shared(tb TB) *Server {
 	tb.Helper()
 	srv, started, err := sharedServer()
 	if err != nil {
@@ -122,7 +131,7 @@ func Pool(tb testing.TB) *redis.Pool {
 // other test runs: [KeyPrefix], the test's name made safe (characters
 // other than letters, digits, '.', '_', '-' and '/' become '_'), a colon,
 // and a new xid. Use it as is, or as a prefix for several keys.
-func Key(tb testing.TB) string {
+func Key(tb TB) string {
 	tb.Helper()
 	return KeyPrefix + sanitize(tb.Name()) + ":" + xid.New().String()
 }

@@ -98,10 +98,17 @@ func (t tr) shapeValue(a history.Arg) string {
 	return a.String()
 }
 
-// reason is r's reason in t's language, or its error as it is.
+// reason is r's reason in t's language; without a verdict, the message
+// its error says (a failure of the suite), then what the error adds to
+// it (a stack), or else the error as it is.
 func (t tr) reason(r Result) string {
 	switch {
+	case r.Err != nil && r.Message.IsZero():
+		return r.Err.Error()
 	case r.Err != nil:
+		if detail, ok := strings.CutPrefix(r.Err.Error(), r.Message.String()); ok {
+			return t.render(r.Message, nil) + detail
+		}
 		return r.Err.Error()
 	case r.Message.IsZero():
 		return ""

@@ -180,6 +180,18 @@ func TestJSONChinese(t *testing.T) {
 	}
 }
 
+// TestNoVerdictChinese: a check without a verdict because of a failure
+// of the suite says why in the report's language, with what its error
+// adds (a stack) after it; an error that is not its message stays as it is.
+func TestNoVerdictChinese(t *testing.T) {
+	rep := chineseSample()
+	why := msg.Defs()["fail.not-free"].New("A")
+	rep.Results[0].Message, rep.Results[0].Err = why, errors.New(why.String()+"\ngoroutine 1")
+	assert.Equal(t, "A 拿不到一把空闲的锁\ngoroutine 1", Chinese.tr().reason(rep.Results[0]))
+	rep.Results[0].Err = errors.New("watchdog: boom")
+	assert.Equal(t, "watchdog: boom", Chinese.tr().reason(rep.Results[0]))
+}
+
 // TestEnglishUnchanged: the English output is the same with Lang "" and
 // English, and says what the results' English reasons say.
 func TestEnglishUnchanged(t *testing.T) {

@@ -78,26 +78,27 @@ type Lock interface {
 // Errors returned by strategies and by Acquire. Strategies wrap them with
 // detail; test them with errors.Is.
 var (
-	// ErrNotAcquired means the lock is held by someone else: the attempt, or
-	// the wait, ended without the lock.
+	// ErrNotAcquired is returned when the lock is held by someone else: the
+	// attempt, or the wait, ended without the lock.
 	ErrNotAcquired = errors.New("locklab: lock not acquired")
 
-	// ErrNotHeld means a call on a held lock found it gone or owned by
-	// someone else (its TTL passed, or it was released twice).
+	// ErrNotHeld is returned when a call on a held lock found it gone or
+	// owned by someone else (its TTL passed, or it was released twice).
 	ErrNotHeld = errors.New("locklab: lock not held")
 
-	// ErrInvalidKey means the key is empty.
+	// ErrInvalidKey is returned when the key is empty.
 	ErrInvalidKey = errors.New("locklab: invalid key")
 
-	// ErrInvalidTTL means the TTL is zero, negative, or too small for the
-	// command to express (PX counts whole milliseconds).
+	// ErrInvalidTTL is returned when the TTL is zero, negative, or too small
+	// for the command to express (PX counts whole milliseconds).
 	ErrInvalidTTL = errors.New("locklab: invalid ttl")
 
-	// ErrNilPool means a strategy was created without a connection pool.
+	// ErrNilPool is returned when a strategy is created without a
+	// connection pool.
 	ErrNilPool = errors.New("locklab: nil pool")
 
-	// ErrBadValue means the key holds a value the strategy did not write,
-	// such as a timestamp lock key that does not hold a timestamp.
+	// ErrBadValue is returned when the key holds a value the strategy did
+	// not write, such as a timestamp lock key that does not hold a timestamp.
 	ErrBadValue = errors.New("locklab: unexpected value at lock key")
 )
 

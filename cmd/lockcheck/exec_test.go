@@ -151,7 +151,7 @@ done
 `), 0o600))
 	code, out, errOut := run(t, "-exec", "bash "+prog, "-name", "nologin", "-property", "exclusion,double-release")
 	assert.Equal(t, exitUsage, code)
-	msg := "the program did not log in to its proxy: send AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)"
+	msg := "a client sent commands to its proxy without logging in (NOAUTH): a lock logs in with its Client.Password; a program sends AUTH with LOCKLAB_REDIS_PASSWORD first (docs/exec.md)"
 	assert.Equal(t, 1, strings.Count(errOut, msg), "the message, once")
 	assert.NotContains(t, out, "Authentication required")
 	assert.NotRegexp(t, `(?m)^exclusion `, out, "no verdict is printed")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +11,11 @@ import (
 	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/internal/msg/msgtest"
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,51 +32,14 @@ func TestCatalogsComplete(t *testing.T) {
 	}
 }
 
-// pseudo is the pseudo-language: each English letter of a template
-// written as an accented one, the whole between ⟦ and ⟧, placeholders
-// kept. A word of a report in it that is plain ASCII did not come from a
-// catalog.
-const pseudo = report.Lang("qps")
+// pseudo is the pseudo-language (msgtest.Pseudo): a word of a report in
+// it that is plain ASCII did not come from a catalog.
+const pseudo = report.Lang(msgtest.Pseudo)
 
-var accents = strings.NewReplacer(
-	"a", "á", "b", "ƀ", "c", "ç", "d", "đ", "e", "é", "f", "ƒ", "g", "ĝ", "h", "ĥ", "i", "í", "j", "ĵ", "k", "ķ", "l", "ĺ", "m", "ḿ",
-	"n", "ñ", "o", "ó", "p", "ṕ", "q", "ʠ", "r", "ŕ", "s", "š", "t", "ţ", "u", "ú", "v", "ṽ", "w", "ŵ", "x", "ẋ", "y", "ý", "z", "ž",
-	"A", "Á", "B", "Ɓ", "C", "Ç", "D", "Đ", "E", "É", "F", "Ƒ", "G", "Ĝ", "H", "Ĥ", "I", "Í", "J", "Ĵ", "K", "Ķ", "L", "Ĺ", "M", "Ḿ",
-	"N", "Ñ", "O", "Ó", "P", "Ṕ", "Q", "Ǫ", "R", "Ŕ", "S", "Š", "T", "Ţ", "U", "Ú", "V", "Ṽ", "W", "Ŵ", "X", "Ẋ", "Y", "Ý", "Z", "Ž")
-
-var placeholder = regexp.MustCompile(`\{[0-9]+(\|[^{}|]*\|[^{}|]*)?\}`)
-
-// pseudoTemplate writes an English template in the pseudo-language.
-func pseudoTemplate(en string) string {
-	var b strings.Builder
-	last := 0
-	for _, at := range placeholder.FindAllStringIndex(en, -1) {
-		b.WriteString(accents.Replace(en[last:at[0]]))
-		ph := en[at[0]:at[1]]
-		if n, forms, ok := strings.Cut(ph[1:len(ph)-1], "|"); ok {
-			ph = "{" + n + "|" + accents.Replace(forms) + "}"
-		}
-		b.WriteString(ph)
-		last = at[1]
-	}
-	b.WriteString(accents.Replace(en[last:]))
-	return "⟦" + b.String() + "⟧"
-}
-
-// addPseudo adds the pseudo-language's catalog, written as a catalog file
-// is, from every message's English template: adding a language is adding
-// its catalog, and nothing else.
+// addPseudo adds the pseudo-language's catalog.
 func addPseudo(t *testing.T) {
 	t.Helper()
-	if slices.Contains(report.Langs(), pseudo) {
-		return
-	}
-	var src strings.Builder
-	src.WriteString("# the pseudo-language\n")
-	for id, d := range msg.Defs() {
-		src.WriteString(id + " = " + pseudoTemplate(d.English) + "\n")
-	}
-	require.NoError(t, msg.AddCatalog(msg.Lang(pseudo), src.String()))
+	require.NoError(t, msgtest.AddPseudo())
 }
 
 // sample returns an argument of kind k that renders with no ASCII
@@ -128,6 +93,14 @@ func TestPseudoLanguage(t *testing.T) {
 	}
 
 	rep := pseudoReport()
+	// A check without a verdict says why as a message of the suite (a
+	// run's failure), never as a sentence made with fmt: here the
+	// factory's error, which is data.
+	failing := locktest.Check(t.Context(), locktest.Config{Addr: redistest.Shared(t).Addr, Key: redistest.Key(t),
+		New: func(locktest.Client) (strategy.Strategy, error) { return nil, errors.New("※") }}, locktest.ReleaseFrees)
+	require.Equal(t, locktest.NoVerdict, failing.Verdict, "%v", failing.Err)
+	require.False(t, failing.Message.IsZero(), "why there is no verdict, as a message: %v", failing.Err)
+	rep.Results = append(rep.Results, report.Result{Result: failing, Strategy: "sy", Expected: locktest.Holds})
 	var out bytes.Buffer
 	require.NoError(t, report.Writer{Lang: pseudo, Trace: true}.Write(&out, rep))
 	require.NoError(t, report.Writer{Lang: pseudo, Hint: true}.Write(&out, rep))
@@ -144,7 +117,7 @@ func TestPseudoLanguage(t *testing.T) {
 	}
 	// The run's own data, which no language translates.
 	data := map[string]bool{}
-	for _, s := range []string{"sx sy holds breaks n/a error Redis SET DEL GET NX PX OK ERR K A B t ms s T Z",
+	for _, s := range []string{"sx sy holds breaks n/a error Redis SET DEL GET NX PX OK ERR K A B D W t ms s T Z",
 		"sequenceDiagram participant activate deactivate Note over loop end mermaid",
 		"make docs lockcheck sh", strings.Join(slicesOf(rep.Properties()), " ")} {
 		for _, w := range ascii.FindAllString(s, -1) {

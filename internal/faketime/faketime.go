@@ -20,9 +20,8 @@ var paths = []string{
 	"/usr/local/lib/faketime/libfaketime.so.1",
 }
 
-// ErrNotFound is matched by the error of Find
-// when libfaketime is nowhere it looks.
-var ErrNotFound = errors.New("libfaketime not found")
+// ErrNotFound is returned by Find when libfaketime is nowhere it looks.
+var ErrNotFound = errors.New("faketime: libfaketime not found")
 
 // Find returns the path of libfaketime.so.1: the one named by
 // LOCKLAB_LIBFAKETIME if set, else the first found where Debian's

@@ -8,8 +8,8 @@ import (
 	"github.com/locklab/locklab/internal/faketime"
 )
 
-// ErrNoFaketime is matched by the error of a client with a skewed clock
-// when libfaketime cannot be found.
+// ErrNoFaketime is returned for a client with a skewed clock when
+// libfaketime cannot be found.
 var ErrNoFaketime = faketime.ErrNotFound
 
 // FindFaketime returns the path of libfaketime.so.1: the one named by

@@ -14,14 +14,15 @@ import (
 	"time"
 )
 
-// ErrProtocol is matched by the errors of a program that broke the line
-// protocol: it did not start, exited, hung, or answered a line the
-// protocol does not have. The program is killed; every later request on
-// it fails at once with the same error.
+// ErrProtocol is returned when a program broke the line protocol: it did
+// not start, exited, hung, or answered a line the protocol does not have.
+// The program is killed; every later request on it fails at once with the
+// same error. Like every error of the package, it follows the program's
+// name, and the client it played, in the error's text.
 var ErrProtocol = errors.New("the program broke the line protocol")
 
-// ErrCrashed is matched by the errors of requests on a program the suite
-// killed to crash its client: the request under way, and every one after.
+// ErrCrashed is returned for the requests on a program the suite killed to
+// crash its client: the request under way, and every one after.
 var ErrCrashed = errors.New("the program was killed: the suite crashed its client")
 
 // Error is what a program that broke the protocol gets: the program, the

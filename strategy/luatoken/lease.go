@@ -13,21 +13,24 @@ import (
 // Causes of the end of a lease, as found with errors.Is in
 // context.Cause(lock.Lease()), which is always a *LeaseError.
 var (
-	// ErrLeaseLost: the lease ended without the holder asking. The lock was
-	// found gone or someone else's, the server refused a renewal, or
-	// ErrLeaseExpired. The holder must stop the work the lock protects.
+	// ErrLeaseLost is the cause of a lease that ended without the holder
+	// asking: the lock was found gone or someone else's, the server refused
+	// a renewal, or ErrLeaseExpired. The holder must stop the work the lock
+	// protects.
 	ErrLeaseLost = errors.New("luatoken: lease lost")
 
-	// ErrLeaseExpired: no renewal got through before the lease deadline,
-	// which comes a margin before the key can expire in Redis. The lock may
-	// still be there, but nothing says so any more.
+	// ErrLeaseExpired is the cause of a lease whose renewals did not get
+	// through before its deadline, which comes a margin before the key can
+	// expire in Redis. The lock may still be there, but nothing says so any
+	// more.
 	ErrLeaseExpired = errors.New("luatoken: lease expired before a renewal got through")
 
-	// ErrMaxHold: the lock was held for its maximum hold time (WithMaxHold,
-	// or DefaultMaxHold).
+	// ErrMaxHold is the cause of a lease that ended because the lock was
+	// held for its maximum hold time (WithMaxHold, or DefaultMaxHold).
 	ErrMaxHold = errors.New("luatoken: maximum hold time reached")
 
-	// ErrReleased: Release was called.
+	// ErrReleased is the cause of a lease that ended because Release was
+	// called.
 	ErrReleased = errors.New("luatoken: lock released")
 )
 

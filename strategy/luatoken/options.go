@@ -8,7 +8,7 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// ErrInvalidOption means New was given an option with a value it cannot use,
+// ErrInvalidOption is returned when New is given an option with a value it cannot use,
 // such as a negative renewal interval or WithMaxHold without WithAutoRenew.
 var ErrInvalidOption = errors.New("luatoken: invalid option")
 

@@ -9,8 +9,8 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// ErrInvalidOption means New was given an option with a value it cannot
-// use, such as a negative drift factor or a nil clock.
+// ErrInvalidOption is returned when New is given an option with a value it
+// cannot use, such as a negative drift factor or a nil clock.
 var ErrInvalidOption = errors.New("redlock: invalid option")
 
 // Defaults of the options.

@@ -61,8 +61,8 @@ func (c *Command) Name() string {
 // String renders the command on one line: its arguments separated by spaces.
 func (c *Command) String() string { return string(bytes.Join(c.Args, []byte(" "))) }
 
-// ErrClosed is the error After receives for a command whose reply did not
-// reach the client because the connection closed first.
+// ErrClosed is returned to After for a command whose reply did not reach
+// the client because the connection closed first.
 var ErrClosed = errors.New("wire: the connection closed before the reply reached the client")
 
 // Config says where a proxy forwards to and what it calls.

@@ -26,8 +26,6 @@ package countersemaphore
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -38,9 +36,9 @@ import (
 // name is the strategy's name in errors.
 const name = "countersemaphore"
 
-// ErrInvalidPermits means a number of permits below 1, or more than the
-// semaphore has.
-var ErrInvalidPermits = errors.New("countersemaphore: invalid number of permits")
+// ErrInvalidPermits means a semaphore of fewer than one permit, or an
+// acquire of fewer than one or of more than the semaphore has.
+var ErrInvalidPermits = recipe.ErrInvalidPermits
 
 var (
 	// KEYS[1] the counter; ARGV[1] the number of permits. 1 when it set them.
@@ -76,8 +74,8 @@ func New(p strategy.Pool, permits int) (*Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if permits < 1 {
-		return nil, fmt.Errorf("%w: a semaphore of %d permits", ErrInvalidPermits, permits)
+	if err := recipe.CheckPermits(name, permits); err != nil {
+		return nil, err
 	}
 	return &Strategy{b: b, permits: permits}, nil
 }
@@ -93,10 +91,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 // TryAcquireN takes n permits, all or none: trySetPermits, then the
 // decrement-if-enough script. ttl is validated, then ignored.
 func (s *Strategy) TryAcquireN(ctx context.Context, key string, n int, ttl time.Duration) (strategy.Lock, error) {
-	if n < 1 || n > s.permits {
-		return nil, fmt.Errorf("%w: %d of %d", ErrInvalidPermits, n, s.permits)
-	}
-	sess, err := s.b.Begin(ctx, key, ttl)
+	sess, err := s.b.BeginN(ctx, key, n, s.permits, ttl)
 	if err != nil {
 		return nil, err
 	}

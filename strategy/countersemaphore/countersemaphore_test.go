@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,51 +33,19 @@ func free(t *testing.T, p *redis.Pool, key string) int {
 	return n
 }
 
-// TestPermitsBound: of many clients racing for 3 permits, 3 get one; a
-// release lets one more in.
-func TestPermitsBound(t *testing.T) {
-	t.Parallel()
-	const permits, clients = 3, 30
-	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	assert.Equal(t, strategy.Semaphore, strategy.KindOf(newSem(t, p, permits)))
-
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		held  []strategy.Lock
-		start = make(chan struct{})
-	)
-	for range clients {
-		s := newSem(t, p, permits)
-		wg.Go(func() {
-			<-start
-			l, err := s.TryAcquire(ctx, key, strategytest.TTL)
-			if err != nil {
-				assert.ErrorIs(t, err, strategy.ErrNotAcquired)
-				return
-			}
-			mu.Lock()
-			held = append(held, l)
-			mu.Unlock()
-		})
-	}
-	close(start)
-	wg.Wait()
-	require.Len(t, held, permits, "holders of a semaphore of %d permits", permits)
-	assert.Equal(t, 0, free(t, p, key))
-
-	_, err := newSem(t, p, permits).TryAcquire(ctx, key, strategytest.TTL)
-	require.ErrorIs(t, err, strategy.ErrNotAcquired)
-	require.NoError(t, held[0].Release(ctx))
-	l, err := newSem(t, p, permits).TryAcquire(ctx, key, strategytest.TTL)
-	require.NoError(t, err, "a released permit is not free again")
-	assert.Equal(t, key, l.Key())
+// TestSemaphore: what every semaphore does.
+func TestSemaphore(t *testing.T) {
+	strategytest.RunCounting(t, strategytest.CountingSpec{
+		Name: "countersemaphore",
+		New: func(p strategy.Pool, permits int) (strategy.Counting, error) {
+			return countersemaphore.New(p, permits)
+		},
+		ErrInvalidPermits: countersemaphore.ErrInvalidPermits,
+	})
 }
 
-// TestAcquireN: several permits at once, all or none.
-func TestAcquireN(t *testing.T) {
+// TestCounter: K counts the free permits, and never expires.
+func TestCounter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p := redistest.Pool(t)
@@ -107,43 +74,6 @@ func TestExistingCount(t *testing.T) {
 	_, err := newSem(t, p, 5).TryAcquire(ctx, key, strategytest.TTL)
 	require.ErrorIs(t, err, strategy.ErrNotAcquired)
 	assert.Equal(t, 0, free(t, p, key))
-}
-
-func TestBadInput(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	for _, permits := range []int{0, -1} {
-		_, err := countersemaphore.New(p, permits)
-		require.ErrorIs(t, err, countersemaphore.ErrInvalidPermits)
-	}
-	for _, pool := range []strategy.Pool{nil, (*redis.Pool)(nil)} {
-		_, err := countersemaphore.New(pool, 1)
-		require.ErrorIs(t, err, strategy.ErrNilPool)
-	}
-	s := newSem(t, p, 2)
-	for _, n := range []int{0, -1, 3} {
-		_, err := s.TryAcquireN(ctx, key, n, strategytest.TTL)
-		require.ErrorIs(t, err, countersemaphore.ErrInvalidPermits, "n %d", n)
-	}
-	_, err := s.TryAcquire(ctx, "", strategytest.TTL)
-	require.ErrorIs(t, err, strategy.ErrInvalidKey)
-	_, err = s.TryAcquire(ctx, key, 0)
-	require.ErrorIs(t, err, strategy.ErrInvalidTTL)
-	assert.False(t, strategytest.Exists(t, p, key), "bad input wrote the counter")
-}
-
-// TestWrongType: a key of another type is an error, not a semaphore full.
-func TestWrongType(t *testing.T) {
-	t.Parallel()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	strategytest.Do(t, p, "HSET", key, "f", "v")
-	_, err := newSem(t, p, 1).TryAcquire(context.Background(), key, strategytest.TTL)
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, strategy.ErrNotAcquired)
-	strategytest.RequireOpError(t, err, "countersemaphore", key)
 }
 
 // TestCrashLosesPermit is the design's break (Redisson 2045, 4462): a

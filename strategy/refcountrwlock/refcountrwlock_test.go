@@ -27,18 +27,9 @@ func TestBasic(t *testing.T) {
 	strategytest.RunBasic(t, "refcountrwlock", newStrategy, strategytest.WrongTypeNotAcquired)
 }
 
-func TestBadInput(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	s := newRW(t, p)
-	assert.Equal(t, strategy.ReadWrite, strategy.KindOf(s))
-	_, err := s.TryAcquireShared(ctx, "", strategytest.TTL)
-	require.ErrorIs(t, err, strategy.ErrInvalidKey)
-	_, err = s.TryAcquireShared(ctx, key, 0)
-	require.ErrorIs(t, err, strategy.ErrInvalidTTL)
-	assert.False(t, strategytest.Exists(t, p, refcountrwlock.ReadersKey(key)), "bad input wrote the count")
+// TestShared: what every read-write lock does.
+func TestShared(t *testing.T) {
+	strategytest.RunShared(t, "refcountrwlock", func(p strategy.Pool) (strategy.Shared, error) { return refcountrwlock.New(p) })
 }
 
 // TestReadersShare: readers hold K together under the readers' token,

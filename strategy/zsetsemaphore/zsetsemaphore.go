@@ -36,7 +36,6 @@ package zsetsemaphore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -49,9 +48,9 @@ import (
 // name is the strategy's name in errors.
 const name = "zsetsemaphore"
 
-// ErrInvalidPermits means a number of permits below 1, or more than the
-// semaphore has.
-var ErrInvalidPermits = errors.New("zsetsemaphore: invalid number of permits")
+// ErrInvalidPermits means a semaphore of fewer than one permit, or an
+// acquire of fewer than one or of more than the semaphore has.
+var ErrInvalidPermits = recipe.ErrInvalidPermits
 
 // The scripts take KEYS[1] the set; ARGV[1] the limit N, ARGV[2] the
 // permits n, ARGV[3] the identifier, ARGV[4] the TTL in milliseconds,
@@ -129,8 +128,8 @@ func New(p strategy.Pool, permits int, opts ...Option) (*Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if permits < 1 {
-		return nil, fmt.Errorf("%w: a semaphore of %d permits", ErrInvalidPermits, permits)
+	if err := recipe.CheckPermits(name, permits); err != nil {
+		return nil, err
 	}
 	s := &Strategy{b: b, permits: permits, clock: strategy.SystemClock, refresh: refreshScript}
 	for _, o := range opts {
@@ -154,10 +153,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 
 // TryAcquireN takes n permits for ttl, all or none, with one script.
 func (s *Strategy) TryAcquireN(ctx context.Context, key string, n int, ttl time.Duration) (strategy.Lock, error) {
-	if n < 1 || n > s.permits {
-		return nil, fmt.Errorf("%w: %d of %d", ErrInvalidPermits, n, s.permits)
-	}
-	sess, err := s.b.Begin(ctx, key, ttl)
+	sess, err := s.b.BeginN(ctx, key, n, s.permits, ttl)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package zsetsemaphore_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,46 +31,15 @@ func members(t *testing.T, p *redis.Pool, key string) map[string]int64 {
 	return m
 }
 
-// TestPermitsBound: of many clients racing for 3 permits, 3 get one; a
-// release lets one more in.
-func TestPermitsBound(t *testing.T) {
-	t.Parallel()
-	const permits, clients = 3, 30
-	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	assert.Equal(t, strategy.Semaphore, strategy.KindOf(newSem(t, p, permits, strategytest.T0)))
-
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		held  []strategy.Lock
-		start = make(chan struct{})
-	)
-	for range clients {
-		s := newSem(t, p, permits, strategytest.T0)
-		wg.Go(func() {
-			<-start
-			l, err := s.TryAcquire(ctx, key, strategytest.TTL)
-			if err != nil {
-				assert.ErrorIs(t, err, strategy.ErrNotAcquired)
-				return
-			}
-			mu.Lock()
-			held = append(held, l)
-			mu.Unlock()
-		})
-	}
-	close(start)
-	wg.Wait()
-	require.Len(t, held, permits, "holders of a semaphore of %d permits", permits)
-	assert.Len(t, members(t, p, key), permits)
-
-	require.NoError(t, held[0].Release(ctx))
-	require.ErrorIs(t, held[0].Release(ctx), strategy.ErrNotHeld, "a second release found the member")
-	l, err := newSem(t, p, permits, strategytest.T0).TryAcquire(ctx, key, strategytest.TTL)
-	require.NoError(t, err, "a released permit is not free again")
-	assert.Equal(t, key, l.Key())
+// TestSemaphore: what every semaphore does.
+func TestSemaphore(t *testing.T) {
+	strategytest.RunCounting(t, strategytest.CountingSpec{
+		Name: "zsetsemaphore",
+		New: func(p strategy.Pool, permits int) (strategy.Counting, error) {
+			return zsetsemaphore.New(p, permits)
+		},
+		ErrInvalidPermits: zsetsemaphore.ErrInvalidPermits,
+	})
 }
 
 // TestModel: the members are <identifier>_<i>, scored by the client's
@@ -106,43 +74,11 @@ func TestModel(t *testing.T) {
 	assert.False(t, strategytest.Exists(t, p, key), "a refresh after release took the permits again")
 }
 
-func TestBadInput(t *testing.T) {
+// TestNilClock: a nil clock is refused.
+func TestNilClock(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	for _, permits := range []int{0, -1} {
-		_, err := zsetsemaphore.New(p, permits)
-		require.ErrorIs(t, err, zsetsemaphore.ErrInvalidPermits)
-	}
-	for _, pool := range []strategy.Pool{nil, (*redis.Pool)(nil)} {
-		_, err := zsetsemaphore.New(pool, 1)
-		require.ErrorIs(t, err, strategy.ErrNilPool)
-	}
-	_, err := zsetsemaphore.New(p, 1, zsetsemaphore.WithClock(nil))
+	_, err := zsetsemaphore.New(redistest.Pool(t), 1, zsetsemaphore.WithClock(nil))
 	require.Error(t, err)
-	s := newSem(t, p, 2, strategytest.T0)
-	for _, n := range []int{0, -1, 3} {
-		_, err := s.TryAcquireN(ctx, key, n, strategytest.TTL)
-		require.ErrorIs(t, err, zsetsemaphore.ErrInvalidPermits, "n %d", n)
-	}
-	_, err = s.TryAcquire(ctx, "", strategytest.TTL)
-	require.ErrorIs(t, err, strategy.ErrInvalidKey)
-	_, err = s.TryAcquire(ctx, key, time.Millisecond-1)
-	require.ErrorIs(t, err, strategy.ErrInvalidTTL)
-	assert.False(t, strategytest.Exists(t, p, key), "bad input wrote the set")
-}
-
-// TestWrongType: a key of another type is an error, not a full semaphore.
-func TestWrongType(t *testing.T) {
-	t.Parallel()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	strategytest.Do(t, p, "SET", key, "v")
-	_, err := newSem(t, p, 1, strategytest.T0).TryAcquire(context.Background(), key, strategytest.TTL)
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, strategy.ErrNotAcquired)
-	strategytest.RequireOpError(t, err, "zsetsemaphore", key)
 }
 
 // TestClockSkew is the design's break, which its README admits: a client

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
 )
 
 // Each prop_<id>.go file declares a Property, with its scenario, and
@@ -40,6 +41,11 @@ type property struct {
 	structural bool
 	// floor is what a check of p must sleep waiting on TTLs (Floor).
 	floor func(Timing) floors
+	// kind is the kind of lock p is about: a mutex's (the zero Kind)
+	// apply to every lock, a read-write lock's writer and a semaphore's
+	// single permit included; the others' only to their own kind
+	// (KindProperties), in a grid of their own.
+	kind strategy.Kind
 }
 
 // floors are the least times a check of a property must sleep waiting
@@ -94,14 +100,25 @@ func (p Property) Floor(tm Timing, v Verdict) time.Duration {
 }
 
 // Properties are those of a lock on one Redis that never fails.
-func Properties() []Property { return properties(func(d property) bool { return !d.topology }) }
+func Properties() []Property {
+	return properties(func(d property) bool { return !d.topology && d.kind == "" })
+}
 
 // TopologyProperties are a failover, a restart, a clock jump and a
 // minority down, on servers of their own; Run checks them when asked.
-func TopologyProperties() []Property { return properties(func(d property) bool { return d.topology }) }
+func TopologyProperties() []Property {
+	return properties(func(d property) bool { return d.topology && d.kind == "" })
+}
 
 // AllProperties are Properties, then TopologyProperties.
-func AllProperties() []Property { return properties(func(property) bool { return true }) }
+func AllProperties() []Property { return properties(func(d property) bool { return d.kind == "" }) }
+
+// KindProperties are the properties of a read-write lock
+// (strategy.ReadWrite) or a semaphore (strategy.Semaphore), which the
+// mutex's (AllProperties) do not list.
+func KindProperties(k strategy.Kind) []Property {
+	return properties(func(d property) bool { return d.kind == k && k != strategy.Mutex })
+}
 
 func properties(keep func(property) bool) []Property {
 	var ps []Property
@@ -125,7 +142,11 @@ func lookup(p Property) (property, bool) {
 
 // ParseProperty returns the property named s.
 func ParseProperty(s string) (Property, error) {
-	for _, p := range AllProperties() {
+	all := AllProperties()
+	for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
+		all = append(all, KindProperties(k)...)
+	}
+	for _, p := range all {
 		if string(p) == s {
 			return p, nil
 		}

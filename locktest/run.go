@@ -183,7 +183,12 @@ func (r *run) breaks(m Message) Result {
 // breaksRule claims that rule was broken, which m explains: the judge
 // finds the break in the events, or gives no verdict.
 func (r *run) breaksRule(rule history.Rule, m Message) Result {
-	r.claim(history.Check{Rule: rule, Broken: true, Reason: &m})
+	return r.breaksRuleOf(rule, 0, m)
+}
+
+// breaksRuleOf is breaksRule for a semaphore of permits.
+func (r *run) breaksRuleOf(rule history.Rule, permits int, m Message) Result {
+	r.claim(history.Check{Rule: rule, Broken: true, Reason: &m, Permits: permits})
 	return r.decide()
 }
 

@@ -1,0 +1,121 @@
+package locktest
+
+import (
+	"fmt"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
+
+// ReaderCrashRecovery: a reader crashes holding a read lock, beside a
+// reader that goes on and then releases; a writer must get the lock
+// within the crashed reader's TTL and the slack.
+//
+// PermitCrashRecovery: every permit of a semaphore is held, and one
+// holder crashes; a waiter must get a permit within the crashed holder's
+// TTL and the slack, while the others still hold theirs.
+
+const (
+	ReaderCrashRecovery Property = "reader-crash-recovery" // a crashed reader's hold frees within its TTL
+	PermitCrashRecovery Property = "permit-crash-recovery" // a crashed holder's permit comes back within its TTL
+)
+
+func init() {
+	register(property{
+		p: ReaderCrashRecovery, order: 1020, scenario: readerCrashRecovery, kind: strategy.ReadWrite,
+		breaks: "a reader that crashed kept writers out once its TTL had passed",
+	}, func(tm Timing) floors {
+		// A crashes holding with the Short TTL; W cannot write before it
+		// has run out.
+		return floors{holds: tm.Short}
+	})
+	register(property{
+		p: PermitCrashRecovery, order: 1110, scenario: permitCrashRecovery, kind: strategy.Semaphore,
+		breaks: "a holder that crashed kept its permit once its TTL had passed",
+	}, func(tm Timing) floors {
+		// A crashes holding with the Short TTL; W cannot take its permit
+		// before it has run out.
+		return floors{holds: tm.Short}
+	})
+}
+
+// readerCrashRecovery: A reads with the Short TTL and crashes; B reads
+// with the Long TTL and releases; W must write within A's TTL and the
+// slack.
+func readerCrashRecovery(newRun func(string) *run) Result {
+	r := newRun("")
+	a := r.newClient("A", 0)
+	if !a.readWrite() {
+		return r.notApplicable(mNotReadWrite.New())
+	}
+	b, w := r.newClient("B", 0), r.newClient("W", 0)
+	if _, ok := a.tryMode(history.Shared, 0, r.tm.Short); !ok {
+		r.fail(mFailNotFree.New("A"))
+	}
+	hb, ok := b.tryMode(history.Shared, 0, r.tm.Long)
+	if !ok {
+		return r.breaksFreeRefused("B", mSharingNotShared.New())
+	}
+	a.crash(mCrashNeverReleases.New())
+	b.releaseHeld(hb)
+	wait := r.tm.Short + r.tm.Slack
+	r.note(mBWaitsTTL.New(wait, r.tm.Short))
+	since := r.rec.now()
+	if w.waitFree(r.tm.Long, wait, r.tm.Short+r.tm.staleAfter()) == nil {
+		return r.breaksUnfreed("W", since, wait-r.tm.Poll, mReaderCrashBreaks.New(wait, r.lifeLeft(r.tm.Short, wait)))
+	}
+	return r.holds(mReaderCrashHolds.New())
+}
+
+// permitCrashRecovery: the N permits are taken, A's with the Short TTL and
+// the others' with the Long one; A crashes, and W must take a permit
+// within A's TTL and the slack.
+func permitCrashRecovery(newRun func(string) *run) Result {
+	r := newRun("")
+	a := r.newClient("A", 0)
+	n := a.permits()
+	if n == 0 {
+		return r.notApplicable(mNotSemaphore.New())
+	}
+	if _, ok := a.tryMode(history.Permit, 1, r.tm.Short); !ok {
+		r.fail(mFailNotFree.New("A"))
+	}
+	for i := 1; i < n; i++ {
+		name := fmt.Sprintf("H%d", i)
+		if _, ok := r.newClient(name, 0).tryMode(history.Permit, 1, r.tm.Long); !ok {
+			return r.breaksFreeRefusedOf(name, n, mBoundRefused.New(name, i, n))
+		}
+	}
+	w := r.newClient("W", 0)
+	a.crash(mCrashNeverReleases.New())
+	wait := r.tm.Short + r.tm.Slack
+	r.note(mBWaitsTTL.New(wait, r.tm.Short))
+	since := r.rec.now()
+	if w.waitFree(r.tm.Long, wait, r.tm.Short+r.tm.staleAfter()) == nil {
+		return r.breaksUnfreed("W", since, wait-r.tm.Poll, mPermitCrashBreaks.New(n, wait, r.lifeLeft(r.tm.Short, wait)))
+	}
+	return r.holds(mPermitCrashHolds.New(n))
+}
+
+// The crash properties' messages of the kinds.
+var (
+	mReaderCrashBreaks = msg.Define("reader-crash-recovery.breaks", msg.K(msg.Duration, msg.Sub),
+		"A crashed holding a read lock, B released its own, and W still could not write {0} later: {1}")
+	mReaderCrashHolds = msg.Define("reader-crash-recovery.holds", nil,
+		"A crashed holding a read lock; once B had released its own, W wrote within A's TTL")
+	mPermitCrashBreaks = msg.Define("permit-crash-recovery.breaks", msg.K(msg.Count, msg.Duration, msg.Sub),
+		"A crashed holding one of the {0} permits, and W still could not take it {1} later: {2}")
+	mPermitCrashHolds = msg.Define("permit-crash-recovery.holds", msg.K(msg.Count),
+		"A crashed holding one of the {0} permits, and W took it within A's TTL while the others still held theirs")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("reader-crash-recovery.scenario", nil,
+		"a reader crashes holding its read lock, beside another reader that releases")
+	_ = msg.Define("reader-crash-recovery.must", nil,
+		"a writer gets the lock once the crashed reader's TTL has passed")
+	_ = msg.Define("permit-crash-recovery.scenario", nil,
+		"every permit is held, and one holder crashes")
+	_ = msg.Define("permit-crash-recovery.must", nil,
+		"a waiter gets its permit once the crashed holder's TTL has passed")
+)

@@ -1,0 +1,87 @@
+package locktest
+
+import (
+	"fmt"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
+
+// PermitBound: a semaphore of N permits lets N holders in, and never more:
+// N-1 clients take a permit each, then two more race for the last one in
+// every interleaving of their commands.
+
+const PermitBound Property = "permit-bound" // never more than N permits held at once
+
+func init() {
+	register(property{
+		p: PermitBound, order: 1100, scenario: permitBound, kind: strategy.Semaphore,
+		breaks: "more holders held the semaphore than it has permits, or a free permit was refused",
+	}, func(tm Timing) floors {
+		// The Long TTL, which never runs out: nothing to wait for.
+		return floors{}
+	})
+}
+
+// permitBound: N-1 holders take their permits, then X and Y race for the
+// last in every interleaving; one of them at most may get it.
+func permitBound(newRun func(string) *run) Result {
+	r := newRun("/kind")
+	p := r.newClient("P", 0)
+	n := p.permits()
+	if n == 0 {
+		return r.notApplicable(mNotSemaphore.New())
+	}
+	if h, ok := p.tryMode(history.Permit, 1, r.tm.Short); ok {
+		p.releaseHeld(h)
+	}
+	r.shutdown()
+	var last *run
+	res, tries := interleavings(newRun, "schedule", func(r *run, k int, prefix []int) ([]choice, *Result) {
+		last = r
+		for i := range n - 1 {
+			name := fmt.Sprintf("H%d", i+1)
+			if _, ok := r.newClient(name, 0).tryMode(history.Permit, 1, r.tm.Long); !ok {
+				res := r.breaksFreeRefusedOf(name, n, mBoundRefused.New(name, i, n))
+				return nil, &res
+			}
+		}
+		clients := []*simClient{r.newClient("X", 0), r.newClient("Y", 0)}
+		won := []bool{false, false}
+		trace := schedule(r, clients, func(i int) {
+			_, won[i] = clients[i].tryMode(history.Permit, 1, r.tm.Long)
+		}, prefix)
+		if won[0] && won[1] {
+			res := r.breaksRuleOf(history.OneHolder, n, mBoundBreaks.New(n, n-1, k))
+			return trace, &res
+		}
+		if !won[0] && !won[1] {
+			res := r.breaksFreeRefusedOf("Y", n, mBoundNone.New(n-1, k))
+			return trace, &res
+		}
+		return trace, nil
+	})
+	if res != nil {
+		return *res
+	}
+	return last.holds(mBoundHolds.New(n, n-1, tries))
+}
+
+// permit-bound's messages.
+var (
+	mBoundRefused = msg.Define("permit-bound.refused", msg.K(msg.Client, msg.Count, msg.Count),
+		"{0} could not take a permit while {1} of the {2} were held")
+	mBoundBreaks = msg.Define("permit-bound.breaks", msg.K(msg.Count, msg.Count, msg.Count),
+		"a semaphore of {0} permits: while {1} were held, X and Y both took the last one (interleaving {2} of their commands)")
+	mBoundNone = msg.Define("permit-bound.none", msg.K(msg.Count, msg.Count),
+		"while {0} permits were held, neither X nor Y could take the last one (interleaving {1} of their commands)")
+	mBoundHolds = msg.Define("permit-bound.holds", msg.K(msg.Count, msg.Count, msg.Count),
+		"a semaphore of {0} permits let {1} holders in, and in each of the {2} interleavings of two attempts at the last permit, exactly one got it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("permit-bound.scenario", nil,
+		"N-1 holders take a permit each; two more clients race for the last, in every interleaving of their commands")
+	_ = msg.Define("permit-bound.must", nil,
+		"N holders in, never N+1")
+)

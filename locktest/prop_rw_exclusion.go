@@ -1,0 +1,85 @@
+package locktest
+
+import (
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
+
+// RWExclusion: a writer excludes readers and writers, in every
+// interleaving of two attempts' commands on a free key: a writer's and a
+// reader's, then two writers'.
+
+const RWExclusion Property = "rw-exclusion" // a writer excludes readers and writers, in every interleaving
+
+func init() {
+	register(property{
+		p: RWExclusion, order: 1010, scenario: rwExclusion, kind: strategy.ReadWrite,
+		breaks: "a writer and another client held the lock at once, without any fault",
+	}, func(tm Timing) floors {
+		// The Long TTL, which never runs out: nothing to wait for.
+		return floors{}
+	})
+}
+
+// rwExclusion: A and B race for the free lock, A to write and B to read,
+// then both to write, in every interleaving of their commands.
+func rwExclusion(newRun func(string) *run) Result {
+	r := newRun("/kind")
+	if !r.newClient("P", 0).readWrite() {
+		return r.notApplicable(mNotReadWrite.New())
+	}
+	// Both modes once, so that a replay sends the scripts the first run
+	// loaded.
+	p := r.clients[0]
+	for _, m := range []history.Mode{history.Exclusive, history.Shared} {
+		if h, ok := p.tryMode(m, 0, r.tm.Short); ok {
+			p.releaseHeld(h)
+		}
+	}
+	r.shutdown()
+	var last *run
+	total := 0
+	for _, modes := range [][2]history.Mode{{history.Exclusive, history.Shared}, {history.Exclusive, history.Exclusive}} {
+		res, n := interleavings(newRun, "schedule", func(r *run, n int, prefix []int) ([]choice, *Result) {
+			last = r
+			clients := []*simClient{r.newClient("A", 0), r.newClient("B", 0)}
+			won := []bool{false, false}
+			trace := schedule(r, clients, func(i int) {
+				_, won[i] = clients[i].tryMode(modes[i], 0, r.tm.Long)
+			}, prefix)
+			if won[0] && won[1] {
+				what := mRWWriterReader.New()
+				if modes[1] == history.Exclusive {
+					what = mRWWriters.New()
+				}
+				res := r.breaksRule(history.OneHolder, mRWBreaks.New(what, n))
+				return trace, &res
+			}
+			return trace, nil
+		})
+		if res != nil {
+			return *res
+		}
+		total += n
+	}
+	return last.holds(mRWHolds.New(total))
+}
+
+// rw-exclusion's messages.
+var (
+	mRWWriterReader = msg.Define("rw-exclusion.writer-reader", nil,
+		"A took the free lock to write and B to read")
+	mRWWriters = msg.Define("rw-exclusion.writers", nil,
+		"A and B both took the free lock to write")
+	mRWBreaks = msg.Define("rw-exclusion.breaks", msg.K(msg.Sub, msg.Count),
+		"{0}, both at once (interleaving {1} of their commands)")
+	mRWHolds = msg.Define("rw-exclusion.holds", msg.K(msg.Count),
+		"in each of the {0} interleavings of a writer's attempt with a reader's, and with another writer's, on a free lock, one at most got it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("rw-exclusion.scenario", nil,
+		"a writer and a reader, then two writers, race for the free lock in every interleaving of their commands")
+	_ = msg.Define("rw-exclusion.must", nil,
+		"one of them at most gets it")
+)

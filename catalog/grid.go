@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
 )
 
 // GridFile is where the declared grid lives, from the repository's root:
@@ -38,6 +39,26 @@ type Grid struct {
 	// Columns are the columns in the file's order.
 	Columns []string
 	cells   map[string]map[locktest.Property]locktest.Verdict
+	// kind is the kind of lock the grid declares: a mutex's (zero), or
+	// a read-write lock's or a semaphore's (KindGridFile), each a grid
+	// of its own properties and columns.
+	kind strategy.Kind
+}
+
+// rows are the properties of g's kind, in the suite's order.
+func (g *Grid) rows() []locktest.Property {
+	if g.kind == "" || g.kind == strategy.Mutex {
+		return locktest.AllProperties()
+	}
+	return locktest.KindProperties(g.kind)
+}
+
+// file is where g's grid lives, from the repository's root.
+func (g *Grid) file() string {
+	if g.kind == "" || g.kind == strategy.Mutex {
+		return GridFile
+	}
+	return KindGridFile(g.kind)
 }
 
 var declared = sync.OnceValues(func() (*Grid, error) { return ParseGrid(gridText) })
@@ -69,7 +90,7 @@ func Declare(e Entry) Entry {
 // property without a row of its own, a cell NotDeclared.
 func (g *Grid) Missing(column string) []locktest.Property {
 	var out []locktest.Property
-	for _, p := range locktest.AllProperties() {
+	for _, p := range g.rows() {
 		if g.Verdict(column, p) == "" {
 			out = append(out, p)
 		}
@@ -110,7 +131,7 @@ func (g *Grid) Expect(column string) (locktest.Expect, bool) {
 		return locktest.Expect{}, false
 	}
 	var e locktest.Expect
-	for _, p := range locktest.AllProperties() {
+	for _, p := range g.rows() {
 		switch col[p] {
 		case locktest.Breaks:
 			e.Breaks = append(e.Breaks, p)
@@ -137,7 +158,7 @@ func (g *Grid) Set(column string, p locktest.Property, v locktest.Verdict) {
 	if _, ok := g.cells[column]; !ok {
 		g.Columns = append(g.Columns, column)
 		g.cells[column] = map[locktest.Property]locktest.Verdict{}
-		order := knownColumns()
+		order := knownColumns(g.kind)
 		slices.SortStableFunc(g.Columns, func(a, b string) int {
 			return rank(order, a) - rank(order, b)
 		})
@@ -147,8 +168,14 @@ func (g *Grid) Set(column string, p locktest.Property, v locktest.Verdict) {
 
 // knownColumns are the columns a grid may have, in the order it keeps
 // them: the catalog's strategies in its order, then Outside.
-func knownColumns() []string {
+func knownColumns(k strategy.Kind) []string {
 	var known []string
+	if k != "" && k != strategy.Mutex {
+		for _, e := range kindStrategies(k) {
+			known = append(known, e.Name)
+		}
+		return append(known, OutsideKinds[k]...)
+	}
 	for _, e := range strategies() {
 		known = append(known, e.Name)
 	}
@@ -165,7 +192,7 @@ func rank(order []string, column string) int {
 
 // Clone returns a copy of g that Set leaves g alone in.
 func (g *Grid) Clone() *Grid {
-	c := &Grid{Columns: slices.Clone(g.Columns), cells: map[string]map[locktest.Property]locktest.Verdict{}}
+	c := &Grid{Columns: slices.Clone(g.Columns), cells: map[string]map[locktest.Property]locktest.Verdict{}, kind: g.kind}
 	for name, col := range g.cells {
 		c.cells[name] = map[locktest.Property]locktest.Verdict{}
 		for p, v := range col {
@@ -188,7 +215,7 @@ const gridHeader = `# The declared verdicts of every column: the catalog's strat
 // aligned text, a row per property in the suite's order.
 func (g *Grid) Format() []byte {
 	rows := [][]string{append([]string{"property"}, g.Columns...)}
-	for _, p := range locktest.AllProperties() {
+	for _, p := range g.rows() {
 		row := []string{string(p)}
 		for _, c := range g.Columns {
 			v := string(g.cells[c][p])
@@ -206,7 +233,11 @@ func (g *Grid) Format() []byte {
 		}
 	}
 	var b strings.Builder
-	b.WriteString(gridHeader)
+	if g.kind != "" && g.kind != strategy.Mutex {
+		fmt.Fprintf(&b, kindGridHeader, g.kind)
+	} else {
+		b.WriteString(gridHeader)
+	}
 	for _, row := range rows {
 		var line strings.Builder
 		for i, cell := range row {
@@ -227,9 +258,13 @@ func (g *Grid) Format() []byte {
 // one, a row of the wrong length or an unknown cell is an error. A
 // property without a row, or a strategy without a column, is declared
 // nothing yet (Missing): -update writes them.
-func ParseGrid(src string) (*Grid, error) {
-	known := knownColumns()
-	g := &Grid{cells: map[string]map[locktest.Property]locktest.Verdict{}}
+func ParseGrid(src string) (*Grid, error) { return parseGrid(src, strategy.Mutex) }
+
+// parseGrid is ParseGrid of a grid of kind k: its columns and rows are
+// those of k.
+func parseGrid(src string, k strategy.Kind) (*Grid, error) {
+	g := &Grid{cells: map[string]map[locktest.Property]locktest.Verdict{}, kind: k}
+	known := knownColumns(k)
 	seen := map[locktest.Property]bool{}
 	header := false
 	for n, line := range strings.Split(src, "\n") {
@@ -238,7 +273,7 @@ func ParseGrid(src string) (*Grid, error) {
 			continue
 		}
 		at := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s", GridFile, n+1, fmt.Sprintf(format, args...))
+			return fmt.Errorf("%s:%d: %s", g.file(), n+1, fmt.Sprintf(format, args...))
 		}
 		if !header {
 			if fields[0] != "property" {
@@ -247,7 +282,7 @@ func ParseGrid(src string) (*Grid, error) {
 			for _, c := range fields[1:] {
 				switch {
 				case !slices.Contains(known, c):
-					return nil, at("unknown column %q: the columns are the catalog's strategies and %s", c, strings.Join(Outside, ", "))
+					return nil, at("unknown column %q: the columns are %s", c, strings.Join(known, ", "))
 				case slices.Contains(g.Columns, c):
 					return nil, at("column %q twice", c)
 				}
@@ -260,6 +295,9 @@ func ParseGrid(src string) (*Grid, error) {
 		p, err := locktest.ParseProperty(fields[0])
 		if err != nil {
 			return nil, at("%v", err)
+		}
+		if !slices.Contains(g.rows(), p) {
+			return nil, at("%s is not a property of this grid's locks (%s)", p, k)
 		}
 		if seen[p] {
 			return nil, at("row %s twice", p)
@@ -279,7 +317,7 @@ func ParseGrid(src string) (*Grid, error) {
 		}
 	}
 	if !header {
-		return nil, fmt.Errorf("%s: no line naming the columns", GridFile)
+		return nil, fmt.Errorf("%s: no line naming the columns", g.file())
 	}
 	return g, nil
 }
@@ -317,18 +355,27 @@ func (f Found) Add(column string, p locktest.Property, v locktest.Verdict) {
 // cell changed: -update. It returns the cells that changed, in the order
 // of the columns' names and the suite's order of properties.
 func UpdateGrid(root string, found Found) ([]Change, error) {
-	file := filepath.Join(root, GridFile)
+	return updateGrid(root, strategy.Mutex, found)
+}
+
+// UpdateKindGrid is UpdateGrid of the grid of kind k (KindGridFile).
+func UpdateKindGrid(root string, k strategy.Kind, found Found) ([]Change, error) {
+	return updateGrid(root, k, found)
+}
+
+func updateGrid(root string, k strategy.Kind, found Found) ([]Change, error) {
+	g := &Grid{kind: k}
+	file := filepath.Join(root, g.file())
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	g, err := ParseGrid(string(src))
-	if err != nil {
+	if g, err = parseGrid(string(src), k); err != nil {
 		return nil, err
 	}
 	var changes []Change
 	for _, c := range slices.Sorted(maps.Keys(found)) {
-		for _, p := range locktest.AllProperties() {
+		for _, p := range g.rows() {
 			v, ok := found[c][p]
 			if !ok || v == g.Verdict(c, p) {
 				continue
@@ -338,7 +385,7 @@ func UpdateGrid(root string, found Found) ([]Change, error) {
 		}
 	}
 	out := g.Format()
-	if _, err := ParseGrid(string(out)); err != nil {
+	if _, err := parseGrid(string(out), k); err != nil {
 		return nil, err
 	}
 	if !bytes.Equal(out, src) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
 )
 
 // Select returns the entries of all that list names (comma-separated;
@@ -20,7 +21,17 @@ func Select(all []Entry, list string) ([]Entry, error) {
 // does, in the suite's order (locktest.AllProperties): by default all,
 // the topology properties included.
 func SelectProperties(list string) ([]locktest.Property, error) {
-	return pick(locktest.AllProperties(), list, "property", func(p locktest.Property) string { return string(p) })
+	return SelectKindProperties(strategy.Mutex, list)
+}
+
+// SelectKindProperties is SelectProperties among the properties of kind
+// k: AllProperties for a mutex, KindProperties for the others.
+func SelectKindProperties(k strategy.Kind, list string) ([]locktest.Property, error) {
+	all := locktest.AllProperties()
+	if k != strategy.Mutex {
+		all = locktest.KindProperties(k)
+	}
+	return pick(all, list, "property", func(p locktest.Property) string { return string(p) })
 }
 
 // pick returns the items of all that list names, in the order of all,

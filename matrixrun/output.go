@@ -7,6 +7,7 @@ import (
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
 )
 
 // Print writes the matrix of rep to p.Stdout with wr and returns the exit
@@ -27,19 +28,32 @@ func (p Program) Print(rep *report.Report, wr report.Writer) int {
 // cells changed. A check without a verdict, or one whose verdict changed
 // between runs, writes nothing.
 func (p Program) UpdateGrid(rep *report.Report, root string) int {
+	return p.UpdateKindGrid(rep, root, strategy.Mutex)
+}
+
+// UpdateKindGrid is UpdateGrid of the grid of kind k: catalog.GridFile
+// for a mutex, catalog.KindGridFile for the others.
+func (p Program) UpdateKindGrid(rep *report.Report, root string, k strategy.Kind) int {
+	file, update := catalog.GridFile, catalog.UpdateGrid
+	if k != strategy.Mutex {
+		file = catalog.KindGridFile(k)
+		update = func(root string, found catalog.Found) ([]catalog.Change, error) {
+			return catalog.UpdateKindGrid(root, k, found)
+		}
+	}
 	found := catalog.Found{}
 	for _, r := range rep.Results {
 		if r.Err != nil {
-			p.log("-update: %s %s reached no verdict: %s left as it is", r.Strategy, r.Property, catalog.GridFile)
+			p.log("-update: %s %s reached no verdict: %s left as it is", r.Strategy, r.Property, file)
 			return ExitMismatch
 		}
 		found.Add(r.Strategy, r.Property, r.Verdict)
 	}
 	if len(rep.Changes) > 0 {
-		p.log("-update: %d verdicts changed between runs: %s left as it is", len(rep.Changes), catalog.GridFile)
+		p.log("-update: %d verdicts changed between runs: %s left as it is", len(rep.Changes), file)
 		return ExitMismatch
 	}
-	changes, err := catalog.UpdateGrid(root, found)
+	changes, err := update(root, found)
 	if err != nil {
 		p.log("-update: %v", err)
 		return ExitMismatch
@@ -47,7 +61,7 @@ func (p Program) UpdateGrid(rep *report.Report, root string) int {
 	for _, c := range changes {
 		p.log("-update: %v", c)
 	}
-	p.log("-update: %d of %d cells changed in %s", len(changes), len(rep.Results), catalog.GridFile)
+	p.log("-update: %d of %d cells changed in %s", len(changes), len(rep.Results), file)
 	return ExitOK
 }
 

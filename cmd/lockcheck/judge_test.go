@@ -46,3 +46,20 @@ func TestJudge(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "-judge takes no other flag than -lang")
 }
+
+// TestKind: -kind runs the read-write locks or the semaphores on the
+// properties of their kind, against their own grid.
+func TestKind(t *testing.T) {
+	code, out, errOut := run(t, "-kind", "semaphore")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `(?m)^property +zsetsemaphore +countersemaphore$`, out)
+	assert.Regexp(t, `(?m)^permit-crash-recovery +breaks +breaks$`, out)
+	assert.NotContains(t, out, "exclusion")
+
+	code, _, errOut = run(t, "-kind", "read-write", "-property", "permit-bound")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `-property: unknown property "permit-bound"`)
+	code, _, errOut = run(t, "-kind", "fair")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `-kind "fair": want mutex, read-write or semaphore`)
+}

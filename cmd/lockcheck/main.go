@@ -64,6 +64,12 @@
 //		run, with exit status 1.
 //	-cleanup
 //		remove what earlier runs left behind (see below), and nothing else.
+//	-kind mutex|read-write|semaphore
+//		the kind of locks to check: the mutexes by default; read-write
+//		checks the catalog's read-write locks, and semaphore its
+//		semaphores, on the properties of their kind
+//		(locktest.KindProperties), against the kind's own grid
+//		(catalog.KindGridFile), which -update writes.
 //	-judge FILE
 //		judge again, without Redis, the results of a run saved with
 //		-format json: each break's history goes to the judge that gave
@@ -233,6 +239,7 @@ import (
 	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
 )
 
 // Exit statuses.
@@ -289,6 +296,7 @@ type options struct {
 	update      bool
 	cleanup     bool
 	judge       string // -judge: a saved run to judge again
+	kind        strategy.Kind
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
 }
@@ -322,7 +330,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update, Granularity: opts.granularity}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		if opts.update {
-			return p.UpdateGrid(rep, cmp.Or(e.root, "."))
+			return p.UpdateKindGrid(rep, cmp.Or(e.root, "."), opts.kind)
 		}
 		wr := report.Writer{Format: opts.format, Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
 		if !opts.undeclared {
@@ -352,6 +360,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	granularity := fs.Duration("granularity", 0, "run the columns at a time scale of `STEP` (1s for a lock that counts TTLs in whole seconds): every TTL asked is a whole multiple of it (default: what each lock announces, else 1ms)")
 	update := fs.Bool("update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" (run from the repository's root)")
 	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
+	kind := fs.String("kind", "mutex", "the `kind` of locks to check: mutex, read-write or semaphore, each with its properties and grid")
 	judgeFile := fs.String("judge", "", "judge again, without Redis, the results of a run saved by -format json in `FILE`, and say whether each history gives its recorded verdict and reason")
 	execF := addExecFlags(fs)
 	fs.Usage = func() {
@@ -419,10 +428,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if !timeoutSet && opts.granularity > 0 {
 		opts.timeout = 0 // the suite's own bound, which grows with the scale
 	}
-	if opts.strategies, err = catalog.Select(strategies(), *strategyList); err != nil {
+	all := strategies()
+	switch opts.kind = strategy.Kind(*kind); opts.kind {
+	case strategy.Mutex:
+	case strategy.ReadWrite, strategy.Semaphore:
+		all = catalog.KindStrategies(opts.kind)
+	default:
+		return opts, usageError{fmt.Sprintf("-kind %q: want mutex, read-write or semaphore", *kind)}
+	}
+	if opts.strategies, err = catalog.Select(all, *strategyList); err != nil {
 		return opts, usageError{"-strategy: " + err.Error()}
 	}
-	if opts.properties, err = catalog.SelectProperties(*properties); err != nil {
+	if opts.properties, err = catalog.SelectKindProperties(opts.kind, *properties); err != nil {
 		return opts, usageError{"-property: " + err.Error()}
 	}
 	if err := execF.apply(&opts, *strategyList); err != nil {

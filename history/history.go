@@ -72,7 +72,8 @@ type Mode string
 
 // The modes.
 const (
-	Exclusive Mode = ""       // a mutex's holder, or a read-write lock's writer
+	Exclusive Mode = ""       // a mutex's holder
+	Write     Mode = "write"  // a read-write lock's writer, as exclusive
 	Shared    Mode = "shared" // a read-write lock's reader
 	Permit    Mode = "permit" // a semaphore's holder, of Event.Permits permits
 )

@@ -40,6 +40,9 @@ func (c *simClient) tryMode(mode history.Mode, n int, ttl time.Duration) (held, 
 		}
 	})
 	e := c.outcome(o, history.EvAcquired, err)
+	if mode == history.Exclusive && c.readWrite() {
+		mode = history.Write
+	}
 	e.Mode = mode
 	if mode == history.Permit {
 		e.Permits = n
@@ -50,6 +53,8 @@ func (c *simClient) tryMode(mode history.Mode, n int, ttl time.Duration) (held, 
 	case err == nil:
 		c.unseen()
 		e.Hold = int(c.r.holdIDs.Add(1))
+		said := acquiredIn(mode, n)
+		e.Msg = &said
 		c.r.rec.add(e)
 		return held{l, e.Hold}, true
 	case errors.Is(err, strategy.ErrNotAcquired):
@@ -76,6 +81,22 @@ func (c *simClient) releaseHeld(h held) {
 	}
 }
 
+// acquiredIn is what a grant in mode of n permits says in a timeline, so
+// that a diagram shows who reads, who writes and how many permits each
+// holds.
+func acquiredIn(mode history.Mode, n int) Message {
+	switch mode {
+	case history.Shared:
+		return mAcquiredRead.New()
+	case history.Write:
+		return mAcquiredWrite.New()
+	case history.Permit:
+		return mAcquiredPermits.New(max(n, 1))
+	}
+	m, _ := history.Said(history.EvAcquired)
+	return m
+}
+
 // readWrite says whether c's lock is a read-write lock; permits how many
 // permits its semaphore has, 0 when it is not one.
 func (c *simClient) readWrite() bool { return strategy.KindOf(c.s) == strategy.ReadWrite }
@@ -93,4 +114,7 @@ var (
 		"the lock is not a read-write lock (strategy.Shared)")
 	mNotSemaphore = msg.Define("kinds.not-semaphore", nil,
 		"the lock is not a semaphore (strategy.Counting)")
+	mAcquiredRead    = msg.Define("event.acquired-read", nil, "read lock acquired")
+	mAcquiredWrite   = msg.Define("event.acquired-write", nil, "write lock acquired")
+	mAcquiredPermits = msg.Define("event.acquired-permits", msg.K(msg.Count), "{0} {0|permit|permits} acquired")
 )

@@ -69,6 +69,8 @@ var (
 	mKeyExpiresIn = msg.Define("key.expires-in", msg.K(msg.Duration), "K expires in {0}")
 	mDeleted      = msg.Define("changed.deleted", msg.K(msg.Client, msg.Op, msg.Client),
 		"{0}'s {1} deleted K, {2}'s lock")
+	mDeletedKey = msg.Define("changed.deleted-key", msg.K(msg.Client, msg.Op, msg.Value, msg.Client),
+		"{0}'s {1} deleted {2}, one of the keys of {3}'s lock")
 	mOverwrote = msg.Define("changed.overwrote", msg.K(msg.Client, msg.Op, msg.Client),
 		"{0}'s {1} overwrote K, {2}'s lock, with another value")
 	mExpiryRemoved = msg.Define("changed.expiry-removed", msg.K(msg.Client, msg.Op, msg.Client),

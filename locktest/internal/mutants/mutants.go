@@ -304,6 +304,13 @@ func Mutants() []Mutant {
 			Killers: props{safeRelease, doubleRelease},
 			slip:    recipe{release: script(restoreWithoutTTL)},
 		},
+		{
+			Name:    "release-second-key-unchecked",
+			Slip:    "the release script compares the token at the lock's first key only, and deletes its second key whatever it holds, as a mere copy of the first: a late release takes a key of the next holder's",
+			Killers: props{safeRelease, doubleRelease},
+			Base:    "two-keys",
+			slip:    recipe{release: script2(secondKeyUnchecked)},
+		},
 
 		// The fencing token, in the fenced variant.
 		{
@@ -538,6 +545,22 @@ func getDelRestore(s session, token string) (bool, error) {
 	}
 	_, err = s.do("SET", v)
 	return false, err
+}
+
+var secondKeyUnchecked = redis.NewScript(2, `
+local mine = redis.call("GET", KEYS[1]) == ARGV[1]
+if mine then
+	redis.call("DEL", KEYS[1])
+end
+redis.call("DEL", KEYS[2])
+return mine and 1 or 0`)
+
+// script2 is a release by a script on the two-keys variant's keys that
+// takes the token and answers 1 when it released the lock.
+func script2(sc *redis.Script) func(session, string) (bool, error) {
+	return func(s session, token string) (bool, error) {
+		return s.one(s.evalKeys(sc, twoKeys(s.key), token))
+	}
 }
 
 var restoreWithoutTTL = redis.NewScript(1, `

@@ -99,6 +99,20 @@ func Variants() []Variant {
 			steps:  recipe{acquire: undoOwnOnError},
 		},
 		{
+			Name:   "two-keys",
+			Change: "the token at two keys of the lock's own, K:0 and K:1 (strategy.Keyed), taken, compared and deleted or extended together, each step one script: the lock is held while both hold its token",
+			steps: recipe{
+				keys:    twoKeys,
+				acquire: keyedAcquire,
+				release: func(s session, token string) (bool, error) {
+					return s.one(s.evalKeys(keyedRelease, twoKeys(s.key), token))
+				},
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.one(s.evalKeys(keyedRefresh, twoKeys(s.key), token, ttl.Milliseconds()))
+				},
+			},
+		},
+		{
 			Name:   "watch-refresh",
 			Change: "refresh by WATCH, GET and compare, then MULTI / PEXPIRE / EXEC: EXEC fails if the key changed after the WATCH",
 			steps: recipe{
@@ -154,6 +168,37 @@ if redis.call("HGET", KEYS[1], "owner") == ARGV[1] then
 end
 return 0`)
 )
+
+// twoKeys are the keys the two-keys variant keeps a lock on key under.
+func twoKeys(key string) []string { return []string{key + ":0", key + ":1"} }
+
+var (
+	keyedAcquireScript = redis.NewScript(2, `
+if redis.call("EXISTS", KEYS[1], KEYS[2]) > 0 then
+	return 0
+end
+redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
+redis.call("SET", KEYS[2], ARGV[1], "PX", ARGV[2])
+return 1`)
+
+	keyedRelease = redis.NewScript(2, `
+if redis.call("GET", KEYS[1]) == ARGV[1] and redis.call("GET", KEYS[2]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1], KEYS[2])
+end
+return 0`)
+
+	keyedRefresh = redis.NewScript(2, `
+if redis.call("GET", KEYS[1]) == ARGV[1] and redis.call("GET", KEYS[2]) == ARGV[1] then
+	redis.call("PEXPIRE", KEYS[1], ARGV[2])
+	return redis.call("PEXPIRE", KEYS[2], ARGV[2])
+end
+return 0`)
+)
+
+// keyedAcquire takes both of the two-keys variant's keys, or neither.
+func keyedAcquire(s session, token string, ttl time.Duration) (bool, error) {
+	return s.one(s.evalKeys(keyedAcquireScript, twoKeys(s.key), token, ttl.Milliseconds()))
+}
 
 var acquireFenced = redis.NewScript(2, `
 if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then

@@ -238,8 +238,14 @@ func Mutants() []Mutant {
 		{
 			Name:    "refuses-without-replica",
 			Slip:    "acquire refuses whenever INFO replication shows no connected replica, to fail closed: after a failover the promoted replica has none, and nobody can lock again",
-			Killers: props{failover},
+			Killers: props{releaseFrees, failover},
 			slip:    recipe{acquire: refuseWithoutReplica},
+		},
+		{
+			Name:    "acquire-waits-for-replica",
+			Slip:    "acquire SETs the key, then WAITs up to 100ms for a replica to acknowledge it and, to fail closed, deletes its own token and refuses when none did: without a replica every free lock is refused, slowly",
+			Killers: props{releaseFrees},
+			slip:    recipe{acquire: waitForReplica},
 		},
 
 		// The release.
@@ -608,6 +614,23 @@ func refuseWithoutReplica(s session, token string, ttl time.Duration) (bool, err
 		return false, nil
 	}
 	return s.set(token, "NX", "PX", ttl.Milliseconds())
+}
+
+// waitForReplica takes the lock with SET NX PX, then WAITs up to 100ms
+// for one replica to acknowledge it; when none did, it deletes its own
+// token with the compare-and-delete script and refuses.
+func waitForReplica(s session, token string, ttl time.Duration) (bool, error) {
+	if ok, err := s.set(token, "NX", "PX", ttl.Milliseconds()); !ok || err != nil {
+		return false, err
+	}
+	n, err := redis.Int(s.bare("WAIT", 1, 100))
+	if err == nil && n >= 1 {
+		return true, nil
+	}
+	if _, derr := s.eval(compareAndDelete, token); err == nil {
+		err = derr
+	}
+	return false, err
 }
 
 // grantOn is SET NX PX that takes an error for which grant says so for a

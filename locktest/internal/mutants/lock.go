@@ -22,6 +22,9 @@ type recipe struct {
 	// fenced, when set, is an acquire that also draws a fencing token,
 	// in place of acquire: the lock is then a strategy.Fenced.
 	fenced func(s session, token string, ttl time.Duration) (ok bool, fence int64, err error)
+	// watchdog, when set, starts renewing a lock as its acquire returns,
+	// and returns what Release calls first to stop it.
+	watchdog func(l *lock, ttl time.Duration) (stop func())
 	// keys, when set, names the keys the lock keeps its state under in
 	// place of the key it is given: the strategy is then a
 	// strategy.Keyed, and its steps work on those keys.
@@ -187,6 +190,9 @@ func (r recipe) with(changes recipe) recipe {
 	if changes.keys != nil {
 		r.keys = changes.keys
 	}
+	if changes.watchdog != nil {
+		r.watchdog = changes.watchdog
+	}
 	return r
 }
 
@@ -253,6 +259,9 @@ func (ls *lockStrategy) TryAcquire(ctx context.Context, key string, ttl time.Dur
 	if err != nil {
 		return nil, err
 	}
+	if ls.r.watchdog != nil {
+		l.stop = ls.r.watchdog(l, ttl)
+	}
 	if ls.r.fenced != nil {
 		return &fencedLock{l}, nil
 	}
@@ -264,7 +273,8 @@ type lock struct {
 	ls    *lockStrategy
 	key   string
 	token string
-	fence int64 // drawn by a fenced acquire
+	fence int64  // drawn by a fenced acquire
+	stop  func() // stops the lock's watchdog, if it has one
 }
 
 // fencedLock is a lock whose acquire drew a fencing token.
@@ -279,6 +289,9 @@ func (l *lock) Key() string { return l.key }
 
 // Release runs the recipe's release; ErrNotHeld when it freed nothing.
 func (l *lock) Release(ctx context.Context) error {
+	if l.stop != nil {
+		l.stop()
+	}
 	return l.ls.open(ctx, l.key, "release", strategy.ErrNotHeld, func(s session) (bool, error) {
 		return l.ls.r.release(s, l.token)
 	})

@@ -14,6 +14,7 @@
 package mutants
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -88,6 +89,7 @@ const (
 	failover      = locktest.Failover
 	holderClock   = locktest.HolderClock
 	acquireFaults = locktest.AcquireFaults
+	renewAfter    = locktest.RenewAfterRelease
 )
 
 // Mutants returns the corpus, grouped by the step that has the slip.
@@ -396,6 +398,15 @@ func Mutants() []Mutant {
 				},
 			},
 		},
+		// The watchdog.
+		{
+			Name:    "watchdog-outlives-release",
+			Slip:    "the watchdog renews the lock on a context of its own, which Release never cancels: it renews on after the release, until a renewal finds the lock gone",
+			Killers: props{renewAfter},
+			Base:    "watchdog",
+			slip:    recipe{watchdog: renewEvery(false)},
+		},
+
 		{
 			Name:    "refresh-halved",
 			Slip:    "refresh gives PEXPIRE half the TTL asked for: a refreshed lock expires early",
@@ -614,6 +625,40 @@ func refuseWithoutReplica(s session, token string, ttl time.Duration) (bool, err
 		return false, nil
 	}
 	return s.set(token, "NX", "PX", ttl.Milliseconds())
+}
+
+// renewEvery is a watchdog that refreshes its lock every third of its TTL
+// until a refresh fails or, when stops, Release stops it and waits for
+// it.
+func renewEvery(stops bool) func(*lock, time.Duration) func() {
+	return func(l *lock, ttl time.Duration) func() {
+		done := make(chan struct{})
+		if !stops {
+			go renewLoop(context.Background(), l, ttl, done)
+			return func() {} // the slip: nothing stops it
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go renewLoop(ctx, l, ttl, done)
+		return func() { cancel(); <-done }
+	}
+}
+
+// renewLoop refreshes l every third of ttl until a refresh fails or ctx
+// ends, then closes done.
+func renewLoop(ctx context.Context, l *lock, ttl time.Duration, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if l.Refresh(ctx, ttl) != nil {
+			return
+		}
+	}
 }
 
 // waitForReplica takes the lock with SET NX PX, then WAITs up to 100ms

@@ -11,7 +11,8 @@ import (
 
 // Variant is the correct lock written another correct way. It must hold
 // every property except the three that no TTL lock without renewal or
-// fencing can hold (holder-overrun, fenced-overrun, renewed-overrun).
+// fencing can hold (holder-overrun, fenced-overrun, renewed-overrun),
+// less those its fencing or renewal keeps.
 type Variant struct {
 	// Name identifies the variant, in kebab case.
 	Name string
@@ -21,6 +22,9 @@ type Variant struct {
 	// Fenced says the variant draws fencing tokens: it holds
 	// fenced-overrun as well.
 	Fenced bool
+	// Renews says the variant renews itself while held: it holds
+	// holder-overrun as well.
+	Renews bool
 	// steps are the steps that differ from the correct lock's; the others
 	// are nil.
 	steps recipe
@@ -111,6 +115,12 @@ func Variants() []Variant {
 					return s.one(s.evalKeys(keyedRefresh, twoKeys(s.key), token, ttl.Milliseconds()))
 				},
 			},
+		},
+		{
+			Name:   "watchdog",
+			Change: "a watchdog renews the lock every third of its TTL with the compare-and-PEXPIRE refresh; Release stops it, and waits for it, before it deletes the key",
+			Renews: true,
+			steps:  recipe{watchdog: renewEvery(true)},
 		},
 		{
 			Name:   "watch-refresh",

@@ -66,7 +66,14 @@ func TestCorrectVariants(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			checkEach(t, v.New, locktest.Properties(), func(p locktest.Property, res locktest.Result) {
 				want := locktest.Holds
-				if slices.Contains(overrun, p) && !(v.Fenced && p == locktest.FencedOverrun) && !(v.Renews && p == locktest.HolderOverrun) {
+				if v.Renews && p == locktest.HolderOverrun {
+					// Its renewals keep A's lock only while each comes in
+					// time, which a loaded machine does not promise; with
+					// no lease to tell A, a late one lets B in.
+					t.Logf("%s: %s, not judged: %s", p, res.Verdict, res.Reason())
+					return
+				}
+				if slices.Contains(overrun, p) && !(v.Fenced && p == locktest.FencedOverrun) {
 					want = locktest.Breaks
 				}
 				if res.Err == nil && res.Verdict == locktest.NotApplicable && locktest.Structural(p) {
@@ -97,7 +104,7 @@ func TestMutantsSweep(t *testing.T) {
 					t.Errorf("%s: %s: no verdict: %v", m.Name, p, res.Err)
 				}
 				exempt := slices.Contains(overrun, p)
-				if v, ok := mutants.LookupVariant(m.Base); ok && (v.Fenced && p == locktest.FencedOverrun || v.Renews && p == locktest.HolderOverrun) {
+				if v, ok := mutants.LookupVariant(m.Base); ok && v.Fenced && p == locktest.FencedOverrun {
 					exempt = false // its base holds it
 				}
 				if res.Verdict == locktest.Breaks && !exempt {

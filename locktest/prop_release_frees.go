@@ -32,7 +32,7 @@ func releaseFrees(newRun func(string) *run) Result {
 		return r.breaksRefused("A", found)
 	}
 	if la == nil {
-		a.unfree(nil, took)
+		a.abortRefused(nil, took)
 	}
 	err := a.releaseErr(la)
 	if b.tryAcquire(r.tm.Long) == nil {

@@ -79,20 +79,20 @@ func (c *simClient) refusedAgain(took time.Duration) *refusals {
 }
 
 // mustAcquire is tryAcquire of a lock that is free: a refusal aborts the
-// run (unfree).
+// run (abortRefused).
 func (c *simClient) mustAcquire(ttl time.Duration) strategy.Lock {
 	l, found, took := c.acquireFree(ttl)
 	if l == nil {
-		c.unfree(found, took)
+		c.abortRefused(found, took)
 	}
 	return l
 }
 
-// unfree aborts the run once c's attempt at a free lock was refused in
+// abortRefused aborts the run once c's attempt at a free lock was refused in
 // took: with an error that says so when the lock refuses free locks
 // (found), as disturbed when the attempt was not quick, else with an
 // error.
-func (c *simClient) unfree(found *refusals, took time.Duration) {
+func (c *simClient) abortRefused(found *refusals, took time.Duration) {
 	if found != nil {
 		c.r.fail("%s could not acquire a free lock in any of %d attempts, %d of them slower than %v, with K free before and after each: the lock refuses free locks (release-frees breaks)",
 			c.name, found.attempts, found.slow, c.r.tm.quick())

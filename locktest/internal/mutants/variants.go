@@ -12,7 +12,7 @@ import (
 // Variant is the correct lock written another correct way. It must hold
 // every property except the three that no TTL lock without renewal or
 // fencing can hold (holder-overrun, fenced-overrun, renewed-overrun),
-// less those its fencing or renewal keeps.
+// less fenced-overrun for a fenced one.
 type Variant struct {
 	// Name identifies the variant, in kebab case.
 	Name string
@@ -22,8 +22,9 @@ type Variant struct {
 	// Fenced says the variant draws fencing tokens: it holds
 	// fenced-overrun as well.
 	Fenced bool
-	// Renews says the variant renews itself while held: it holds
-	// holder-overrun as well.
+	// Renews says the variant renews itself while held, without a lease:
+	// it keeps its lock over holder-overrun only while each renewal comes
+	// in time, which no machine promises, so that one is not judged.
 	Renews bool
 	// steps are the steps that differ from the correct lock's; the others
 	// are nil.

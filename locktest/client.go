@@ -70,6 +70,10 @@ type simClient struct {
 	ownClock   atomic.Bool
 	shiftNoted atomic.Bool
 
+	// lockCmds, while set, lists the commands on the lock's keys the
+	// client sends (renew-after-release).
+	lockCmds *[]lockCommand
+
 	onCrash []func() // what the factory asked to run when the client crashes
 	cleanup []func() // what the factory asked to run when the client is done
 	dying   bool     // crashed by a scenario, not stopped at the end of the run

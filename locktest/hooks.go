@@ -31,7 +31,11 @@ func (c *simClient) hooks(node int) wire.Hooks {
 				return err
 			}
 			c.shiftTimes(cmd)
-			return c.injectBefore(cmd)
+			if err := c.injectBefore(cmd); err != nil {
+				return err
+			}
+			c.sendsOnLock(cmd)
+			return nil
 		},
 		After: func(cmd *wire.Command, reply wire.Value, err error) {
 			c.after(node, cmd, reply, err)

@@ -72,6 +72,10 @@ var (
 	mKeyExpiresIn = msg.Define("key.expires-in", msg.K(msg.Duration), "K expires in {0}")
 	mDeleted      = msg.Define("changed.deleted", msg.K(msg.Client, msg.Op, msg.Client),
 		"{0}'s {1} deleted K, {2}'s lock")
+	mRefusedFree = msg.Define("free.refused", msg.K(msg.Client, msg.Count, msg.Duration, msg.Duration),
+		"{0}'s attempt at a free lock was refused, and K is free: {0} tries again {1} {1|time|times}, {2} apart, with a TTL of {3}")
+	mDeletedKey = msg.Define("changed.deleted-key", msg.K(msg.Client, msg.Op, msg.Value, msg.Client),
+		"{0}'s {1} deleted {2}, one of the keys of {3}'s lock")
 	mOverwrote = msg.Define("changed.overwrote", msg.K(msg.Client, msg.Op, msg.Client),
 		"{0}'s {1} overwrote K, {2}'s lock, with another value")
 	mExpiryRemoved = msg.Define("changed.expiry-removed", msg.K(msg.Client, msg.Op, msg.Client),

@@ -66,6 +66,13 @@ func TestCorrectVariants(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			checkEach(t, v.New, locktest.Properties(), func(p locktest.Property, res locktest.Result) {
 				want := locktest.Holds
+				if v.Renews && p == locktest.HolderOverrun {
+					// Its renewals keep A's lock only while each comes in
+					// time, which a loaded machine does not promise; with
+					// no lease to tell A, a late one lets B in.
+					t.Logf("%s: %s, not judged: %s", p, res.Verdict, res.Reason())
+					return
+				}
 				if slices.Contains(overrun, p) && !(v.Fenced && p == locktest.FencedOverrun) {
 					want = locktest.Breaks
 				}

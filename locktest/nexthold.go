@@ -1,6 +1,7 @@
 package locktest
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -18,26 +19,30 @@ import (
 // (DUMP), and its remaining lifetime (PTTL: -1 without expiry, -2 when
 // there is no key).
 type keyView struct {
-	values []string // each lock key's DUMP, "" where there is none
-	pttl   int64
+	keys    []string   // the lock keys, as the timeline names them
+	values  []string   // each lock key's DUMP, "" where there is none
+	writers [][]string // the clients that wrote each key's value (a string), as the recorder knows them
+	pttl    int64
 }
 
-// changed reports whether a lock key holds another value than before. A
-// lock of several keys (a majority of them) may lose one, the late
-// operation's own, while the holder keeps its majority: that is not a
-// change of the holder's lock, and C's attempt at each boundary catches a
-// majority lost.
-func (after keyView) changed(before keyView) bool {
+// changed reports whether a lock key holds another value than before,
+// and which: the first such key. A lock of several keys (a majority of
+// them) may lose one that held a value of the late operation's own,
+// written by its client alone, while the holder keeps its majority:
+// that is not a change of the holder's lock, and C's attempt at each
+// boundary catches a majority lost. A key of the holder's that goes is
+// a change, whatever is left.
+func (after keyView) changed(before keyView, by string) (int, bool) {
 	for i := range after.values {
 		if i >= len(before.values) || after.values[i] == before.values[i] {
 			continue
 		}
-		if after.values[i] == "" && len(after.values) > 1 {
+		if after.values[i] == "" && len(after.values) > 1 && i < len(before.writers) && slices.Equal(before.writers[i], []string{by}) {
 			continue
 		}
-		return true
+		return i, true
 	}
-	return false
+	return 0, false
 }
 
 // viewKey reads K on the suite's own connection.
@@ -50,7 +55,14 @@ func (r *run) viewKey() keyView {
 			if err != nil && err != redis.ErrNil {
 				return err
 			}
-			v.values = append(v.values, dump)
+			v.keys, v.values = append(v.keys, r.keyNames([]string{k})), append(v.values, dump)
+			// Whose value it is, when it is a string: a hash or any
+			// other type answers GET with an error, and has no writer.
+			var w []string
+			if s, err := redis.String(c.Do("GET", k)); err == nil {
+				w = r.rec.writersOf(r.arg(s))
+			}
+			v.writers = append(v.writers, w)
 		}
 		var err error
 		v.pttl, err = pttlOf(c, keys)
@@ -78,15 +90,19 @@ func shown(ms int64) time.Duration {
 
 // changedFrom says how after differs from before in what the holder's
 // lock must keep, which author's operation op did, or no message when it
-// does not. A holder that is not paused may push its own expiry back (its
+// does not; by is the author's client, whose own keys of a lock of several
+// may go. A holder that is not paused may push its own expiry back (its
 // renewals): pushed says whether that counts.
-func (after keyView) changedFrom(before keyView, author, op, holder string, pushed bool) Message {
+func (after keyView) changedFrom(before keyView, author, by, op, holder string, pushed bool) Message {
+	i, changed := after.changed(before, by)
 	switch {
 	case before.pttl == -2:
 		return Message{} // the holder's lock is not at K: nothing to compare
 	case after.pttl == -2:
 		return mDeleted.New(author, op, holder)
-	case after.changed(before):
+	case changed && after.values[i] == "":
+		return mDeletedKey.New(author, op, valueArg(history.Arg{Kind: history.ArgLockKey, Text: after.keys[i]}), holder)
+	case changed:
 		return mOverwrote.New(author, op, holder)
 	case before.pttl >= 0 && after.pttl == -1:
 		return mExpiryRemoved.New(author, op, holder)
@@ -135,7 +151,7 @@ func (r *run) lateStepsOf(p *pausedOp, author, holder string, b, c *simClient) f
 		from := p.k
 		more := p.next()
 		after := r.viewKey()
-		if what := after.changedFrom(view, author, p.op, holder, b != nil); !what.IsZero() {
+		if what := after.changedFrom(view, author, p.c.name, p.op, holder, b != nil); !what.IsZero() {
 			r.note(mReadsK.New(after.msg()))
 			for more {
 				more = p.next() // the rest of A's operation, to its end
@@ -158,4 +174,15 @@ func (r *run) lateStepsOf(p *pausedOp, author, holder string, b, c *simClient) f
 		}
 		view = after
 	}
+}
+
+// writersOf returns the clients that wrote the value a, as the timeline
+// types it, at the lock's keys; nil when it is not a text of theirs.
+func (r *recorder) writersOf(a history.Arg) []string {
+	if a.Kind != history.ArgText {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.writers[a.Text])
 }

@@ -322,7 +322,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 		}
 		// A change is B's doing only if A sent nothing meanwhile (its
 		// renewals, the keys it writes after its acquire returned).
-		if changed := r.viewKey().changedFrom(before, "B", "acquire", "A", false); !changed.IsZero() && a.commandsSent() == aSent {
+		if changed := r.viewKey().changedFrom(before, "B", b.name, "acquire", "A", false); !changed.IsZero() && a.commandsSent() == aSent {
 			return r.breaks(mFaultsChangedHeld.New(what, changed)), true
 		}
 		return Result{}, false

@@ -5,14 +5,15 @@ import "github.com/locklab/locklab/internal/msg"
 // ReleaseFrees (liveness): right after the holder releases, another
 // client's single attempt succeeds, without waiting for the TTL; and a
 // Release that reports success when its command failed has still freed
-// the lock.
+// the lock. A lock that refuses a free lock in every attempt, quickly or
+// slowly, breaks it too (refusals.go).
 
 const ReleaseFrees Property = "release-frees" // a release frees the lock at once (liveness)
 
 func init() {
 	register(property{
 		p: ReleaseFrees, order: 20, scenario: releaseFrees,
-		breaks: "a release did not free the lock for the next client's attempt",
+		breaks: "a release did not free the lock for the next client's attempt, or a free lock was refused every time",
 	}, func(tm Timing) floors {
 		// Acquires and releases with the Long TTL, which never runs out:
 		// nothing to wait for.
@@ -26,7 +27,13 @@ func init() {
 func releaseFrees(newRun func(string) *run) Result {
 	r := newRun("/release")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
-	la := a.mustAcquire(r.tm.Long)
+	la, found, took := a.acquireFree(r.tm.Long)
+	if found != nil {
+		return r.breaksRefused("A", found)
+	}
+	if la == nil {
+		a.abortRefused(nil, took)
+	}
 	err := a.releaseErr(la)
 	if b.tryAcquire(r.tm.Long) == nil {
 		if err != nil {
@@ -71,6 +78,8 @@ var (
 		"after A released, B acquired at once; a release whose command failed said so ({0})")
 	mFreesLied = msg.Define("release-frees.breaks-lied", nil,
 		"A's release reported success although its command failed and never reached Redis: B's attempt right after found the lock still taken")
+	mFreesRefused = msg.Define("release-frees.breaks-refused", msg.K(msg.Client, msg.Count, msg.Count, msg.Duration),
+		"{0} could not acquire a free lock: all {1} of its attempts were refused, {2} of them after more than {3}, with K free before and after each: the lock refuses a free lock, and nobody ever gets it")
 	mFreesHolds = msg.Define("release-frees.holds", nil,
 		"after A released, B acquired at once, even when A's first release command failed")
 

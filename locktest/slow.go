@@ -32,22 +32,13 @@ func (r *run) disturbed(m Message) {
 	panic(abort{err})
 }
 
-// mustAcquire is tryAcquire of a lock that is free: a refusal aborts the
-// run, as disturbed when the attempt was not quick.
-func (c *simClient) mustAcquire(ttl time.Duration) strategy.Lock {
-	start := time.Now()
-	l := c.tryAcquire(ttl)
-	if l == nil {
-		c.refusedSlowly(start)
-		c.r.fail(mFailNotFree.New(c.name))
-	}
-	return l
-}
-
 // refusedSlowly disturbs the run when c's attempt at a free lock, begun
 // at start and refused, was not quick.
-func (c *simClient) refusedSlowly(start time.Time) {
-	if took := time.Since(start); took > c.r.tm.quick() {
+func (c *simClient) refusedSlowly(start time.Time) { c.refusedSlowlyIn(time.Since(start)) }
+
+// refusedSlowlyIn is refusedSlowly of an attempt that took took.
+func (c *simClient) refusedSlowlyIn(took time.Duration) {
+	if took > c.r.tm.quick() {
 		c.r.disturbed(mSlowAttempt.New(c.name, took.Round(time.Millisecond), c.r.tm.quick()))
 	}
 }

@@ -22,6 +22,13 @@ type recipe struct {
 	// fenced, when set, is an acquire that also draws a fencing token,
 	// in place of acquire: the lock is then a strategy.Fenced.
 	fenced func(s session, token string, ttl time.Duration) (ok bool, fence int64, err error)
+	// watchdog, when set, starts renewing a lock as its acquire returns,
+	// and returns what Release calls first to stop it.
+	watchdog func(l *lock, ttl time.Duration) (stop func())
+	// keys, when set, names the keys the lock keeps its state under in
+	// place of the key it is given: the strategy is then a
+	// strategy.Keyed, and its steps work on those keys.
+	keys func(key string) []string
 }
 
 // correct is the lock the corpus starts from: a unique token set with
@@ -81,6 +88,15 @@ func (s session) do(cmd string, args ...any) (any, error) {
 // bare sends a command without the key (MULTI, EXEC, UNWATCH).
 func (s session) bare(cmd string, args ...any) (any, error) {
 	return redis.DoContext(s.conn, s.ctx, cmd, args...)
+}
+
+// evalKeys runs a script on keys, the script's KEYS, with args.
+func (s session) evalKeys(sc *redis.Script, keys []string, args ...any) (any, error) {
+	kv := make([]any, 0, len(keys)+len(args))
+	for _, k := range keys {
+		kv = append(kv, k)
+	}
+	return sc.DoContext(s.ctx, s.conn, append(kv, args...)...)
 }
 
 // eval runs a script on the key (EVALSHA, EVAL when not cached).
@@ -171,15 +187,32 @@ func (r recipe) with(changes recipe) recipe {
 	if changes.fenced != nil {
 		r.fenced = changes.fenced
 	}
+	if changes.keys != nil {
+		r.keys = changes.keys
+	}
+	if changes.watchdog != nil {
+		r.watchdog = changes.watchdog
+	}
 	return r
 }
 
 // build binds the correct recipe, with the steps that changes sets in
 // place of its own, to a pool.
-func build(name string, changes recipe, p strategy.Pool, clock strategy.Clock) *lockStrategy {
+func build(name string, changes recipe, p strategy.Pool, clock strategy.Clock) strategy.Strategy {
 	r := correct.with(changes)
-	return &lockStrategy{name: name, r: r, pool: p, clock: clock, instance: xid.New().String()}
+	ls := &lockStrategy{name: name, r: r, pool: p, clock: clock, instance: xid.New().String()}
+	if r.keys != nil {
+		return keyedStrategy{ls}
+	}
+	return ls
 }
+
+// keyedStrategy is a lockStrategy whose recipe keeps the lock under keys
+// of its own.
+type keyedStrategy struct{ *lockStrategy }
+
+// Keys returns the keys a lock on key is kept under.
+func (ks keyedStrategy) Keys(key string) []string { return ks.r.keys(key) }
 
 // lockStrategy is a recipe bound to a pool, as the suite builds one per
 // simulated client.
@@ -226,6 +259,9 @@ func (ls *lockStrategy) TryAcquire(ctx context.Context, key string, ttl time.Dur
 	if err != nil {
 		return nil, err
 	}
+	if ls.r.watchdog != nil {
+		l.stop = ls.r.watchdog(l, ttl)
+	}
 	if ls.r.fenced != nil {
 		return &fencedLock{l}, nil
 	}
@@ -237,7 +273,8 @@ type lock struct {
 	ls    *lockStrategy
 	key   string
 	token string
-	fence int64 // drawn by a fenced acquire
+	fence int64  // drawn by a fenced acquire
+	stop  func() // stops the lock's watchdog, if it has one
 }
 
 // fencedLock is a lock whose acquire drew a fencing token.
@@ -252,6 +289,9 @@ func (l *lock) Key() string { return l.key }
 
 // Release runs the recipe's release; ErrNotHeld when it freed nothing.
 func (l *lock) Release(ctx context.Context) error {
+	if l.stop != nil {
+		l.stop()
+	}
 	return l.ls.open(ctx, l.key, "release", strategy.ErrNotHeld, func(s session) (bool, error) {
 		return l.ls.r.release(s, l.token)
 	})

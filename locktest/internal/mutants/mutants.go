@@ -14,6 +14,7 @@
 package mutants
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -88,6 +89,7 @@ const (
 	failover      = locktest.Failover
 	holderClock   = locktest.HolderClock
 	acquireFaults = locktest.AcquireFaults
+	renewAfter    = locktest.RenewAfterRelease
 )
 
 // Mutants returns the corpus, grouped by the step that has the slip.
@@ -238,8 +240,14 @@ func Mutants() []Mutant {
 		{
 			Name:    "refuses-without-replica",
 			Slip:    "acquire refuses whenever INFO replication shows no connected replica, to fail closed: after a failover the promoted replica has none, and nobody can lock again",
-			Killers: props{failover},
+			Killers: props{releaseFrees, failover},
 			slip:    recipe{acquire: refuseWithoutReplica},
+		},
+		{
+			Name:    "acquire-waits-for-replica",
+			Slip:    "acquire SETs the key, then WAITs up to 100ms for a replica to acknowledge it and, to fail closed, deletes its own token and refuses when none did: without a replica every free lock is refused, slowly",
+			Killers: props{releaseFrees},
+			slip:    recipe{acquire: waitForReplica},
 		},
 
 		// The release.
@@ -303,6 +311,13 @@ func Mutants() []Mutant {
 			Slip:    "the release script deletes the key and, when the value was not its own, sets it back: the next holder keeps its value and loses its expiry",
 			Killers: props{safeRelease, doubleRelease},
 			slip:    recipe{release: script(restoreWithoutTTL)},
+		},
+		{
+			Name:    "release-second-key-unchecked",
+			Slip:    "the release script compares the token at the lock's first key only, and deletes its second key whatever it holds, as a mere copy of the first: a late release takes a key of the next holder's",
+			Killers: props{safeRelease, doubleRelease},
+			Base:    "two-keys",
+			slip:    recipe{release: script2(secondKeyUnchecked)},
 		},
 
 		// The fencing token, in the fenced variant.
@@ -383,6 +398,15 @@ func Mutants() []Mutant {
 				},
 			},
 		},
+		// The watchdog.
+		{
+			Name:    "watchdog-outlives-release",
+			Slip:    "the watchdog renews the lock on a context of its own, which Release never cancels: it renews on after the release, until a renewal finds the lock gone",
+			Killers: props{renewAfter},
+			Base:    "watchdog",
+			slip:    recipe{watchdog: renewEvery(false)},
+		},
+
 		{
 			Name:    "refresh-halved",
 			Slip:    "refresh gives PEXPIRE half the TTL asked for: a refreshed lock expires early",
@@ -540,6 +564,22 @@ func getDelRestore(s session, token string) (bool, error) {
 	return false, err
 }
 
+var secondKeyUnchecked = redis.NewScript(2, `
+local mine = redis.call("GET", KEYS[1]) == ARGV[1]
+if mine then
+	redis.call("DEL", KEYS[1])
+end
+redis.call("DEL", KEYS[2])
+return mine and 1 or 0`)
+
+// script2 is a release by a script on the two-keys variant's keys that
+// takes the token and answers 1 when it released the lock.
+func script2(sc *redis.Script) func(session, string) (bool, error) {
+	return func(s session, token string) (bool, error) {
+		return s.one(s.evalKeys(sc, twoKeys(s.key), token))
+	}
+}
+
 var restoreWithoutTTL = redis.NewScript(1, `
 local v = redis.call("GET", KEYS[1])
 if not v then
@@ -585,6 +625,57 @@ func refuseWithoutReplica(s session, token string, ttl time.Duration) (bool, err
 		return false, nil
 	}
 	return s.set(token, "NX", "PX", ttl.Milliseconds())
+}
+
+// renewEvery is a watchdog that refreshes its lock every third of its TTL
+// until a refresh fails or, when stops, Release stops it and waits for
+// it.
+func renewEvery(stops bool) func(*lock, time.Duration) func() {
+	return func(l *lock, ttl time.Duration) func() {
+		done := make(chan struct{})
+		if !stops {
+			go renewLoop(context.Background(), l, ttl, done)
+			return func() {} // the slip: nothing stops it
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go renewLoop(ctx, l, ttl, done)
+		return func() { cancel(); <-done }
+	}
+}
+
+// renewLoop refreshes l every third of ttl until a refresh fails or ctx
+// ends, then closes done.
+func renewLoop(ctx context.Context, l *lock, ttl time.Duration, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if l.Refresh(ctx, ttl) != nil {
+			return
+		}
+	}
+}
+
+// waitForReplica takes the lock with SET NX PX, then WAITs up to 100ms
+// for one replica to acknowledge it; when none did, it deletes its own
+// token with the compare-and-delete script and refuses.
+func waitForReplica(s session, token string, ttl time.Duration) (bool, error) {
+	if ok, err := s.set(token, "NX", "PX", ttl.Milliseconds()); !ok || err != nil {
+		return false, err
+	}
+	n, err := redis.Int(s.bare("WAIT", 1, 100))
+	if err == nil && n >= 1 {
+		return true, nil
+	}
+	if _, derr := s.eval(compareAndDelete, token); err == nil {
+		err = derr
+	}
+	return false, err
 }
 
 // grantOn is SET NX PX that takes an error for which grant says so for a

@@ -51,7 +51,7 @@ func TestCorpusShape(t *testing.T) {
 // changed counts the steps r sets.
 func changed(r recipe) int {
 	n := 0
-	for _, set := range []bool{r.token != nil, r.acquire != nil, r.release != nil, r.refresh != nil, r.fenced != nil} {
+	for _, set := range []bool{r.token != nil, r.acquire != nil, r.release != nil, r.refresh != nil, r.fenced != nil, r.keys != nil, r.watchdog != nil} {
 		if set {
 			n++
 		}

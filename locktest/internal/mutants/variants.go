@@ -11,7 +11,8 @@ import (
 
 // Variant is the correct lock written another correct way. It must hold
 // every property except the three that no TTL lock without renewal or
-// fencing can hold (holder-overrun, fenced-overrun, renewed-overrun).
+// fencing can hold (holder-overrun, fenced-overrun, renewed-overrun),
+// less fenced-overrun for a fenced one.
 type Variant struct {
 	// Name identifies the variant, in kebab case.
 	Name string
@@ -21,6 +22,10 @@ type Variant struct {
 	// Fenced says the variant draws fencing tokens: it holds
 	// fenced-overrun as well.
 	Fenced bool
+	// Renews says the variant renews itself while held, without a lease:
+	// it keeps its lock over holder-overrun only while each renewal comes
+	// in time, which no machine promises, so that one is not judged.
+	Renews bool
 	// steps are the steps that differ from the correct lock's; the others
 	// are nil.
 	steps recipe
@@ -99,6 +104,26 @@ func Variants() []Variant {
 			steps:  recipe{acquire: undoOwnOnError},
 		},
 		{
+			Name:   "two-keys",
+			Change: "the token at two keys of the lock's own, K:0 and K:1 (strategy.Keyed), taken, compared and deleted or extended together, each step one script: the lock is held while both hold its token",
+			steps: recipe{
+				keys:    twoKeys,
+				acquire: keyedAcquire,
+				release: func(s session, token string) (bool, error) {
+					return s.one(s.evalKeys(keyedRelease, twoKeys(s.key), token))
+				},
+				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
+					return s.one(s.evalKeys(keyedRefresh, twoKeys(s.key), token, ttl.Milliseconds()))
+				},
+			},
+		},
+		{
+			Name:   "watchdog",
+			Change: "a watchdog renews the lock every third of its TTL with the compare-and-PEXPIRE refresh; Release stops it, and waits for it, before it deletes the key",
+			Renews: true,
+			steps:  recipe{watchdog: renewEvery(true)},
+		},
+		{
 			Name:   "watch-refresh",
 			Change: "refresh by WATCH, GET and compare, then MULTI / PEXPIRE / EXEC: EXEC fails if the key changed after the WATCH",
 			steps: recipe{
@@ -154,6 +179,37 @@ if redis.call("HGET", KEYS[1], "owner") == ARGV[1] then
 end
 return 0`)
 )
+
+// twoKeys are the keys the two-keys variant keeps a lock on key under.
+func twoKeys(key string) []string { return []string{key + ":0", key + ":1"} }
+
+var (
+	keyedAcquireScript = redis.NewScript(2, `
+if redis.call("EXISTS", KEYS[1], KEYS[2]) > 0 then
+	return 0
+end
+redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
+redis.call("SET", KEYS[2], ARGV[1], "PX", ARGV[2])
+return 1`)
+
+	keyedRelease = redis.NewScript(2, `
+if redis.call("GET", KEYS[1]) == ARGV[1] and redis.call("GET", KEYS[2]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1], KEYS[2])
+end
+return 0`)
+
+	keyedRefresh = redis.NewScript(2, `
+if redis.call("GET", KEYS[1]) == ARGV[1] and redis.call("GET", KEYS[2]) == ARGV[1] then
+	redis.call("PEXPIRE", KEYS[1], ARGV[2])
+	return redis.call("PEXPIRE", KEYS[2], ARGV[2])
+end
+return 0`)
+)
+
+// keyedAcquire takes both of the two-keys variant's keys, or neither.
+func keyedAcquire(s session, token string, ttl time.Duration) (bool, error) {
+	return s.one(s.evalKeys(keyedAcquireScript, twoKeys(s.key), token, ttl.Milliseconds()))
+}
 
 var acquireFenced = redis.NewScript(2, `
 if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then

@@ -88,6 +88,7 @@ const (
 	failover      = locktest.Failover
 	holderClock   = locktest.HolderClock
 	acquireFaults = locktest.AcquireFaults
+	releaseFaults = locktest.ReleaseFaults
 )
 
 // Mutants returns the corpus, grouped by the step that has the slip.
@@ -282,14 +283,20 @@ func Mutants() []Mutant {
 		{
 			Name:    "release-swallows-errors",
 			Slip:    "release reports success when its command fails, so the caller believes a lock is free that is still held",
-			Killers: props{releaseFrees},
+			Killers: props{releaseFrees, releaseFaults},
 			slip:    recipe{release: swallowErrors(correct.release)},
 		},
 		{
 			Name:    "release-persist-first",
 			Slip:    "release first PERSISTs the key, so that it cannot expire half-way, then compares and deletes: a crash in between leaves it forever",
-			Killers: props{crashMidRel, safeRelease, doubleRelease},
+			Killers: props{crashMidRel, safeRelease, doubleRelease, releaseFaults},
 			slip:    recipe{release: persistFirst(correct.release)},
+		},
+		{
+			Name:    "release-del-on-error",
+			Slip:    "when the release script returns an error, the release sends a plain DEL so that nothing stays locked",
+			Killers: props{releaseFaults},
+			slip:    recipe{release: delOnError(correct.release)},
 		},
 
 		{
@@ -513,6 +520,22 @@ func swallowErrors(release func(session, string) (bool, error)) func(session, st
 			return true, nil
 		}
 		return ok, nil
+	}
+}
+
+// delOnError falls back to a DEL of the key, on the same connection,
+// when release returns an error; it reports what the DEL did, or the
+// first error when the DEL fails too.
+func delOnError(release func(session, string) (bool, error)) func(session, string) (bool, error) {
+	return func(s session, token string) (bool, error) {
+		ok, err := release(s, token)
+		if err == nil {
+			return ok, nil
+		}
+		if ok, derr := s.one(s.do("DEL")); derr == nil {
+			return ok, nil
+		}
+		return false, err
 	}
 }
 

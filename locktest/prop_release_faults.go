@@ -78,7 +78,12 @@ func releaseFaultSetup(newRun func(string) *run, name string, long bool) (r *run
 	if long {
 		ttl = r.tm.Long
 	}
-	return r, a, a.mustAcquire(ttl)
+	la = a.mustAcquire(ttl)
+	// What the lock does on its own goroutines right after the acquire
+	// (rueidislock takes the rest of its keys) is done before a fault is
+	// armed for the release's commands.
+	a.settle()
+	return r, a, la
 }
 
 // releaseFault runs A's release of la with f, and judges what it did and

@@ -117,22 +117,33 @@ func releaseFault(r *run, a *simClient, la strategy.Lock, f faultPoint, n int) (
 	wait := ttl + r.tm.Slack
 	if p.reached {
 		c := r.newClient("C", 0)
-		lb, held, went, why := takeoverWhilePaused(r, p, b, c)
-		a.disarmFault()
+		lb, why := waitWhilePaused(r, p, b)
 		switch {
-		case !went.IsZero():
-			return true, mRelFaultsWentOn.New(what, went)
-		case lb != nil:
-			freed := whoFreed(r, held, "release")
-			if c.tryAcquire(r.tm.Long) != nil {
-				return true, mRelFaultsWentOn.New(what, freed)
+		case lb == nil:
+			a.disarmFault()
+			if ran {
+				return true, mRelFaultsStuck.New(what, returned(r, err), wait, why)
 			}
+			r.note(mRelFaultsNoB.New(wait, why))
+			return true, faith(r, what, err, own)
+		case aStillHolds(r.viewKey(), own, ttl):
+			// B's grant is not at K, where A's lock still is: that is
+			// the acquire's doing (exclusion), not the release's.
+			r.note(mRelFaultsNotAtK.New())
+			a.resume()
+			p.wait()
+			a.disarmFault()
 			return true, Message{}
-		case ran:
-			return true, mRelFaultsStuck.New(what, returned(r, err), wait, why)
 		}
-		r.note(mRelFaultsNoB.New(wait, why))
-		return true, faith(r, what, err, own)
+		held, went := stepsAfterTakeover(r, p, b, c)
+		a.disarmFault()
+		if !went.IsZero() {
+			return true, mRelFaultsWentOn.New(what, went)
+		}
+		if freed := whoFreed(r, held, "release"); c.tryAcquire(r.tm.Long) != nil {
+			return true, mRelFaultsWentOn.New(what, freed)
+		}
+		return true, Message{}
 	}
 	a.disarmFault()
 	if m := faith(r, what, err, own); !m.IsZero() {
@@ -156,6 +167,10 @@ func releaseFault(r *run, a *simClient, la strategy.Lock, f faultPoint, n int) (
 	b.pause()
 	defer b.resume()
 	view := r.viewKey()
+	if aStillHolds(view, own, ttl) {
+		r.note(mRelFaultsNotAtK.New())
+		return true, Message{}
+	}
 	a.settle()
 	if changed := r.viewKey().changedFrom(view, "A", "release", "B", false); !changed.IsZero() {
 		return true, mRelFaultsAfter.New(what, changed)
@@ -169,16 +184,29 @@ func releaseFault(r *run, a *simClient, la strategy.Lock, f faultPoint, n int) (
 // keys, any one, so that the verdict does not hang on which of the
 // deletes it sends at once met the fault. No message otherwise.
 func faith(r *run, what Message, err error, own keyView) Message {
-	if err != nil {
-		return Message{}
-	}
-	now := r.viewKey()
-	for i, v := range own.values {
-		if v != "" && i < len(now.values) && now.values[i] == v {
-			return mRelFaultsFaith.New(what)
-		}
+	if err == nil && stillOwn(r.viewKey(), own) {
+		return mRelFaultsFaith.New(what)
 	}
 	return Message{}
+}
+
+// aStillHolds says whether K, read once B has acquired, is still A's
+// lock: a key holds what it held in own, and K expires within ttl, A's
+// TTL, where B asked for the Long one (locks whose clients all write the
+// same value, shared-token's, cannot be told apart by value alone).
+func aStillHolds(now, own keyView, ttl time.Duration) bool {
+	return stillOwn(now, own) && now.pttl >= 0 && now.pttl <= ttl.Milliseconds()
+}
+
+// stillOwn says whether a key of the lock holds in now what it held in
+// own, A's lock before its release.
+func stillOwn(now, own keyView) bool {
+	for i, v := range own.values {
+		if v != "" && i < len(now.values) && now.values[i] == v {
+			return true
+		}
+	}
+	return false
 }
 
 // returned is what an operation returned, for a reason: its error, or
@@ -208,6 +236,8 @@ var (
 		"with {0}, A's release reported success, but K still holds A's value where the release was to delete it: A was told of a release that did not happen, and the value stays until its TTL runs out")
 	mRelFaultsStuck = msg.Define("release-faults.breaks-stuck", msg.K(msg.Sub, msg.Text, msg.Duration, msg.Sub),
 		"with {0}, whose command Redis ran, A's release returned ({1}), and B still could not acquire the lock {2} later: {3}")
+	mRelFaultsNotAtK = msg.Define("release-faults.not-at-k", nil,
+		"B's acquire returned a lock while K still holds A's: B's lock is not at K, and what A's release does next is not judged")
 	mRelFaultsNoCommand = msg.Define("release-faults.n/a", nil,
 		"A's release sent no command to fault")
 	mRelFaultsHold = msg.Define("release-faults.holds", msg.K(msg.Count, msg.Count),

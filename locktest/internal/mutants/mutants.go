@@ -98,7 +98,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "shared-token",
 			Slip:    "every client writes the same constant token, so each one's compare accepts the others' locks",
-			Killers: props{safeRelease, doubleRelease, safeRefresh},
+			Killers: props{safeRelease, doubleRelease, safeRefresh, releaseFaults},
 			slip:    recipe{token: func(string) string { return "locked" }},
 		},
 		{
@@ -165,7 +165,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "no-nx",
 			Slip:    "SET PX without NX: every attempt overwrites the holder's lock and succeeds",
-			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh},
+			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh, releaseFaults},
 			slip: recipe{
 				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
 					return s.set(token, "PX", ttl.Milliseconds())
@@ -271,13 +271,13 @@ func Mutants() []Mutant {
 		{
 			Name:    "release-compare-inverted",
 			Slip:    "the release script compares with ~= instead of ==: it deletes exactly the locks that are not its own",
-			Killers: props{releaseFrees, safeRelease},
+			Killers: props{releaseFrees, safeRelease, releaseFaults},
 			slip:    recipe{release: script(invertedCompare)},
 		},
 		{
 			Name:    "release-length-compare",
 			Slip:    "the release script compares the lengths of the tokens, not the tokens: every xid is 20 characters",
-			Killers: props{safeRelease, doubleRelease},
+			Killers: props{safeRelease, doubleRelease, releaseFaults},
 			slip:    recipe{release: script(lengthCompare)},
 		},
 		{
@@ -308,7 +308,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "release-restore-drops-ttl",
 			Slip:    "the release script deletes the key and, when the value was not its own, sets it back: the next holder keeps its value and loses its expiry",
-			Killers: props{safeRelease, doubleRelease},
+			Killers: props{safeRelease, doubleRelease, releaseFaults},
 			slip:    recipe{release: script(restoreWithoutTTL)},
 		},
 

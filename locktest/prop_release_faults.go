@@ -108,7 +108,7 @@ func releaseFault(r *run, a *simClient, la strategy.Lock, f faultPoint, n int) (
 		}
 		a.disarmFault()
 		if time.Since(acquired) > ttl {
-			r.disturbed(fmt.Errorf("A's release met no fault at its command %d, and A's TTL (%v) had passed by its end: the machine was too slow for the scenario's timing", f.at, ttl))
+			r.disturbed(fmt.Errorf("%s's release met no fault at its command %d, and its TTL (%v) had passed by its end: the machine was too slow for the scenario's timing", a.name, f.at, ttl))
 		}
 		return false, Message{}
 	}

@@ -40,7 +40,7 @@ func init() {
 // fault of faultPoints in turn, each on a run of its own in which A,
 // warm, holds K with the Short TTL.
 func releaseFaults(newRun func(string) *run) Result {
-	r, a, la := releaseFaultSetup(newRun, "/count", true)
+	r, a, la, _ := releaseFaultSetup(newRun, "/count", true)
 	a.watchCommands()
 	a.releaseErr(la)
 	cmds := a.watched()
@@ -51,9 +51,9 @@ func releaseFaults(newRun func(string) *run) Result {
 	var last *run
 	injected := 0
 	for i, f := range faultPoints("release", cmds) {
-		r, a, la = releaseFaultSetup(newRun, fmt.Sprintf("/%d", i+1), false)
+		r, a, la, since := releaseFaultSetup(newRun, fmt.Sprintf("/%d", i+1), false)
 		last = r
-		fired, broke := releaseFault(r, a, la, f, len(cmds))
+		fired, broke := releaseFault(r, a, la, since, f, len(cmds))
 		if !broke.IsZero() {
 			return r.breaks(broke)
 		}
@@ -68,8 +68,8 @@ func releaseFaults(newRun func(string) *run) Result {
 // releaseFaultSetup starts a run in which A, warm (it has acquired and
 // released once, on a key of its own), holds K: with the Long TTL to
 // count the commands of a release that finds its lock held, else with
-// the Short one, which B waits on.
-func releaseFaultSetup(newRun func(string) *run, name string, long bool) (r *run, a *simClient, la strategy.Lock) {
+// the Short one, which B waits on. since is when A's acquire began.
+func releaseFaultSetup(newRun func(string) *run, name string, long bool) (r *run, a *simClient, la strategy.Lock, since time.Time) {
 	r = newRun(name)
 	a = r.newClient("A", 0)
 	a.warmUp(mRelFaultsWarm.New())
@@ -77,19 +77,19 @@ func releaseFaultSetup(newRun func(string) *run, name string, long bool) (r *run
 	if long {
 		ttl = r.tm.Long
 	}
+	since = time.Now()
 	la = a.mustAcquire(ttl)
 	// What the lock does on its own goroutines right after the acquire
 	// (rueidislock takes the rest of its keys) is done before a fault is
 	// armed for the release's commands.
 	a.settle()
-	return r, a, la
+	return r, a, la, since
 }
 
-// releaseFault runs A's release of la with f, and judges what it did and
-// what it left. It returns whether f fired, and why the property breaks,
-// or no message.
-func releaseFault(r *run, a *simClient, la strategy.Lock, f faultPoint, n int) (fired bool, broke Message) {
-	acquired := time.Now()
+// releaseFault runs A's release of la, acquired from since on, with f,
+// and judges what it did and what it left. It returns whether f fired,
+// and why the property breaks, or no message.
+func releaseFault(r *run, a *simClient, la strategy.Lock, since time.Time, f faultPoint, n int) (fired bool, broke Message) {
 	ttl := r.tm.Short
 	what := mRelFaultAt.New(f.is(), f.at, f.cmd)
 	own := r.viewKey()
@@ -107,7 +107,7 @@ func releaseFault(r *run, a *simClient, la strategy.Lock, f faultPoint, n int) (
 			p.wait()
 		}
 		a.disarmFault()
-		if time.Since(acquired) > ttl {
+		if time.Since(since) > ttl {
 			r.disturbed(fmt.Errorf("%s's release met no fault at its command %d, and its TTL (%v) had passed by its end: the machine was too slow for the scenario's timing", a.name, f.at, ttl))
 		}
 		return false, Message{}

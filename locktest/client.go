@@ -299,10 +299,13 @@ func (c *simClient) release(l strategy.Lock) {
 }
 
 // releaseErr gives l up and records what Release returned, whatever it is.
-func (c *simClient) releaseErr(l strategy.Lock) error {
+func (c *simClient) releaseErr(l strategy.Lock) error { return c.releaseWith(c.r.ctx, l) }
+
+// releaseWith is releaseErr with ctx.
+func (c *simClient) releaseWith(ctx context.Context, l strategy.Lock) error {
 	var err error
 	o := c.begin(0)
-	c.r.guard(c.name, "Release", func() { err = l.Release(c.r.ctx) })
+	c.r.guard(c.name, "Release", func() { err = l.Release(ctx) })
 	c.r.rec.add(c.outcome(o, history.EvReleased, err))
 	return err
 }

@@ -132,6 +132,8 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 			e.Msg = &m
 		}
 		c.faultAfter(cmd, &e)
+		// It returned to the client, an error: a pause may fall after it.
+		c.count(cmd.Name(), false)
 		return
 	}
 	if !cmd.Sent {
@@ -173,11 +175,17 @@ func (c *simClient) after(node int, cmd *wire.Command, reply wire.Value, err err
 		c.r.rec.add(e)
 	}
 	defer c.holdOrDrop(hit, cmd)
+	c.count(name, err == nil && !reply.IsError())
+}
+
+// count counts a command that returned to the client, ok when it
+// succeeded, and crashes or pauses the client when its count is reached.
+func (c *simClient) count(name string, ok bool) {
 	c.mu.Lock()
 	c.sent++
 	switch name {
 	case "MULTI":
-		c.inMulti = err == nil && !reply.IsError()
+		c.inMulti = ok
 	case "EXEC", "DISCARD":
 		c.inMulti = false
 	}

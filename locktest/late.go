@@ -68,22 +68,37 @@ func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r
 // operation did to B's lock ("" when nothing) and, when B got nothing,
 // why the lock had not expired, read before A resumed.
 func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock, held bool, broke finding, why Message) {
-	a := p.c
+	if lb, why = waitWhilePaused(r, p, b); lb == nil {
+		return nil, false, finding{}, why
+	}
+	held, broke = stepsAfterTakeover(r, p, b, c)
+	return lb, held, broke, Message{}
+}
+
+// waitWhilePaused is the first half of takeoverWhilePaused: B waits for
+// the lock; when it gets nothing, A resumes and p is waited for, and why
+// says why the lock had not expired.
+func waitWhilePaused(r *run, p *pausedOp, b *simClient) (lb strategy.Lock, why Message) {
 	r.note(mLatePaused.New(r.tm.Short, r.tm.Short+r.tm.Slack))
 	lb = b.waitFree(r.tm.Long, r.tm.Short+r.tm.Slack, r.tm.Short+r.tm.staleAfter())
 	if lb == nil {
 		why = r.unexpired(r.tm.Short, r.tm.Short+r.tm.Slack)
-		a.resume()
+		p.c.resume()
 		r.note(mLateResumes.New())
 		p.wait()
-		return nil, false, finding{}, why
 	}
+	return lb, why
+}
+
+// stepsAfterTakeover is its second half, once B holds the lock: A's
+// operation goes on one command at a time (lateSteps).
+func stepsAfterTakeover(r *run, p *pausedOp, b, c *simClient) (held bool, broke finding) {
 	held = r.keyExists()
 	r.note(mLateSteps.New())
 	if broke = r.lateSteps(p, b, c); broke.IsZero() {
 		p.wait()
 	}
-	return lb, held, broke, Message{}
+	return held, broke
 }
 
 // whoFreed says, in case C then acquires while B holds the lock, what the

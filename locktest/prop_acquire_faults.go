@@ -57,21 +57,21 @@ type faultPoint struct {
 	firstAt bool
 }
 
-// what says the fault, for the reasons.
-func (f faultPoint) what() Message {
-	var m Message
+// what says the fault and where B met it, for the reasons.
+func (f faultPoint) what() Message { return mFaultAt.New(f.is(), f.at, f.op, f.cmd) }
+
+// is says which fault f is: an error reply (its code), a lost reply...
+func (f faultPoint) is() Message {
 	switch f.kind {
 	case faultReply:
 		code, _, _ := strings.Cut(f.code, " ")
-		m = mFaultIsReply.New(code)
+		return mFaultIsReply.New(code)
 	case faultLost:
-		m = mFaultIsLost.New()
+		return mFaultIsLost.New()
 	case faultDropped:
-		m = mFaultIsDropped.New()
-	case faultLate:
-		m = mFaultIsLate.New()
+		return mFaultIsDropped.New()
 	}
-	return mFaultAt.New(m, f.at, f.op, f.cmd)
+	return mFaultIsLate.New()
 }
 
 // faultPoints lists the faults to inject into an acquire that sends cmds
@@ -270,17 +270,7 @@ func faultTTL(r *run) time.Duration { return r.tm.renewedTTL() }
 func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b *simClient) {
 	r = newRun(name)
 	b = r.newClient("B", 0)
-	// On a key of its own: a lock whose release frees nothing
-	// (release-frees) would keep K.
-	start := time.Now()
-	lb, err := b.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
-	if lb == nil {
-		b.refusedSlowly(start)
-		r.fail(mFailNotFreeErr.New("B", fmt.Sprint(err)))
-	}
-	b.releaseErr(lb)
-	r.rec.forget()
-	r.note(mFaultsWarm.New())
+	b.warmUp(mFaultsWarm.New())
 	if held {
 		a = r.newClient("A", 0)
 		// Long, thrice: B's faulted attempt may take a program's own
@@ -294,6 +284,22 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 		r.note(mFaultsFree.New())
 	}
 	return r, a, b
+}
+
+// warmUp has c acquire and release a lock once, on a key of its own (a
+// lock whose release frees nothing, see release-frees, would keep K),
+// then forgets the timeline so far and says so with m.
+func (c *simClient) warmUp(m Message) {
+	r := c.r
+	start := time.Now()
+	l, err := c.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
+	if l == nil {
+		c.refusedSlowly(start)
+		r.fail(mFailNotFreeErr.New(c.name, fmt.Sprint(err)))
+	}
+	c.releaseErr(l)
+	r.rec.forget()
+	r.note(m)
 }
 
 // injectOne runs B's acquire with f and judges what it did; broke says

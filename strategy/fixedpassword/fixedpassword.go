@@ -12,8 +12,9 @@
 //     taken. (The document uses EX, seconds; PX is the same command in
 //     milliseconds.)
 //  2. Work.
-//  3. EVALSHA release.lua key abc123 (EVAL when the script is not cached):
-//     DEL if GET key equals the password, else -1.
+//  3. EVAL release.lua key abc123, the script's text on every release, as
+//     the document's eval sends it: DEL if GET key equals the password,
+//     else -1.
 //
 // How it breaks: every holder's password is the same, so the check cannot
 // tell one holder from another. A holder whose TTL ran out, or who releases
@@ -43,8 +44,6 @@ func password() string { return Password }
 //go:embed release.lua
 var releaseSrc string
 
-var releaseScript = redis.NewScript(1, releaseSrc)
-
 // Strategy is the fixed-password lock.
 type Strategy struct{ v *recipe.Valued }
 
@@ -66,7 +65,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 // password, whoever wrote it. It returns an error matching
 // strategy.ErrNotHeld when the script answers -1.
 func release(s *recipe.Session, password string) error {
-	n, err := redis.Int(s.Eval(releaseScript, password))
+	n, err := redis.Int(s.EvalText(releaseSrc, password))
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,7 @@ const (
 	holderClock   = locktest.HolderClock
 	acquireFaults = locktest.AcquireFaults
 	renewAfter    = locktest.RenewAfterRelease
+	releaseFaults = locktest.ReleaseFaults
 )
 
 // Mutants returns the corpus, grouped by the step that has the slip.
@@ -99,7 +100,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "shared-token",
 			Slip:    "every client writes the same constant token, so each one's compare accepts the others' locks",
-			Killers: props{safeRelease, doubleRelease, safeRefresh},
+			Killers: props{safeRelease, doubleRelease, safeRefresh, releaseFaults},
 			slip:    recipe{token: func(string) string { return "locked" }},
 		},
 		{
@@ -166,7 +167,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "no-nx",
 			Slip:    "SET PX without NX: every attempt overwrites the holder's lock and succeeds",
-			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh},
+			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh, releaseFaults},
 			slip: recipe{
 				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
 					return s.set(token, "PX", ttl.Milliseconds())
@@ -278,26 +279,32 @@ func Mutants() []Mutant {
 		{
 			Name:    "release-compare-inverted",
 			Slip:    "the release script compares with ~= instead of ==: it deletes exactly the locks that are not its own",
-			Killers: props{releaseFrees, safeRelease},
+			Killers: props{releaseFrees, safeRelease, releaseFaults},
 			slip:    recipe{release: script(invertedCompare)},
 		},
 		{
 			Name:    "release-length-compare",
 			Slip:    "the release script compares the lengths of the tokens, not the tokens: every xid is 20 characters",
-			Killers: props{safeRelease, doubleRelease},
+			Killers: props{safeRelease, doubleRelease, releaseFaults},
 			slip:    recipe{release: script(lengthCompare)},
 		},
 		{
 			Name:    "release-swallows-errors",
 			Slip:    "release reports success when its command fails, so the caller believes a lock is free that is still held",
-			Killers: props{releaseFrees},
+			Killers: props{releaseFrees, releaseFaults},
 			slip:    recipe{release: swallowErrors(correct.release)},
 		},
 		{
 			Name:    "release-persist-first",
 			Slip:    "release first PERSISTs the key, so that it cannot expire half-way, then compares and deletes: a crash in between leaves it forever",
-			Killers: props{crashMidRel, safeRelease, doubleRelease},
+			Killers: props{crashMidRel, safeRelease, doubleRelease, releaseFaults},
 			slip:    recipe{release: persistFirst(correct.release)},
+		},
+		{
+			Name:    "release-del-on-error",
+			Slip:    "when the release script returns an error, the release sends a plain DEL so that nothing stays locked",
+			Killers: props{releaseFaults},
+			slip:    recipe{release: delOnError(correct.release)},
 		},
 
 		{
@@ -309,7 +316,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "release-restore-drops-ttl",
 			Slip:    "the release script deletes the key and, when the value was not its own, sets it back: the next holder keeps its value and loses its expiry",
-			Killers: props{safeRelease, doubleRelease},
+			Killers: props{safeRelease, doubleRelease, releaseFaults},
 			slip:    recipe{release: script(restoreWithoutTTL)},
 		},
 		{
@@ -537,6 +544,22 @@ func swallowErrors(release func(session, string) (bool, error)) func(session, st
 			return true, nil
 		}
 		return ok, nil
+	}
+}
+
+// delOnError falls back to a DEL of the key, on the same connection,
+// when release returns an error; it reports what the DEL did, or the
+// first error when the DEL fails too.
+func delOnError(release func(session, string) (bool, error)) func(session, string) (bool, error) {
+	return func(s session, token string) (bool, error) {
+		ok, err := release(s, token)
+		if err == nil {
+			return ok, nil
+		}
+		if ok, derr := s.one(s.do("DEL")); derr == nil {
+			return ok, nil
+		}
+		return false, err
 	}
 }
 

@@ -64,6 +64,11 @@ func Variants() []Variant {
 			},
 		},
 		{
+			Name:   "release-retries-script",
+			Change: "when the compare-and-delete script returns an error, the release runs it again on a fresh connection, twice at most: every try compares the token, so a retry that runs after the lock has passed on deletes nothing",
+			steps:  recipe{release: retryScript},
+		},
+		{
 			Name:   "multi-acquire",
 			Change: "acquire by MULTI / SET NX PX / EXEC: a transaction of one atomic command, still atomic",
 			steps: recipe{
@@ -221,6 +226,21 @@ return 0`)
 func fenceInScript(s session, token string, ttl time.Duration) (bool, int64, error) {
 	n, err := redis.Int64(acquireFenced.DoContext(s.ctx, s.conn, s.key, s.fenceKey(), token, ttl.Milliseconds()))
 	return err == nil && n > 0, n, err
+}
+
+// retryScript is the compare-and-delete release, run again on a fresh
+// connection after an error, twice at most.
+func retryScript(s session, token string) (bool, error) {
+	ok, err := s.one(s.eval(compareAndDelete, token))
+	for try := 0; err != nil && try < 2; try++ {
+		t, done, aerr := s.again()
+		if aerr != nil {
+			break
+		}
+		ok, err = t.one(t.eval(compareAndDelete, token))
+		done()
+	}
+	return ok, err
 }
 
 // rereadOnDoubt is SET NX PX; after an uncertain error it reads the key

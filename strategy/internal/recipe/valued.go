@@ -88,6 +88,17 @@ func (s *Session) Bare(cmd string) (any, error) {
 	return reply, nil
 }
 
+// EvalText sends src, a script's text, with EVAL on every call, the
+// session's key as KEYS[1] and args as ARGV: what a document that calls
+// eval does. Errors come back as *strategy.OpError.
+func (s *Session) EvalText(src string, args ...any) (any, error) {
+	reply, err := Do(s.ctx, s.conn, "EVAL", append([]any{src, 1, s.key}, args...)...)
+	if err != nil {
+		return nil, s.Fail("EVAL", err)
+	}
+	return reply, nil
+}
+
 // Eval runs script with the session's key as KEYS[1] and args as ARGV.
 // Errors come back as *strategy.OpError.
 func (s *Session) Eval(script *redis.Script, args ...any) (any, error) {

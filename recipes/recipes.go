@@ -19,6 +19,7 @@ import (
 	"github.com/locklab/locklab/internal/langtest"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/locktest/process"
+	"github.com/locklab/locklab/strategy"
 )
 
 // Python is the interpreter the Python programs run with: the system's,
@@ -38,6 +39,16 @@ type Program struct {
 	Expect locktest.Expect
 	// Needs is what the program needs installed (see langtest.Need).
 	Needs []string
+	// Kind is the lock's kind, as its ready line announces it: "" for
+	// the mutexes, strategy.ReadWrite or strategy.Semaphore for the
+	// programs of Kinds.
+	Kind strategy.Kind
+	// Elsewhere names the keys the lock keeps its state under when it is
+	// not the suite's key K ("{K}:time, {K}:weight"), K standing for the
+	// suite's key. A program has no word of the line protocol to name
+	// them, as a Go strategy does (strategy.Keyed): the suite's contract
+	// then puts its hash of wrong-type at K, which the lock never reads.
+	Elsewhere string
 }
 
 // Factory returns the factory that runs p, from the repository's root
@@ -91,6 +102,43 @@ func Libraries() []Program {
 		php("symfony-lock-store-ttl", []string{langtest.SymfonyLock}, "recipes/php/symfony-lock.php", "store-ttl"),
 		php("laravel", []string{langtest.Laravel}, "recipes/php/laravel.php"),
 		php("laravel-seconds", []string{langtest.Laravel}, "recipes/php/laravel.php", "seconds"),
+	}
+}
+
+// Kinds are the PHP frameworks' read-write locks and semaphores, served
+// over the line protocol with the words of their kind (docs/exec.md):
+// Symfony's shared locks (symfony-lock.php shared: acquireRead beside
+// acquire, on the Lock component's RedisStore), Symfony's Semaphore
+// component on its RedisStore, and Laravel's concurrency limiter
+// (Redis::funnel). The semaphores have the program's number of permits,
+// LOCKLAB_PERMITS (2 unless set), and count whole seconds, as does the
+// suite with them (granularity=1000). Each is declared here on the
+// properties of its kind (locktest.KindProperties), none of which the
+// grid of package catalog lists: all hold, as their sources call for
+// (docs/kinds-php.md gives the reasons); and n/a on those of the other
+// kind.
+func Kinds() []Program {
+	php := func(name string, kind strategy.Kind, elsewhere string, needs []string, file ...string) Program {
+		other := strategy.Semaphore
+		if kind == strategy.Semaphore {
+			other = strategy.ReadWrite
+		}
+		return Program{
+			Name:      name,
+			Argv:      slices.Concat(libraryPHPCommand(), file),
+			Expect:    locktest.Expect{NotApplicable: locktest.KindProperties(other), Strict: true},
+			Needs:     append([]string{langtest.PHP}, needs...),
+			Kind:      kind,
+			Elsewhere: elsewhere,
+		}
+	}
+	return []Program{
+		php("symfony-lock-shared", strategy.ReadWrite, "",
+			[]string{langtest.SymfonyLock}, "recipes/php/symfony-lock.php", "shared"),
+		php("symfony-semaphore", strategy.Semaphore, "{K}:time, {K}:weight",
+			[]string{langtest.SymfonySemaphore}, "recipes/php/symfony-semaphore.php"),
+		php("laravel-funnel", strategy.Semaphore, "K1 to Kn, one per permit",
+			[]string{langtest.LaravelRedis}, "recipes/php/laravel-funnel.php"),
 	}
 }
 

@@ -4,9 +4,10 @@
 # only does what is missing, with one line per thing it does.
 #
 #  - php-cli and php-redis: the documents' recipes in PHP (recipes/php);
-#  - php-symfony-lock, php-illuminate-cache and php-illuminate-redis: the
-#    PHP frameworks' locks (recipes/php/symfony-lock.php, laravel.php),
-#    found through PHP's include path (/usr/share/php);
+#  - php-symfony-lock, php-symfony-semaphore, php-illuminate-cache and
+#    php-illuminate-redis: the PHP frameworks' locks (recipes/php/
+#    symfony-lock.php, symfony-semaphore.php, laravel.php,
+#    laravel-funnel.php), found through PHP's include path (/usr/share/php);
 #  - python3-redis: redis-py, for recipes/python, run with /usr/bin/python3;
 #  - faketime: libfaketime, which runs a program with its clock skewed.
 #
@@ -27,6 +28,7 @@ on_include_path() {
 	php -n -r "exit(stream_resolve_include_path('$1') ? 0 : 1);" >/dev/null 2>&1
 }
 on_include_path Symfony/Component/Lock/autoload.php || missing+=(php-symfony-lock)
+on_include_path Symfony/Component/Semaphore/autoload.php || missing+=(php-symfony-semaphore)
 on_include_path Illuminate/Cache/autoload.php || missing+=(php-illuminate-cache)
 on_include_path Illuminate/Redis/autoload.php || missing+=(php-illuminate-redis)
 /usr/bin/python3 -c 'import redis' >/dev/null 2>&1 || missing+=(python3-redis)

@@ -32,6 +32,12 @@ const (
 	// Laravel's cache and Redis components, php-illuminate-cache and
 	// php-illuminate-redis, on PHP's include path.
 	Laravel = "php-illuminate-cache"
+	// Symfony's Semaphore component, php-symfony-semaphore, on PHP's
+	// include path.
+	SymfonySemaphore = "php-symfony-semaphore"
+	// Laravel's Redis component alone (Redis::funnel),
+	// php-illuminate-redis, on PHP's include path.
+	LaravelRedis = "php-illuminate-redis"
 )
 
 var (
@@ -84,6 +90,10 @@ func check(what string) string {
 		why = onIncludePath("php-symfony-lock", "Symfony/Component/Lock/autoload.php")
 	case Laravel:
 		why = onIncludePath("php-illuminate-cache and php-illuminate-redis", "Illuminate/Cache/autoload.php", "Illuminate/Redis/autoload.php")
+	case SymfonySemaphore:
+		why = onIncludePath("php-symfony-semaphore", "Symfony/Component/Semaphore/autoload.php")
+	case LaravelRedis:
+		why = onIncludePath("php-illuminate-redis", "Illuminate/Redis/autoload.php")
 	case Faketime:
 		if _, err := faketime.Find(); err != nil {
 			why = err.Error()

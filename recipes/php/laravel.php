@@ -24,10 +24,9 @@
  */
 require __DIR__ . '/protocol.php';
 requireLibrary('Illuminate/Cache/autoload.php', 'php-illuminate-cache');
-requireLibrary('Illuminate/Redis/autoload.php', 'php-illuminate-redis');
+require __DIR__ . '/laravel-redis.php';
 
 use Illuminate\Cache\RedisStore;
-use Illuminate\Redis\RedisManager;
 
 $withSeconds = ($argv[1] ?? '') === 'seconds';
 
@@ -35,13 +34,7 @@ function store(): RedisStore
 {
     static $store = null;
     if ($store === null) {
-        [$host, $port] = proxyAddr();
-        $redis = new RedisManager(null, 'phpredis', ['default' => [
-            'host' => $host,
-            'port' => $port,
-            'password' => getenv('LOCKLAB_REDIS_PASSWORD') ?: null,
-        ]]);
-        $store = new RedisStore($redis, '', 'default');
+        $store = new RedisStore(laravelRedis(), '', 'default');
     }
     return $store;
 }

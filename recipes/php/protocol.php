@@ -190,18 +190,49 @@ function oneLine(string $s): string
  * coarser than a millisecond gives the step, $granularity_ms, which the
  * ready line announces: the suite then asks only for TTLs that are whole
  * multiples of it.
+ *
+ * A lock that is not a mutex says which kind it is in $kind (docs/exec.md,
+ * "Read-write locks and semaphores"), and the ready line announces it:
+ *
+ *   'shared' => readLock($key, $ttl_ms)  a read-write lock: $lock is the
+ *                                        writer's attempt, readLock a
+ *                                        reader's ("acquire-shared")
+ *   'permits' => $n                      a semaphore of $n permits: $lock
+ *                                        takes one
+ *   'weighted' => lockN($key, $n, $ttl)  with 'permits': $n permits at
+ *                                        once, all or nothing ("acquire-n")
+ *
+ * readLock and lockN return as $lock does.
  */
-function serve(callable $lock, callable $unlock, ?callable $refresh = null, ?int $granularity_ms = null): void
+function serve(callable $lock, callable $unlock, ?callable $refresh = null, ?int $granularity_ms = null, array $kind = []): void
 {
     $locks = [];
-    answer(($refresh === null ? 'ready' : 'ready refresh') . ($granularity_ms === null ? '' : " granularity=$granularity_ms"));
+    $ready = 'ready' . ($refresh === null ? '' : ' refresh') . ($granularity_ms === null ? '' : " granularity=$granularity_ms");
+    if (isset($kind['shared'])) {
+        $ready .= ' shared';
+    }
+    if (isset($kind['permits'])) {
+        $ready .= " permits={$kind['permits']}" . (isset($kind['weighted']) ? ' weighted' : '');
+    }
+    answer($ready);
     while (($line = fgets(STDIN)) !== false) {
         $args = explode(' ', trim($line));
         try {
             getRedis(false)?->clearLastError();
             switch ($args[0]) {
                 case 'acquire':
-                    $l = $lock($args[1], (int) $args[2]);
+                case 'acquire-shared':
+                case 'acquire-n':
+                    if ($args[0] === 'acquire') {
+                        $l = $lock($args[1], (int) $args[2]);
+                    } elseif ($args[0] === 'acquire-shared' && isset($kind['shared'])) {
+                        $l = $kind['shared']($args[1], (int) $args[2]);
+                    } elseif ($args[0] === 'acquire-n' && isset($kind['weighted'])) {
+                        $l = $kind['weighted']($args[1], (int) $args[2], (int) $args[3]);
+                    } else {
+                        answer("error this lock has no {$args[0]}");
+                        break;
+                    }
                     if (($e = getRedis(false)?->getLastError()) !== null) {
                         answer('error ' . oneLine($e));
                     } elseif (!$l) {

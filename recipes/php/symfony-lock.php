@@ -22,6 +22,19 @@
  * read TIME. Each call is preceded by a clock notice (millitime(),
  * protocol.php), so that the suite knows the lock reads a clock, records
  * it, and skews it (clock-skew).
+ *
+ * Run as symfony-lock.php shared, it is the component's read-write lock
+ * (SharedLockInterface, the same RedisStore): acquire is the writer's,
+ * $lock->acquire(), and acquire-shared the reader's, $lock->acquireRead():
+ *
+ *   $lock->acquireRead(); // EVAL: drop the expired tokens; unless the
+ *                         // reserved member __write__ is there, ZADD the
+ *                         // token, ZREM __write__, PEXPIREAT the latest
+ *                         // expiry; then refresh() to $ttl, as acquire()
+ *
+ * The writer's save adds its token and __write__ only to an empty set
+ * (once the expired tokens are dropped); release() removes the token and
+ * __write__. One attempt each (acquireRead(false)).
  */
 require __DIR__ . '/protocol.php';
 requireLibrary('Symfony/Component/Lock/autoload.php', 'php-symfony-lock');
@@ -35,7 +48,9 @@ use Symfony\Component\Lock\Store\RedisStore;
 // Run as symfony-lock.php store-ttl, each TTL has a store of its own whose
 // initial TTL is the lock's: new RedisStore($redis, $ttl), as an
 // application whose locks all live $ttl seconds can write it.
-$storeTtl = ($argv[1] ?? '') === 'store-ttl';
+$storeTtl = in_array('store-ttl', array_slice($argv, 1), true);
+// Run as symfony-lock.php shared, readers take it too (acquireRead).
+$shared = in_array('shared', array_slice($argv, 1), true);
 
 function factory(float $ttl): LockFactory
 {
@@ -57,6 +72,13 @@ function lock($key, $ttl_ms)
     $lock = factory($ttl_ms / 1000)->createLock($key, $ttl_ms / 1000);
     millitime();
     return $lock->acquire() ? $lock : false;
+}
+
+function readLock($key, $ttl_ms)
+{
+    $lock = factory($ttl_ms / 1000)->createLock($key, $ttl_ms / 1000);
+    millitime();
+    return $lock->acquireRead() ? $lock : false;
 }
 
 function unlock($key, $lock)
@@ -91,4 +113,4 @@ function refresh($key, $lock, $ttl_ms)
     return true;
 }
 
-serve('lock', 'unlock', 'refresh');
+serve('lock', 'unlock', 'refresh', null, $shared ? ['shared' => 'readLock'] : []);

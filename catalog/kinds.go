@@ -24,7 +24,10 @@ func KindGridFile(k strategy.Kind) string { return "catalog/verdicts-" + string(
 // OutsideKinds are the columns of each kind's grid declared outside this
 // package (package recipes: the PHP libraries' read-write locks and
 // semaphores).
-var OutsideKinds = map[strategy.Kind][]string{}
+var OutsideKinds = map[strategy.Kind][]string{
+	strategy.ReadWrite: {"symfony-lock-shared"},
+	strategy.Semaphore: {"symfony-semaphore", "laravel-funnel"},
+}
 
 // kindGridHeader starts a kind's grid file; %s is the kind.
 const kindGridHeader = `# The declared verdicts of the %s locks on the properties of their

@@ -123,10 +123,11 @@ func Kinds() []Program {
 		if kind == strategy.Semaphore {
 			other = strategy.ReadWrite
 		}
+		declared, _ := catalog.DeclaredKind(kind).Expect(name)
 		return Program{
 			Name:      name,
 			Argv:      slices.Concat(libraryPHPCommand(), file),
-			Expect:    locktest.Expect{NotApplicable: locktest.KindProperties(other), Strict: true},
+			Expect:    locktest.Expect{Breaks: declared.Breaks, NotApplicable: append(declared.NotApplicable, locktest.KindProperties(other)...), Strict: true},
 			Needs:     append([]string{langtest.PHP}, needs...),
 			Kind:      kind,
 			Elsewhere: elsewhere,

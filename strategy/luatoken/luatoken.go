@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/internal/notify"
 	"github.com/locklab/locklab/strategy/internal/recipe"
 	"github.com/rs/xid"
 )
@@ -38,7 +39,7 @@ var (
 type Strategy struct {
 	b   recipe.Base
 	cfg config
-	hub *hub // nil unless WithNotify
+	hub *notify.Hub // nil unless WithNotify
 }
 
 // New returns the strategy on pool p. Without options every TryAcquire is a
@@ -62,7 +63,7 @@ func New(p strategy.Pool, opts ...Option) (*Strategy, error) {
 	}
 	s := &Strategy{b: b, cfg: cfg}
 	if cfg.notify {
-		s.hub = newHub(p)
+		s.hub = notify.NewHub(p, name, ChannelPrefix)
 	}
 	return s, nil
 }

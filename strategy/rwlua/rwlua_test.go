@@ -450,3 +450,8 @@ func TestAutoRenew(t *testing.T) {
 	assert.Empty(t, rec.Commands(), "commands sent after Release returned")
 	require.NoError(t, other.Release(ctx))
 }
+
+// The suite learns the kind from the interfaces.
+func TestKind(t *testing.T) {
+	assert.Equal(t, strategy.ReadWrite, strategy.KindOf(newRW(t, redistest.Pool(t))))
+}

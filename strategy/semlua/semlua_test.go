@@ -317,3 +317,8 @@ func TestAutoRenew(t *testing.T) {
 	time.Sleep(2 * ttl)
 	assert.Empty(t, rec.Commands(), "commands sent after Release returned")
 }
+
+// The suite learns the kind from the interfaces.
+func TestKind(t *testing.T) {
+	assert.Equal(t, strategy.Semaphore, strategy.KindOf(newSem(t, redistest.Pool(t), 2)))
+}

@@ -19,9 +19,14 @@
 //	strategy/luatoken       SET token NX PX, release by Lua compare-and-delete
 //	strategy/redlock        Redlock: SET token NX PX on a majority of N independent masters
 //
-// Only luatoken is safe to use on one Redis; the others are faithful copies
-// of popular recipes, kept so that their failures can be shown (see package
-// locktest). Redlock spans several independent masters; the suite checks it
+// Two more are not mutexes (see Shared, Counting and Weighted):
+//
+//	strategy/rwlua          read-write lock: a sorted set of holder tokens scored by server-time expiry, writers first
+//	strategy/semlua         semaphore of N permits: a sorted set of holder tokens scored by server-time expiry
+//
+// Only luatoken, rwlua and semlua are safe to use on one Redis; the others
+// are faithful copies of popular recipes, kept so that their failures can
+// be shown (see package locktest). Redlock spans several independent masters; the suite checks it
 // on five, with their failures (a restart, a clock jump, a minority down),
 // in two columns of the catalog, redlock and redlock-delayed-restart (see
 // docs/replication.md).

@@ -57,7 +57,7 @@ func WithWriterIntent(d time.Duration) Option {
 // renewal before it removes the member, and returns once the renewal
 // goroutine has stopped: nothing is renewed after Release returns.
 // Renewal stops at the maximum hold time (WithMaxHold, default
-// tokenset's ten minutes). TryAcquire and TryAcquireShared fail with an
+// DefaultMaxHold). TryAcquire and TryAcquireShared fail with an
 // error matching strategy.ErrInvalidTTL when the interval is not shorter
 // than the TTL less the lease margin.
 func WithAutoRenew(every time.Duration) Option {
@@ -85,8 +85,10 @@ func WithLeaseMargin(d time.Duration) Option {
 // WithNotify makes the release that leaves the lock free announce itself
 // on ChannelName(key), in the same script, and makes strategy.Acquire (for
 // readers through strategy.Reader) wake at once rather than at its next
-// retry. The waiters of a Strategy share one Pub/Sub connection from its
-// pool while anyone waits: a pool with MaxActive must leave room for it.
+// retry. Holds and intents that expire are not announced: their waiters
+// find out at their next retry. The waiters of a Strategy share one
+// Pub/Sub connection from its pool while anyone waits: a pool with
+// MaxActive must leave room for it.
 func WithNotify() Option {
 	return func(c *config) { c.Notify = true }
 }

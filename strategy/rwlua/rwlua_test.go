@@ -455,3 +455,32 @@ func TestAutoRenew(t *testing.T) {
 func TestKind(t *testing.T) {
 	assert.Equal(t, strategy.ReadWrite, strategy.KindOf(newRW(t, redistest.Pool(t))))
 }
+
+// A renewal that finds the hold gone ends the lease as lost, and leaves
+// the other holders alone.
+func TestLeaseLost(t *testing.T) {
+	t.Parallel()
+	const ttl = 90 * time.Millisecond
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	other := read(t, newRW(t, p), key, strategytest.TTL)
+	l := read(t, newRW(t, p, rwlua.WithAutoRenew(0)), key, ttl)
+	lease, _ := l.Lease()
+	strategytest.Do(t, p, "ZREM", key, "r:"+l.Token())
+	select {
+	case <-lease.Done():
+	case <-time.After(ttl + strategytest.Margin):
+		t.Fatal("the lease outlived its hold")
+	}
+	cause := context.Cause(lease)
+	require.ErrorIs(t, cause, rwlua.ErrLeaseLost)
+	require.ErrorIs(t, cause, strategy.ErrNotHeld)
+	var le *rwlua.LeaseError
+	require.ErrorAs(t, cause, &le)
+	assert.Equal(t, "rwlua", le.Strategy)
+	require.ErrorIs(t, l.Refresh(ctx, ttl), strategy.ErrNotHeld)
+	require.ErrorIs(t, l.Release(ctx), strategy.ErrNotHeld)
+	assert.Equal(t, 1, strategytest.ZCard(t, p, key), "the other reader went")
+	require.NoError(t, other.Release(ctx))
+}

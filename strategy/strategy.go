@@ -19,17 +19,22 @@
 //	strategy/luatoken       SET token NX PX, release by Lua compare-and-delete
 //	strategy/redlock        Redlock: SET token NX PX on a majority of N independent masters
 //
-// Read-write locks and semaphores (Shared, Counting, Weighted), faithful
-// copies of the designs people run, flaws included:
+// Read-write locks and semaphores (see Shared, Counting and Weighted):
+// the project's own, correct ones,
+//
+//	strategy/rwlua             read-write lock: a sorted set of holder tokens scored by server-time expiry, writers first
+//	strategy/semlua            semaphore of N permits: a sorted set of holder tokens scored by server-time expiry
+//
+// and faithful copies of the designs people run, flaws included:
 //
 //	strategy/hashrwlock        Redisson's RReadWriteLock: a hash of mode and holders, a timeout key per read hold
 //	strategy/refcountrwlock    a global SET NX PX key and a reader count without expiry (e-chip/redis-rwlock)
 //	strategy/zsetsemaphore     a sorted set of holders scored by each client's clock (redis-semaphore)
 //	strategy/countersemaphore  Redisson's RSemaphore: a counter of free permits, no lease
 //
-// Only luatoken is safe to use on one Redis; the others are faithful copies
-// of popular recipes, kept so that their failures can be shown (see package
-// locktest). Redlock spans several independent masters; the suite checks it
+// Only luatoken, rwlua and semlua are safe to use on one Redis; the others
+// are faithful copies of popular recipes, kept so that their failures can
+// be shown (see package locktest). Redlock spans several independent masters; the suite checks it
 // on five, with their failures (a restart, a clock jump, a minority down),
 // in two columns of the catalog, redlock and redlock-delayed-restart (see
 // docs/replication.md).

@@ -11,9 +11,7 @@ func HubState(s *Strategy) (channels int, running bool) {
 	if s.hub == nil {
 		return 0, false
 	}
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	return len(s.hub.chans), s.hub.running
+	return s.hub.State()
 }
 
 // SetDefaultMaxHold makes the strategies New builds during t cap their

@@ -5,11 +5,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/internal/lease"
+	"github.com/locklab/locklab/strategy/internal/notify"
 	"github.com/locklab/locklab/strategy/internal/recipe"
 	"github.com/rs/xid"
 )
@@ -38,7 +39,7 @@ var (
 type Strategy struct {
 	b   recipe.Base
 	cfg config
-	hub *hub // nil unless WithNotify
+	hub *notify.Hub // nil unless WithNotify
 }
 
 // New returns the strategy on pool p. Without options every TryAcquire is a
@@ -62,7 +63,7 @@ func New(p strategy.Pool, opts ...Option) (*Strategy, error) {
 	}
 	s := &Strategy{b: b, cfg: cfg}
 	if cfg.notify {
-		s.hub = newHub(p)
+		s.hub = notify.NewHub(p, name, ChannelPrefix)
 	}
 	return s, nil
 }
@@ -80,8 +81,8 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	if err := strategy.Validate(key, ttl); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if s.cfg.renew {
-		if err := s.cfg.checkLease(ttl); err != nil {
+	if s.cfg.lease.Renew {
+		if err := s.cfg.lease.CheckTTL(name, ttl); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +97,7 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	keyArg := any(key)
 	l := &Lock{s: s, key: key, keyArg: keyArg, token: any(xid.New().String())}
 	var sent time.Time // when the command that sets the TTL was sent
-	if s.cfg.renew {
+	if s.cfg.lease.Renew {
 		sent = time.Now()
 	}
 	if s.cfg.fencing {
@@ -110,9 +111,9 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	} else if err := set(ctx, conn, key, keyArg, l.token, ttl); err != nil {
 		return nil, err
 	}
-	if s.cfg.renew {
+	if s.cfg.lease.Renew {
 		// The key lives the whole milliseconds that PX was given.
-		startLease(ctx, l, &s.cfg, sent, ttl.Truncate(time.Millisecond))
+		l.lease = lease.Start(ctx, &s.cfg.lease, sent, ttl.Truncate(time.Millisecond), l.extend, leaseCause(key))
 	}
 	return l, nil
 }
@@ -134,10 +135,10 @@ func set(ctx context.Context, conn redis.Conn, key string, keyArg, token any, tt
 type Lock struct {
 	s      *Strategy
 	key    string
-	keyArg any    // key, as the commands take it
-	token  any    // a string; held as the commands take it
-	fence  int64  // 0 without WithFencing
-	lease  *lease // nil without WithAutoRenew
+	keyArg any          // key, as the commands take it
+	token  any          // a string; held as the commands take it
+	fence  int64        // 0 without WithFencing
+	lease  *lease.Lease // nil without WithAutoRenew
 }
 
 var (
@@ -157,7 +158,7 @@ func (l *Lock) Lease() (context.Context, bool) {
 	if l.lease == nil {
 		return nil, false
 	}
-	return l.lease.ctx, true
+	return l.lease.Context(), true
 }
 
 // Key returns the locked key.
@@ -174,8 +175,9 @@ func (l *Lock) Token() string { return l.token.(string) }
 // (or ctx is done). Release returns an error matching strategy.ErrNotHeld
 // when the lock had expired or was released already.
 func (l *Lock) Release(ctx context.Context) error {
+	wait := func(context.Context) {}
 	if l.lease != nil {
-		l.lease.end(&LeaseError{Key: l.key, Err: ErrReleased})
+		wait = l.lease.Release()
 	}
 	conn, err := l.s.b.Pool.GetContext(ctx)
 	if err != nil {
@@ -189,14 +191,7 @@ func (l *Lock) Release(ctx context.Context) error {
 		reply, err = recipe.EvalBounded(ctx, conn, releaseScript, l.keyArg, l.token)
 	}
 	n, err := redis.Int(reply, err)
-	if l.lease != nil {
-		// The renewal's command was cancelled with the lease: wait for it
-		// to return, so that nothing of the lock runs after Release.
-		select {
-		case <-l.lease.done:
-		case <-ctx.Done():
-		}
-	}
+	wait(ctx)
 	if err != nil {
 		return opError("release", l.key, err)
 	}
@@ -219,35 +214,27 @@ func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 			name, l.key, strategy.ErrInvalidTTL, ttl)
 	}
 	if le := l.lease; le != nil {
-		if le.ctx.Err() != nil {
-			return opError("refresh", l.key, fmt.Errorf("%w: %w", strategy.ErrNotHeld, context.Cause(le.ctx)))
+		if err := le.Ended(); err != nil {
+			return opError("refresh", l.key, err)
 		}
-		err := l.extend(ctx, ttl)
-		if err != nil && permanent(err) {
-			le.end(&LeaseError{Key: l.key, Err: err})
-		}
-		return err
+		return le.Refresh(ctx, ttl)
 	}
 	return l.extend(ctx, ttl)
 }
 
-// extend runs refresh.lua and, on success, moves the lease deadline.
+// extend runs refresh.lua.
 func (l *Lock) extend(ctx context.Context, ttl time.Duration) error {
 	conn, err := l.s.b.Pool.GetContext(ctx)
 	if err != nil {
 		return opError("connect", l.key, err)
 	}
 	defer conn.Close()
-	sent := time.Now()
 	n, err := redis.Int(recipe.Eval(ctx, conn, refreshScript, l.keyArg, l.token, ttl.Milliseconds()))
 	if err != nil {
 		return opError("refresh", l.key, err)
 	}
 	if n == 0 {
 		return opError("refresh", l.key, strategy.ErrNotHeld)
-	}
-	if l.lease != nil {
-		l.lease.extended(sent, ttl.Truncate(time.Millisecond))
 	}
 	return nil
 }
@@ -280,23 +267,4 @@ func opError(op, key string, err error) error {
 
 func notAcquired(key string) error {
 	return fmt.Errorf("%s: %q: %w", name, key, strategy.ErrNotAcquired)
-}
-
-// permanent reports whether a failed command proves the lock lost: the lock
-// was found gone or someone else's, or the server refused the command (a
-// redis.Error reply such as WRONGTYPE). Other errors (network, timeouts, a
-// full pool) may pass and are retried while the lease lasts.
-func permanent(err error) bool {
-	if errors.Is(err, strategy.ErrNotHeld) {
-		return true
-	}
-	var re redis.Error
-	if errors.As(err, &re) {
-		// NOSCRIPT is handled by eval; a READONLY or LOADING reply is the
-		// server's passing state, not a verdict on the lock.
-		msg := string(re)
-		return !strings.HasPrefix(msg, "READONLY") && !strings.HasPrefix(msg, "LOADING") &&
-			!strings.HasPrefix(msg, "BUSY") && !strings.HasPrefix(msg, "TRYAGAIN")
-	}
-	return false
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/internal/lease"
 )
 
 // ErrInvalidOption is returned when New is given an option with a value it cannot use,
@@ -16,14 +16,10 @@ var ErrInvalidOption = errors.New("luatoken: invalid option")
 type Option func(*config)
 
 type config struct {
-	renew     bool
-	every     time.Duration // 0: (ttl - margin)/3
-	maxHold   time.Duration // 0: defaultMaxHold
-	margin    time.Duration
-	marginSet bool
-	fencing   bool
-	notify    bool
-	err       error // the first bad option
+	lease   lease.Config
+	fencing bool
+	notify  bool
+	err     error // the first bad option
 }
 
 func (c *config) fail(format string, args ...any) {
@@ -57,7 +53,7 @@ func WithAutoRenew(every time.Duration) Option {
 			c.fail("renewal interval %v is negative", every)
 			return
 		}
-		c.renew, c.every = true, every
+		c.lease.Renew, c.lease.Every = true, every
 	}
 }
 
@@ -82,7 +78,7 @@ func WithMaxHold(d time.Duration) Option {
 			c.fail("maximum hold time %v is not positive", d)
 			return
 		}
-		c.maxHold = d
+		c.lease.MaxHold = d
 	}
 }
 
@@ -98,7 +94,7 @@ func WithLeaseMargin(d time.Duration) Option {
 			c.fail("lease margin %v is negative", d)
 			return
 		}
-		c.margin, c.marginSet = d, true
+		c.lease.Margin, c.lease.MarginSet = d, true
 	}
 }
 
@@ -127,48 +123,5 @@ func (c *config) check() error {
 	if c.err != nil {
 		return c.err
 	}
-	if c.maxHold > 0 && !c.renew {
-		return fmt.Errorf("%w: WithMaxHold needs WithAutoRenew", ErrInvalidOption)
-	}
-	if c.renew && c.maxHold == 0 {
-		c.maxHold = defaultMaxHold
-	}
-	return nil
-}
-
-// leaseMargin is the lease margin for a TTL.
-func (c *config) leaseMargin(ttl time.Duration) time.Duration {
-	if c.marginSet {
-		return c.margin
-	}
-	return 2*time.Millisecond + ttl/100
-}
-
-// interval is the renewal interval for a TTL: by default a third of the
-// time a renewal leaves until the lease deadline, so that two renewals can
-// be late or fail before the lease is lost.
-func (c *config) interval(ttl time.Duration) time.Duration {
-	if c.every > 0 {
-		return c.every
-	}
-	return (ttl - c.leaseMargin(ttl)) / 3
-}
-
-// checkLease checks that a lock of this TTL can renew itself in time.
-func (c *config) checkLease(ttl time.Duration) error {
-	every, margin := c.interval(ttl), c.leaseMargin(ttl)
-	if every < ttl-margin && every > 0 {
-		return nil
-	}
-	if c.every == 0 {
-		// The interval is derived: name what the user chose, the TTL.
-		return fmt.Errorf("%s: %w: a TTL of %v is too short to renew: the lease margin (%v) leaves no time for renewals before the lease deadline",
-			name, strategy.ErrInvalidTTL, ttl, margin)
-	}
-	if every >= ttl {
-		return fmt.Errorf("%s: %w: renewal interval %v is not shorter than the TTL %v",
-			name, strategy.ErrInvalidTTL, every, ttl)
-	}
-	return fmt.Errorf("%s: %w: renewal interval %v does not leave room before the lease deadline (TTL %v less margin %v)",
-		name, strategy.ErrInvalidTTL, every, ttl, margin)
+	return c.lease.Check(ErrInvalidOption, defaultMaxHold)
 }

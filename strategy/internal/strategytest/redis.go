@@ -64,6 +64,34 @@ func PTTL(tb testing.TB, p *redis.Pool, key string) int64 {
 	return n
 }
 
+// ZScore returns the score of member in the sorted set at key, and false
+// when it is not there.
+func ZScore(tb testing.TB, p *redis.Pool, key, member string) (int64, bool) {
+	tb.Helper()
+	v, err := redis.Int64(Do(tb, p, "ZSCORE", key, member), nil)
+	if errors.Is(err, redis.ErrNil) {
+		return 0, false
+	}
+	require.NoError(tb, err)
+	return v, true
+}
+
+// ZCard returns the number of members of the sorted set at key.
+func ZCard(tb testing.TB, p *redis.Pool, key string) int {
+	tb.Helper()
+	n, err := redis.Int(Do(tb, p, "ZCARD", key), nil)
+	require.NoError(tb, err)
+	return n
+}
+
+// ServerMillis returns the server's time (TIME) in Unix milliseconds.
+func ServerMillis(tb testing.TB, p *redis.Pool) int64 {
+	tb.Helper()
+	t, err := redis.Int64s(Do(tb, p, "TIME"), nil)
+	require.NoError(tb, err)
+	return t[0]*1000 + t[1]/1000
+}
+
 // RequireTTLNear checks that key expires in ttl, give or take the time the
 // test took since it set it (at most Margin).
 func RequireTTLNear(tb testing.TB, p *redis.Pool, key string, ttl time.Duration) {

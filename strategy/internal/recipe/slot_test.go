@@ -1,4 +1,4 @@
-package luatoken
+package recipe
 
 import (
 	"math/rand/v2"
@@ -18,16 +18,16 @@ func TestKeySlot(t *testing.T) {
 		"{}foo":                keySlotWhole("{}foo"),
 		"{user1000}.following": keySlotWhole("user1000"),
 	} {
-		if got := keySlot(key); got != want {
-			t.Errorf("keySlot(%q) = %d, want %d", key, got, want)
+		if got := KeySlot(key); got != want {
+			t.Errorf("KeySlot(%q) = %d, want %d", key, got, want)
 		}
 	}
 }
 
 func keySlotWhole(s string) uint16 { return crc16(s) & (numSlots - 1) }
 
-// The counter key hashes to the lock key's slot, whatever the key holds.
-func TestFenceKeySameSlot(t *testing.T) {
+// The side key hashes to the lock key's slot, whatever the key holds.
+func TestSideKeySameSlot(t *testing.T) {
 	const alphabet = "{}ab:"
 	keys := []string{"a", "{", "}", "{}", "}{", "{{}}", "a{}{b}", "{a}", "a}b{c}", "é{ü}"}
 	for range 20000 {
@@ -38,12 +38,12 @@ func TestFenceKeySameSlot(t *testing.T) {
 		keys = append(keys, string(b))
 	}
 	for _, key := range keys {
-		fk := FenceKey(key)
-		if keySlot(fk) != keySlot(key) {
-			t.Fatalf("FenceKey(%q) = %q: slot %d, the key's is %d", key, fk, keySlot(fk), keySlot(key))
+		fk := SideKey(key, ":fence")
+		if KeySlot(fk) != KeySlot(key) {
+			t.Fatalf("SideKey(%q) = %q: slot %d, the key's is %d", key, fk, KeySlot(fk), KeySlot(key))
 		}
 		if fk == key {
-			t.Fatalf("FenceKey(%q) is the key itself", key)
+			t.Fatalf("SideKey(%q) is the key itself", key)
 		}
 	}
 }
@@ -52,12 +52,12 @@ func TestFenceKeySameSlot(t *testing.T) {
 func TestSlotTags(t *testing.T) {
 	tags := slotTags()
 	for slot, n := range tags {
-		if got := keySlot(itoa(n)); got != uint16(slot) {
+		if got := KeySlot(itoa(n)); got != uint16(slot) {
 			t.Fatalf("tag %d of slot %d hashes to %d", n, slot, got)
 		}
 	}
 	for n := range tags[0] {
-		if keySlot(itoa(n)) == 0 {
+		if KeySlot(itoa(n)) == 0 {
 			t.Fatalf("%d hashes to slot 0 and is smaller than its tag %d", n, tags[0])
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/locklab/locklab/strategy/countersemaphore"
 	"github.com/locklab/locklab/strategy/hashrwlock"
 	"github.com/locklab/locklab/strategy/refcountrwlock"
+	"github.com/locklab/locklab/strategy/rwlua"
+	"github.com/locklab/locklab/strategy/semlua"
 	"github.com/locklab/locklab/strategy/zsetsemaphore"
 )
 
@@ -90,6 +92,13 @@ func kindStrategies(k strategy.Kind) []Entry {
 					return refcountrwlock.New(c.Pool)
 				},
 			},
+			{
+				Name:    "rwlua",
+				Sources: "the project's own: a token per holder in a sorted set scored by the server's clock, writers first",
+				New: func(c locktest.Client) (strategy.Strategy, error) {
+					return rwlua.New(c.Pool)
+				},
+			},
 		}
 	case strategy.Semaphore:
 		return []Entry{
@@ -105,6 +114,13 @@ func kindStrategies(k strategy.Kind) []Entry {
 				Sources: "Redisson's RSemaphore: a counter without leases",
 				New: func(c locktest.Client) (strategy.Strategy, error) {
 					return countersemaphore.New(c.Pool, semaphorePermits)
+				},
+			},
+			{
+				Name:    "semlua",
+				Sources: "the project's own: a token per permit in a sorted set scored by the server's clock",
+				New: func(c locktest.Client) (strategy.Strategy, error) {
+					return semlua.New(c.Pool, semaphorePermits)
 				},
 			},
 		}

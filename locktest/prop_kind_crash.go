@@ -2,6 +2,7 @@ package locktest
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
@@ -10,7 +11,9 @@ import (
 
 // ReaderCrashRecovery: a reader crashes holding a read lock, beside a
 // reader that goes on and then releases; a writer must get the lock
-// within the crashed reader's TTL and the slack.
+// within the crashed reader's TTL and the slack, and then have it alone:
+// a reader that comes while it writes is refused, whatever the crashed
+// reader left behind.
 //
 // PermitCrashRecovery: every permit of a semaphore is held, and one
 // holder crashes; a waiter must get a permit within the crashed holder's
@@ -26,9 +29,9 @@ func init() {
 		p: ReaderCrashRecovery, order: 1020, scenario: readerCrashRecovery, kind: strategy.ReadWrite,
 		breaks: "a reader that crashed kept writers out once its TTL had passed",
 	}, func(tm Timing) floors {
-		// A crashes holding with the Short TTL; W cannot write before it
-		// has run out.
-		return floors{holds: tm.Short}
+		// A crashes holding with the Short TTL; C reads only once it has
+		// run out.
+		return floors{holds: tm.Short + tm.staleAfter()}
 	})
 	register(property{
 		p: PermitCrashRecovery, order: 1110, scenario: permitCrashRecovery, kind: strategy.Semaphore,
@@ -49,7 +52,9 @@ func readerCrashRecovery(newRun func(string) *run) Result {
 	if !a.readWrite() {
 		return r.notApplicable(mNotReadWrite.New())
 	}
-	b, w := r.newClient("B", 0), r.newClient("W", 0)
+	b, c, w, d := r.newClient("B", 0), r.newClient("C", 0), r.newClient("W", 0), r.newClient("D", 0)
+	r.promise(history.OneHolder, mReaderCrashTwo.Lacking())
+	asked := time.Now()
 	if _, ok := a.tryMode(history.Shared, 0, r.tm.Short); !ok {
 		r.fail(mFailNotFree.New("A"))
 	}
@@ -59,11 +64,25 @@ func readerCrashRecovery(newRun func(string) *run) Result {
 	}
 	a.crash(mCrashNeverReleases.New())
 	b.releaseHeld(hb)
+	// Once A's TTL has passed, nothing of A's may count: C reads, and W
+	// must not write beside it.
+	r.note(mReaderCrashAfterTTL.New(r.tm.Short))
+	time.Sleep(time.Until(asked.Add(r.tm.Short + r.tm.staleAfter())))
+	hc, ok := c.tryMode(history.Shared, 0, r.tm.Long)
+	if !ok {
+		return r.breaksFreeRefused("C", mReaderCrashCOut.New())
+	}
+	if _, ok := w.tryMode(history.Exclusive, 0, r.tm.Long); ok {
+		return r.breaksRule(history.OneHolder, mReaderCrashWriterIn.New())
+	}
+	c.releaseHeld(hc)
 	wait := r.tm.Short + r.tm.Slack
-	r.note(mBWaitsTTL.New(wait, r.tm.Short))
 	since := r.rec.now()
-	if w.waitFree(r.tm.Long, wait, r.tm.Short+r.tm.staleAfter()) == nil {
+	if w.waitFree(r.tm.Long, wait, 0) == nil {
 		return r.breaksUnfreed("W", since, wait-r.tm.Poll, mReaderCrashBreaks.New(wait, r.lifeLeft(r.tm.Short, wait)))
+	}
+	if _, ok := d.tryMode(history.Shared, 0, r.tm.Long); ok {
+		return r.breaksRule(history.OneHolder, mReaderCrashReaderIn.New())
 	}
 	return r.holds(mReaderCrashHolds.New())
 }
@@ -101,9 +120,19 @@ func permitCrashRecovery(newRun func(string) *run) Result {
 // The crash properties' messages of the kinds.
 var (
 	mReaderCrashBreaks = msg.Define("reader-crash-recovery.breaks", msg.K(msg.Duration, msg.Sub),
-		"A crashed holding a read lock, B released its own, and W still could not write {0} later: {1}")
+		"A crashed holding a read lock, B and C released their own, and W still could not write {0} later: {1}")
+	mReaderCrashAfterTTL = msg.Define("reader-crash-recovery.after-ttl", msg.K(msg.Duration),
+		"A's TTL of {0} passes; C reads, and W tries to write beside it")
+	mReaderCrashCOut = msg.Define("reader-crash-recovery.c-out", nil,
+		"once A's TTL had passed and B had released, C could not read: the crashed reader kept the lock")
+	mReaderCrashWriterIn = msg.Define("reader-crash-recovery.writer-in", nil,
+		"once A's TTL had passed, C read, and W took the lock to write while C read: what A left behind let a writer in beside a reader")
 	mReaderCrashHolds = msg.Define("reader-crash-recovery.holds", nil,
-		"A crashed holding a read lock; once B had released its own, W wrote within A's TTL")
+		"A crashed holding a read lock; once its TTL had passed, C read and W could not write beside it; once C had released, W wrote, and D could not read while W wrote")
+	mReaderCrashReaderIn = msg.Define("reader-crash-recovery.reader-in", nil,
+		"A crashed holding a read lock, and W wrote once A's TTL had passed; then D took the lock to read while W wrote: what A left behind let a reader in beside the writer")
+	mReaderCrashTwo = msg.Define("reader-crash-recovery.two", msg.K(msg.Sub),
+		"after a reader's crash, the lock was held by a writer and another client at once: {0}")
 	mPermitCrashBreaks = msg.Define("permit-crash-recovery.breaks", msg.K(msg.Count, msg.Duration, msg.Sub),
 		"A crashed holding one of the {0} permits, and W still could not take it {1} later: {2}")
 	mPermitCrashHolds = msg.Define("permit-crash-recovery.holds", msg.K(msg.Count),
@@ -113,7 +142,7 @@ var (
 	_ = msg.Define("reader-crash-recovery.scenario", nil,
 		"a reader crashes holding its read lock, beside another reader that releases")
 	_ = msg.Define("reader-crash-recovery.must", nil,
-		"a writer gets the lock once the crashed reader's TTL has passed")
+		"a writer gets the lock once the crashed reader's TTL has passed, and has it alone")
 	_ = msg.Define("permit-crash-recovery.scenario", nil,
 		"every permit is held, and one holder crashes")
 	_ = msg.Define("permit-crash-recovery.must", nil,

@@ -52,6 +52,15 @@ bench: setup
 bench-libraries: setup
 	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -figures libraries -json ../docs/performance-libraries.json -svg "" -doc ../docs/performance.md
 
+.PHONY: bench-kinds
+
+# The kinds figure alone (rwlua and semlua beside the read-write locks and
+# semaphores people run, about a minute and a half): its JSON to
+# docs/performance-kinds.json, its tables, with the run's date and the
+# machine's conditions, into their block of docs/performance.md.
+bench-kinds: setup
+	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -figures kinds -json ../docs/performance-kinds.json -svg "" -doc ../docs/performance.md
+
 .PHONY: check docs repeat stress test-langs report test-browser
 
 # Every PHP recipe's column against its Go column, cell by cell, the PHP

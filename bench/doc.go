@@ -44,6 +44,14 @@
 // the delay that got the most critical sections through, as well as at its
 // documented default.
 //
+// The kinds figure (kinds.go) puts the project's read-write lock
+// (strategy/rwlua) and semaphore (strategy/semlua) beside the designs
+// people run (hashrwlock, refcountrwlock; zsetsemaphore,
+// countersemaphore) on one redigo pool: uncontended, as a writer, as a
+// reader and taking one permit; 16 readers and 1 writer on one key (reads
+// and writes per second, the writer's wait); 16 goroutines on 4 permits
+// (critical sections per second, the hand-off), in shuffled rounds.
+//
 // The Redlock figure (redlock.go) runs locklab's strategy/redlock and
 // redsync over the same five private masters, uncontended, at 1 and 16
 // goroutines, in shuffled rounds.
@@ -55,8 +63,8 @@
 // The files: subjects.go declares every lock measured, clients.go the
 // client kinds, hand.go the floors' commands sent by hand; each figure has
 // a file of its own (commands.go, uncontended.go, allocations.go,
-// parallel.go, sameclient.go, redlock.go, contended.go with sweep.go,
-// suite.go), run.go runs them in turn, targets.go checks the goals,
+// parallel.go, sameclient.go, libraries.go, kinds.go, redlock.go,
+// contended.go with sweep.go, suite.go), run.go runs them in turn, targets.go checks the goals,
 // spread.go sums up rounds, and report.go, table.go and svg.go hold and
 // draw the result.
 package bench

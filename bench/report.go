@@ -39,6 +39,9 @@ type Report struct {
 	// Libraries holds the libraries figure: rueidislock and go-zero's
 	// RedisLock beside luatoken on the same client library.
 	Libraries []LibraryRow `json:"libraries,omitempty"`
+	// Kinds holds the kinds figure: the project's read-write lock and
+	// semaphore beside the designs people run.
+	Kinds []KindsRow `json:"kinds,omitempty"`
 
 	// Contended holds the contended figure: a row per lock, waiting mode
 	// and count of waiters on one key, each figure with its spread; Sweep
@@ -127,6 +130,11 @@ type Settings struct {
 
 	SameClientRounds int     `json:"same_client_rounds,omitempty"`
 	SameClientS      float64 `json:"same_client_s,omitempty"`
+	// The kinds figure's rounds, uncontended cycles per round and time
+	// per contended round.
+	KindsRounds int     `json:"kinds_rounds,omitempty"`
+	KindsCycles int     `json:"kinds_cycles,omitempty"`
+	KindsS      float64 `json:"kinds_s,omitempty"`
 }
 
 // Row holds the figures of one subject, or of one subject in one waiting

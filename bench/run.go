@@ -43,13 +43,19 @@ type Config struct {
 	// for SameClientTime, in a shuffled order.
 	SameClientRounds int
 	SameClientTime   time.Duration
+	// Kinds: KindsRounds rounds in which every row of the kinds figure
+	// runs in a shuffled order: KindsCycles uncontended cycles, or
+	// KindsTime of contention.
+	KindsRounds int
+	KindsCycles int
+	KindsTime   time.Duration
 	// Warm is discarded at the start of every contended run (and up to
 	// 50ms of it at the start of every parallel slice).
 	Warm time.Duration
 	// Only restricts the run to the subjects of these names; empty means all.
 	Only []string
 	// Figures restricts the run to these figures (FigureUncontended,
-	// FigureAllocations, FigureParallel, FigureSameClient, FigureLibraries,
+	// FigureAllocations, FigureParallel, FigureSameClient, FigureLibraries, FigureKinds,
 	// FigureRedlock, FigureContended, FigureSuite); empty means all.
 	Figures []string
 	// Progress receives a line per step; nil means none.
@@ -75,6 +81,10 @@ func DefaultConfig() Config {
 
 		SameClientRounds: 5,
 		SameClientTime:   300 * time.Millisecond,
+
+		KindsRounds: 7,
+		KindsCycles: 500,
+		KindsTime:   800 * time.Millisecond,
 	}
 }
 
@@ -88,10 +98,11 @@ const (
 	FigureSuite       = "suite"
 	FigureRedlock     = "redlock"
 	FigureLibraries   = "libraries"
+	FigureKinds       = "kinds"
 )
 
 // Figures lists them all, in the order a run measures them.
-var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureLibraries, FigureRedlock, FigureContended, FigureSuite}
+var Figures = []string{FigureUncontended, FigureAllocations, FigureParallel, FigureSameClient, FigureLibraries, FigureKinds, FigureRedlock, FigureContended, FigureSuite}
 
 // Runner measures every subject against one server.
 type Runner struct {
@@ -137,6 +148,15 @@ func NewRunner(srv *redistest.Server, cfg Config) (*Runner, error) {
 	}
 	if cfg.SameClientTime <= 0 {
 		cfg.SameClientTime = def.SameClientTime
+	}
+	if cfg.KindsRounds <= 0 {
+		cfg.KindsRounds = def.KindsRounds
+	}
+	if cfg.KindsCycles <= 0 {
+		cfg.KindsCycles = def.KindsCycles
+	}
+	if cfg.KindsTime <= 0 {
+		cfg.KindsTime = def.KindsTime
 	}
 	for _, fig := range cfg.Figures {
 		if !slices.Contains(Figures, fig) {
@@ -208,6 +228,10 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			SameClientS:      r.cfg.SameClientTime.Seconds(),
 		},
 	}
+	if len(r.cfg.Figures) == 0 || slices.Contains(r.cfg.Figures, FigureKinds) {
+		rep.Settings.KindsRounds, rep.Settings.KindsCycles = r.cfg.KindsRounds, r.cfg.KindsCycles
+		rep.Settings.KindsS = r.cfg.KindsTime.Seconds()
+	}
 	if l, ok := loadAverage(); ok {
 		rep.Load = &Load{Start: l}
 	}
@@ -232,6 +256,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		{FigureParallel, r.parallel},
 		{FigureSameClient, r.sameClient},
 		{FigureLibraries, r.libraries},
+		{FigureKinds, r.kinds},
 		{FigureRedlock, r.redlockFigure},
 		{FigureContended, r.contended},
 		{FigureSuite, r.suite},

@@ -272,6 +272,11 @@ func (rep *Report) WriteText(w io.Writer) {
 			LibraryWaiters, rep.Settings.SameClientRounds, rep.Settings.SameClientS)
 		rep.libraryTable().text(w)
 	}
+	if len(rep.Kinds) > 0 {
+		fmt.Fprintf(w, "\nRead-write locks and semaphores on one redigo pool, %d rounds, the rows in a shuffled order;\n"+
+			"median (lowest–highest round); \"no difference measured\" where the rounds of the two overlap.\n\n", rep.Settings.KindsRounds)
+		rep.writeKinds(w, false)
+	}
 	if len(rep.Redlock) > 0 {
 		fmt.Fprintf(w, "\nRedlock over %d masters: pairs/s, each goroutine on a key of its own, %d rounds of %.1fs in a shuffled order:\n\n",
 			RedlockMasters, rep.Settings.SameClientRounds, rep.Settings.SameClientS)
@@ -317,6 +322,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 	if len(rep.Libraries) > 0 {
 		rep.libraryTable().markdown(w)
 		fmt.Fprintln(w)
+	}
+	if len(rep.Kinds) > 0 {
+		rep.writeKinds(w, true)
 	}
 	if len(rep.Redlock) > 0 {
 		rep.redlockTable().markdown(w)

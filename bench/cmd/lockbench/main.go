@@ -20,11 +20,12 @@
 //	-svg path     draw the chart ("" for none; default ../docs/performance.svg)
 //	-md path      write the tables as Markdown ("" for none)
 //	-doc path     rewrite the blocks of the Markdown file at path that the run has figures for
-//	              (<!-- lockbench:libraries -->: the libraries figure, with the run's conditions)
+//	              (<!-- lockbench:libraries -->: the libraries figure; <!-- lockbench:kinds -->: the
+//	              read-write locks and semaphores; each with the run's conditions)
 //	-from path    measure nothing: print, draw and write the report of an earlier run, read from JSON
 //	-quick        a short run, to try things out (figures are rough)
 //	-only a,b     measure only these subjects
-//	-figures a,b  measure only these figures (uncontended, allocations, parallel, sameclient, libraries, redlock, contended, suite)
+//	-figures a,b  measure only these figures (uncontended, allocations, parallel, sameclient, libraries, kinds, redlock, contended, suite)
 //	-iterations n uncontended cycles per subject (default 20000)
 //	-parallel d   time per subject with 16 goroutines (default 2s)
 //	-contended d  time per subject and waiting mode on one key (default 4s)
@@ -66,7 +67,7 @@ func run() error {
 		jsonPath   = flag.String("json", "../docs/performance.json", "write the report as JSON to `path` (\"\" for none)")
 		svgPath    = flag.String("svg", "../docs/performance.svg", "draw the chart as SVG to `path` (\"\" for none)")
 		mdPath     = flag.String("md", "", "write the tables as Markdown to `path` (\"\" for none)")
-		docPath    = flag.String("doc", "", "rewrite the blocks of the Markdown file at `path` that the run has figures for (<!-- lockbench:libraries -->)")
+		docPath    = flag.String("doc", "", "rewrite the blocks of the Markdown file at `path` that the run has figures for (<!-- lockbench:libraries -->, <!-- lockbench:kinds -->)")
 		from       = flag.String("from", "", "measure nothing: report the run saved as JSON at `path`")
 		quick      = flag.Bool("quick", false, "a short run, to try things out; the figures are rough")
 		only       = flag.String("only", "", "comma-separated `names` of the subjects to measure (default all)")
@@ -105,6 +106,7 @@ func run() error {
 		cfg.Iterations, cfg.Warmup, cfg.Rounds, cfg.AllocCycles = 2000, 200, 3, 500
 		cfg.ParallelTime, cfg.ContendedTime, cfg.Warm = 400*time.Millisecond, 600*time.Millisecond, 100*time.Millisecond
 		cfg.SameClientRounds, cfg.SameClientTime, cfg.SweepTime = 3, 100*time.Millisecond, 300*time.Millisecond
+		cfg.KindsRounds, cfg.KindsCycles, cfg.KindsTime = 3, 100, 200*time.Millisecond
 	}
 	if *only != "" {
 		cfg.Only = strings.Split(*only, ",")

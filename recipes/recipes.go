@@ -115,8 +115,8 @@ func Libraries() []Program {
 // suite with them (granularity=1000). Each is declared here on the
 // properties of its kind (locktest.KindProperties), none of which the
 // grid of package catalog lists: all hold, as their sources call for
-// (docs/kinds-php.md gives the reasons); and n/a on those of the other
-// kind.
+// (docs/kinds.md, "The PHP libraries", gives the reasons); and n/a on
+// those of the other kind.
 func Kinds() []Program {
 	php := func(name string, kind strategy.Kind, elsewhere string, needs []string, file ...string) Program {
 		other := strategy.Semaphore

@@ -169,6 +169,8 @@ func TestGlossaryFound(t *testing.T) {
 		{"`KeyValidity` 的键", "key", false},
 		{"键的截止时刻", "截止时刻", true},
 		{"`截止时刻`", "截止时刻", true},
+		{"有 2 个许可的信号灯", "信号灯", true},
+		{"拿到一个许可", "许可证", false},
 	} {
 		prose := inlineCode.ReplaceAllString(c.line, "")
 		if got := found(c.line, prose, c.w); got != c.want {

@@ -19,6 +19,9 @@ import (
 var (
 	exerciseReadmes = []string{"README.md", "README.zh.md"}
 	readingPaths    = []string{"../reading-path.md", "../zh/reading-path.md"}
+	// kindsPages are checked for their links only: the read-write locks'
+	// and semaphores' page, with its many anchors into itself.
+	kindsPages = []string{"../kinds.md", "../zh/kinds.md"}
 )
 
 // TestHints checks that each README has a section for each exercise,
@@ -93,11 +96,12 @@ var (
 	refDef     = regexp.MustCompile(`^\[([^\]]+)\]:\s*(\S+)\s*$`)
 )
 
-// TestLinks checks every relative link of the exercises' READMEs and of
-// the reading paths: the file must exist, and the anchor, if any, must be
+// TestLinks checks every relative link of the exercises' READMEs, of
+// the reading paths and of the kinds' pages: the file must exist, and the anchor, if any, must be
 // a heading of that file (as GitHub makes anchors of headings).
 func TestLinks(t *testing.T) {
-	for _, page := range append(slices.Clone(exerciseReadmes), readingPaths...) {
+	pages := slices.Concat(exerciseReadmes, readingPaths, kindsPages)
+	for _, page := range pages {
 		lines := readLines(t, page)
 		defs := map[string]string{}
 		for _, line := range lines {

@@ -1,0 +1,93 @@
+package locktest
+
+import (
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
+
+// ReaderLeaseIndependence: each reader's lease is its own. One reader's
+// acquire, refresh or release never shortens another reader's lease (a
+// writer must stay out while it runs: the judge finds a writer granted
+// beside a valid read hold, OneHolder), nor extends one (a crashed
+// reader's hold must not keep writers out past its own TTL: Unfreed).
+// The shapes of Redisson's issues 2144 and 1604 and pull request 7098:
+// one expiry for the whole lock, set outright by whoever touches it.
+
+const ReaderLeaseIndependence Property = "reader-lease-independence" // a reader's calls never move another's lease
+
+func init() {
+	register(property{
+		p: ReaderLeaseIndependence, order: 1030, scenario: readerLeaseIndependence, kind: strategy.ReadWrite,
+		breaks: "a reader's acquire, refresh or release cut or stretched another reader's lease",
+	}, func(tm Timing) floors {
+		// W tries once A's Short TTL has run out.
+		return floors{holds: tm.Short}
+	})
+}
+
+// readerLeaseIndependence: C reads with the Short TTL, B with the Long
+// one, and C releases; A reads with the Short TTL; B refreshes with the
+// Long TTL and A with the Short one, and A crashes. Once A's TTL has
+// passed, W must be refused while B reads, and must write as soon as B
+// releases.
+func readerLeaseIndependence(newRun func(string) *run) Result {
+	r := newRun("")
+	c := r.newClient("C", 0)
+	if !c.readWrite() {
+		return r.notApplicable(mNotReadWrite.New())
+	}
+	a, b, w := r.newClient("A", 0), r.newClient("B", 0), r.newClient("W", 0)
+	r.promise(history.OneHolder, mLeaseBreaks.Lacking())
+	hc, ok := c.tryMode(history.Shared, 0, r.tm.Short)
+	if !ok {
+		r.fail(mFailNotFree.New("C"))
+	}
+	hb, ok := b.tryMode(history.Shared, 0, r.tm.Long)
+	if !ok {
+		return r.breaksFreeRefused("B", mSharingNotShared.New())
+	}
+	c.releaseHeld(hc)
+	ha, ok := a.tryMode(history.Shared, 0, r.tm.Short)
+	if !ok {
+		return r.breaksFreeRefused("A", mSharingFreeRefused.New("A"))
+	}
+	if l, ok := hb.l.(strategy.Refresher); ok {
+		_ = b.refresh(l, r.tm.Long) // an error is B's loss, not a break here
+	}
+	if l, ok := ha.l.(strategy.Refresher); ok {
+		_ = a.refresh(l, r.tm.Short)
+	}
+	a.crash(mCrashNeverReleases.New())
+	time.Sleep(r.tm.outlast(r.tm.Short))
+	r.readPTTL()
+	if _, ok := w.tryMode(history.Exclusive, 0, r.tm.Long); ok {
+		return r.breaksRule(history.OneHolder, mLeaseWriterIn.New(r.tm.Short, r.tm.Long))
+	}
+	b.releaseHeld(hb)
+	since := r.rec.now()
+	if w.waitFree(r.tm.Long, r.tm.Slack, 0) == nil {
+		return r.breaksUnfreed("W", since, r.tm.Slack-r.tm.Poll, mLeaseKept.New(r.tm.Slack, r.lifeLeft(r.tm.Short, r.tm.outlast(r.tm.Short))))
+	}
+	return r.holds(mLeaseHolds.New())
+}
+
+// reader-lease-independence's messages.
+var (
+	mLeaseBreaks = msg.Define("reader-lease-independence.breaks", msg.K(msg.Sub),
+		"another reader's calls cut B's read lease: {0}")
+	mLeaseWriterIn = msg.Define("reader-lease-independence.writer-in", msg.K(msg.Duration, msg.Duration),
+		"W took the lock to write once the {0} TTL of A and C had passed, while B still held its read lock of {1}")
+	mLeaseKept = msg.Define("reader-lease-independence.kept", msg.K(msg.Duration, msg.Sub),
+		"A crashed holding its read lock and B released its own, and W still could not write {0} later: {1}")
+	mLeaseHolds = msg.Define("reader-lease-independence.holds", nil,
+		"the other readers' acquires, refreshes and release left B's read lease whole, W wrote once B released, and A's crash kept nobody out past A's TTL")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("reader-lease-independence.scenario", nil,
+		"readers with short and long TTLs acquire, refresh and release around one another; one crashes")
+	_ = msg.Define("reader-lease-independence.must", nil,
+		"a writer stays out while a read lease runs, and gets in once only expired ones are left")
+)

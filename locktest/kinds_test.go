@@ -36,9 +36,10 @@ func TestKinds(t *testing.T) {
 		{"hashrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return hashrwlock.New(c.Pool) },
 			[]locktest.Property{locktest.ReaderLeaseIndependence}, nil},
 		// All readers share K's one lease, set by the first reader and by
-		// every refresh: C's Short TTL, or A's refresh, is B's lease too,
-		// and W writes beside B. Writers first (K:writer-intent): W writes
-		// as soon as R1 leaves.
+		// every refresh: B's refresh stretches it for D, which crashed, and
+		// D's count keeps B's release from deleting K, so W waits out B's
+		// lease (and A's refresh would cut B's). Writers first
+		// (K:writer-intent): W writes as soon as R1 leaves.
 		{"refcountrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return refcountrwlock.New(c.Pool) },
 			[]locktest.Property{locktest.ReaderLeaseIndependence}, nil},
 		// A waiter's acquire drops only the members older than its own

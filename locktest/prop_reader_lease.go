@@ -23,30 +23,56 @@ func init() {
 		p: ReaderLeaseIndependence, order: 1030, scenario: readerLeaseIndependence, kind: strategy.ReadWrite,
 		breaks: "a reader's acquire, refresh or release cut or stretched another reader's lease",
 	}, func(tm Timing) floors {
-		// W tries once A's Short TTL has run out.
-		return floors{holds: tm.Short}
+		// W tries once A's Short TTL has run out, and writes once D's has.
+		return floors{holds: 2 * tm.Short}
 	})
 }
 
-// readerLeaseIndependence: C reads with the Short TTL, B with the Long
-// one, and C releases; A reads with the Short TTL; B refreshes with the
-// Long TTL and A with the Short one, and A crashes. Once A's TTL has
-// passed, W must be refused while B reads, and must write as soon as B
-// releases.
+// readerLeaseIndependence, in two steps, for a refresh must come after
+// another reader's last touch to stretch its lease, and before it to be
+// cut by it. Stretch: B reads with the Long TTL and D with the Short one;
+// B refreshes, D crashes, B releases; W must write within D's TTL and
+// the slack. Cut: C reads with the Short TTL, B with the Long one, and C
+// releases; A reads with the Short TTL; B refreshes with the Long TTL and
+// A with the Short one, and A crashes. Once A's TTL has passed, W must be
+// refused while B reads.
 func readerLeaseIndependence(newRun func(string) *run) Result {
 	r := newRun("")
-	c := r.newClient("C", 0)
-	if !c.readWrite() {
+	b := r.newClient("B", 0)
+	if !b.readWrite() {
 		return r.notApplicable(mNotReadWrite.New())
 	}
-	a, b, w := r.newClient("A", 0), r.newClient("B", 0), r.newClient("W", 0)
+	a, c, d, w := r.newClient("A", 0), r.newClient("C", 0), r.newClient("D", 0), r.newClient("W", 0)
 	r.promise(history.OneHolder, mLeaseBreaks.Lacking())
-	hc, ok := c.tryMode(history.Shared, 0, r.tm.Short)
-	if !ok {
-		r.fail(mFailNotFree.New("C"))
+	refresh := func(c *simClient, h held, ttl time.Duration) {
+		if l, ok := h.l.(strategy.Refresher); ok {
+			_ = c.refresh(l, ttl) // an error is the holder's loss, not a break here
+		}
 	}
+
 	hb, ok := b.tryMode(history.Shared, 0, r.tm.Long)
 	if !ok {
+		r.fail(mFailNotFree.New("B"))
+	}
+	if _, ok := d.tryMode(history.Shared, 0, r.tm.Short); !ok {
+		return r.breaksFreeRefused("D", mSharingNotShared.New())
+	}
+	refresh(b, hb, r.tm.Long)
+	d.crash(mCrashNeverReleases.New())
+	b.releaseHeld(hb)
+	wait := r.tm.Short + r.tm.Slack
+	since := r.rec.now()
+	hw := w.waitFree(r.tm.Long, wait, r.tm.Short+r.tm.staleAfter())
+	if hw == nil {
+		return r.breaksUnfreed("W", since, wait-r.tm.Poll, mLeaseKept.New(wait, r.lifeLeft(r.tm.Short, wait)))
+	}
+	w.release(hw)
+
+	hc, ok := c.tryMode(history.Shared, 0, r.tm.Short)
+	if !ok {
+		return r.breaksFreeRefused("C", mSharingFreeRefused.New("C"))
+	}
+	if hb, ok = b.tryMode(history.Shared, 0, r.tm.Long); !ok {
 		return r.breaksFreeRefused("B", mSharingNotShared.New())
 	}
 	c.releaseHeld(hc)
@@ -54,12 +80,8 @@ func readerLeaseIndependence(newRun func(string) *run) Result {
 	if !ok {
 		return r.breaksFreeRefused("A", mSharingFreeRefused.New("A"))
 	}
-	if l, ok := hb.l.(strategy.Refresher); ok {
-		_ = b.refresh(l, r.tm.Long) // an error is B's loss, not a break here
-	}
-	if l, ok := ha.l.(strategy.Refresher); ok {
-		_ = a.refresh(l, r.tm.Short)
-	}
+	refresh(b, hb, r.tm.Long)
+	refresh(a, ha, r.tm.Short)
 	a.crash(mCrashNeverReleases.New())
 	time.Sleep(r.tm.outlast(r.tm.Short))
 	r.readPTTL()
@@ -67,10 +89,6 @@ func readerLeaseIndependence(newRun func(string) *run) Result {
 		return r.breaksRule(history.OneHolder, mLeaseWriterIn.New(r.tm.Short, r.tm.Long))
 	}
 	b.releaseHeld(hb)
-	since := r.rec.now()
-	if w.waitFree(r.tm.Long, r.tm.Slack, 0) == nil {
-		return r.breaksUnfreed("W", since, r.tm.Slack-r.tm.Poll, mLeaseKept.New(r.tm.Slack, r.lifeLeft(r.tm.Short, r.tm.outlast(r.tm.Short))))
-	}
 	return r.holds(mLeaseHolds.New())
 }
 
@@ -81,9 +99,9 @@ var (
 	mLeaseWriterIn = msg.Define("reader-lease-independence.writer-in", msg.K(msg.Duration, msg.Duration),
 		"W took the lock to write once the {0} TTL of A and C had passed, while B still held its read lock of {1}")
 	mLeaseKept = msg.Define("reader-lease-independence.kept", msg.K(msg.Duration, msg.Sub),
-		"A crashed holding its read lock and B released its own, and W still could not write {0} later: {1}")
+		"D crashed holding its read lock, B refreshed and released its own, and W still could not write {0} later: {1}")
 	mLeaseHolds = msg.Define("reader-lease-independence.holds", nil,
-		"the other readers' acquires, refreshes and release left B's read lease whole, W wrote once B released, and A's crash kept nobody out past A's TTL")
+		"B's refresh left D's read lease whole: once B released, W wrote within D's TTL; and the other readers' acquires, refreshes and release left B's lease whole")
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("reader-lease-independence.scenario", nil,

@@ -35,13 +35,16 @@ func TestKinds(t *testing.T) {
 		// waits, and W writes once the stream of readers ends.
 		{"hashrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return hashrwlock.New(c.Pool) },
 			[]locktest.Property{locktest.ReaderLeaseIndependence}, nil},
-		// All readers share K's one lease, set by the first reader and by
-		// every refresh: B's refresh stretches it for D, which crashed, and
-		// D's count keeps B's release from deleting K, so W waits out B's
-		// lease (and A's refresh would cut B's). Writers first
-		// (K:writer-intent): W writes as soon as R1 leaves.
+		// The readers' count outlives K: once a crashed reader's K has
+		// expired, its count lets the next reader hold without K, and a
+		// writer takes K beside it. All readers share K's one lease, set by
+		// the first reader and by every refresh: B's refresh stretches it
+		// for D, which crashed, and D's count keeps B's release from
+		// deleting K, so W waits out B's lease (and A's refresh would cut
+		// B's). Writers first (K:writer-intent): W writes as soon as R1
+		// leaves.
 		{"refcountrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return refcountrwlock.New(c.Pool) },
-			[]locktest.Property{locktest.ReaderLeaseIndependence}, nil},
+			[]locktest.Property{locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence}, nil},
 		// A waiter's acquire drops only the members older than its own
 		// TTL, by its own clock: a crashed holder's permit outlives the TTL
 		// it was taken with, and a client whose clock runs ahead drops the

@@ -48,14 +48,16 @@ func TestKinds(t *testing.T) {
 		// A waiter's acquire drops only the members older than its own
 		// TTL, by its own clock: a crashed holder's permit outlives the TTL
 		// it was taken with, and a client whose clock runs ahead drops the
-		// live holders' members (permit-skew). Its release is a ZREM of its
-		// own members, and its acquire of n one script: both exact.
+		// live holders' members (permit-skew). Every acquire and refresh
+		// PEXPIREs K to the caller's TTL: a short one drops every holder's
+		// member with K. Its release is a ZREM of its own members, and its
+		// acquire of n one script: both exact.
 		{"zsetsemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) {
 			return zsetsemaphore.New(c.Pool, 2, zsetsemaphore.WithClock(c.Clock))
-		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitSkew}, nil},
-		// No lease at all: a crashed holder's permit is lost for good, and
-		// a release is an INCRBY, however often it comes (a second release
-		// lets N+1 in). Its acquire of n is one decrement-if-enough script;
+		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitLeaseIndependence, locktest.PermitSkew}, nil},
+		// No lease at all: a crashed holder's permit is lost for good (and
+		// so never cuts the others'), and a release is an INCRBY, however
+		// often it comes (a second release lets N+1 in). Its acquire of n is one decrement-if-enough script;
 		// it reads no clock (permit-skew n/a).
 		{"countersemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) { return countersemaphore.New(c.Pool, 2) },
 			[]locktest.Property{locktest.PermitCrashRecovery, locktest.PermitReleaseExact}, []locktest.Property{locktest.PermitSkew}},

@@ -48,6 +48,23 @@ func fill(r *run, k int) (hs []*simClient, helds []held, refused *simClient) {
 	return hs, helds, nil
 }
 
+// lastPermit has H1…HN-1 take a permit each with the Long TTL, and then
+// a the last one with ttl; a refusal is a free permit refused, the run's
+// verdict.
+func lastPermit(r *run, a *simClient, n int, ttl time.Duration) (hs []*simClient, helds []held, ha held, res *Result) {
+	hs, helds, no := fill(r, n-1)
+	if no != nil {
+		res := r.breaksFreeRefusedOf(no.name, n, mBoundRefused.New(no.name, len(hs), n))
+		return nil, nil, held{}, &res
+	}
+	ha, ok := a.tryMode(history.Permit, 1, ttl)
+	if !ok {
+		res := r.breaksFreeRefusedOf(a.name, n, mBoundRefused.New(a.name, n-1, n))
+		return nil, nil, held{}, &res
+	}
+	return hs, helds, ha, nil
+}
+
 // permitReleaseExact: H1…HN-1 hold a permit, A the last; A releases it
 // twice; Y takes the permit A gave back, and X must be refused. Then,
 // every permit free, A takes one with the Short TTL and lets it run out;
@@ -61,13 +78,9 @@ func permitReleaseExact(newRun func(string) *run) Result {
 	}
 	x, y := r.newClient("X", 0), r.newClient("Y", 0)
 	r.promisePermits(n, mExactBreaks.Lacking())
-	hs, helds, no := fill(r, n-1)
-	if no != nil {
-		return r.breaksFreeRefusedOf(no.name, n, mBoundRefused.New(no.name, len(hs), n))
-	}
-	ha, ok := a.tryMode(history.Permit, 1, r.tm.Long)
-	if !ok {
-		return r.breaksFreeRefusedOf("A", n, mBoundRefused.New("A", n-1, n))
+	hs, helds, ha, res := lastPermit(r, a, n, r.tm.Long)
+	if res != nil {
+		return *res
 	}
 	a.releaseHeld(ha)
 	a.releaseHeld(ha)
@@ -88,7 +101,7 @@ func permitReleaseExact(newRun func(string) *run) Result {
 		return r.breaksFreeRefusedOf("A", n, mBoundRefused.New("A", 0, n))
 	}
 	time.Sleep(r.tm.outlast(r.tm.Short))
-	hs, helds, no = fill(r, n)
+	hs, helds, no := fill(r, n)
 	if no != nil {
 		// A's permit did not come back with its TTL (permit-crash-recovery
 		// says so): no late release to stage.

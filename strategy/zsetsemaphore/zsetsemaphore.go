@@ -26,7 +26,8 @@
 // whose clock runs behind writes a score that others drop early, and
 // loses its own permit while it works. The PEXPIRE on K, set by every
 // acquire to the caller's TTL, also drops the whole set when a holder
-// with a short TTL stops refreshing, whatever TTL the others asked for.
+// with a short TTL stops refreshing, whatever TTL the others asked for
+// (permit-lease-independence).
 //
 // Before redis-semaphore fixed issue 175 (PR 177), its refresh also
 // re-added a member that had expired, when there was room: a late refresh

@@ -70,6 +70,7 @@ type slip struct {
 	intentOutlivesWrite bool // a writer that gets in leaves its intent behind
 	writerBlocksItself  bool // a writer is refused while any intent stands, its own too
 
+	expiryOutright  bool // an acquire or refresh sets K's expiry to its own TTL
 	releaseAny      bool // a release removes the oldest permits, not its own
 	acquireNSingles bool // TryAcquireN takes n permits one at a time, and keeps them on failure
 	clientClock     bool // leases are scored by the client's clock, not Redis's
@@ -83,6 +84,7 @@ func (s slip) with(t slip) slip {
 	s.refreshRenewsAll = s.refreshRenewsAll || t.refreshRenewsAll
 	s.intentOutlivesWrite = s.intentOutlivesWrite || t.intentOutlivesWrite
 	s.writerBlocksItself = s.writerBlocksItself || t.writerBlocksItself
+	s.expiryOutright = s.expiryOutright || t.expiryOutright
 	s.releaseAny = s.releaseAny || t.releaseAny
 	s.acquireNSingles = s.acquireNSingles || t.acquireNSingles
 	s.clientClock = s.clientClock || t.clientClock
@@ -125,6 +127,12 @@ var mutants = []Mutant{
 		Slip:    "a writer's acquire refuses while an intent stands, as a reader's does, its own intent included",
 		Killers: []locktest.Property{locktest.ReadSharing, locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.WriterProgress},
 		slip:    slip{writerBlocksItself: true},
+	},
+	{
+		Name: "semaphore-expiry-outright", Base: "semaphore",
+		Slip:    "an acquire sets the whole set's expiry to its own TTL, as a mutex's sets its key's",
+		Killers: []locktest.Property{locktest.PermitLeaseIndependence},
+		slip:    slip{expiryOutright: true},
 	},
 	{
 		Name: "semaphore-release-any", Base: "semaphore",

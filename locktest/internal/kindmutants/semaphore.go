@@ -28,11 +28,15 @@ func semScriptsOf(s slip) semScripts {
 	if s.clientClock {
 		now = `local now = tonumber(ARGV[5])`
 	}
+	keep := `redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), tonumber(ARGV[4])))`
+	if s.expiryOutright {
+		keep = `redis.call('pexpire', KEYS[1], ARGV[4])`
+	}
 	add := `
 for i = 0, tonumber(ARGV[2]) - 1 do
 	redis.call('zadd', KEYS[1], now + tonumber(ARGV[4]), ARGV[3] .. '_' .. i)
 end
-redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), tonumber(ARGV[4])))
+` + keep + `
 return 1`
 	release := `
 local n = 0

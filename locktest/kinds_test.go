@@ -27,22 +27,41 @@ func TestKinds(t *testing.T) {
 		kind   strategy.Kind
 		new    locktest.Factory
 		breaks []locktest.Property
+		na     []locktest.Property // n/a on the lock's own kind
 	}{
-		{"hashrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return hashrwlock.New(c.Pool) }, nil},
-		// A crashed reader's count outlives its TTL: once K has expired,
-		// a reader holds without K and a writer takes K beside it.
+		// The watchdog's PEXPIRE K sets the whole lock's expiry to the
+		// renewing reader's lease: A's refresh with the Short TTL cuts B's
+		// Long one, and W writes beside B. Readers first: R2 reads while W
+		// waits, and W writes once the stream of readers ends.
+		{"hashrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return hashrwlock.New(c.Pool) },
+			[]locktest.Property{locktest.ReaderLeaseIndependence}, nil},
+		// The readers' count outlives K: once a crashed reader's K has
+		// expired, its count lets the next reader hold without K, and a
+		// writer takes K beside it. All readers share K's one lease, set by
+		// the first reader and by every refresh: B's refresh stretches it
+		// for D, which crashed, and D's count keeps B's release from
+		// deleting K, so W waits out B's lease (and A's refresh would cut
+		// B's). Writers first (K:writer-intent): W writes as soon as R1
+		// leaves.
 		{"refcountrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return refcountrwlock.New(c.Pool) },
-			[]locktest.Property{locktest.ReaderCrashRecovery}},
+			[]locktest.Property{locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence}, nil},
 		// A waiter's acquire drops only the members older than its own
 		// TTL, by its own clock: a crashed holder's permit outlives the TTL
-		// it was taken with.
+		// it was taken with, and a client whose clock runs ahead drops the
+		// live holders' members (permit-skew). Every acquire and refresh
+		// PEXPIREs K to the caller's TTL: a short one drops every holder's
+		// member with K. Its release is a ZREM of its own members, and its
+		// acquire of n one script: both exact.
 		{"zsetsemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) {
 			return zsetsemaphore.New(c.Pool, 2, zsetsemaphore.WithClock(c.Clock))
-		}, []locktest.Property{locktest.PermitCrashRecovery}},
-		// No lease at all: a crashed holder's permit is lost for good.
+		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitLeaseIndependence, locktest.PermitSkew}, nil},
+		// No lease at all: a crashed holder's permit is lost for good (and
+		// so never cuts the others'), and a release is an INCRBY, however
+		// often it comes (a second release lets N+1 in). Its acquire of n is one decrement-if-enough script;
+		// it reads no clock (permit-skew n/a).
 		{"countersemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) { return countersemaphore.New(c.Pool, 2) },
-			[]locktest.Property{locktest.PermitCrashRecovery}},
-		{"luatoken", strategy.Mutex, func(c locktest.Client) (strategy.Strategy, error) { return luatoken.New(c.Pool) }, nil},
+			[]locktest.Property{locktest.PermitCrashRecovery, locktest.PermitReleaseExact}, []locktest.Property{locktest.PermitSkew}},
+		{"luatoken", strategy.Mutex, func(c locktest.Client) (strategy.Strategy, error) { return luatoken.New(c.Pool) }, nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := locktest.Config{Addr: addr, New: tt.new, Key: redistest.Key(t)}
@@ -55,6 +74,8 @@ func TestKinds(t *testing.T) {
 						want = locktest.NotApplicable
 					case slices.Contains(tt.breaks, p):
 						want = locktest.Breaks
+					case slices.Contains(tt.na, p):
+						want = locktest.NotApplicable
 					}
 					assert.NoError(t, res.Err, "%s", p)
 					assert.Equal(t, want, res.Verdict, "%s: %s", p, res.Reason())

@@ -10,10 +10,11 @@ import (
 )
 
 // ReaderCrashRecovery: a reader crashes holding a read lock, beside a
-// reader that goes on and then releases; a writer must get the lock
-// within the crashed reader's TTL and the slack, and then have it alone:
-// a reader that comes while it writes is refused, whatever the crashed
-// reader left behind.
+// reader that goes on and then releases; once the crashed reader's TTL
+// has passed, it must leave nothing behind: a reader that comes then
+// still excludes a writer, and once it has gone the writer gets the lock
+// within the slack. (A count of readers that outlives the lock lets the
+// later reader hold without the lock, and a writer beside it.)
 //
 // PermitCrashRecovery: every permit of a semaphore is held, and one
 // holder crashes; a waiter must get a permit within the crashed holder's
@@ -27,11 +28,11 @@ const (
 func init() {
 	register(property{
 		p: ReaderCrashRecovery, order: 1020, scenario: readerCrashRecovery, kind: strategy.ReadWrite,
-		breaks: "a reader that crashed kept writers out once its TTL had passed",
+		breaks: "a reader that crashed kept writers out once its TTL had passed, or left behind what let a reader and a writer in together",
 	}, func(tm Timing) floors {
-		// A crashes holding with the Short TTL; C reads only once it has
-		// run out.
-		return floors{holds: tm.Short + tm.staleAfter()}
+		// A crashes holding with the Short TTL; W cannot write before it
+		// has run out.
+		return floors{holds: tm.Short}
 	})
 	register(property{
 		p: PermitCrashRecovery, order: 1110, scenario: permitCrashRecovery, kind: strategy.Semaphore,
@@ -44,17 +45,15 @@ func init() {
 }
 
 // readerCrashRecovery: A reads with the Short TTL and crashes; B reads
-// with the Long TTL and releases; W must write within A's TTL and the
-// slack.
+// with the Long TTL and releases; once A's TTL has passed, C reads and W
+// must be refused; C releases, and W must write within the slack.
 func readerCrashRecovery(newRun func(string) *run) Result {
 	r := newRun("")
 	a := r.newClient("A", 0)
 	if !a.readWrite() {
 		return r.notApplicable(mNotReadWrite.New())
 	}
-	b, c, w, d := r.newClient("B", 0), r.newClient("C", 0), r.newClient("W", 0), r.newClient("D", 0)
-	r.promise(history.OneHolder, mReaderCrashTwo.Lacking())
-	asked := time.Now()
+	b, w := r.newClient("B", 0), r.newClient("W", 0)
 	if _, ok := a.tryMode(history.Shared, 0, r.tm.Short); !ok {
 		r.fail(mFailNotFree.New("A"))
 	}
@@ -64,25 +63,21 @@ func readerCrashRecovery(newRun func(string) *run) Result {
 	}
 	a.crash(mCrashNeverReleases.New())
 	b.releaseHeld(hb)
-	// Once A's TTL has passed, nothing of A's may count: C reads, and W
-	// must not write beside it.
-	r.note(mReaderCrashAfterTTL.New(r.tm.Short))
-	time.Sleep(time.Until(asked.Add(r.tm.Short + r.tm.staleAfter())))
+	time.Sleep(r.tm.outlast(r.tm.Short))
+	c := r.newClient("C", 0)
+	r.promise(history.OneHolder, mReaderCrashLeftBehind.Lacking())
 	hc, ok := c.tryMode(history.Shared, 0, r.tm.Long)
 	if !ok {
-		return r.breaksFreeRefused("C", mReaderCrashCOut.New())
+		return r.breaksFreeRefused("C", mSharingFreeRefused.New("C"))
 	}
 	if _, ok := w.tryMode(history.Exclusive, 0, r.tm.Long); ok {
 		return r.breaksRule(history.OneHolder, mReaderCrashWriterIn.New())
 	}
 	c.releaseHeld(hc)
-	wait := r.tm.Short + r.tm.Slack
 	since := r.rec.now()
-	if w.waitFree(r.tm.Long, wait, 0) == nil {
-		return r.breaksUnfreed("W", since, wait-r.tm.Poll, mReaderCrashBreaks.New(wait, r.lifeLeft(r.tm.Short, wait)))
-	}
-	if _, ok := d.tryMode(history.Shared, 0, r.tm.Long); ok {
-		return r.breaksRule(history.OneHolder, mReaderCrashReaderIn.New())
+	if w.waitFree(r.tm.Long, r.tm.Slack, 0) == nil {
+		wait := r.tm.outlast(r.tm.Short) + r.tm.Slack
+		return r.breaksUnfreed("W", since, r.tm.Slack-r.tm.Poll, mReaderCrashBreaks.New(wait, r.lifeLeft(r.tm.Short, wait)))
 	}
 	return r.holds(mReaderCrashHolds.New())
 }
@@ -120,19 +115,13 @@ func permitCrashRecovery(newRun func(string) *run) Result {
 // The crash properties' messages of the kinds.
 var (
 	mReaderCrashBreaks = msg.Define("reader-crash-recovery.breaks", msg.K(msg.Duration, msg.Sub),
-		"A crashed holding a read lock, B and C released their own, and W still could not write {0} later: {1}")
-	mReaderCrashAfterTTL = msg.Define("reader-crash-recovery.after-ttl", msg.K(msg.Duration),
-		"A's TTL of {0} passes; C reads, and W tries to write beside it")
-	mReaderCrashCOut = msg.Define("reader-crash-recovery.c-out", nil,
-		"once A's TTL had passed and B had released, C could not read: the crashed reader kept the lock")
+		"A crashed holding a read lock, B and then C released their own, and W still could not write {0} after A's crash: {1}")
+	mReaderCrashLeftBehind = msg.Define("reader-crash-recovery.left-behind", msg.K(msg.Sub),
+		"the read lock A held when it crashed left something behind: {0}")
 	mReaderCrashWriterIn = msg.Define("reader-crash-recovery.writer-in", nil,
-		"once A's TTL had passed, C read, and W took the lock to write while C read: what A left behind let a writer in beside a reader")
+		"once A's TTL had passed, C read, and W took the lock to write while C held it")
 	mReaderCrashHolds = msg.Define("reader-crash-recovery.holds", nil,
-		"A crashed holding a read lock; once its TTL had passed, C read and W could not write beside it; once C had released, W wrote, and D could not read while W wrote")
-	mReaderCrashReaderIn = msg.Define("reader-crash-recovery.reader-in", nil,
-		"A crashed holding a read lock, and W wrote once A's TTL had passed; then D took the lock to read while W wrote: what A left behind let a reader in beside the writer")
-	mReaderCrashTwo = msg.Define("reader-crash-recovery.two", msg.K(msg.Sub),
-		"after a reader's crash, the lock was held by a writer and another client at once: {0}")
+		"A crashed holding a read lock; once its TTL had passed, W was refused while C read, and wrote as soon as C released")
 	mPermitCrashBreaks = msg.Define("permit-crash-recovery.breaks", msg.K(msg.Count, msg.Duration, msg.Sub),
 		"A crashed holding one of the {0} permits, and W still could not take it {1} later: {2}")
 	mPermitCrashHolds = msg.Define("permit-crash-recovery.holds", msg.K(msg.Count),
@@ -140,9 +129,9 @@ var (
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("reader-crash-recovery.scenario", nil,
-		"a reader crashes holding its read lock, beside another reader that releases")
+		"a reader crashes holding its read lock, beside another reader that releases; after its TTL, a reader and a writer come")
 	_ = msg.Define("reader-crash-recovery.must", nil,
-		"a writer gets the lock once the crashed reader's TTL has passed, and has it alone")
+		"the later reader excludes the writer, which gets the lock once that reader has gone")
 	_ = msg.Define("permit-crash-recovery.scenario", nil,
 		"every permit is held, and one holder crashes")
 	_ = msg.Define("permit-crash-recovery.must", nil,

@@ -49,7 +49,7 @@
 // the acquire. The watchdog's PEXPIRE K lease cuts K below another
 // reader's lease: when the renewing reader crashes, K expires while the
 // other reader still holds it, and a writer gets in beside it
-// (rw-exclusion). And a read unlock under the same holder's write lock
+// (reader-lease-independence). And a read unlock under the same holder's write lock
 // sets K's expiry to the remaining read hold's lease, cutting the write
 // lock's: another writer gets in beside it.
 package hashrwlock

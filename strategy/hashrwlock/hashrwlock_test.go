@@ -220,7 +220,7 @@ func TestPR7251Fixed(t *testing.T) {
 // 2144's shape in the watchdog: a reader's refresh sets K to live its own
 // lease, below another reader's. The refreshing reader crashes; K expires
 // while the other reader's lease still runs, and a writer gets in beside
-// it (rw-exclusion).
+// it (reader-lease-independence).
 func TestRefreshCutsOtherReaders(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

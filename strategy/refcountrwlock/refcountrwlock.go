@@ -29,9 +29,13 @@
 // How it breaks: the count outlives the lock. A reader that crashes
 // leaves its count behind, and K expires after the TTL; the next reader
 // then finds the count above zero and holds without K, so a writer takes
-// K with SET NX and both hold at once (rw-exclusion). The module's author
-// does not report it; it follows from the scripts, and this package's
-// tests show it.
+// K with SET NX and both hold at once (reader-crash-recovery). The
+// module's author does not report it; it follows from the scripts, and
+// this package's tests show it. And all readers share K's one lease,
+// which the first reader sets and every refresh sets again: a reader's
+// refresh cuts or stretches the others' leases, and a crashed reader's
+// count keeps the last live reader's release from deleting K
+// (reader-lease-independence).
 package refcountrwlock
 
 import (

@@ -87,7 +87,7 @@ func TestReadersShare(t *testing.T) {
 // TestCrashedReader is the design's break: a reader crashes and leaves
 // its count; K expires. The next reader finds the count above zero and
 // holds without K; a writer then takes K: a reader and a writer hold at
-// once (rw-exclusion).
+// once (reader-crash-recovery).
 func TestCrashedReader(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -21,12 +21,13 @@
 // How it breaks: expiry is decided by the clock of whoever acquires next.
 // A client whose clock runs ahead by more than the TTL drops the live
 // holders' members as expired and takes their permits: more than N
-// holders at once (permit-bound under skew), which the library's README
+// holders at once (permit-skew), which the library's README
 // admits ("node time difference is greater than lockTimeout"). A client
 // whose clock runs behind writes a score that others drop early, and
 // loses its own permit while it works. The PEXPIRE on K, set by every
 // acquire to the caller's TTL, also drops the whole set when a holder
-// with a short TTL stops refreshing, whatever TTL the others asked for.
+// with a short TTL stops refreshing, whatever TTL the others asked for
+// (permit-lease-independence).
 //
 // Before redis-semaphore fixed issue 175 (PR 177), its refresh also
 // re-added a member that had expired, when there was room: a late refresh

@@ -1,0 +1,170 @@
+// Package kindmutants tests the conformance suite's properties of
+// read-write locks and semaphores, as package mutants does the mutex's:
+// a variant is a correct lock of a kind, which must hold every property
+// of its kind; a mutant is a variant with one slip that real authors
+// make, and the properties that must catch it.
+//
+// The locks are small Lua designs on Redis's own clock (TIME): a
+// read-write lock keeps its writer at K, its readers in the sorted set
+// K:readers scored by the expiry of each reader's own lease, and, when
+// writers go first, a waiting writer's intent at K:intent; a semaphore
+// keeps its permits in the sorted set K, scored by the expiry of each
+// holder's lease.
+package kindmutants
+
+import (
+	"slices"
+
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
+)
+
+// Variant is a correct lock of a kind.
+type Variant struct {
+	Name string
+	Kind strategy.Kind
+	make func(c locktest.Client, s slip) (strategy.Strategy, error)
+	base slip
+}
+
+// New builds the variant for one simulated client; it is a
+// locktest.Factory.
+func (v Variant) New(c locktest.Client) (strategy.Strategy, error) { return v.make(c, v.base) }
+
+// Mutant is a variant with one slip.
+type Mutant struct {
+	// Name identifies the mutant, in kebab case.
+	Name string
+	// Slip says in a line what the author got wrong.
+	Slip string
+	// Base names the variant the slip is made in.
+	Base string
+	// Killers lists every property of its kind that breaks on the mutant
+	// and holds on its base (or, a structural one, cannot be staged on
+	// it: a clock the base never reads).
+	Killers []locktest.Property
+	slip    slip
+}
+
+// New builds the mutant for one simulated client; it is a
+// locktest.Factory.
+func (m Mutant) New(c locktest.Client) (strategy.Strategy, error) {
+	v, _ := LookupVariant(m.Base)
+	return v.make(c, v.base.with(m.slip))
+}
+
+// Kind is the kind of lock the mutant is.
+func (m Mutant) Kind() strategy.Kind {
+	v, _ := LookupVariant(m.Base)
+	return v.Kind
+}
+
+// slip is what a lock does differently from the correct one; the zero
+// slip is none.
+type slip struct {
+	writersFirst bool // a variant's policy: a waiting writer's intent keeps new readers out
+
+	releaseDropsReaders bool // a reader's release deletes K:readers
+	refreshCutsReaders  bool // a reader's refresh sets K:readers' expiry to its own TTL
+	refreshRenewsAll    bool // a reader's refresh renews every reader's lease
+	intentOutlivesWrite bool // a writer that gets in leaves its intent behind
+	writerBlocksItself  bool // a writer is refused while any intent stands, its own too
+
+	expiryOutright  bool // an acquire or refresh sets K's expiry to its own TTL
+	releaseAny      bool // a release removes the oldest permits, not its own
+	acquireNSingles bool // TryAcquireN takes n permits one at a time, and keeps them on failure
+	clientClock     bool // leases are scored by the client's clock, not Redis's
+}
+
+// with is s with the slips of t added.
+func (s slip) with(t slip) slip {
+	s.writersFirst = s.writersFirst || t.writersFirst
+	s.releaseDropsReaders = s.releaseDropsReaders || t.releaseDropsReaders
+	s.refreshCutsReaders = s.refreshCutsReaders || t.refreshCutsReaders
+	s.refreshRenewsAll = s.refreshRenewsAll || t.refreshRenewsAll
+	s.intentOutlivesWrite = s.intentOutlivesWrite || t.intentOutlivesWrite
+	s.writerBlocksItself = s.writerBlocksItself || t.writerBlocksItself
+	s.expiryOutright = s.expiryOutright || t.expiryOutright
+	s.releaseAny = s.releaseAny || t.releaseAny
+	s.acquireNSingles = s.acquireNSingles || t.acquireNSingles
+	s.clientClock = s.clientClock || t.clientClock
+	return s
+}
+
+var variants = []Variant{
+	{Name: "rw-readers-first", Kind: strategy.ReadWrite, make: newRW},
+	{Name: "rw-writers-first", Kind: strategy.ReadWrite, make: newRW, base: slip{writersFirst: true}},
+	{Name: "semaphore", Kind: strategy.Semaphore, make: newSemaphore},
+}
+
+var mutants = []Mutant{
+	{
+		Name: "rw-release-drops-readers", Base: "rw-readers-first",
+		Slip:    "a reader's release deletes the readers' set, as a mutex's deletes its key",
+		Killers: []locktest.Property{locktest.ReaderLeaseIndependence, locktest.WriterProgress},
+		slip:    slip{releaseDropsReaders: true},
+	},
+	{
+		Name: "rw-refresh-cuts-readers", Base: "rw-readers-first",
+		Slip:    "a reader's refresh sets the readers' set to live its own TTL (Redisson issue 2144's shape, in the watchdog)",
+		Killers: []locktest.Property{locktest.ReaderLeaseIndependence},
+		slip:    slip{refreshCutsReaders: true},
+	},
+	{
+		Name: "rw-refresh-renews-every-reader", Base: "rw-readers-first",
+		Slip:    "a reader's refresh renews every reader's lease, crashed ones included (Redisson pull request 7098)",
+		Killers: []locktest.Property{locktest.ReaderLeaseIndependence},
+		slip:    slip{refreshRenewsAll: true},
+	},
+	{
+		Name: "rw-intent-outlives-write", Base: "rw-writers-first",
+		Slip:    "a writer that gets in does not delete its intent: readers wait out its TTL",
+		Killers: []locktest.Property{locktest.ReaderLeaseIndependence, locktest.WriterProgress},
+		slip:    slip{intentOutlivesWrite: true},
+	},
+	{
+		Name: "rw-writer-blocks-itself", Base: "rw-writers-first",
+		Slip:    "a writer's acquire refuses while an intent stands, as a reader's does, its own intent included",
+		Killers: []locktest.Property{locktest.ReadSharing, locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.WriterProgress},
+		slip:    slip{writerBlocksItself: true},
+	},
+	{
+		Name: "semaphore-expiry-outright", Base: "semaphore",
+		Slip:    "an acquire sets the whole set's expiry to its own TTL, as a mutex's sets its key's",
+		Killers: []locktest.Property{locktest.PermitLeaseIndependence},
+		slip:    slip{expiryOutright: true},
+	},
+	{
+		Name: "semaphore-release-any", Base: "semaphore",
+		Slip:    "a release removes the oldest permits, whoever holds them, as if permits were anonymous",
+		Killers: []locktest.Property{locktest.PermitReleaseExact},
+		slip:    slip{releaseAny: true},
+	},
+	{
+		Name: "semaphore-acquire-n-singles", Base: "semaphore",
+		Slip:    "TryAcquireN takes its permits one at a time and keeps those it got when one is refused",
+		Killers: []locktest.Property{locktest.MultiAcquireAtomic},
+		slip:    slip{acquireNSingles: true},
+	},
+	{
+		Name: "semaphore-client-clock", Base: "semaphore",
+		Slip:    "leases are scored by each client's own clock (redis-semaphore, Redisson's permit-expirable semaphore)",
+		Killers: []locktest.Property{locktest.PermitSkew},
+		slip:    slip{clientClock: true},
+	},
+}
+
+// Variants returns the correct locks.
+func Variants() []Variant { return slices.Clone(variants) }
+
+// Mutants returns the corpus.
+func Mutants() []Mutant { return slices.Clone(mutants) }
+
+// LookupVariant returns the variant named name.
+func LookupVariant(name string) (Variant, bool) {
+	i := slices.IndexFunc(variants, func(v Variant) bool { return v.Name == name })
+	if i < 0 {
+		return Variant{}, false
+	}
+	return variants[i], true
+}

@@ -1,0 +1,71 @@
+package locktest
+
+import (
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
+)
+
+// PermitSkew: permit-bound under a skewed client clock. Every permit is
+// held with the Long TTL by clients on time; a client whose clock runs
+// ahead by twice that TTL must be refused: the judge finds N+1 holders
+// if it is not (OneHolder over the permits). A semaphore that reads no
+// clock of its clients' cannot be staged (n/a).
+
+const PermitSkew Property = "permit-skew" // a client's clock runs ahead by more than the holders' TTL
+
+func init() {
+	register(property{
+		p: PermitSkew, order: 1140, scenario: permitSkew, kind: strategy.Semaphore,
+		breaks:     "a client whose clock ran ahead took a permit that was still held",
+		structural: true,
+	}, func(tm Timing) floors {
+		// The Long TTL, which never runs out: nothing to wait for.
+		return floors{}
+	})
+}
+
+// permitSkew: H1…HN take every permit with the Long TTL; S, its clock
+// 2×Long ahead, tries for one and must be refused.
+func permitSkew(newRun func(string) *run) Result {
+	r := newRun("")
+	s := r.newClient("S", 2*r.tm.Long)
+	n := s.permits()
+	if n == 0 {
+		return r.notApplicable(mNotSemaphore.New())
+	}
+	r.promisePermits(n, mPermitSkewBreaks.Lacking())
+	hs, _, no := fill(r, n)
+	if no != nil {
+		return r.breaksFreeRefusedOf(no.name, n, mBoundRefused.New(no.name, len(hs), n))
+	}
+	before := r.clockReads.Load()
+	if _, ok := s.tryMode(history.Permit, 1, r.tm.Long); ok {
+		if r.clockReads.Load() == before {
+			return r.breaksRuleOf(history.OneHolder, n, mPermitSkewNoClock.New(n))
+		}
+		return r.breaksRuleOf(history.OneHolder, n, mPermitSkewTook.New(2*r.tm.Long, n, r.tm.Long))
+	}
+	if r.clockReads.Load() == before {
+		return r.neverReadsClock()
+	}
+	return r.holds(mPermitSkewHolds.New(2*r.tm.Long, n))
+}
+
+// permit-skew's messages.
+var (
+	mPermitSkewBreaks = msg.Define("permit-skew.breaks", msg.K(msg.Sub),
+		"a client whose clock ran ahead took a held permit: {0}")
+	mPermitSkewNoClock = msg.Define("permit-skew.breaks-no-clock", msg.K(msg.Count),
+		"S took a permit while the {0} were held, without ever reading its clock: the skew played no part")
+	mPermitSkewTook = msg.Define("permit-skew.took", msg.K(msg.Duration, msg.Count, msg.Duration),
+		"S, its clock {0} ahead, took a permit while the {1} were held with {2} of their TTL left")
+	mPermitSkewHolds = msg.Define("permit-skew.holds", msg.K(msg.Duration, msg.Count),
+		"S's clock ran {0} ahead and it still could not take one of the {1} held permits")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("permit-skew.scenario", nil,
+		"every permit is held; a client whose clock runs ahead by more than the TTL tries for one")
+	_ = msg.Define("permit-skew.must", nil,
+		"it must fail")
+)

@@ -175,13 +175,26 @@ func runColumns(t *testing.T, progs []recipes.Program, props []locktest.Property
 // against its declared verdicts, and n/a on the others', which says that
 // its ready line announces its kind. A column whose packages are missing
 // is skipped, naming them (it fails under LOCKLAB_REQUIRE_LANGS=1).
+// A cell its kind's grid leaves undeclared (-) is not run: a program
+// cannot declare the keys it keeps its state under, and a property that
+// reads them gets no verdict (docs/kinds.md).
 func TestKinds(t *testing.T) {
-	runColumns(t, recipes.Kinds(), append(locktest.KindProperties(strategy.ReadWrite), locktest.KindProperties(strategy.Semaphore)...))
+	for _, p := range recipes.Kinds() {
+		var props []locktest.Property
+		for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
+			for _, prop := range locktest.KindProperties(k) {
+				if k != p.Kind || catalog.DeclaredKind(k).Verdict(p.Name, prop) != "" {
+					props = append(props, prop)
+				}
+			}
+		}
+		runColumns(t, []recipes.Program{p}, props)
+	}
 }
 
 // TestKindPrograms: each program of Kinds has its file, its own command
 // line, a kind that has properties, and declares n/a on the other kind's
-// properties only.
+// properties and where its kind's grid says so.
 func TestKindPrograms(t *testing.T) {
 	seen := map[string]string{}
 	for _, p := range recipes.Kinds() {
@@ -192,8 +205,14 @@ func TestKindPrograms(t *testing.T) {
 		assert.True(t, p.Expect.Strict, "%s: n/a is declared too", p.Name)
 		own := locktest.KindProperties(p.Kind)
 		assert.NotEmpty(t, own, "%s: kind %q", p.Name, p.Kind)
-		for _, prop := range p.Expect.NotApplicable {
-			assert.NotContains(t, own, prop, "%s: n/a on a property of its own kind", p.Name)
+		for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
+			for _, prop := range locktest.KindProperties(k) {
+				want := catalog.DeclaredKind(p.Kind).Verdict(p.Name, prop) == locktest.NotApplicable
+				if k != p.Kind {
+					want = true // the other kind's properties do not apply
+				}
+				assert.Equal(t, want, slices.Contains(p.Expect.NotApplicable, prop), "%s: n/a on %s as its grid says", p.Name, prop)
+			}
 		}
 	}
 }

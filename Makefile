@@ -22,10 +22,22 @@ setup-langs:
 setup-browser:
 	bash scripts/setup-browser.sh
 
+# What the test targets set up first: make setup, unless
+# LOCKLAB_SETUP_DONE=1 says that it already ran (.ci/run runs it once, as
+# a step of its own, before make test).
+SETUP := $(if $(filter 1,$(LOCKLAB_SETUP_DONE)),,setup)
+
+# The packages whose tests take longest, named first: go test starts the
+# test binaries in the order of its arguments, two at a time on two
+# cores, and one of these started last would run alone at the end.
+SLOW_PACKAGES := ./recipes ./cmd/lockdocs ./cmd/lockcheck .
+
 # Tests run against a real Redis (see redistest): the locally built image
-# unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name another.
-test: setup setup-langs
-	LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLAB_REDIS_TAG=$${LOCKLAB_REDIS_TAG:-local} go test -race -count=1 ./...
+# unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name another. With
+# LOCKLAB_LANGS=all the package recipes runs every column of make
+# test-langs as well (as .ci/run does), hence the longer timeout.
+test: $(SETUP)
+	LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLAB_REDIS_TAG=$${LOCKLAB_REDIS_TAG:-local} go test -race -count=1 -timeout 30m $(SLOW_PACKAGES) ./...
 
 lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi
@@ -69,7 +81,7 @@ bench-kinds: setup
 # (docs/php.md): several minutes, as the suite starts one program per
 # simulated client. go test runs three of the PHP columns, and the
 # frameworks' locks on the properties of libraryRows (recipes_test.go).
-test-langs: setup setup-langs
+test-langs: $(SETUP)
 	$(LOCAL_REDIS) LOCKLAB_LANGS=all go test -race -count=1 -timeout 30m -v -run 'TestPHP|TestLibraries|TestRedisPy|TestTokenLock' ./recipes
 
 # The image make test uses, unless LOCKLAB_REDIS_IMAGE/LOCKLAB_REDIS_TAG name

@@ -104,7 +104,7 @@ func permitCrashRecovery(newRun func(string) *run) Result {
 	w := r.newClient("W", 0)
 	a.crash(mCrashNeverReleases.New())
 	wait := r.tm.Short + r.tm.Slack
-	r.note(mBWaitsTTL.New(wait, r.tm.Short))
+	r.note(mWaiterWaitsTTL.New("W", wait, r.tm.Short))
 	since := r.rec.now()
 	if w.waitFree(r.tm.Long, wait, r.tm.Short+r.tm.staleAfter()) == nil {
 		return r.breaksUnfreed("W", since, wait-r.tm.Poll, mPermitCrashBreaks.New(n, wait, r.lifeLeft(r.tm.Short, wait)))
@@ -137,3 +137,7 @@ var (
 	_ = msg.Define("permit-crash-recovery.must", nil,
 		"a waiter gets its permit once the crashed holder's TTL has passed")
 )
+
+// The waiter of the kinds' crash scenarios, which is not B.
+var mWaiterWaitsTTL = msg.Define("wait.ttl-waiter", msg.K(msg.Client, msg.Duration, msg.Duration),
+	"{0} waits up to {1} (TTL {2} + slack)")

@@ -77,7 +77,7 @@ var (
 	mBoundNone = msg.Define("permit-bound.none", msg.K(msg.Count, msg.Count),
 		"while {0} permits were held, neither X nor Y could take the last one (interleaving {1} of their commands)")
 	mBoundHolds = msg.Define("permit-bound.holds", msg.K(msg.Count, msg.Count, msg.Count),
-		"a semaphore of {0} permits let {1} holders in, and in each of the {2} interleavings of two attempts at the last permit, exactly one got it")
+		"a semaphore of {0} permits: {1} {1|holder|holders} took theirs, and in each of the {2} interleavings of two attempts at the last permit, exactly one got it")
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("permit-bound.scenario", nil,

@@ -52,8 +52,8 @@ func TestJudge(t *testing.T) {
 func TestKind(t *testing.T) {
 	code, out, errOut := run(t, "-kind", "semaphore")
 	assert.Equal(t, exitOK, code, errOut)
-	assert.Regexp(t, `(?m)^property +zsetsemaphore +countersemaphore$`, out)
-	assert.Regexp(t, `(?m)^permit-crash-recovery +breaks +breaks$`, out)
+	assert.Regexp(t, `(?m)^property +zsetsemaphore +countersemaphore +semlua$`, out)
+	assert.Regexp(t, `(?m)^permit-crash-recovery +breaks +breaks +holds$`, out)
 	assert.NotContains(t, out, "exclusion")
 
 	code, _, errOut = run(t, "-kind", "read-write", "-property", "permit-bound")

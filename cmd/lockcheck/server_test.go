@@ -22,7 +22,7 @@ import (
 // on the run's keys only.
 var aclRules = strings.Fields(`~lockcheck:* ~{lockcheck:* resetchannels -@all +ping +info +select
 	+get +set +setnx +getset +del +exists +ttl +pttl +pexpire +incr
-	+eval +evalsha +watch +unwatch +multi +exec +dump +restore +scan`)
+	+eval +evalsha +watch +unwatch +multi +exec +discard +dump +restore +scan`)
 
 // guarded starts a server that wants a login, as o says.
 func guarded(t *testing.T, o redistest.GuardOptions) *redistest.Guarded {

@@ -14,7 +14,7 @@ import (
 var mutexVerdicts = locktest.Expect{
 	Strict:        true,
 	Breaks:        []locktest.Property{locktest.HolderOverrun, locktest.FencedOverrun, locktest.RenewedOverrun},
-	NotApplicable: []locktest.Property{locktest.CrashMidAcquire, locktest.CrashMidRelease, locktest.StaleTakeoverRace, locktest.ClockSkew, locktest.HolderClock},
+	NotApplicable: []locktest.Property{locktest.CrashMidAcquire, locktest.CrashMidRelease, locktest.StaleTakeoverRace, locktest.ClockSkew, locktest.HolderClock, locktest.RenewAfterRelease},
 }
 
 // TestMutexSuite runs the conformance suite's mutex properties on the

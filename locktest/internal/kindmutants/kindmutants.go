@@ -74,6 +74,7 @@ type slip struct {
 	releaseAny      bool // a release removes the oldest permits, not its own
 	acquireNSingles bool // TryAcquireN takes n permits one at a time, and keeps them on failure
 	clientClock     bool // leases are scored by the client's clock, not Redis's
+	countThenAdd    bool // an acquire counts the permits held, then adds its own in a second script
 }
 
 // with is s with the slips of t added.
@@ -88,6 +89,7 @@ func (s slip) with(t slip) slip {
 	s.releaseAny = s.releaseAny || t.releaseAny
 	s.acquireNSingles = s.acquireNSingles || t.acquireNSingles
 	s.clientClock = s.clientClock || t.clientClock
+	s.countThenAdd = s.countThenAdd || t.countThenAdd
 	return s
 }
 
@@ -145,6 +147,12 @@ var mutants = []Mutant{
 		Slip:    "TryAcquireN takes its permits one at a time and keeps those it got when one is refused",
 		Killers: []locktest.Property{locktest.MultiAcquireAtomic},
 		slip:    slip{acquireNSingles: true},
+	},
+	{
+		Name: "semaphore-count-then-add", Base: "semaphore",
+		Slip:    "an acquire counts the permits held in one script and adds its own in another, a check-then-act split",
+		Killers: []locktest.Property{locktest.PermitBound},
+		slip:    slip{countThenAdd: true},
 	},
 	{
 		Name: "semaphore-client-clock", Base: "semaphore",

@@ -21,7 +21,7 @@ const permits = 2
 // <id>_0 … <id>_n-1, scored by the expiry of its lease.
 
 // semScripts are one semaphore's scripts, made with its slips.
-type semScripts struct{ acquire, release, refresh *redis.Script }
+type semScripts struct{ acquire, release, refresh, count, add *redis.Script }
 
 func semScriptsOf(s slip) semScripts {
 	now := redisNow
@@ -57,6 +57,11 @@ redis.call('zremrangebyscore', KEYS[1], '-inf', now)
 if not redis.call('zscore', KEYS[1], ARGV[3] .. '_0') then return 0 end
 `+add),
 		release: redis.NewScript(1, release),
+		// The count-then-add slip's two halves of the acquire.
+		count: redis.NewScript(1, now+`
+redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+return redis.call('zcard', KEYS[1])`),
+		add: redis.NewScript(1, now+add),
 	}
 }
 
@@ -98,7 +103,7 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 	}
 	for range parts {
 		h := hold{id: token(), n: per}
-		ok, err := s.run(ctx, s.sc.acquire, key, h, ttl)
+		ok, err := s.acquireOne(ctx, key, h, ttl)
 		if err != nil {
 			return nil, err
 		}
@@ -108,6 +113,19 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 		l.holds = append(l.holds, h)
 	}
 	return l, nil
+}
+
+// acquireOne takes h's permits in one script, or, with the count-then-add
+// slip, counts in one and adds in another: 1 when they were taken.
+func (s *semaphore) acquireOne(ctx context.Context, key string, h hold, ttl time.Duration) (int, error) {
+	if !s.slip.countThenAdd {
+		return s.run(ctx, s.sc.acquire, key, h, ttl)
+	}
+	held, err := s.run(ctx, s.sc.count, key, h, ttl)
+	if err != nil || held+h.n > permits {
+		return 0, err
+	}
+	return s.run(ctx, s.sc.add, key, h, ttl)
 }
 
 // run runs sc for h with its arguments.

@@ -28,7 +28,7 @@ func Check(ctx context.Context, cfg Config, p Property) Result {
 }
 
 func check(ctx context.Context, cfg Config, p Property) Result {
-	row, ok := lookup(p)
+	row, ok := lookup(string(p))
 	scenario := row.scenario
 	if !ok {
 		return Result{Err: fmt.Errorf("locktest: unknown property %q", p)}

@@ -93,7 +93,7 @@ func (e Expect) literal(notes map[Property]string) string {
 	if len(e.Breaks) > 0 {
 		b.WriteString("\tBreaks: []locktest.Property{\n")
 		for _, p := range e.Breaks {
-			comment := describe(p).String()
+			comment := describe(string(p)).String()
 			if n := notes[p]; n != "" {
 				if comment != "" {
 					comment += "; "

@@ -18,7 +18,7 @@ func (e Expect) Literal(notes map[Property]string) string { return e.literal(not
 
 // Structural says whether a correct lock may be unable to stage p, and
 // so find it n/a.
-func Structural(p Property) bool { d, _ := lookup(p); return d.structural }
+func Structural(p Property) bool { d, _ := lookup(string(p)); return d.structural }
 
 // WrittenKeys returns the positions of the keys cmd writes, its words
 // split on spaces.

@@ -43,7 +43,7 @@ func TestPseudoLanguage(t *testing.T) {
 		say(fmt.Sprintf("the capabilities %+v", c), c.explain(msgtest.Pseudo), ifaces)
 	}
 	for _, p := range AllProperties() {
-		m := describe(p)
+		m := describe(string(p))
 		if m.IsZero() {
 			t.Errorf("%s: no message says what it means that a lock breaks it", p)
 		}

@@ -26,11 +26,9 @@ import (
 // B's faulted acquire left must be B's own lock, or free within the TTL
 // and the slack.
 
-const AcquireFaults Property = "acquire-faults" // errors, lost replies and drops inside the acquire
-
 func init() {
 	register(property{
-		p: AcquireFaults, order: 125, scenario: acquireFaults,
+		id: "acquire-faults", order: 125, scenario: acquireFaults,
 		breaks: "an acquire whose command met an error reply, a lost reply, a dropped connection or a late reply gave a lock it did not hold, changed the holder's lock, or left a key that outlives its TTL; or a Refresh that met one reported success without extending the lock",
 	}, func(tm Timing) floors {
 		// At least one late reply with A holding K and one with K free,

@@ -8,11 +8,9 @@ import (
 // ClockSkew: while the lock is held, a client whose clock runs ahead by
 // more than the TTL tries to acquire it, and must fail.
 
-const ClockSkew Property = "clock-skew" // a client's clock runs ahead by more than the TTL
-
 func init() {
 	register(property{
-		p: ClockSkew, order: 80, scenario: clockSkew,
+		id: "clock-skew", order: 80, scenario: clockSkew,
 		breaks:     "a client whose clock ran ahead took a lock that was still held",
 		structural: true,
 	}, func(tm Timing) floors {

@@ -9,11 +9,9 @@ import (
 // CrashMidAcquire: a client dies between the commands of its acquire,
 // after each command in turn; a waiter must still get the lock.
 
-const CrashMidAcquire Property = "crash-mid-acquire" // a client dies between its acquire's commands
-
 func init() {
 	register(property{
-		p: CrashMidAcquire, order: 50, scenario: crashMidAcquire,
+		id: "crash-mid-acquire", order: 50, scenario: crashMidAcquire,
 		breaks:     "a client that died between the commands of its acquire left a lock nobody could acquire",
 		structural: true,
 	}, func(tm Timing) floors {

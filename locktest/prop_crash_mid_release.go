@@ -10,11 +10,9 @@ import (
 // release, at each boundary in turn, leaves a lock that still frees
 // within its TTL.
 
-const CrashMidRelease Property = "crash-mid-release" // a holder dies between its release's commands
-
 func init() {
 	register(property{
-		p: CrashMidRelease, order: 60, scenario: crashMidRelease,
+		id: "crash-mid-release", order: 60, scenario: crashMidRelease,
 		breaks:     "a holder that died between the commands of its release left a lock that did not free within its TTL",
 		structural: true,
 	}, func(tm Timing) floors {

@@ -8,11 +8,9 @@ import (
 // CrashRecovery: the holder crashes after acquiring and never releases;
 // a waiter must get the lock within the TTL plus some slack.
 
-const CrashRecovery Property = "crash-recovery" // a crashed holder's lock frees within TTL plus slack
-
 func init() {
 	register(property{
-		p: CrashRecovery, order: 40, scenario: crashRecovery,
+		id: "crash-recovery", order: 40, scenario: crashRecovery,
 		breaks: "a holder that crashed left a lock nobody could acquire once its TTL had passed",
 	}, func(tm Timing) floors {
 		// A crashes holding a lock with the Short TTL; B cannot get it

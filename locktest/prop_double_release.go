@@ -11,11 +11,9 @@ import (
 // service shares one lock client among its goroutines: a token drawn once
 // per instance, not per acquire, lets one goroutine free another's lock.
 
-const DoubleRelease Property = "double-release" // a second release must not free another's lock
-
 func init() {
 	register(property{
-		p: DoubleRelease, order: 110, scenario: doubleRelease,
+		id: "double-release", order: 110, scenario: doubleRelease,
 		breaks: "a second release freed the lock someone else had acquired in between",
 	}, func(tm Timing) floors {
 		// Acquires and releases with the Long TTL, which never runs out:

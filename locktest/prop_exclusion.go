@@ -17,11 +17,9 @@ import (
 // client, contend for it; then many clients contend for it and work well
 // inside the TTL; never two inside at once.
 
-const Exclusion Property = "exclusion" // many clients contend; never two inside at once
-
 func init() {
 	register(property{
-		p: Exclusion, order: 10, scenario: exclusion,
+		id: "exclusion", order: 10, scenario: exclusion,
 		breaks: "two clients, or two goroutines of one client, were inside the critical section at once, without any fault",
 	}, func(tm Timing) floors {
 		// Acquires and releases with the Long TTL, which never runs out:

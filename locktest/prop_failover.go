@@ -17,11 +17,9 @@ import (
 // acknowledged (WAIT) holds it, once it is granted with the link
 // carrying on. n/a for a lock over several masters.
 
-const Failover Property = "failover" // a replica promoted without the lock (topology)
-
 func init() {
 	register(property{
-		p: Failover, order: 160, scenario: failover,
+		id: "failover", order: 160, scenario: failover,
 		breaks:   "a failover to a replica that had not received the lock let another client acquire it; every lock on one Redis breaks it",
 		topology: true,
 	}, func(tm Timing) floors {

@@ -14,11 +14,9 @@ import (
 // write, when it wakes up, must be refused. The resource refuses a write whose fencing token is below
 // the highest it has seen; a lock without tokens cannot be protected.
 
-const FencedOverrun Property = "fenced-overrun" // a late holder's write must be refused (strategy.Fenced)
-
 func init() {
 	register(property{
-		p: FencedOverrun, order: 140, scenario: fencedOverrun,
+		id: "fenced-overrun", order: 140, scenario: fencedOverrun,
 		breaks: "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it",
 	}, func(tm Timing) floors {
 		// A, paused, holds with the Short TTL; B acquires only once it

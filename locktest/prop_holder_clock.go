@@ -13,11 +13,9 @@ import (
 // skew) or shorter (another client gets in while the holder works). n/a
 // for a lock that never reads the client's clock.
 
-const HolderClock Property = "holder-clock" // the holder's own clock sets its lock's expiry
-
 func init() {
 	register(property{
-		p: HolderClock, order: 90, scenario: holderClock,
+		id: "holder-clock", order: 90, scenario: holderClock,
 		breaks:     "a holder whose clock ran ahead or behind got a lock that lived longer or shorter than asked",
 		structural: true,
 	}, func(tm Timing) floors {

@@ -8,11 +8,9 @@ import (
 // HolderOverrun: the holder's work outlasts its TTL while others wait;
 // they must not enter while it is still inside.
 
-const HolderOverrun Property = "holder-overrun" // work outlasts the TTL while others wait
-
 func init() {
 	register(property{
-		p: HolderOverrun, order: 130, scenario: holderOverrun,
+		id: "holder-overrun", order: 130, scenario: holderOverrun,
 		breaks: "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it",
 	}, func(tm Timing) floors {
 		// B may get in as soon as A's Short TTL runs out, or wait it out

@@ -20,14 +20,9 @@ import (
 // holder crashes; a waiter must get a permit within the crashed holder's
 // TTL and the slack, while the others still hold theirs.
 
-const (
-	ReaderCrashRecovery Property = "reader-crash-recovery" // a crashed reader's hold frees within its TTL
-	PermitCrashRecovery Property = "permit-crash-recovery" // a crashed holder's permit comes back within its TTL
-)
-
 func init() {
 	register(property{
-		p: ReaderCrashRecovery, order: 1020, scenario: readerCrashRecovery, kind: strategy.ReadWrite,
+		id: "reader-crash-recovery", order: 1020, scenario: readerCrashRecovery, kind: strategy.ReadWrite,
 		breaks: "a reader that crashed kept writers out once its TTL had passed, or left behind what let a reader and a writer in together",
 	}, func(tm Timing) floors {
 		// A crashes holding with the Short TTL; W cannot write before it
@@ -35,7 +30,7 @@ func init() {
 		return floors{holds: tm.Short}
 	})
 	register(property{
-		p: PermitCrashRecovery, order: 1110, scenario: permitCrashRecovery, kind: strategy.Semaphore,
+		id: "permit-crash-recovery", order: 1110, scenario: permitCrashRecovery, kind: strategy.Semaphore,
 		breaks: "a holder that crashed kept its permit once its TTL had passed",
 	}, func(tm Timing) floors {
 		// A crashes holding with the Short TTL; W cannot take its permit

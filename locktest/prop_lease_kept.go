@@ -14,11 +14,9 @@ import (
 // with the holder's TTL and with a much shorter one until the TTL less
 // a tolerance of a tenth of it (at least 20ms).
 
-const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed
-
 func init() {
 	register(property{
-		p: LeaseKept, order: 30, scenario: leaseKept,
+		id: "lease-kept", order: 30, scenario: leaseKept,
 		breaks: "another client acquired the lock before the holder's TTL had passed",
 	}, func(tm Timing) floors {
 		// A holds for kept; B and C probe until keptTolerance before its

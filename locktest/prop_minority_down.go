@@ -10,11 +10,9 @@ import (
 // A has released; then C, cut off from one more master, reaches only a
 // minority and must be refused. n/a on one Redis.
 
-const MinorityDown Property = "minority-down" // a minority of the masters is down (topology)
-
 func init() {
 	register(property{
-		p: MinorityDown, order: 190, scenario: minorityDown,
+		id: "minority-down", order: 190, scenario: minorityDown,
 		breaks:   "with a minority of the masters down, the lock did not work or was not exclusive",
 		topology: true,
 	}, func(tm Timing) floors {

@@ -14,11 +14,9 @@ import (
 // The shape of Redisson's issue 6343 (release(list) partial), at the
 // acquire.
 
-const MultiAcquireAtomic Property = "multi-acquire-atomic" // TryAcquireN takes n permits or none
-
 func init() {
 	register(property{
-		p: MultiAcquireAtomic, order: 1130, scenario: multiAcquireAtomic, kind: strategy.Semaphore,
+		id: "multi-acquire-atomic", order: 1130, scenario: multiAcquireAtomic, kind: strategy.Semaphore,
 		breaks: "an acquire of several permits took some and not the others, or more than it asked",
 	}, func(tm Timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.

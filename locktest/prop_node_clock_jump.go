@@ -10,11 +10,9 @@ import (
 // clock. Over several masters, A holds a bare majority and the clock
 // of one master of it jumps.
 
-const NodeClockJump Property = "node-clock-jump" // a master's clock jumps past the TTL (topology)
-
 func init() {
 	register(property{
-		p: NodeClockJump, order: 180, scenario: nodeClockJump,
+		id: "node-clock-jump", order: 180, scenario: nodeClockJump,
 		breaks:   "a master whose clock jumped forward expired the lock early, and another client acquired it",
 		topology: true,
 	}, func(tm Timing) floors {

@@ -12,11 +12,9 @@ import (
 // N-1 clients take a permit each, then two more race for the last one in
 // every interleaving of their commands.
 
-const PermitBound Property = "permit-bound" // never more than N permits held at once
-
 func init() {
 	register(property{
-		p: PermitBound, order: 1100, scenario: permitBound, kind: strategy.Semaphore,
+		id: "permit-bound", order: 1100, scenario: permitBound, kind: strategy.Semaphore,
 		breaks: "more holders held the semaphore than it has permits, or a free permit was refused",
 	}, func(tm Timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.

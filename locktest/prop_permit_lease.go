@@ -16,11 +16,9 @@ import (
 // reader-lease-independence for semaphores, and of a semaphore whose
 // every acquire sets the whole set's expiry to its own TTL.
 
-const PermitLeaseIndependence Property = "permit-lease-independence" // a holder's calls never cut another's lease
-
 func init() {
 	register(property{
-		p: PermitLeaseIndependence, order: 1115, scenario: permitLeaseIndependence, kind: strategy.Semaphore,
+		id: "permit-lease-independence", order: 1115, scenario: permitLeaseIndependence, kind: strategy.Semaphore,
 		breaks: "a holder's acquire or refresh with a short TTL cut the other holders' leases",
 	}, func(tm Timing) floors {
 		// X and Y try once A's Short TTL has run out.

@@ -19,11 +19,9 @@ import (
 // A release by a client that never held a permit cannot be staged: a
 // Lock is the only handle on a release.
 
-const PermitReleaseExact Property = "permit-release-exact" // a release frees its own permit, once
-
 func init() {
 	register(property{
-		p: PermitReleaseExact, order: 1120, scenario: permitReleaseExact, kind: strategy.Semaphore,
+		id: "permit-release-exact", order: 1120, scenario: permitReleaseExact, kind: strategy.Semaphore,
 		breaks: "a repeated or late release gave back a permit its holder no longer held",
 	}, func(tm Timing) floors {
 		// A's Short TTL runs out before the late release.

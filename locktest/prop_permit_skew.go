@@ -12,11 +12,9 @@ import (
 // if it is not (OneHolder over the permits). A semaphore that reads no
 // clock of its clients' cannot be staged (n/a).
 
-const PermitSkew Property = "permit-skew" // a client's clock runs ahead by more than the holders' TTL
-
 func init() {
 	register(property{
-		p: PermitSkew, order: 1140, scenario: permitSkew, kind: strategy.Semaphore,
+		id: "permit-skew", order: 1140, scenario: permitSkew, kind: strategy.Semaphore,
 		breaks:     "a client whose clock ran ahead took a permit that was still held",
 		structural: true,
 	}, func(tm Timing) floors {

@@ -11,11 +11,9 @@ import (
 // disguise; a writer is refused while they read and gets it once they
 // are gone; a reader is refused while the writer writes.
 
-const ReadSharing Property = "read-sharing" // readers share, a writer holds alone
-
 func init() {
 	register(property{
-		p: ReadSharing, order: 1000, scenario: readSharing, kind: strategy.ReadWrite,
+		id: "read-sharing", order: 1000, scenario: readSharing, kind: strategy.ReadWrite,
 		breaks: "readers could not share the lock, or a writer held it with others",
 	}, func(tm Timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.

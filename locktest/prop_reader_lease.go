@@ -16,11 +16,9 @@ import (
 // The shapes of Redisson's issues 2144 and 1604 and pull request 7098:
 // one expiry for the whole lock, set outright by whoever touches it.
 
-const ReaderLeaseIndependence Property = "reader-lease-independence" // a reader's calls never move another's lease
-
 func init() {
 	register(property{
-		p: ReaderLeaseIndependence, order: 1030, scenario: readerLeaseIndependence, kind: strategy.ReadWrite,
+		id: "reader-lease-independence", order: 1030, scenario: readerLeaseIndependence, kind: strategy.ReadWrite,
 		breaks: "a reader's acquire, refresh or release cut or stretched another reader's lease",
 	}, func(tm Timing) floors {
 		// W tries once A's Short TTL has run out, and writes once D's has.

@@ -21,11 +21,9 @@ import (
 // success must have freed A's lock; after a fault whose command ran (a
 // lost or late reply), K must free within the TTL and the slack.
 
-const ReleaseFaults Property = "release-faults" // errors, lost replies and drops inside the release
-
 func init() {
 	register(property{
-		p: ReleaseFaults, order: 127, scenario: releaseFaults,
+		id: "release-faults", order: 127, scenario: releaseFaults,
 		breaks: "a release whose command met an error reply, a lost reply, a dropped connection or a late reply went on to change the next holder's lock, reported success without freeing its own, or, its command run, left a lock that outlives its TTL",
 	}, func(tm Timing) floors {
 		// At least a connection dropped before the release's first

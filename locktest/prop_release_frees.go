@@ -8,11 +8,9 @@ import "github.com/locklab/locklab/internal/msg"
 // the lock. A lock that refuses a free lock in every attempt, quickly or
 // slowly, breaks it too (refusals.go).
 
-const ReleaseFrees Property = "release-frees" // a release frees the lock at once (liveness)
-
 func init() {
 	register(property{
-		p: ReleaseFrees, order: 20, scenario: releaseFrees,
+		id: "release-frees", order: 20, scenario: releaseFrees,
 		breaks: "a release did not free the lock for the next client's attempt, or a free lock was refused every time",
 	}, func(tm Timing) floors {
 		// Acquires and releases with the Long TTL, which never runs out:

@@ -18,11 +18,9 @@ import (
 // for a lock without Refresh, unless it too sends something after its
 // release.
 
-const RenewAfterRelease Property = "renew-after-release" // no command of a hold after its Release returned
-
 func init() {
 	register(property{
-		p: RenewAfterRelease, order: 155, scenario: renewAfterRelease,
+		id: "renew-after-release", order: 155, scenario: renewAfterRelease,
 		breaks: "the lock sent a command on its keys after its Release had returned: a renewal, or a watchdog, outlived the release",
 		// A lock that does not renew itself has nothing to stop.
 		structural: true,

@@ -20,11 +20,9 @@ import (
 // context, so the lease must end some milliseconds before the key can
 // expire (luatoken's WithLeaseMargin; the catalog gives it 20ms).
 
-const RenewedOverrun Property = "renewed-overrun" // a stalled holder learns its lease is lost (strategy.Leased)
-
 func init() {
 	register(property{
-		p: RenewedOverrun, order: 150, scenario: renewedOverrun,
+		id: "renewed-overrun", order: 150, scenario: renewedOverrun,
 		breaks: "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it",
 	}, func(tm Timing) floors {
 		// A is paused for a third of renewedTTL, whatever the lock;

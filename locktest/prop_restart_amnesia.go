@@ -11,11 +11,9 @@ import (
 // not acquire while A holds the lock. Over several masters, A holds a
 // bare majority and one master of it restarts.
 
-const RestartAmnesia Property = "restart-amnesia" // a master restarts empty (topology)
-
 func init() {
 	register(property{
-		p: RestartAmnesia, order: 170, scenario: restartAmnesia,
+		id: "restart-amnesia", order: 170, scenario: restartAmnesia,
 		breaks:   "a master that restarted without persistence forgot the lock, and another client acquired it",
 		topology: true,
 	}, func(tm Timing) floors {

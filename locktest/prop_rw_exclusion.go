@@ -10,11 +10,9 @@ import (
 // interleaving of two attempts' commands on a free key: a writer's and a
 // reader's, then two writers'.
 
-const RWExclusion Property = "rw-exclusion" // a writer excludes readers and writers, in every interleaving
-
 func init() {
 	register(property{
-		p: RWExclusion, order: 1010, scenario: rwExclusion, kind: strategy.ReadWrite,
+		id: "rw-exclusion", order: 1010, scenario: rwExclusion, kind: strategy.ReadWrite,
 		breaks: "a writer and another client held the lock at once, without any fault",
 	}, func(tm Timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.

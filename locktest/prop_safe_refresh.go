@@ -12,11 +12,9 @@ import (
 // lock (Refresh returns an error), nor extend the new holder's lock,
 // nor free it.
 
-const SafeRefresh Property = "safe-refresh" // a late Refresh must not claim, extend or free
-
 func init() {
 	register(property{
-		p: SafeRefresh, order: 120, scenario: safeRefresh,
+		id: "safe-refresh", order: 120, scenario: safeRefresh,
 		breaks: "a late Refresh claimed, extended or freed the next holder's lock",
 	}, func(tm Timing) floors {
 		// A, paused, holds with the Short TTL; B acquires only once it

@@ -11,11 +11,9 @@ import (
 // lock as it was (see nexthold.go). The pause falls before the release
 // and, in turn, at every boundary between its commands.
 
-const SafeRelease Property = "safe-release" // a late release must not free the next holder's lock
-
 func init() {
 	register(property{
-		p: SafeRelease, order: 100, scenario: safeRelease,
+		id: "safe-release", order: 100, scenario: safeRelease,
 		breaks: "a release sent after the holder's TTL ran out freed the next holder's lock",
 	}, func(tm Timing) floors {
 		// A, paused, holds with the Short TTL; B acquires only once it

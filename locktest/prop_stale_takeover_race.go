@@ -7,11 +7,9 @@ import "github.com/locklab/locklab/internal/msg"
 // may win. n/a where Redis itself deleted the expired key: then there is
 // no stale lock, only a free key, and exclusion covers that race.
 
-const StaleTakeoverRace Property = "stale-takeover-race" // two waiters find the same expired lock
-
 func init() {
 	register(property{
-		p: StaleTakeoverRace, order: 70, scenario: staleTakeoverRace,
+		id: "stale-takeover-race", order: 70, scenario: staleTakeoverRace,
 		breaks:     "two waiters both took over the same expired lock",
 		structural: true,
 	}, func(tm Timing) floors {

@@ -20,11 +20,9 @@ import (
 // free lock (its own intent in the way) breaks the property. W's intent
 // must not outlive its write either: a reader gets in after it.
 
-const WriterProgress Property = "writer-progress" // a waiting writer gets in within its policy's bound
-
 func init() {
 	register(property{
-		p: WriterProgress, order: 1040, scenario: writerProgress, kind: strategy.ReadWrite,
+		id: "writer-progress", order: 1040, scenario: writerProgress, kind: strategy.ReadWrite,
 		breaks: "a waiting writer was kept out once the readers its lock's policy lets ahead of it had gone",
 	}, func(tm Timing) floors {
 		// Every TTL is Long, and the readers release: nothing to wait for.

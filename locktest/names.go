@@ -1,0 +1,71 @@
+package locktest
+
+// The properties, one constant each; each prop_<id>.go file of
+// internal/props registers its scenario under the constant's value.
+
+const AcquireFaults Property = "acquire-faults" // errors, lost replies and drops inside the acquire
+
+const ClockSkew Property = "clock-skew" // a client's clock runs ahead by more than the TTL
+
+const CrashMidAcquire Property = "crash-mid-acquire" // a client dies between its acquire's commands
+
+const CrashMidRelease Property = "crash-mid-release" // a holder dies between its release's commands
+
+const CrashRecovery Property = "crash-recovery" // a crashed holder's lock frees within TTL plus slack
+
+const DoubleRelease Property = "double-release" // a second release must not free another's lock
+
+const Exclusion Property = "exclusion" // many clients contend; never two inside at once
+
+const Failover Property = "failover" // a replica promoted without the lock (topology)
+
+const FencedOverrun Property = "fenced-overrun" // a late holder's write must be refused (strategy.Fenced)
+
+const HolderClock Property = "holder-clock" // the holder's own clock sets its lock's expiry
+
+const HolderOverrun Property = "holder-overrun" // work outlasts the TTL while others wait
+
+const (
+	ReaderCrashRecovery Property = "reader-crash-recovery" // a crashed reader's hold frees within its TTL
+	PermitCrashRecovery Property = "permit-crash-recovery" // a crashed holder's permit comes back within its TTL
+)
+
+const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed
+
+const MinorityDown Property = "minority-down" // a minority of the masters is down (topology)
+
+const MultiAcquireAtomic Property = "multi-acquire-atomic" // TryAcquireN takes n permits or none
+
+const NodeClockJump Property = "node-clock-jump" // a master's clock jumps past the TTL (topology)
+
+const PermitBound Property = "permit-bound" // never more than N permits held at once
+
+const PermitLeaseIndependence Property = "permit-lease-independence" // a holder's calls never cut another's lease
+
+const PermitReleaseExact Property = "permit-release-exact" // a release frees its own permit, once
+
+const PermitSkew Property = "permit-skew" // a client's clock runs ahead by more than the holders' TTL
+
+const ReadSharing Property = "read-sharing" // readers share, a writer holds alone
+
+const ReaderLeaseIndependence Property = "reader-lease-independence" // a reader's calls never move another's lease
+
+const ReleaseFaults Property = "release-faults" // errors, lost replies and drops inside the release
+
+const ReleaseFrees Property = "release-frees" // a release frees the lock at once (liveness)
+
+const RenewAfterRelease Property = "renew-after-release" // no command of a hold after its Release returned
+
+const RenewedOverrun Property = "renewed-overrun" // a stalled holder learns its lease is lost (strategy.Leased)
+
+const RestartAmnesia Property = "restart-amnesia" // a master restarts empty (topology)
+
+const RWExclusion Property = "rw-exclusion" // a writer excludes readers and writers, in every interleaving
+
+const SafeRefresh Property = "safe-refresh" // a late Refresh must not claim, extend or free
+
+const SafeRelease Property = "safe-release" // a late release must not free the next holder's lock
+
+const StaleTakeoverRace Property = "stale-takeover-race" // two waiters find the same expired lock
+
+const WriterProgress Property = "writer-progress" // a waiting writer gets in within its policy's bound

@@ -69,7 +69,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 			suffix = fmt.Sprintf("/rerun-%d", n) // fresh keys: the last run may have left its own
 		}
 		m := watch(ctx, pool, tm.Short)
-		res = checkOnce(ctx, cfg, pool, m, p, scenario, suffix)
+		res = resultOf(checkOnce(ctx, cfg, pool, m, p, scenario, suffix))
 		res.Granularity = tm.Granularity
 		why := m.stop()
 		// A NOAUTH explains a check that got no verdict; one that reached
@@ -91,7 +91,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 }
 
 // checkOnce runs a property once, on keys under cfg.Key, p and suffix.
-func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p Property, sc scenario, suffix string) Result {
+func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p Property, sc scenario, suffix string) outcome {
 	var r *run
 	var runsMu sync.Mutex
 	var runs []*run
@@ -104,7 +104,7 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 			r.shutdown()
 		}
 	}()
-	res, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) Result {
+	res, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) outcome {
 		return sc(func(name string) *run {
 			r = cfg.newRun(ctx, pool, cfg.Key+":"+string(p)+suffix+name)
 			r.lost, r.disturb = m.lost, m.disturbed
@@ -116,16 +116,16 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	})
 	if ctx.Err() != nil {
 		// Cut short from outside: whatever the run found is not a verdict.
-		return Result{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx))}
+		return outcome{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx))}
 	}
 	switch e := err.(type) {
 	case nil:
 	case *panicked:
 		panic(e.v) // not the strategy's: guard turns its panics into aborts
 	case *hung:
-		return Result{Err: failure(mFailHung.New(e.after, e.err.Error()), e.err)}
+		return outcome{Err: failure(mFailHung.New(e.after, e.err.Error()), e.err)}
 	default: // an abort
-		res = Result{Err: err}
+		res = outcome{Err: err}
 		if r != nil {
 			res = r.counterexample(res)
 		}
@@ -144,4 +144,4 @@ var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
 
 // scenario runs a property; it calls newRun for each fresh run it needs
 // (a fresh key and timeline) and reports the verdict of the last one.
-type scenario func(newRun func(suffix string) *run) Result
+type scenario func(newRun func(suffix string) *run) outcome

@@ -337,12 +337,12 @@ func (p *pausedOp) wait() {
 // interleaving, depth first, until play reports a break or every
 // interleaving has been tried; it then reports how many it tried. play
 // returns the choices the scheduler made and, for a break, its result.
-func interleavings(newRun func(string) *run, name string, play func(r *run, n int, prefix []int) ([]choice, *Result)) (*Result, int) {
+func interleavings(newRun func(string) *run, name string, play func(r *run, n int, prefix []int) ([]choice, *outcome)) (*outcome, int) {
 	var prefix []int
 	for n := 1; n <= maxSchedules; n++ {
 		var r *run
 		var trace []choice
-		var res *Result
+		var res *outcome
 		// A lock that sends commands from several goroutines at once
 		// (rueidislock releases each of its keys on one of its own) may
 		// order them otherwise on a replay: the schedule is played again,
@@ -386,7 +386,7 @@ const maxReplays = 5
 type diverged struct{ err error }
 
 // playOnce plays one schedule, and returns a divergence as an error.
-func playOnce(r *run, n int, prefix []int, play func(r *run, n int, prefix []int) ([]choice, *Result)) (trace []choice, res *Result, err error) {
+func playOnce(r *run, n int, prefix []int, play func(r *run, n int, prefix []int) ([]choice, *outcome)) (trace []choice, res *outcome, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			d, ok := v.(diverged)
@@ -402,9 +402,9 @@ func playOnce(r *run, n int, prefix []int, play func(r *run, n int, prefix []int
 
 // race tries every interleaving of two clients' attempts on the key, from
 // stale when it is given and from a free key otherwise; at most one may win.
-func race(newRun func(string) *run, stale *staleLock, broken, where Message) Result {
+func race(newRun func(string) *run, stale *staleLock, broken, where Message) outcome {
 	var last *run
-	res, n := interleavings(newRun, "schedule", func(r *run, n int, prefix []int) ([]choice, *Result) {
+	res, n := interleavings(newRun, "schedule", func(r *run, n int, prefix []int) ([]choice, *outcome) {
 		last = r
 		if stale != nil {
 			r.restore(*stale)

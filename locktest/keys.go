@@ -104,7 +104,7 @@ func (r *run) keysWritten(others map[string]bool) (own bool) {
 // keys and says what to do; one that read nothing there keeps a note that
 // says the same. The other keys written besides (a probe, a counter) are
 // named in a note.
-func declareKeys(res Result, runs []*run) Result {
+func declareKeys(res outcome, runs []*run) outcome {
 	own, read := false, false
 	others := map[string]bool{}
 	for _, r := range runs {
@@ -135,7 +135,7 @@ func declareKeys(res Result, runs []*run) Result {
 		res.Notes = append(res.Notes, m)
 		return res
 	}
-	res = Result{Err: errors.New(m.String()), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Notes: res.Notes}
+	res = outcome{Err: errors.New(m.String()), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Notes: res.Notes}
 	if res.Timeline == nil {
 		// The commands that wrote those keys.
 		res = runs[len(runs)-1].counterexample(res)
@@ -150,15 +150,6 @@ func keyList(keys []string) string {
 		return fmt.Sprintf("%s, … (%d)", strings.Join(keys[:most], ", "), len(keys))
 	}
 	return strings.Join(keys, ", ")
-}
-
-// noted is r's notes for a test's log, a line each, or "".
-func (r Result) noted() string {
-	var b strings.Builder
-	for _, m := range r.Notes {
-		b.WriteString("\nnote: " + m.String())
-	}
-	return b.String()
 }
 
 // The keys' messages.

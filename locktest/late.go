@@ -37,7 +37,7 @@ type lateRun struct {
 // late operation left: a break, or nil to go on. It returns the last run,
 // whose holds its scenario says, and judge's break, or n/a when B could
 // not get the lock.
-func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r *run, a *simClient, la strategy.Lock) func(), judge func(lateRun) *Result) (*run, *Result) {
+func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r *run, a *simClient, la strategy.Lock) func(), judge func(lateRun) *outcome) (*run, *outcome) {
 	var last *run
 	for k := range max(n, 1) {
 		r, a, b, c, la := lateHolder(newRun, k)

@@ -104,7 +104,7 @@ func faultPoints(op string, cmds []sentCommand) []faultPoint {
 // as the state says before each: free, or A's); a late reply, which a
 // program may answer by ending (its caller's deadline passed), has a run
 // of its own.
-func acquireFaults(newRun func(string) *run) Result {
+func acquireFaults(newRun func(string) *run) outcome {
 	var last *run
 	injected, commands := 0, 0
 	for _, held := range []bool{true, false} {
@@ -169,13 +169,13 @@ func acquireFaults(newRun func(string) *run) Result {
 // success must have extended K: a lease is not extended on faith. Before
 // each fault the suite sets K's expiry back to the TTL B acquired with.
 // It returns how many faults it injected, or ok false with the break.
-func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool) {
+func refreshFaults(newRun func(string) *run) (res outcome, injected int, ok bool) {
 	r, _, b := faultSetup(newRun, "/refresh-count", false)
 	l := b.mustAcquire(faultTTL(r))
 	rf, refresher := l.(strategy.Refresher)
 	if !refresher {
 		r.shutdown()
-		return Result{}, 0, true
+		return outcome{}, 0, true
 	}
 	b.watchCommands()
 	b.refreshErr(r.ctx, rf, r.tm.Long)
@@ -213,7 +213,7 @@ func refreshFaults(newRun func(string) *run) (res Result, injected int, ok bool)
 	if r != nil {
 		r.shutdown()
 	}
-	return Result{}, injected, true
+	return outcome{}, injected, true
 }
 
 // delKey deletes K (the lock's keys, strategy.Keyed) on the suite's own
@@ -302,7 +302,7 @@ func (c *simClient) warmUp(m Message) {
 
 // injectOne runs B's acquire with f and judges what it did; broke says
 // whether res is a break. a is A, who holds K, or nil when K is free.
-func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
+func injectOne(r *run, a, b *simClient, f faultPoint) (res outcome, broke bool) {
 	held := a != nil
 	ttl := faultTTL(r)
 	before := r.viewKey()
@@ -316,7 +316,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 	lb, err := b.attemptErr(ctx, ttl)
 	b.disarmFault()
 	if b.faultFired() == faultNone {
-		return Result{}, false // the acquire took another path this time
+		return outcome{}, false // the acquire took another path this time
 	}
 	what := f.what()
 	if held {
@@ -329,7 +329,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 		if changed := r.viewKey().changedFrom(before, "B", b.name, "acquire", "A", false); !changed.IsZero() && a.commandsSent() == aSent {
 			return r.breaks(mFaultsChangedHeld.New(what, changed)), true
 		}
-		return Result{}, false
+		return outcome{}, false
 	}
 	if lb != nil {
 		if !r.keyExists() {
@@ -344,7 +344,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 			}
 			return r.breaks(mFaultsNotOwn.New(what, why)), true
 		}
-		return Result{}, false
+		return outcome{}, false
 	}
 	reason := "ErrNotAcquired"
 	if err != nil && !errors.Is(err, strategy.ErrNotAcquired) {
@@ -368,7 +368,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res Result, broke bool) {
 			return r.breaksUnfreed("C", since, wait-r.tm.Poll, mFaultsOrphan.New(what, reason, ttl+r.tm.Slack, r.lifeLeft(ttl, ttl+r.tm.Slack))), true
 		}
 	}
-	return Result{}, false
+	return outcome{}, false
 }
 
 // refreshErr refreshes l with ctx and records what Refresh returned.

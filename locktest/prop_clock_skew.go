@@ -22,7 +22,7 @@ func init() {
 
 // clockSkew: A holds the lock with a long TTL; B, whose clock runs ahead by
 // twice that TTL, tries for a while and must not get in.
-func clockSkew(newRun func(string) *run) Result {
+func clockSkew(newRun func(string) *run) outcome {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 2*r.tm.Long)
 	a.mustAcquire(r.tm.Long)

@@ -24,7 +24,7 @@ func init() {
 
 // crashMidAcquire: for every way an acquire can go, and every point between
 // two of its commands, A dies there; B must still get the lock.
-func crashMidAcquire(newRun func(string) *run) Result {
+func crashMidAcquire(newRun func(string) *run) outcome {
 	stale := makeStale(newRun)
 	split := false
 	var last *run

@@ -24,7 +24,7 @@ func init() {
 
 // crashMidRelease: for every boundary between the commands of a release, A
 // dies there; the lock must still free within its TTL.
-func crashMidRelease(newRun func(string) *run) Result {
+func crashMidRelease(newRun func(string) *run) outcome {
 	n := countOps(newRun).release
 	if n <= 1 {
 		r := newRun("/none")

@@ -22,7 +22,7 @@ func init() {
 // crashRecovery: A acquires and crashes; B must get the lock within the TTL
 // plus slack. A lock that can be refreshed goes through it again with A's
 // TTL set by Refresh: a refresh must not make the lock outlive its TTL.
-func crashRecovery(newRun func(string) *run) Result {
+func crashRecovery(newRun func(string) *run) outcome {
 	for _, refreshed := range []bool{false, true} {
 		name := "/acquired"
 		if refreshed {

@@ -24,7 +24,7 @@ func init() {
 
 // doubleRelease: A releases twice; B's lock, taken in between, must survive
 // A's second release as it was, and let nobody else in while it runs.
-func doubleRelease(newRun func(string) *run) Result {
+func doubleRelease(newRun func(string) *run) outcome {
 	n := countOps(newRun).release
 	r := newRun("")
 	a, b, c := r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
@@ -54,7 +54,7 @@ func doubleRelease(newRun func(string) *run) Result {
 // doubleReleaseGoroutines is the double release between two goroutines of
 // one client: A1 acquires and releases, A2 acquires with the same strategy
 // instance, and A1 releases again.
-func doubleReleaseGoroutines(newRun func(string) *run, n int) *Result {
+func doubleReleaseGoroutines(newRun func(string) *run, n int) *outcome {
 	r := newRun("/goroutines")
 	a, c := r.newClient("A", 0), r.newClient("C", 0)
 	r.note(mGoroutinesA1Acquires.New())

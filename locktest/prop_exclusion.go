@@ -8,6 +8,7 @@ import (
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/judge"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -39,12 +40,12 @@ const (
 // goroutines of one client contend through its strategy instance; then
 // contenders clients take turns rounds times each, with work far inside a
 // long TTL. No faults in any of them.
-func exclusion(newRun func(string) *run) Result {
+func exclusion(newRun func(string) *run) outcome {
 	// A replayed interleaving must send the same commands as the run it
 	// replays: a script loaded by the first run, and not by the next, would
 	// make them diverge.
 	warmUp(newRun)
-	if res := race(newRun, nil, mBothFree.New(), mOnFreeKey.New()); res.Verdict != Holds {
+	if res := race(newRun, nil, mBothFree.New(), mOnFreeKey.New()); res.Verdict != judge.Holds {
 		return res
 	}
 	broken, handovers := handover(newRun)
@@ -136,8 +137,8 @@ func exclusion(newRun func(string) *run) Result {
 // is long: nothing expires, the question is only how a release meets an
 // attempt under way. It returns the break, or nil and the number of
 // interleavings tried.
-func handover(newRun func(string) *run) (*Result, int) {
-	return interleavings(newRun, "handover", func(r *run, n int, prefix []int) ([]choice, *Result) {
+func handover(newRun func(string) *run) (*outcome, int) {
+	return interleavings(newRun, "handover", func(r *run, n int, prefix []int) ([]choice, *outcome) {
 		a, b := r.newClient("A", 0), r.newClient("B", 0)
 		la := a.mustAcquire(r.tm.Long)
 		a.settle() // what A's acquire does after it returns is not scheduled
@@ -175,7 +176,7 @@ func handover(newRun func(string) *run) (*Result, int) {
 // goroutines call the instance in turn, never both at once, so a lock
 // whose instance is not made for concurrent use is not blamed for that.
 // It returns the break, or nil.
-func goroutines(newRun func(string) *run) *Result {
+func goroutines(newRun func(string) *run) *outcome {
 	r := newRun("/goroutines")
 	a := r.newClient("A", 0)
 	r.note(mGoroutinesA1Acquires.New())
@@ -199,10 +200,10 @@ func goroutines(newRun func(string) *run) *Result {
 // cut falls where nobody held the lock, so that the judge finds in what
 // is left every hold and critical section it found in the whole, and
 // the claims at the end are kept.
-func aroundOverlap(res Result) Result {
+func aroundOverlap(res outcome) outcome {
 	const before, after = 60, 10
 	tl := res.Timeline
-	if res.Verdict != Breaks {
+	if res.Verdict != judge.Breaks {
 		return res
 	}
 	for i, e := range tl {

@@ -35,7 +35,7 @@ func init() {
 // as Sentinel would; B tries to acquire. A lock over several masters
 // has no replica to fail over to: n/a, and restart-amnesia plays the
 // loss of a master's data for it.
-func failover(newRun func(string) *run) Result {
+func failover(newRun func(string) *run) outcome {
 	r := newRun("")
 	if r.multi() {
 		return r.notApplicable(mFailoverNA.New(r.masters))

@@ -64,7 +64,7 @@ func (res *resource) write(who string, lock strategy.Lock) bool {
 // whose tokens pass is asked again where a token can still come out of
 // order: with A paused between the commands of its acquire, and with A's
 // clock ahead of B's, then behind it.
-func fencedOverrun(newRun func(string) *run) Result {
+func fencedOverrun(newRun func(string) *run) outcome {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
 	res := &resource{r: r}
@@ -92,7 +92,7 @@ func fencedOverrun(newRun func(string) *run) Result {
 // acquire until its TTL has run out; B acquires and writes; then A
 // finishes its acquire and writes. A token drawn in a command of its own,
 // after the one that took the lock, comes out larger than B's.
-func fenceInsideAcquire(newRun func(string) *run) *Result {
+func fenceInsideAcquire(newRun func(string) *run) *outcome {
 	n := countOps(newRun).acquire
 	for k := 1; k < n; k++ {
 		r := newRun(fmt.Sprintf("/acquire-boundary-%d", k))
@@ -130,7 +130,7 @@ func fenceInsideAcquire(newRun func(string) *run) *Result {
 // fenceUnderSkew is the overrun with A's clock skew ahead of B's (behind it
 // when skew is negative): a token drawn from a clock follows the clock,
 // not the order in which the lock was held.
-func fenceUnderSkew(newRun func(string) *run, skew time.Duration) *Result {
+func fenceUnderSkew(newRun func(string) *run, skew time.Duration) *outcome {
 	name := "/clock-ahead"
 	if skew < 0 {
 		name = "/clock-behind"

@@ -29,7 +29,7 @@ func init() {
 // acquires and crashes: B must get the lock within the TTL and the slack.
 // Then A, its clock behind by more than its TTL, acquires and stays alive:
 // nobody may acquire before that TTL has passed.
-func holderClock(newRun func(string) *run) Result {
+func holderClock(newRun func(string) *run) outcome {
 	r := newRun("/ahead")
 	ahead := 2 * (r.tm.Short + r.tm.Slack)
 	a, b := r.newClient("A", ahead), r.newClient("B", 0)

@@ -21,7 +21,7 @@ func init() {
 
 // holderOverrun: A's work outlasts its TTL while B waits; B must not enter
 // while A is inside.
-func holderOverrun(newRun func(string) *run) Result {
+func holderOverrun(newRun func(string) *run) outcome {
 	r := newRun("")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
 	la, lb, done, _ := overrunTakeover(r, a, b, true, false)

@@ -42,7 +42,7 @@ func init() {
 // readerCrashRecovery: A reads with the Short TTL and crashes; B reads
 // with the Long TTL and releases; once A's TTL has passed, C reads and W
 // must be refused; C releases, and W must write within the slack.
-func readerCrashRecovery(newRun func(string) *run) Result {
+func readerCrashRecovery(newRun func(string) *run) outcome {
 	r := newRun("")
 	a := r.newClient("A", 0)
 	if !a.readWrite() {
@@ -80,7 +80,7 @@ func readerCrashRecovery(newRun func(string) *run) Result {
 // permitCrashRecovery: the N permits are taken, A's with the Short TTL and
 // the others' with the Long one; A crashes, and W must take a permit
 // within A's TTL and the slack.
-func permitCrashRecovery(newRun func(string) *run) Result {
+func permitCrashRecovery(newRun func(string) *run) outcome {
 	r := newRun("")
 	a := r.newClient("A", 0)
 	n := a.permits()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/judge"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -40,16 +41,16 @@ const keptTries = 3
 // PEXPIRE with the waiter's TTL) would let the key expire before C's next
 // one. Nobody may acquire before A's TTL has passed. A lock that can be
 // refreshed goes through it again, with A's lease given by Refresh.
-func leaseKept(newRun func(string) *run) Result {
+func leaseKept(newRun func(string) *run) outcome {
 	if res, broke := leaseMeasured(newRun); broke {
 		return res
 	}
 	res, refresher := keptRound(newRun, false)
-	if res.Verdict != Holds || !refresher {
+	if res.Verdict != judge.Holds || !refresher {
 		return res
 	}
 	res, _ = keptRound(newRun, true)
-	if res.Verdict == Holds {
+	if res.Verdict == judge.Holds {
 		res.Message = mKeptAgain.New(res.Message)
 	}
 	return res
@@ -58,7 +59,7 @@ func leaseKept(newRun func(string) *run) Result {
 // keptRound is one round of lease-kept; it reports whether A's lock can be
 // refreshed. With refreshed, A acquires with the Short TTL and refreshes
 // its lock to the lease-kept TTL at once.
-func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher bool) {
+func keptRound(newRun func(string) *run, refreshed bool) (res outcome, refresher bool) {
 	round := "acquire"
 	if refreshed {
 		round = "refresh"
@@ -123,7 +124,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res Result, refresher 
 	}
 	r := newRun("/spoiled")
 	r.fail(mKeptAllSpoiled.New(keptTries))
-	return Result{}, false
+	return outcome{}, false
 }
 
 // leaseGranularity is how much shorter than asked a key may live for
@@ -139,7 +140,7 @@ const leaseGranularity = 2 * time.Millisecond
 // milliseconds, breaks lease-kept; no load on the machine can make a
 // correct lock look so, as every delay counts in its favour. A lock whose
 // key has no expiry of its own is left to the probes.
-func leaseMeasured(newRun func(string) *run) (Result, bool) {
+func leaseMeasured(newRun func(string) *run) (outcome, bool) {
 	r := newRun("/measured")
 	a := r.newClient("A", 0)
 	ttl := r.tm.Long
@@ -158,7 +159,7 @@ func leaseMeasured(newRun func(string) *run) (Result, bool) {
 	read := time.Now()
 	if ms < 0 {
 		r.shutdown()
-		return Result{}, false
+		return outcome{}, false
 	}
 	expires := read.Add(time.Duration(ms) * time.Millisecond)
 	if short := promised.Sub(expires); short > leaseGranularity {
@@ -166,7 +167,7 @@ func leaseMeasured(newRun func(string) *run) (Result, bool) {
 		return r.breaks(mKeptMeasured.New(ttl, read.Sub(began).Round(time.Millisecond), shown(ms), short.Round(time.Millisecond))), true
 	}
 	r.shutdown()
-	return Result{}, false
+	return outcome{}, false
 }
 
 func minTime(a, b time.Time) time.Time {

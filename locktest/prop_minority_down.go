@@ -25,7 +25,7 @@ func init() {
 // minorityDown: over several masters, a minority of them is down for the
 // whole run; the lock must still work: A acquires, B cannot while A holds
 // it, and B gets it once A has released. n/a on one Redis.
-func minorityDown(newRun func(string) *run) Result {
+func minorityDown(newRun func(string) *run) outcome {
 	r := newRun("")
 	if !r.multi() {
 		return r.notApplicable(mMinorityNA.New())

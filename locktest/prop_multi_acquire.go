@@ -27,7 +27,7 @@ func init() {
 // multiAcquireAtomic: H1…HN-1 take a permit each; X asks for two and must
 // be refused; Y must take the last. All released, X takes N; Y must be
 // refused; X releases, and H1…HN must take a permit each.
-func multiAcquireAtomic(newRun func(string) *run) Result {
+func multiAcquireAtomic(newRun func(string) *run) outcome {
 	r := newRun("")
 	x := r.newClient("X", 0)
 	n := x.permits()

@@ -26,7 +26,7 @@ func init() {
 // A's lock jumps forward by twice that, so that its expiry of A's key
 // comes early; B tries to acquire. Over several masters, A first locks a
 // bare majority, and the clock that jumps is one of it.
-func nodeClockJump(newRun func(string) *run) Result {
+func nodeClockJump(newRun func(string) *run) outcome {
 	r := newRun("")
 	m := r.startMasters(redistest.WithMovableClocks())
 	l, node := holderOnMajority(r, m)

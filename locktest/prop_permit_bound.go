@@ -24,7 +24,7 @@ func init() {
 
 // permitBound: N-1 holders take their permits, then X and Y race for the
 // last in every interleaving; one of them at most may get it.
-func permitBound(newRun func(string) *run) Result {
+func permitBound(newRun func(string) *run) outcome {
 	r := newRun("/kind")
 	p := r.newClient("P", 0)
 	n := p.permits()
@@ -36,7 +36,7 @@ func permitBound(newRun func(string) *run) Result {
 	}
 	r.shutdown()
 	var last *run
-	res, tries := interleavings(newRun, "schedule", func(r *run, k int, prefix []int) ([]choice, *Result) {
+	res, tries := interleavings(newRun, "schedule", func(r *run, k int, prefix []int) ([]choice, *outcome) {
 		last = r
 		for i := range n - 1 {
 			name := fmt.Sprintf("H%d", i+1)

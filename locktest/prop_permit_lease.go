@@ -29,7 +29,7 @@ func init() {
 // permitLeaseIndependence: H1…HN-1 take a permit each with the Long TTL;
 // A takes the last with the Short TTL, refreshes it and crashes. Once
 // A's TTL has passed, X takes A's permit, and Y must be refused.
-func permitLeaseIndependence(newRun func(string) *run) Result {
+func permitLeaseIndependence(newRun func(string) *run) outcome {
 	r := newRun("")
 	a := r.newClient("A", 0)
 	n := a.permits()

@@ -49,7 +49,7 @@ func fill(r *run, k int) (hs []*simClient, helds []held, refused *simClient) {
 // lastPermit has H1…HN-1 take a permit each with the Long TTL, and then
 // a the last one with ttl; a refusal is a free permit refused, the run's
 // verdict.
-func lastPermit(r *run, a *simClient, n int, ttl time.Duration) (hs []*simClient, helds []held, ha held, res *Result) {
+func lastPermit(r *run, a *simClient, n int, ttl time.Duration) (hs []*simClient, helds []held, ha held, res *outcome) {
 	hs, helds, no := fill(r, n-1)
 	if no != nil {
 		res := r.breaksFreeRefusedOf(no.name, n, mBoundRefused.New(no.name, len(hs), n))
@@ -67,7 +67,7 @@ func lastPermit(r *run, a *simClient, n int, ttl time.Duration) (hs []*simClient
 // twice; Y takes the permit A gave back, and X must be refused. Then,
 // every permit free, A takes one with the Short TTL and lets it run out;
 // H1…HN take every permit; A releases late, and X must be refused.
-func permitReleaseExact(newRun func(string) *run) Result {
+func permitReleaseExact(newRun func(string) *run) outcome {
 	r := newRun("")
 	a := r.newClient("A", 0)
 	n := a.permits()

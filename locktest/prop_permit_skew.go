@@ -25,7 +25,7 @@ func init() {
 
 // permitSkew: H1…HN take every permit with the Long TTL; S, its clock
 // 2×Long ahead, tries for one and must be refused.
-func permitSkew(newRun func(string) *run) Result {
+func permitSkew(newRun func(string) *run) outcome {
 	r := newRun("")
 	s := r.newClient("S", 2*r.tm.Long)
 	n := s.permits()

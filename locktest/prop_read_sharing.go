@@ -23,7 +23,7 @@ func init() {
 
 // readSharing: A and B take the free lock shared; W tries to write while
 // they read; they release, and W writes; C tries to read while W writes.
-func readSharing(newRun func(string) *run) Result {
+func readSharing(newRun func(string) *run) outcome {
 	r := newRun("")
 	a := r.newClient("A", 0)
 	if !a.readWrite() {

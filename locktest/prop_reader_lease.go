@@ -34,7 +34,7 @@ func init() {
 // releases; A reads with the Short TTL; B refreshes with the Long TTL and
 // A with the Short one, and A crashes. Once A's TTL has passed, W must be
 // refused while B reads.
-func readerLeaseIndependence(newRun func(string) *run) Result {
+func readerLeaseIndependence(newRun func(string) *run) outcome {
 	r := newRun("")
 	b := r.newClient("B", 0)
 	if !b.readWrite() {

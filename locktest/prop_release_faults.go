@@ -37,7 +37,7 @@ func init() {
 // releaseFaults counts the commands of A's release, then injects each
 // fault of faultPoints in turn, each on a run of its own in which A,
 // warm, holds K with the Short TTL.
-func releaseFaults(newRun func(string) *run) Result {
+func releaseFaults(newRun func(string) *run) outcome {
 	r, a, la, _ := releaseFaultSetup(newRun, "/count", true)
 	a.watchCommands()
 	a.releaseErr(la)

@@ -22,7 +22,7 @@ func init() {
 // releaseFrees: right after A releases, B's single attempt must succeed;
 // and a Release that reports success when its command failed must have
 // freed the lock all the same.
-func releaseFrees(newRun func(string) *run) Result {
+func releaseFrees(newRun func(string) *run) outcome {
 	r := newRun("/release")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)
 	la, found, took := a.acquireFree(r.tm.Long)

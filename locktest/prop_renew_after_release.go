@@ -37,7 +37,7 @@ func init() {
 // renews itself; then A releases and the suite watches A's commands for
 // the TTL and Short more: a lock that renews itself does so within each
 // TTL, so a renewal Release did not stop comes in that time.
-func renewAfterRelease(newRun func(string) *run) Result {
+func renewAfterRelease(newRun func(string) *run) outcome {
 	r := newRun("")
 	a := r.newClient("A", 0)
 	ttl := r.tm.renewedTTL()

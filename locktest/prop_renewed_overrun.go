@@ -35,7 +35,7 @@ func init() {
 // renewedOverrun: first A is paused briefly and must keep its lock; then A
 // is paused for three TTLs while B waits, and must leave the critical
 // section, told by its lease, before B enters.
-func renewedOverrun(newRun func(string) *run) Result {
+func renewedOverrun(newRun func(string) *run) outcome {
 	// A short pause: the lock must survive it.
 	r := newRun("/short")
 	a, b := r.newClient("A", 0), r.newClient("B", 0)

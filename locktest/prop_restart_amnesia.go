@@ -28,7 +28,7 @@ func init() {
 // Config.RestartDelay, after that long; B tries to acquire. Over several
 // masters, A first locks a bare majority, and the master restarted is one
 // of it.
-func restartAmnesia(newRun func(string) *run) Result {
+func restartAmnesia(newRun func(string) *run) outcome {
 	r := newRun("")
 	m := r.startMasters()
 	l, node := holderOnMajority(r, m)

@@ -22,7 +22,7 @@ func init() {
 
 // rwExclusion: A and B race for the free lock, A to write and B to read,
 // then both to write, in every interleaving of their commands.
-func rwExclusion(newRun func(string) *run) Result {
+func rwExclusion(newRun func(string) *run) outcome {
 	r := newRun("/kind")
 	if !r.newClient("P", 0).readWrite() {
 		return r.notApplicable(mNotReadWrite.New())
@@ -39,7 +39,7 @@ func rwExclusion(newRun func(string) *run) Result {
 	var last *run
 	total := 0
 	for _, modes := range [][2]history.Mode{{history.Exclusive, history.Shared}, {history.Exclusive, history.Exclusive}} {
-		res, n := interleavings(newRun, "schedule", func(r *run, n int, prefix []int) ([]choice, *Result) {
+		res, n := interleavings(newRun, "schedule", func(r *run, n int, prefix []int) ([]choice, *outcome) {
 			last = r
 			clients := []*simClient{r.newClient("A", 0), r.newClient("B", 0)}
 			won := []bool{false, false}

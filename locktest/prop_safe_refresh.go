@@ -27,7 +27,7 @@ func init() {
 // safeRefresh: at each boundary of its Refresh in turn, A is paused until
 // its TTL has passed and B has acquired; then A's refresh goes on. It must
 // fail, leave B's lock no longer than B asked for, and leave it held.
-func safeRefresh(newRun func(string) *run) Result {
+func safeRefresh(newRun func(string) *run) outcome {
 	ops := countOps(newRun)
 	if !ops.refresher {
 		r := newRun("/none")
@@ -42,10 +42,10 @@ func safeRefresh(newRun func(string) *run) Result {
 		}
 		err = nil
 		return func() { err = a.refresh(rf, 3*r.tm.Long) }
-	}, func(l lateRun) *Result {
+	}, func(l lateRun) *outcome {
 		r := l.r
 		r.det.enter("B")
-		var res Result
+		var res outcome
 		if !l.broke.IsZero() {
 			res = r.breaksRule(l.broke.rule, mRefreshResumed.New(l.at, l.broke.msg))
 			return &res

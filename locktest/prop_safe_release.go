@@ -27,11 +27,11 @@ func init() {
 // its TTL has passed and B has acquired; then A finishes its release, and C
 // checks whether B's lock survived. A lock that renews itself runs out too:
 // its renewals are paused with A.
-func safeRelease(newRun func(string) *run) Result {
+func safeRelease(newRun func(string) *run) outcome {
 	n := countOps(newRun).release
 	last, res := lateAtEachBoundary(newRun, n, "release", func(_ *run, a *simClient, la strategy.Lock) func() {
 		return func() { a.release(la) }
-	}, func(l lateRun) *Result {
+	}, func(l lateRun) *outcome {
 		if !l.broke.IsZero() {
 			res := l.r.breaksRule(l.broke.rule, mPausedTTLResumed.New(l.at, l.broke.msg))
 			return &res

@@ -21,7 +21,7 @@ func init() {
 
 // staleTakeoverRace: A and B both find the lock a crashed holder left, and
 // every interleaving of their two attempts is tried; at most one may win.
-func staleTakeoverRace(newRun func(string) *run) Result {
+func staleTakeoverRace(newRun func(string) *run) outcome {
 	stale := makeStale(newRun)
 	if !stale.exists {
 		r := newRun("/none")

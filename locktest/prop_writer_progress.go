@@ -39,7 +39,7 @@ const streamLength = 3
 // leaves, while W tries between them; then the stream ends. Writers
 // first: R1 leaves. Then W must write within the slack, and once it has
 // released, a reader must read.
-func writerProgress(newRun func(string) *run) Result {
+func writerProgress(newRun func(string) *run) outcome {
 	r := newRun("")
 	r1 := r.newClient("R1", 0)
 	if !r1.readWrite() {

@@ -103,7 +103,7 @@ func (c *simClient) abortRefused(found *refusals, took time.Duration) {
 
 // breaksRefused is release-frees's break for a lock that refuses free
 // locks.
-func (r *run) breaksRefused(who string, found *refusals) Result {
+func (r *run) breaksRefused(who string, found *refusals) outcome {
 	return r.breaks(mFreesRefused.New(who, found.attempts, found.slow, r.tm.quick()))
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/history"
@@ -37,6 +38,12 @@ type Result struct {
 	Elapsed     time.Duration
 	Granularity time.Duration // the step of TTL the check ran at (Timing.Granularity), or 0
 	Notes       []Message     // what the check noticed besides: keys the lock wrote outside its own
+}
+
+// resultOf is the Result of what a scenario found.
+func resultOf(o outcome) Result {
+	return Result{Verdict: Verdict(o.Verdict), Message: o.Message, Timeline: o.Timeline, Key: o.Key,
+		Start: o.Start, Tokens: o.Tokens, Err: o.Err, Notes: o.Notes}
 }
 
 // Reason is why the verdict is what it is: Message in English.
@@ -113,3 +120,12 @@ var mLineHeader = msg.Define("line.header", msg.K(msg.Text, msg.Text), "t0 = {0}
 
 // ms is d in milliseconds, to a microsecond.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// noted is r's notes for a test's log, a line each, or "".
+func (r Result) noted() string {
+	var b strings.Builder
+	for _, m := range r.Notes {
+		b.WriteString("\nnote: " + m.String())
+	}
+	return b.String()
+}

@@ -156,7 +156,7 @@ func (r *run) errText(err error) string {
 
 // counterexample returns res with the run's timeline, its key, its start
 // and the tokens each client wrote.
-func (r *run) counterexample(res Result) Result {
+func (r *run) counterexample(res outcome) outcome {
 	res.Timeline, res.Tokens = r.rec.timeline()
 	res.Key, res.Start = r.key, time.UnixMilli(r.t0)
 	return res
@@ -169,25 +169,25 @@ func (r *run) counterexample(res Result) Result {
 
 // holds claims that the scenario found nothing broken: m says what it
 // tried.
-func (r *run) holds(m Message) Result {
+func (r *run) holds(m Message) outcome {
 	r.claim(history.Check{Rule: history.Kept, Reason: &m})
 	return r.decide()
 }
 
 // breaks claims a break the scenario observed, which m explains; the
 // events before it are its evidence.
-func (r *run) breaks(m Message) Result {
+func (r *run) breaks(m Message) outcome {
 	return r.breaksRule(history.Observed, m)
 }
 
 // breaksRule claims that rule was broken, which m explains: the judge
 // finds the break in the events, or gives no verdict.
-func (r *run) breaksRule(rule history.Rule, m Message) Result {
+func (r *run) breaksRule(rule history.Rule, m Message) outcome {
 	return r.breaksRuleOf(rule, 0, m)
 }
 
 // breaksRuleOf is breaksRule for a semaphore of permits.
-func (r *run) breaksRuleOf(rule history.Rule, permits int, m Message) Result {
+func (r *run) breaksRuleOf(rule history.Rule, permits int, m Message) outcome {
 	r.claim(history.Check{Rule: rule, Broken: true, Reason: &m, Permits: permits})
 	return r.decide()
 }
@@ -195,24 +195,24 @@ func (r *run) breaksRuleOf(rule history.Rule, permits int, m Message) Result {
 // breaksUnfreed claims that the lock, which had to be free by since,
 // was granted to nobody while waiter tried until since plus within,
 // which m explains.
-func (r *run) breaksUnfreed(waiter string, since, within time.Duration, m Message) Result {
+func (r *run) breaksUnfreed(waiter string, since, within time.Duration, m Message) outcome {
 	r.claim(history.Check{Rule: history.Unfreed, Broken: true, Reason: &m, Client: waiter, Since: since, Within: within})
 	return r.decide()
 }
 
 // breaksFreeRefused claims that waiter's last attempt was refused a lock
 // that nobody held, which m explains.
-func (r *run) breaksFreeRefused(waiter string, m Message) Result {
+func (r *run) breaksFreeRefused(waiter string, m Message) outcome {
 	return r.breaksFreeRefusedOf(waiter, 0, m)
 }
 
 // breaksFreeRefusedOf is breaksFreeRefused for a semaphore of permits.
-func (r *run) breaksFreeRefusedOf(waiter string, permits int, m Message) Result {
+func (r *run) breaksFreeRefusedOf(waiter string, permits int, m Message) outcome {
 	r.claim(history.Check{Rule: history.FreeRefused, Broken: true, Reason: &m, Client: waiter, Permits: permits})
 	return r.decide()
 }
 
-func (r *run) notApplicable(m Message) Result {
+func (r *run) notApplicable(m Message) outcome {
 	r.claim(history.Check{Rule: history.Unstageable, Reason: &m})
 	return r.decide()
 }
@@ -235,16 +235,16 @@ func (r *run) claim(c history.Check) {
 
 // decide stops the run's clients and gives the judge's verdict on its
 // history; a break carries the history as its counterexample.
-func (r *run) decide() Result {
+func (r *run) decide() outcome {
 	r.shutdown()
-	res := r.counterexample(Result{})
+	res := r.counterexample(outcome{})
 	d, err := judge.Mutex(res.Timeline)
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	res.Verdict, res.Message = Verdict(d.Verdict), d.Reason
-	if res.Verdict != Breaks {
+	res.Verdict, res.Message = d.Verdict, d.Reason
+	if res.Verdict != judge.Breaks {
 		res.Timeline, res.Key, res.Start, res.Tokens = nil, "", time.Time{}, nil
 	}
 	return res
@@ -626,7 +626,7 @@ func (r *run) absoluteTime() string {
 // clock of the client's, unless its commands carry an absolute time all
 // the same: then the clock it read is its own, out of the suite's reach,
 // and the property is not checked (an error that says so), never n/a.
-func (r *run) neverReadsClock() Result {
+func (r *run) neverReadsClock() outcome {
 	if cmd := r.absoluteTime(); cmd != "" {
 		r.fail(mFailOwnClock.New(r.errText(errors.New(cmd))))
 	}

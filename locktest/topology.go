@@ -107,7 +107,7 @@ func errOrBusy(err error) Message {
 // held the lock through the fault, has released it, C must acquire
 // within A's TTL and the slack. A lock nobody can take after a failover
 // or a restart breaks the property; it returns nil when C got it.
-func obtainable(r *run, a *simClient, la strategy.Lock, fault Message) *Result {
+func obtainable(r *run, a *simClient, la strategy.Lock, fault Message) *outcome {
 	r.note(mObtainable.New())
 	_ = a.releaseErr(la) // recorded; with a master down, a release may fail in part
 	wait := r.tm.Long + r.tm.Slack

@@ -171,7 +171,7 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	pool := cfg.pool()
 	defer pool.Close()
 	key := cfg.Key + ":capabilities"
-	r := cfg.newRun(ctx, pool, key)
+	r := newRun(ctx, cfg.setting(), pool, key)
 	defer r.shutdown()
 	s := r.newClient("D", 0).s
 	tm := cfg.Timing
@@ -215,7 +215,7 @@ func Announced(ctx context.Context, cfg Config) (time.Duration, error) {
 	pool := cfg.pool()
 	defer pool.Close()
 	return watchdog(ctx, cfg.timeout(), func(ctx context.Context) time.Duration {
-		r := cfg.newRun(ctx, pool, cfg.Key+":scale")
+		r := newRun(ctx, cfg.setting(), pool, cfg.Key+":scale")
 		defer r.shutdown()
 		return granularityOf(r.newClient("D", 0).s)
 	})

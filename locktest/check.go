@@ -106,7 +106,7 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	}()
 	res, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) outcome {
 		return sc(func(name string) *run {
-			r = cfg.newRun(ctx, pool, cfg.Key+":"+string(p)+suffix+name)
+			r = newRun(ctx, cfg.setting(), pool, cfg.Key+":"+string(p)+suffix+name)
 			r.lost, r.disturb = m.lost, m.disturbed
 			runsMu.Lock()
 			runs = append(runs, r)

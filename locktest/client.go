@@ -80,39 +80,33 @@ type simClient struct {
 	closed  bool
 }
 
-// Client is what the suite gives a Factory for one simulated client:
-// every command of it must go to Addr, where the suite watches it.
-type Client struct {
-	Name     string        // "A", "B", ...
-	Addr     string        // the client's own loopback proxy to Redis (RESP2, RESP3)
-	Password string        // the client's own secret for Addr, not the server's
-	Pool     strategy.Pool // logged-in redigo connections to Addr
-	// Clock is the client's clock, Skew ahead of the real time; a lock
-	// that reads the time must read it here.
-	Clock strategy.Clock
-	Skew  time.Duration
-	// Addrs and Pools hold a proxy per master (Config.Masters); on one
-	// Redis, Addr and Pool alone.
-	Addrs []string
-	Pools []strategy.Pool
+// clientInfo is what a factory is given for one simulated client (the
+// facade's Client).
+type clientInfo struct {
+	Name     string
+	Addr     string
+	Password string
+	Pool     strategy.Pool
+	Clock    strategy.Clock
+	Skew     time.Duration
+	Addrs    []string
+	Pools    []strategy.Pool
 
 	c *simClient
 }
 
-// Cleanup registers f to release, once the client's run is over, what the
-// factory built (a client of another library, a process); last in, first run.
-func (c Client) Cleanup(f func()) {
-	c.c.mu.Lock()
-	defer c.c.mu.Unlock()
-	c.c.cleanup = append(c.c.cleanup, f)
+// addCleanup registers f to run once the client's run is over.
+func (c *simClient) addCleanup(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cleanup = append(c.cleanup, f)
 }
 
-// OnCrash registers f to run when the suite crashes the client, after its
-// connections are cut: to kill what they do not end, such as a process.
-func (c Client) OnCrash(f func()) {
-	c.c.mu.Lock()
-	defer c.c.mu.Unlock()
-	c.c.onCrash = append(c.c.onCrash, f)
+// addOnCrash registers f to run when the suite crashes the client.
+func (c *simClient) addOnCrash(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onCrash = append(c.onCrash, f)
 }
 
 // clientClock is a client's clock: the real time plus the client's skew.

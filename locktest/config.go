@@ -34,6 +34,46 @@ type Config struct {
 	noLogin *atomic.Bool // set when a proxy answered NOAUTH during the check
 }
 
+// Client is what the suite gives a Factory for one simulated client:
+// every command of it must go to Addr, where the suite watches it.
+type Client struct {
+	Name     string        // "A", "B", ...
+	Addr     string        // the client's own loopback proxy to Redis (RESP2, RESP3)
+	Password string        // the client's own secret for Addr, not the server's
+	Pool     strategy.Pool // logged-in redigo connections to Addr
+	// Clock is the client's clock, Skew ahead of the real time; a lock
+	// that reads the time must read it here.
+	Clock strategy.Clock
+	Skew  time.Duration
+	// Addrs and Pools hold a proxy per master (Config.Masters); on one
+	// Redis, Addr and Pool alone.
+	Addrs []string
+	Pools []strategy.Pool
+
+	c *simClient
+}
+
+// Cleanup registers f to release, once the client's run is over, what the
+// factory built (a client of another library, a process); last in, first run.
+func (c Client) Cleanup(f func()) { c.c.addCleanup(f) }
+
+// OnCrash registers f to run when the suite crashes the client, after its
+// connections are cut: to kill what they do not end, such as a process.
+func (c Client) OnCrash(f func()) { c.c.addOnCrash(f) }
+
+// clientOf is the Client a factory is given for what the run made.
+func clientOf(i clientInfo) Client {
+	return Client{Name: i.Name, Addr: i.Addr, Password: i.Password, Pool: i.Pool, Clock: i.Clock, Skew: i.Skew,
+		Addrs: i.Addrs, Pools: i.Pools, c: i.c}
+}
+
+// setting is what the runs of a check take of cfg.
+func (cfg Config) setting() setting {
+	return setting{dial: cfg.dialer(), perms: cfg.perms, noLogin: cfg.noLogin, tm: timing(cfg.Timing),
+		masters: cfg.Masters, restartDelay: cfg.RestartDelay,
+		factory: func(i clientInfo) (strategy.Strategy, error) { return cfg.New(clientOf(i)) }}
+}
+
 // Timing is the time scale of the scenarios; a zero field takes its
 // default, scaled to Granularity, and every TTL is a whole multiple of it.
 type Timing struct {
@@ -44,73 +84,13 @@ type Timing struct {
 	Poll        time.Duration // how often a waiter tries again; 5ms
 }
 
-// withDefaults fills the zero fields of t, and rounds its TTLs up to
-// whole multiples of its granularity.
-//
-// The granularity is the smallest step in which the lock under test can
-// express a TTL: a millisecond for a lock that sends PX, a second for one
-// that sends EX or counts whole seconds. Every TTL the suite asks for is a
-// whole multiple of it (a field given that is not one is rounded up to
-// one), so that a lock never has to round what it is asked and no verdict
-// is an artefact of rounding. A zero Granularity is the one the lock
-// announces (strategy.Granular, or an -exec program's ready line), which
-// Run, RunConfig and lockcheck adopt after Detect, else a millisecond.
-//
-// The defaults at a granularity g:
-//
-//	Short = 60ms rounded up to a multiple of g     (60ms at 1ms, 1s at 1s)
-//	Long  = 5s rounded up to a multiple of g       (5s)
-//	Slack = the larger of 500ms and g               (500ms at 1ms, 1s at 1s)
-//	Poll  = the larger of 5ms and g/200             (5ms)
-func (t Timing) withDefaults() Timing {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&t.Granularity, time.Millisecond)
-	def(&t.Short, 60*time.Millisecond)
-	def(&t.Long, 5*time.Second)
-	def(&t.Slack, max(500*time.Millisecond, t.Granularity))
-	def(&t.Poll, max(5*time.Millisecond, t.Granularity/200))
-	t.Short, t.Long = t.ttl(t.Short), t.ttl(t.Long)
-	return t
-}
-
-// ttl rounds d up to a whole multiple of the granularity, one at least:
-// the TTL the suite asks for where a scenario wants about d.
-func (t Timing) ttl(d time.Duration) time.Duration {
-	g := max(t.Granularity, time.Millisecond)
-	return max(g, (d+g-1)/g*g)
-}
-
 // Resolved returns t with its defaults filled in and its TTLs rounded to
 // its granularity: the figures a check runs with.
 func (t Timing) Resolved() Timing { return t.withDefaults() }
 
-// renewedTTL is the TTL of renewed-overrun's holder: long enough that a renewal
-// every third of it, and the detector's bookkeeping, are far inside it.
-func (t Timing) renewedTTL() time.Duration { return 5 * t.Short }
-
-// keptShort is the TTL of lease-kept's late probes: a tenth of its TTL,
-// as a whole multiple of the granularity.
-func (t Timing) keptShort() time.Duration { return t.ttl(t.kept() / 10) }
-
-// kept is the holder's TTL in lease-kept: long enough for many probes.
-func (t Timing) kept() time.Duration { return 5 * t.Short }
-
-// keptTolerance is how long before the end of lease-kept's TTL its probes
-// stop: a tenth of the TTL, and at least a third of Short.
-func (t Timing) keptTolerance() time.Duration { return max(t.kept()/10, t.Short/3) }
-
-// staleAfter is how long past its TTL a lock is waited on before it is
-// called stale: timestamps count whole milliseconds and clocks tick apart.
-func (t Timing) staleAfter() time.Duration { return t.Short / 3 }
-
-// outlast is an interval between a waiter's attempts just longer than ttl:
-// a key that each attempt sets to ttl (an acquire that writes even when it
-// fails) can expire between two of them.
-func (t Timing) outlast(ttl time.Duration) time.Duration { return ttl + 2*t.Poll }
+// withDefaults is t with its defaults filled in and its TTLs rounded
+// (see the suite's timing).
+func (t Timing) withDefaults() Timing { return Timing(timing(t).withDefaults()) }
 
 // timeout is the watchdog's bound on a property, a contract check or
 // Detect: Config.Timeout, or 30s and twenty times the Short TTL beyond its

@@ -53,7 +53,7 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 // a panic or a hang into an error.
 func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *simClient) Message) (Message, error) {
 	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) Message {
-		r := cfg.newRun(ctx, pool, cfg.Key+":contract:"+name)
+		r := newRun(ctx, cfg.setting(), pool, cfg.Key+":contract:"+name)
 		defer r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
 		defer r.shutdown()
 		return f(r, r.newClient("A", 0))

@@ -30,7 +30,7 @@ func init() {
 	register(property{
 		id: "acquire-faults", order: 125, scenario: acquireFaults,
 		breaks: "an acquire whose command met an error reply, a lost reply, a dropped connection or a late reply gave a lock it did not hold, changed the holder's lock, or left a key that outlives its TTL; or a Refresh that met one reported success without extending the lock",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// At least one late reply with A holding K and one with K free,
 		// each past a deadline Short away; a break may come at the first
 		// fault.

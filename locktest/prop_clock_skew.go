@@ -13,7 +13,7 @@ func init() {
 		id: "clock-skew", order: 80, scenario: clockSkew,
 		breaks:     "a client whose clock ran ahead took a lock that was still held",
 		structural: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// B, its clock 2*Long ahead, tries for 20*Poll and must not get
 		// the lock A holds for Long.
 		return floors{holds: 20 * tm.Poll}

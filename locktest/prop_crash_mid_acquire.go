@@ -14,7 +14,7 @@ func init() {
 		id: "crash-mid-acquire", order: 50, scenario: crashMidAcquire,
 		breaks:     "a client that died between the commands of its acquire left a lock nobody could acquire",
 		structural: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// It begins by making a stale lock (makeStale), whatever the
 		// lock: the waits after a crash depend on which commands were
 		// sent, not counted.

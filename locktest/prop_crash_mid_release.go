@@ -15,7 +15,7 @@ func init() {
 		id: "crash-mid-release", order: 60, scenario: crashMidRelease,
 		breaks:     "a holder that died between the commands of its release left a lock that did not free within its TTL",
 		structural: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// Whether B must wait for A's TTL depends on which of the
 		// release's commands ran before A died: no certain floor.
 		return floors{}

@@ -12,7 +12,7 @@ func init() {
 	register(property{
 		id: "crash-recovery", order: 40, scenario: crashRecovery,
 		breaks: "a holder that crashed left a lock nobody could acquire once its TTL had passed",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A crashes holding a lock with the Short TTL; B cannot get it
 		// before that TTL has run out.
 		return floors{holds: tm.Short}

@@ -15,7 +15,7 @@ func init() {
 	register(property{
 		id: "double-release", order: 110, scenario: doubleRelease,
 		breaks: "a second release freed the lock someone else had acquired in between",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// Acquires and releases with the Long TTL, which never runs out:
 		// nothing to wait for.
 		return floors{}

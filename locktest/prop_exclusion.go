@@ -22,7 +22,7 @@ func init() {
 	register(property{
 		id: "exclusion", order: 10, scenario: exclusion,
 		breaks: "two clients, or two goroutines of one client, were inside the critical section at once, without any fault",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// Acquires and releases with the Long TTL, which never runs out:
 		// nothing to wait for.
 		return floors{}

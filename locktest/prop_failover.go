@@ -22,7 +22,7 @@ func init() {
 		id: "failover", order: 160, scenario: failover,
 		breaks:   "a failover to a replica that had not received the lock let another client acquire it; every lock on one Redis breaks it",
 		topology: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The time goes into starting servers of its own and forcing
 		// faults, not into TTL waits.
 		return floors{}

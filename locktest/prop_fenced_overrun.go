@@ -18,7 +18,7 @@ func init() {
 	register(property{
 		id: "fenced-overrun", order: 140, scenario: fencedOverrun,
 		breaks: "the protected resource accepted a late holder's write after the next holder's; every TTL lock without fencing tokens (strategy.Fenced) breaks it",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A, paused, holds with the Short TTL; B acquires only once it
 		// has run out.
 		return floors{holds: tm.Short}

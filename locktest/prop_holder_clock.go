@@ -18,7 +18,7 @@ func init() {
 		id: "holder-clock", order: 90, scenario: holderClock,
 		breaks:     "a holder whose clock ran ahead or behind got a lock that lived longer or shorter than asked",
 		structural: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// Ahead: B waits out A's Short TTL. Behind: B polls until
 		// keptTolerance before the end of A's kept TTL.
 		return floors{holds: tm.Short + tm.kept() - tm.keptTolerance()}

@@ -12,7 +12,7 @@ func init() {
 	register(property{
 		id: "holder-overrun", order: 130, scenario: holderOverrun,
 		breaks: "a holder whose work outlasted its TTL was still inside when the next one entered; every TTL lock without a lease (strategy.Leased) breaks it",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// B may get in as soon as A's Short TTL runs out, or wait it out
 		// twice with Slack; the verdict alone does not say which.
 		return floors{}

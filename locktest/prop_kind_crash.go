@@ -24,7 +24,7 @@ func init() {
 	register(property{
 		id: "reader-crash-recovery", order: 1020, scenario: readerCrashRecovery, kind: strategy.ReadWrite,
 		breaks: "a reader that crashed kept writers out once its TTL had passed, or left behind what let a reader and a writer in together",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A crashes holding with the Short TTL; W cannot write before it
 		// has run out.
 		return floors{holds: tm.Short}
@@ -32,7 +32,7 @@ func init() {
 	register(property{
 		id: "permit-crash-recovery", order: 1110, scenario: permitCrashRecovery, kind: strategy.Semaphore,
 		breaks: "a holder that crashed kept its permit once its TTL had passed",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A crashes holding with the Short TTL; W cannot take its permit
 		// before it has run out.
 		return floors{holds: tm.Short}

@@ -19,7 +19,7 @@ func init() {
 	register(property{
 		id: "lease-kept", order: 30, scenario: leaseKept,
 		breaks: "another client acquired the lock before the holder's TTL had passed",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A holds for kept; B and C probe until keptTolerance before its
 		// end. A lock that can be refreshed runs a second round, not
 		// counted.

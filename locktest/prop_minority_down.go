@@ -15,7 +15,7 @@ func init() {
 		id: "minority-down", order: 190, scenario: minorityDown,
 		breaks:   "with a minority of the masters down, the lock did not work or was not exclusive",
 		topology: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The time goes into starting servers of its own and forcing
 		// faults, not into TTL waits.
 		return floors{}

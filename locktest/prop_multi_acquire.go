@@ -18,7 +18,7 @@ func init() {
 	register(property{
 		id: "multi-acquire-atomic", order: 1130, scenario: multiAcquireAtomic, kind: strategy.Semaphore,
 		breaks: "an acquire of several permits took some and not the others, or more than it asked",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.
 		return floors{}
 	})

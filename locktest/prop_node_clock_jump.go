@@ -15,7 +15,7 @@ func init() {
 		id: "node-clock-jump", order: 180, scenario: nodeClockJump,
 		breaks:   "a master whose clock jumped forward expired the lock early, and another client acquired it",
 		topology: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The time goes into starting servers of its own and forcing
 		// faults, not into TTL waits.
 		return floors{}

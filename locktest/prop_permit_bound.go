@@ -16,7 +16,7 @@ func init() {
 	register(property{
 		id: "permit-bound", order: 1100, scenario: permitBound, kind: strategy.Semaphore,
 		breaks: "more holders held the semaphore than it has permits, or a free permit was refused",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.
 		return floors{}
 	})

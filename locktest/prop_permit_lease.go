@@ -20,7 +20,7 @@ func init() {
 	register(property{
 		id: "permit-lease-independence", order: 1115, scenario: permitLeaseIndependence, kind: strategy.Semaphore,
 		breaks: "a holder's acquire or refresh with a short TTL cut the other holders' leases",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// X and Y try once A's Short TTL has run out.
 		return floors{holds: tm.Short}
 	})

@@ -23,7 +23,7 @@ func init() {
 	register(property{
 		id: "permit-release-exact", order: 1120, scenario: permitReleaseExact, kind: strategy.Semaphore,
 		breaks: "a repeated or late release gave back a permit its holder no longer held",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A's Short TTL runs out before the late release.
 		return floors{holds: tm.Short}
 	})

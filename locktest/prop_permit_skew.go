@@ -17,7 +17,7 @@ func init() {
 		id: "permit-skew", order: 1140, scenario: permitSkew, kind: strategy.Semaphore,
 		breaks:     "a client whose clock ran ahead took a permit that was still held",
 		structural: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.
 		return floors{}
 	})

@@ -15,7 +15,7 @@ func init() {
 	register(property{
 		id: "read-sharing", order: 1000, scenario: readSharing, kind: strategy.ReadWrite,
 		breaks: "readers could not share the lock, or a writer held it with others",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.
 		return floors{}
 	})

@@ -20,7 +20,7 @@ func init() {
 	register(property{
 		id: "reader-lease-independence", order: 1030, scenario: readerLeaseIndependence, kind: strategy.ReadWrite,
 		breaks: "a reader's acquire, refresh or release cut or stretched another reader's lease",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// W tries once A's Short TTL has run out, and writes once D's has.
 		return floors{holds: 2 * tm.Short}
 	})

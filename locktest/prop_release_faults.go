@@ -25,7 +25,7 @@ func init() {
 	register(property{
 		id: "release-faults", order: 127, scenario: releaseFaults,
 		breaks: "a release whose command met an error reply, a lost reply, a dropped connection or a late reply went on to change the next holder's lock, reported success without freeing its own, or, its command run, left a lock that outlives its TTL",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// At least a connection dropped before the release's first
 		// command, which leaves A's lock to its TTL (Short) for B to wait
 		// on, and a late reply past a deadline Short away; a break may

@@ -12,7 +12,7 @@ func init() {
 	register(property{
 		id: "release-frees", order: 20, scenario: releaseFrees,
 		breaks: "a release did not free the lock for the next client's attempt, or a free lock was refused every time",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// Acquires and releases with the Long TTL, which never runs out:
 		// nothing to wait for.
 		return floors{}

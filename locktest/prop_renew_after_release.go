@@ -24,7 +24,7 @@ func init() {
 		breaks: "the lock sent a command on its keys after its Release had returned: a renewal, or a watchdog, outlived the release",
 		// A lock that does not renew itself has nothing to stop.
 		structural: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A holds for its TTL (and, renewing, until its next renewal),
 		// then the suite watches for a TTL and Short more.
 		d := 2*tm.renewedTTL() + tm.Short

@@ -24,7 +24,7 @@ func init() {
 	register(property{
 		id: "renewed-overrun", order: 150, scenario: renewedOverrun,
 		breaks: "a stalled holder did not learn that its lease was lost before the next holder began; every TTL lock without a lease (strategy.Leased) breaks it",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A is paused for a third of renewedTTL, whatever the lock;
 		// then, paused again, its lease must run out (renewedTTL, with
 		// no renewal) before B gets in.

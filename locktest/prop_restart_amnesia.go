@@ -16,7 +16,7 @@ func init() {
 		id: "restart-amnesia", order: 170, scenario: restartAmnesia,
 		breaks:   "a master that restarted without persistence forgot the lock, and another client acquired it",
 		topology: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The time goes into starting servers of its own and forcing
 		// faults, not into TTL waits.
 		return floors{}

@@ -14,7 +14,7 @@ func init() {
 	register(property{
 		id: "rw-exclusion", order: 1010, scenario: rwExclusion, kind: strategy.ReadWrite,
 		breaks: "a writer and another client held the lock at once, without any fault",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// The Long TTL, which never runs out: nothing to wait for.
 		return floors{}
 	})

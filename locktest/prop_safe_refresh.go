@@ -16,7 +16,7 @@ func init() {
 	register(property{
 		id: "safe-refresh", order: 120, scenario: safeRefresh,
 		breaks: "a late Refresh claimed, extended or freed the next holder's lock",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A, paused, holds with the Short TTL; B acquires only once it
 		// has run out (at least once: the other boundaries are not
 		// counted).

@@ -15,7 +15,7 @@ func init() {
 	register(property{
 		id: "safe-release", order: 100, scenario: safeRelease,
 		breaks: "a release sent after the holder's TTL ran out freed the next holder's lock",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// A, paused, holds with the Short TTL; B acquires only once it
 		// has run out (at least once: the other boundaries are not
 		// counted).

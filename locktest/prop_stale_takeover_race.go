@@ -12,7 +12,7 @@ func init() {
 		id: "stale-takeover-race", order: 70, scenario: staleTakeoverRace,
 		breaks:     "two waiters both took over the same expired lock",
 		structural: true,
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// It begins by making a stale lock (makeStale), whatever the
 		// lock.
 		return floors{any: tm.Short + tm.staleAfter(), holds: tm.Short + tm.staleAfter()}

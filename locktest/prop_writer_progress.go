@@ -24,7 +24,7 @@ func init() {
 	register(property{
 		id: "writer-progress", order: 1040, scenario: writerProgress, kind: strategy.ReadWrite,
 		breaks: "a waiting writer was kept out once the readers its lock's policy lets ahead of it had gone",
-	}, func(tm Timing) floors {
+	}, func(tm timing) floors {
 		// Every TTL is Long, and the readers release: nothing to wait for.
 		return floors{}
 	})

@@ -20,7 +20,7 @@ func (p Property) Floor(tm Timing, v Verdict) time.Duration {
 	if !ok || v == NoVerdict {
 		return 0
 	}
-	f := d.floor(tm.withDefaults())
+	f := d.floor(timing(tm).withDefaults())
 	if v == Holds {
 		return f.holds
 	}

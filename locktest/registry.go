@@ -35,7 +35,7 @@ type property struct {
 	// correct variants the package's tests check.
 	structural bool
 	// floor is what a check of p must sleep waiting on TTLs (Floor).
-	floor func(Timing) floors
+	floor func(timing) floors
 	// kind is the kind of lock p is about: a mutex's (the zero Kind)
 	// apply to every lock, a read-write lock's writer and a semaphore's
 	// single permit included; the others' only to their own kind
@@ -58,7 +58,7 @@ var table []property
 
 // register adds d, with its floor, to table in its place. A property
 // registered twice, or two at one place, is a mistake of the package.
-func register(d property, floor func(Timing) floors) {
+func register(d property, floor func(timing) floors) {
 	d.floor = floor
 	broken[d.id] = msg.Define(d.id+".broken", nil, d.breaks)
 	for _, o := range table {

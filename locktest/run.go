@@ -36,9 +36,9 @@ type run struct {
 	dial       func(context.Context) (net.Conn, error) // to Redis, for the clients' proxies
 	lost       func(error)                             // told when the server cuts a client's connection; may be nil
 	disturb    func(error)                             // told of a disturbance the scenario found (slow.go); may be nil
-	factory    Factory
+	factory    func(clientInfo) (strategy.Strategy, error)
 	key        string
-	tm         Timing
+	tm         timing
 	t0         int64 // Unix ms at the start, for reading timestamps
 	rec        *recorder
 	det        *detector
@@ -74,13 +74,24 @@ type nodeDial struct {
 // abort stops a scenario that cannot reach a verdict.
 type abort struct{ err error }
 
+// setting is what a run takes of the check's Config.
+type setting struct {
+	dial         func(context.Context) (net.Conn, error) // to Redis, for the clients' proxies
+	factory      func(clientInfo) (strategy.Strategy, error)
+	perms        *permissions // the NOPERMs met, the clients' and the suite's own
+	noLogin      *atomic.Bool // set when a client's proxy answered NOAUTH
+	tm           timing
+	masters      int
+	restartDelay time.Duration
+}
+
 // newRun starts a run on key, with the suite's own connections from pool:
 // its timeline, starting now, and its detector.
-func (cfg Config) newRun(ctx context.Context, pool *redis.Pool, key string) *run {
+func newRun(ctx context.Context, s setting, pool *redis.Pool, key string) *run {
 	now := time.Now()
-	r := &run{ctx: ctx, pool: pool, dial: cfg.dialer(), factory: cfg.New, key: key, perms: cfg.perms, noLogin: cfg.noLogin,
-		tm: cfg.Timing.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now},
-		masters: cfg.Masters, restartDelay: cfg.RestartDelay}
+	r := &run{ctx: ctx, pool: pool, dial: s.dial, factory: s.factory, key: key, perms: s.perms, noLogin: s.noLogin,
+		tm: s.tm.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now},
+		masters: s.masters, restartDelay: s.restartDelay}
 	r.det = &detector{rec: r.rec}
 	return r
 }
@@ -259,7 +270,7 @@ func (r *run) newClient(name string, skew time.Duration) *simClient {
 		nodes = []nodeDial{{dial: r.dial}}
 	}
 	secret := newSecret()
-	cl := Client{Name: name, Password: secret, Clock: clientClock{c}, Skew: skew, c: c}
+	cl := clientInfo{Name: name, Password: secret, Clock: clientClock{c}, Skew: skew, c: c}
 	for i, n := range nodes {
 		var crashed func()
 		if i == 0 {

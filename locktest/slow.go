@@ -19,10 +19,6 @@ import (
 // free came back quickly. When none did, the run is disturbed, as by a
 // stall of the server, and the check runs again on fresh keys.
 
-// quick is how long an attempt may take and still be a fair one: half
-// of Short.
-func (t Timing) quick() time.Duration { return t.Short / 2 }
-
 // disturbed aborts the run as disturbed: the check runs again.
 func (r *run) disturbed(m Message) {
 	err := failure(m)

@@ -141,7 +141,3 @@ var ErrNoLogin = errors.New("locktest: a client sent commands to its proxy witho
 
 // ErrInterrupted is returned when the check's context ends first.
 var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
-
-// scenario runs a property; it calls newRun for each fresh run it needs
-// (a fresh key and timeline) and reports the verdict of the last one.
-type scenario func(newRun func(suffix string) *run) outcome

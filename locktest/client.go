@@ -2,8 +2,11 @@ package locktest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,9 +28,10 @@ var errCrashed = errors.New("locktest: client crashed")
 // it and steers it (see before and after).
 type simClient struct {
 	name  string
-	r     *run
+	r     *env
 	s     strategy.Strategy
 	skew  time.Duration
+	info  clientInfo  // what its factory is given
 	proxy *wire.Proxy // to Redis, or to the first master of several
 	pool  *redis.Pool // the redigo pool on proxy that the factory is given
 
@@ -78,6 +82,75 @@ type simClient struct {
 	cleanup []func() // what the factory asked to run when the client is done
 	dying   bool     // crashed by a scenario, not stopped at the end of the run
 	closed  bool
+}
+
+// dialClient makes a simulated client on e: a proxy of its own to each
+// of nodes, and a redigo pool on it; build gives it its strategy.
+func dialClient(r *env, name string, skew time.Duration, nodes []nodeDial, lost func(error), noAuth func()) *simClient {
+	c := &simClient{name: name, r: r, skew: skew}
+	secret := newSecret()
+	c.info = clientInfo{Name: name, Password: secret, Clock: clientClock{c}, Skew: skew, c: c}
+	cl := &c.info
+	for i, n := range nodes {
+		var crashed func()
+		if i == 0 {
+			crashed = c.crashDone // once, not once per master
+		}
+		proxy, err := wire.Listen(wire.Config{Dial: n.dial, Hooks: c.hooks(i), Crashed: crashed, Lost: lost, Secret: secret, NoAuth: noAuth})
+		if err != nil {
+			c.close()
+			r.fail(mFailProxy.New(name, err.Error()))
+		}
+		addr := proxy.Addr()
+		pool := &redis.Pool{
+			MaxIdle: 4,
+			DialContext: func(ctx context.Context) (redis.Conn, error) {
+				return redis.DialContext(ctx, "tcp", addr, redis.DialPassword(secret))
+			},
+		}
+		c.proxies, c.pools = append(c.proxies, proxy), append(c.pools, pool)
+		c.nodes, c.cut = append(c.nodes, n.name), append(c.cut, false)
+		cl.Addrs, cl.Pools = append(cl.Addrs, addr), append(cl.Pools, pool)
+	}
+	c.proxy, c.pool = c.proxies[0], c.pools[0]
+	cl.Addr, cl.Pool = cl.Addrs[0], cl.Pools[0]
+	return c
+}
+
+// build gives c its strategy, from factory.
+func (c *simClient) build(factory func(clientInfo) (strategy.Strategy, error)) {
+	r, name := c.r, c.name
+	var s strategy.Strategy
+	var err error
+	r.guard(name, "factory", func() { s, err = factory(c.info) })
+	if err != nil {
+		r.fail(mFailFactory.New(name, err.Error()))
+	}
+	if s == nil {
+		r.fail(mFailNilStrategy.New(name))
+	}
+	c.s = s
+	if o, ok := s.(strategy.OwnClock); ok && o.OwnClock() {
+		c.ownClock.Store(true)
+	}
+	if k, ok := s.(strategy.Keyed); ok {
+		r.declareStateKeys(k.Keys(r.key))
+	}
+}
+
+// nodeDial is how a client's proxy reaches one master of a topology.
+type nodeDial struct {
+	name string
+	dial func(context.Context) (net.Conn, error)
+}
+
+// newSecret returns a fresh password for a client's proxies.
+func newSecret() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on the systems Go supports
+	}
+	return hex.EncodeToString(b)
 }
 
 // clientInfo is what a factory is given for one simulated client (the

@@ -73,14 +73,6 @@ func (cfg Config) login(ctx context.Context, nc net.Conn) error {
 	return nc.SetDeadline(time.Time{}) // the ones redigo set for the login
 }
 
-// dialTCP returns a dial of addr over TCP.
-func dialTCP(addr string) func(context.Context) (net.Conn, error) {
-	return func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", addr)
-	}
-}
-
 // pool returns a pool of the suite's own connections to Redis, for what
 // it reads and writes outside every client (a stale lock's copy, a PTTL).
 func (cfg Config) pool() *redis.Pool {

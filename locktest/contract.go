@@ -27,7 +27,7 @@ type ContractCheck struct {
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string
-		f    func(r *run, c *simClient) Message
+		f    func(r *run, c *client) Message
 	}{
 		{"empty-key", contractEmptyKey},
 		{"bad-ttl", contractBadTTL},
@@ -51,7 +51,7 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 
 // contractRun runs one check on a fresh run and client, turning a failure,
 // a panic or a hang into an error.
-func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *simClient) Message) (Message, error) {
+func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *client) Message) (Message, error) {
 	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) Message {
 		r := newRun(ctx, cfg.setting(), pool, cfg.Key+":contract:"+name)
 		defer r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
@@ -74,7 +74,7 @@ func refused(r *run, what Message, l strategy.Lock, err error) {
 	}
 }
 
-func contractEmptyKey(r *run, c *simClient) Message {
+func contractEmptyKey(r *run, c *client) Message {
 	l, err := c.attempt(r.ctx, "", r.tm.Long)
 	switch {
 	case l == nil && err == nil:
@@ -96,7 +96,7 @@ func contractEmptyKey(r *run, c *simClient) Message {
 	return mContractEmptyKeyTaken.New()
 }
 
-func contractBadTTL(r *run, c *simClient) Message {
+func contractBadTTL(r *run, c *client) Message {
 	var errs []error
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		l, err := c.attempt(r.ctx, r.key, ttl)
@@ -109,7 +109,7 @@ func contractBadTTL(r *run, c *simClient) Message {
 	return mContractRefusedBoth.New(errs[0].Error(), errs[1].Error())
 }
 
-func contractCancelled(r *run, c *simClient) Message {
+func contractCancelled(r *run, c *client) Message {
 	ctx, cancel := context.WithCancel(r.ctx)
 	cancel()
 	l, err := c.attempt(ctx, r.key, r.tm.Long)
@@ -120,7 +120,7 @@ func contractCancelled(r *run, c *simClient) Message {
 	return mContractRefused.New(err.Error())
 }
 
-func contractUnreachable(r *run, c *simClient) Message {
+func contractUnreachable(r *run, c *client) Message {
 	// A warm client: it has acquired and released once, so its
 	// connections are open and logged in, and the outage meets a command,
 	// as a real one does, rather than the dial of a first connection.
@@ -141,7 +141,7 @@ func contractUnreachable(r *run, c *simClient) Message {
 	return mContractRefused.New(err.Error())
 }
 
-func contractWrongType(r *run, c *simClient) Message {
+func contractWrongType(r *run, c *client) Message {
 	// The hash goes where the lock keeps its state: K, or its own keys.
 	keys := r.lockKeys()
 	r.redis(func(conn redis.Conn) error {

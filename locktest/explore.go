@@ -33,7 +33,7 @@ type choice struct {
 
 // schedule runs clients' attempts under the order given by prefix, then by
 // the lowest-numbered runnable client. It returns the choices made.
-func schedule(r *run, clients []*simClient, attempt func(i int), prefix []int) []choice {
+func schedule(r *run, clients []*client, attempt func(i int), prefix []int) []choice {
 	s := startScheduler(r, clients, attempt)
 	for range clients {
 		s.record(s.next())
@@ -72,7 +72,7 @@ func schedule(r *run, clients []*simClient, attempt func(i int), prefix []int) [
 // turn comes (see schedule).
 type scheduler struct {
 	r       *run
-	clients []*simClient
+	clients []*client
 	// events has a client's next command, or its end ("").
 	events chan schedEvent
 	// grants lets client i send the command it is held at.
@@ -85,7 +85,7 @@ type scheduler struct {
 
 // startScheduler gates every command of clients and starts each one's
 // attempt on a goroutine of its own.
-func startScheduler(r *run, clients []*simClient, attempt func(i int)) *scheduler {
+func startScheduler(r *run, clients []*client, attempt func(i int)) *scheduler {
 	s := &scheduler{r: r, clients: clients, events: make(chan schedEvent), grants: make([]chan struct{}, len(clients)),
 		aborts: make(chan any, len(clients)), done: make([]bool, len(clients))}
 	for i := range clients {
@@ -242,7 +242,7 @@ func countOps(newRun func(string) *run) opCounts {
 // pausedOp is an operation of a client, running on a goroutine of its own,
 // inside which the client is paused at a boundary.
 type pausedOp struct {
-	c       *simClient
+	c       *client
 	k, n    int
 	op      string
 	reached bool     // the client is paused at boundary k
@@ -257,7 +257,7 @@ type pausedOp struct {
 // once op has ended without reaching it (it sent fewer commands this
 // time). The operation can then be taken on boundary by boundary (next)
 // or resumed and waited for (wait).
-func (c *simClient) pauseInside(k, n int, op string, f func()) *pausedOp {
+func (c *client) pauseInside(k, n int, op string, f func()) *pausedOp {
 	reachedCh := make(chan struct{})
 	c.mu.Lock()
 	c.pauseAtOp, c.inMultiAtPause = boundary(k, n, op), false
@@ -409,7 +409,7 @@ func race(newRun func(string) *run, stale *staleLock, broken, where Message) out
 		if stale != nil {
 			r.restore(*stale)
 		}
-		clients := []*simClient{r.newClient("A", 0), r.newClient("B", 0)}
+		clients := []*client{r.newClient("A", 0), r.newClient("B", 0)}
 		won := make([]bool, len(clients))
 		// A long TTL: the question is only how two attempts meet, and a
 		// winner's lock must not expire while a slow machine takes its

@@ -110,6 +110,66 @@ func (c *simClient) watched() []sentCommand {
 	return c.seen
 }
 
+// lockCommand is a command on the lock's keys a client sent: its name.
+type lockCommand struct{ name string }
+
+// watchLockCommands starts listing anew the commands on the lock's keys
+// that the client sends.
+func (c *simClient) watchLockCommands() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lockCmds = &[]lockCommand{}
+}
+
+// lockCommandsSent is how many commands are listed so far.
+func (c *simClient) lockCommandsSent() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lockCmds == nil {
+		return 0
+	}
+	return len(*c.lockCmds)
+}
+
+// lockCommands stops listing and returns the commands listed.
+func (c *simClient) lockCommands() []lockCommand {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []lockCommand
+	if c.lockCmds != nil {
+		out = *c.lockCmds
+	}
+	c.lockCmds = nil
+	return out
+}
+
+// sendsOnLock lists cmd, on its way to Redis, while the client's commands
+// on the lock's keys are listed and it names one of them.
+func (c *simClient) sendsOnLock(cmd *wire.Command) {
+	c.mu.Lock()
+	listing := c.lockCmds != nil
+	c.mu.Unlock()
+	if !listing || !c.r.onLock(cmd.Args) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lockCmds != nil {
+		*c.lockCmds = append(*c.lockCmds, lockCommand{name: cmd.Name()})
+	}
+}
+
+// onLock says whether a command's arguments name K or another of the
+// lock's keys.
+func (r *env) onLock(args [][]byte) bool {
+	for _, a := range args[min(1, len(args)):] {
+		if s := string(a); s == r.key || r.isStateKey(s) {
+			return true
+		}
+	}
+	return false
+}
+
 // faultFired says which fault hit one of the client's commands since it
 // was armed, if any.
 func (c *simClient) faultFired() faultKind {

@@ -307,7 +307,7 @@ func written(name string, args []history.Arg) []int {
 // null as (nil), an error inside an array as "error: ...", an array as
 // "[", its elements with ", " between them, and "]". The time a key has
 // left (TTL, PTTL) is history.ArgLeft, HELLO's reply history.ArgServer.
-func replyArgs(r *run, name string, v wire.Value) []history.Arg {
+func replyArgs(r *env, name string, v wire.Value) []history.Arg {
 	switch {
 	case v.Kind == wire.SimpleString:
 		return []history.Arg{{Kind: history.ArgText, Text: string(v.Text)}}
@@ -319,7 +319,7 @@ func replyArgs(r *run, name string, v wire.Value) []history.Arg {
 	return valueArgs(r, v, nil)
 }
 
-func valueArgs(r *run, v wire.Value, out []history.Arg) []history.Arg {
+func valueArgs(r *env, v wire.Value, out []history.Arg) []history.Arg {
 	text := func(s string) []history.Arg { return append(out, history.Arg{Kind: history.ArgText, Text: s}) }
 	switch {
 	case v.Nil:

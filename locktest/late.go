@@ -10,7 +10,7 @@ import (
 // lateHolder starts the run of boundary k of a scenario in which A, late,
 // finishes an operation on a lock that has passed to B: A holds the lock
 // with the short TTL, and B and C are ready to wait for it.
-func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *simClient, la strategy.Lock) {
+func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *client, la strategy.Lock) {
 	r = newRun(fmt.Sprintf("/boundary-%d", k))
 	a, b, c = r.newClient("A", 0), r.newClient("B", 0), r.newClient("C", 0)
 	la = a.mustAcquire(r.tm.Short)
@@ -23,7 +23,7 @@ func lateHolder(newRun func(string) *run, k int) (r *run, a, b, c *simClient, la
 // late operation did to B's lock ("" when nothing).
 type lateRun struct {
 	r     *run
-	c     *simClient
+	c     *client
 	at    Message
 	held  bool
 	broke finding
@@ -37,7 +37,7 @@ type lateRun struct {
 // late operation left: a break, or nil to go on. It returns the last run,
 // whose holds its scenario says, and judge's break, or n/a when B could
 // not get the lock.
-func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r *run, a *simClient, la strategy.Lock) func(), judge func(lateRun) *outcome) (*run, *outcome) {
+func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r *run, a *client, la strategy.Lock) func(), judge func(lateRun) *outcome) (*run, *outcome) {
 	var last *run
 	for k := range max(n, 1) {
 		r, a, b, c, la := lateHolder(newRun, k)
@@ -67,7 +67,7 @@ func lateAtEachBoundary(newRun func(string) *run, n int, op string, start func(r
 // B's lock, whether K still existed right after B got it, what A's late
 // operation did to B's lock ("" when nothing) and, when B got nothing,
 // why the lock had not expired, read before A resumed.
-func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock, held bool, broke finding, why Message) {
+func takeoverWhilePaused(r *run, p *pausedOp, b, c *client) (lb strategy.Lock, held bool, broke finding, why Message) {
 	if lb, why = waitWhilePaused(r, p, b); lb == nil {
 		return nil, false, finding{}, why
 	}
@@ -78,7 +78,7 @@ func takeoverWhilePaused(r *run, p *pausedOp, b, c *simClient) (lb strategy.Lock
 // waitWhilePaused is the first half of takeoverWhilePaused: B waits for
 // the lock; when it gets nothing, A resumes and p is waited for, and why
 // says why the lock had not expired.
-func waitWhilePaused(r *run, p *pausedOp, b *simClient) (lb strategy.Lock, why Message) {
+func waitWhilePaused(r *run, p *pausedOp, b *client) (lb strategy.Lock, why Message) {
 	r.note(mLatePaused.New(r.tm.Short, r.tm.Short+r.tm.Slack))
 	lb = b.waitFree(r.tm.Long, r.tm.Short+r.tm.Slack, r.tm.Short+r.tm.staleAfter())
 	if lb == nil {
@@ -92,7 +92,7 @@ func waitWhilePaused(r *run, p *pausedOp, b *simClient) (lb strategy.Lock, why M
 
 // stepsAfterTakeover is its second half, once B holds the lock: A's
 // operation goes on one command at a time (lateSteps).
-func stepsAfterTakeover(r *run, p *pausedOp, b, c *simClient) (held bool, broke finding) {
+func stepsAfterTakeover(r *run, p *pausedOp, b, c *client) (held bool, broke finding) {
 	held = r.keyExists()
 	r.note(mLateSteps.New())
 	if broke = r.lateSteps(p, b, c); broke.IsZero() {
@@ -127,7 +127,7 @@ func whoFreed(r *run, held bool, op string) Message {
 //
 // With inside, A works in the critical section; done ends its work and
 // reports whether A had already stopped because its lease was lost.
-func overrunTakeover(r *run, a, b *simClient, inside, paused bool) (la, lb strategy.Lock, done func() bool, why Message) {
+func overrunTakeover(r *run, a, b *client, inside, paused bool) (la, lb strategy.Lock, done func() bool, why Message) {
 	l := a.mustAcquire(r.tm.Short)
 	done = func() bool { return false }
 	if inside {

@@ -117,7 +117,7 @@ func (after keyView) changedFrom(before keyView, author, by, op, holder string, 
 // after each command K must be as it was, and at each boundary C must not
 // acquire. It returns what went wrong, or no message once p has ended
 // with B's lock as it was.
-func (r *run) lateSteps(p *pausedOp, b, c *simClient) finding {
+func (r *run) lateSteps(p *pausedOp, b, c *client) finding {
 	return r.lateStepsOf(p, "A", "B", b, c)
 }
 
@@ -136,7 +136,7 @@ func (f finding) IsZero() bool { return f.msg.IsZero() }
 // paused meanwhile; b is nil when the holder is a goroutine of p's own
 // client, which cannot be paused without p. author names the late
 // operation's client in what went wrong (A, or its goroutine A1).
-func (r *run) lateStepsOf(p *pausedOp, author, holder string, b, c *simClient) finding {
+func (r *run) lateStepsOf(p *pausedOp, author, holder string, b, c *client) finding {
 	var view keyView
 	if b != nil {
 		b.pause()

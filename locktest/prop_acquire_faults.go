@@ -123,7 +123,7 @@ func acquireFaults(newRun func(string) *run) outcome {
 		}
 		r.shutdown()
 		commands += len(cmds)
-		var a *simClient
+		var a *client
 		r, b = nil, nil
 		for i, f := range faultPoints("acquire", cmds) {
 			if r == nil || f.kind == faultLate || f.firstAt {
@@ -265,7 +265,7 @@ func faultTTL(r *run) time.Duration { return r.tm.renewedTTL() }
 // released once, so that its connections are open and logged in and its
 // scripts loaded (on another key), and a fault falls on a command of the acquire itself.
 // With held, A then holds K; a is nil otherwise.
-func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b *simClient) {
+func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b *client) {
 	r = newRun(name)
 	b = r.newClient("B", 0)
 	b.warmUp(mFaultsWarm.New())
@@ -287,7 +287,7 @@ func faultSetup(newRun func(string) *run, name string, held bool) (r *run, a, b 
 // warmUp has c acquire and release a lock once, on a key of its own (a
 // lock whose release frees nothing, see release-frees, would keep K),
 // then forgets the timeline so far and says so with m.
-func (c *simClient) warmUp(m Message) {
+func (c *client) warmUp(m Message) {
 	r := c.r
 	start := time.Now()
 	l, err := c.attempt(r.ctx, r.key+":warm-up", faultTTL(r))
@@ -302,7 +302,7 @@ func (c *simClient) warmUp(m Message) {
 
 // injectOne runs B's acquire with f and judges what it did; broke says
 // whether res is a break. a is A, who holds K, or nil when K is free.
-func injectOne(r *run, a, b *simClient, f faultPoint) (res outcome, broke bool) {
+func injectOne(r *run, a, b *client, f faultPoint) (res outcome, broke bool) {
 	held := a != nil
 	ttl := faultTTL(r)
 	before := r.viewKey()
@@ -372,7 +372,7 @@ func injectOne(r *run, a, b *simClient, f faultPoint) (res outcome, broke bool) 
 }
 
 // refreshErr refreshes l with ctx and records what Refresh returned.
-func (c *simClient) refreshErr(ctx context.Context, l strategy.Refresher, ttl time.Duration) error {
+func (c *client) refreshErr(ctx context.Context, l strategy.Refresher, ttl time.Duration) error {
 	var err error
 	o := c.begin(ttl)
 	c.r.guard(c.name, "Refresh", func() { err = l.Refresh(ctx, ttl) })
@@ -382,7 +382,7 @@ func (c *simClient) refreshErr(ctx context.Context, l strategy.Refresher, ttl ti
 
 // attemptErr makes one attempt with ctx and records what it returned,
 // whatever it is.
-func (c *simClient) attemptErr(ctx context.Context, ttl time.Duration) (strategy.Lock, error) {
+func (c *client) attemptErr(ctx context.Context, ttl time.Duration) (strategy.Lock, error) {
 	o := c.begin(ttl)
 	l, err := c.attempt(ctx, c.r.key, ttl)
 	c.recordAttempt(o, l, err)

@@ -56,7 +56,7 @@ func exclusion(newRun func(string) *run) outcome {
 		return *broken
 	}
 	r := newRun("/contend")
-	clients := make([]*simClient, contenders)
+	clients := make([]*client, contenders)
 	for i := range clients {
 		clients[i] = r.newClient(names[i], 0)
 	}
@@ -146,7 +146,7 @@ func handover(newRun func(string) *run) (*outcome, int) {
 		// that its note never races with B's first clock read.
 		r.det.enter("A")
 		r.det.leave("A")
-		clients := []*simClient{a, b}
+		clients := []*client{a, b}
 		won := []bool{false, false}
 		trace := schedule(r, clients, func(i int) {
 			c := clients[i]

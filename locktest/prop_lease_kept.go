@@ -89,7 +89,7 @@ func keptRound(newRun func(string) *run, refreshed bool) (res outcome, refresher
 		// probe makes one attempt; it says whether the run is over, with
 		// the verdict in res, or spoiled by a slow machine.
 		spoiled := false
-		probe := func(w *simClient, wttl time.Duration) (over bool) {
+		probe := func(w *client, wttl time.Duration) (over bool) {
 			if w.tryAcquire(wttl) == nil {
 				return false
 			}

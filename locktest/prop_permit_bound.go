@@ -45,7 +45,7 @@ func permitBound(newRun func(string) *run) outcome {
 				return nil, &res
 			}
 		}
-		clients := []*simClient{r.newClient("X", 0), r.newClient("Y", 0)}
+		clients := []*client{r.newClient("X", 0), r.newClient("Y", 0)}
 		won := []bool{false, false}
 		trace := schedule(r, clients, func(i int) {
 			_, won[i] = clients[i].tryMode(history.Permit, 1, r.tm.Long)

@@ -31,7 +31,7 @@ func init() {
 
 // fill has clients H1…Hk take a permit each with the Long TTL; it returns
 // them, and the first that was refused (nil when none was).
-func fill(r *run, k int) (hs []*simClient, helds []held, refused *simClient) {
+func fill(r *run, k int) (hs []*client, helds []held, refused *client) {
 	for i := range k {
 		c := r.client(fmt.Sprintf("H%d", i+1))
 		if c == nil {
@@ -49,7 +49,7 @@ func fill(r *run, k int) (hs []*simClient, helds []held, refused *simClient) {
 // lastPermit has H1…HN-1 take a permit each with the Long TTL, and then
 // a the last one with ttl; a refusal is a free permit refused, the run's
 // verdict.
-func lastPermit(r *run, a *simClient, n int, ttl time.Duration) (hs []*simClient, helds []held, ha held, res *outcome) {
+func lastPermit(r *run, a *client, n int, ttl time.Duration) (hs []*client, helds []held, ha held, res *outcome) {
 	hs, helds, no := fill(r, n-1)
 	if no != nil {
 		res := r.breaksFreeRefusedOf(no.name, n, mBoundRefused.New(no.name, len(hs), n))

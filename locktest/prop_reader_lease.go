@@ -42,7 +42,7 @@ func readerLeaseIndependence(newRun func(string) *run) outcome {
 	}
 	a, c, d, w := r.newClient("A", 0), r.newClient("C", 0), r.newClient("D", 0), r.newClient("W", 0)
 	r.promise(history.OneHolder, mLeaseBreaks.Lacking())
-	refresh := func(c *simClient, h held, ttl time.Duration) {
+	refresh := func(c *client, h held, ttl time.Duration) {
 		if l, ok := h.l.(strategy.Refresher); ok {
 			_ = c.refresh(l, ttl) // an error is the holder's loss, not a break here
 		}

@@ -67,7 +67,7 @@ func releaseFaults(newRun func(string) *run) outcome {
 // released once, on a key of its own), holds K: with the Long TTL to
 // count the commands of a release that finds its lock held, else with
 // the Short one, which B waits on. since is when A's acquire began.
-func releaseFaultSetup(newRun func(string) *run, name string, long bool) (r *run, a *simClient, la strategy.Lock, since time.Time) {
+func releaseFaultSetup(newRun func(string) *run, name string, long bool) (r *run, a *client, la strategy.Lock, since time.Time) {
 	r = newRun(name)
 	a = r.newClient("A", 0)
 	a.warmUp(mRelFaultsWarm.New())
@@ -87,7 +87,7 @@ func releaseFaultSetup(newRun func(string) *run, name string, long bool) (r *run
 // releaseFault runs A's release of la, acquired from since on, with f,
 // and judges what it did and what it left. It returns whether f fired,
 // and why the property breaks, or no message.
-func releaseFault(r *run, a *simClient, la strategy.Lock, since time.Time, f faultPoint, n int) (fired bool, broke Message) {
+func releaseFault(r *run, a *client, la strategy.Lock, since time.Time, f faultPoint, n int) (fired bool, broke Message) {
 	ttl := r.tm.Short
 	what := mRelFaultAt.New(f.is(), f.at, f.cmd)
 	own := r.viewKey()

@@ -76,8 +76,6 @@ var (
 		"after A released, B acquired at once; a release whose command failed said so ({0})")
 	mFreesLied = msg.Define("release-frees.breaks-lied", nil,
 		"A's release reported success although its command failed and never reached Redis: B's attempt right after found the lock still taken")
-	mFreesRefused = msg.Define("release-frees.breaks-refused", msg.K(msg.Client, msg.Count, msg.Count, msg.Duration),
-		"{0} could not acquire a free lock: all {1} of its attempts were refused, {2} of them after more than {3}, with K free before and after each: the lock refuses a free lock, and nobody ever gets it")
 	mFreesHolds = msg.Define("release-frees.holds", nil,
 		"after A released, B acquired at once, even when A's first release command failed")
 

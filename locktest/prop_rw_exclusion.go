@@ -41,7 +41,7 @@ func rwExclusion(newRun func(string) *run) outcome {
 	for _, modes := range [][2]history.Mode{{history.Exclusive, history.Shared}, {history.Exclusive, history.Exclusive}} {
 		res, n := interleavings(newRun, "schedule", func(r *run, n int, prefix []int) ([]choice, *outcome) {
 			last = r
-			clients := []*simClient{r.newClient("A", 0), r.newClient("B", 0)}
+			clients := []*client{r.newClient("A", 0), r.newClient("B", 0)}
 			won := []bool{false, false}
 			trace := schedule(r, clients, func(i int) {
 				_, won[i] = clients[i].tryMode(modes[i], 0, r.tm.Long)

@@ -35,7 +35,7 @@ func safeRefresh(newRun func(string) *run) outcome {
 	}
 	n := ops.refresh
 	var err error // the late Refresh's, once A is done
-	last, res := lateAtEachBoundary(newRun, n, "refresh", func(r *run, a *simClient, la strategy.Lock) func() {
+	last, res := lateAtEachBoundary(newRun, n, "refresh", func(r *run, a *client, la strategy.Lock) func() {
 		rf, ok := la.(strategy.Refresher)
 		if !ok {
 			r.fail(mSafeRefreshNotRefresher.New())

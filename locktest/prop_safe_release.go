@@ -29,7 +29,7 @@ func init() {
 // its renewals are paused with A.
 func safeRelease(newRun func(string) *run) outcome {
 	n := countOps(newRun).release
-	last, res := lateAtEachBoundary(newRun, n, "release", func(_ *run, a *simClient, la strategy.Lock) func() {
+	last, res := lateAtEachBoundary(newRun, n, "release", func(_ *run, a *client, la strategy.Lock) func() {
 		return func() { a.release(la) }
 	}, func(l lateRun) *outcome {
 		if !l.broke.IsZero() {

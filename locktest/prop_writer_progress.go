@@ -55,7 +55,7 @@ func writerProgress(newRun func(string) *run) outcome {
 		return r.breaksRule(history.OneHolder, mProgressWriterIn.New("W"))
 	}
 	type reader struct {
-		c *simClient
+		c *client
 		h held
 	}
 	readers := []reader{{r1, h1}}

@@ -32,7 +32,7 @@ type refusals struct{ attempts, slow int }
 // client found. Neither means an attempt was refused but the suite could
 // not tell why: a retry got the lock (and released it), K was not free,
 // or no attempt sent a command to Redis.
-func (c *simClient) acquireFree(ttl time.Duration) (strategy.Lock, *refusals, time.Duration) {
+func (c *client) acquireFree(ttl time.Duration) (strategy.Lock, *refusals, time.Duration) {
 	start := time.Now()
 	if l := c.tryAcquire(ttl); l != nil {
 		return l, nil, 0
@@ -44,7 +44,7 @@ func (c *simClient) acquireFree(ttl time.Duration) (strategy.Lock, *refusals, ti
 // refusedAgain tries a free lock again once c's attempt at it was
 // refused in took, and returns the refusals when every retry was refused
 // with K free before and after it; nil otherwise.
-func (c *simClient) refusedAgain(took time.Duration) *refusals {
+func (c *client) refusedAgain(took time.Duration) *refusals {
 	r := c.r
 	if r.keyExists() {
 		return nil // the refusal may have had a reason
@@ -81,7 +81,7 @@ func (c *simClient) refusedAgain(took time.Duration) *refusals {
 
 // mustAcquire is tryAcquire of a lock that is free: a refusal aborts the
 // run (abortRefused).
-func (c *simClient) mustAcquire(ttl time.Duration) strategy.Lock {
+func (c *client) mustAcquire(ttl time.Duration) strategy.Lock {
 	l, found, took := c.acquireFree(ttl)
 	if l == nil {
 		c.abortRefused(found, took)
@@ -93,7 +93,7 @@ func (c *simClient) mustAcquire(ttl time.Duration) strategy.Lock {
 // took: with an error that says so when the lock refuses free locks
 // (found), as disturbed when the attempt was not quick, else with an
 // error.
-func (c *simClient) abortRefused(found *refusals, took time.Duration) {
+func (c *client) abortRefused(found *refusals, took time.Duration) {
 	if found != nil {
 		c.r.fail(mFailRefusesFree.New(c.name, found.attempts, found.slow, c.r.tm.quick()))
 	}
@@ -110,3 +110,7 @@ func (r *run) breaksRefused(who string, found *refusals) outcome {
 // A lock that refuses free locks, as a failure of the other properties.
 var mFailRefusesFree = msg.Define("fail.refuses-free", msg.K(msg.Client, msg.Count, msg.Count, msg.Duration),
 	"{0} could not acquire a free lock in any of {1} attempts, {2} of them slower than {3}, with K free before and after each: the lock refuses free locks (release-frees breaks)")
+
+// release-frees' message for a lock refused while free.
+var mFreesRefused = msg.Define("release-frees.breaks-refused", msg.K(msg.Client, msg.Count, msg.Count, msg.Duration),
+	"{0} could not acquire a free lock: all {1} of its attempts were refused, {2} of them after more than {3}, with K free before and after each: the lock refuses a free lock, and nobody ever gets it")

@@ -114,3 +114,7 @@ func describe(id string) Message {
 	}
 	return Message{}
 }
+
+// scenario runs a property; it calls newRun for each fresh run it needs
+// (a fresh key and timeline) and reports the verdict of the last one.
+type scenario func(newRun func(suffix string) *run) outcome

@@ -2,26 +2,17 @@ package locktest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"math"
 	"net"
-	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest/internal/judge"
-	"github.com/locklab/locklab/locktest/internal/wire"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 )
@@ -31,27 +22,17 @@ var names = []string{"A", "B", "C", "D", "E", "F", "G", "H"}
 
 // run is one execution of one scenario on one key.
 type run struct {
-	ctx        context.Context
-	pool       strategy.Pool                           // the suite's own connections, outside every client
-	dial       func(context.Context) (net.Conn, error) // to Redis, for the clients' proxies
-	lost       func(error)                             // told when the server cuts a client's connection; may be nil
-	disturb    func(error)                             // told of a disturbance the scenario found (slow.go); may be nil
-	factory    func(clientInfo) (strategy.Strategy, error)
-	key        string
-	tm         timing
-	t0         int64 // Unix ms at the start, for reading timestamps
-	rec        *recorder
-	det        *detector
-	clockReads atomic.Int64
-	holdIDs    atomic.Int64 // the last hold a kind's grant opened (kinds.go)
-	perms      *permissions // the NOPERMs met, the clients' and the suite's own
-	noLogin    *atomic.Bool // set when a client's proxy answered NOAUTH
-	mu         sync.Mutex
-	clients    []*simClient
-	// stateKeys are the keys the lock keeps its state under when they are
-	// not K (strategy.Keyed), from the first client's strategy; nil: K.
-	stateKeys []string
-	keysRead  bool // the suite has read the lock's keys (lockKeys)
+	*env                                             // what its clients share with it
+	pool     strategy.Pool                           // the suite's own connections, outside every client
+	dial     func(context.Context) (net.Conn, error) // to Redis, for the clients' proxies
+	lost     func(error)                             // told when the server cuts a client's connection; may be nil
+	disturb  func(error)                             // told of a disturbance the scenario found (slow.go); may be nil
+	factory  func(clientInfo) (strategy.Strategy, error)
+	det      *detector
+	noLogin  *atomic.Bool // set when a client's proxy answered NOAUTH
+	mu       sync.Mutex
+	clients  []*client
+	keysRead bool // the suite has read the lock's keys (lockKeys)
 	// lenientReplay: a schedule that diverges from its prefix goes on
 	// instead of failing (see interleavings).
 	lenientReplay bool
@@ -65,14 +46,11 @@ type run struct {
 	atEnd        []func()
 }
 
-// nodeDial is how a client's proxy reaches one master of a topology.
-type nodeDial struct {
-	name string
-	dial func(context.Context) (net.Conn, error)
+// client is a simulated client in its run: what a scenario drives.
+type client struct {
+	*simClient
+	r *run
 }
-
-// abort stops a scenario that cannot reach a verdict.
-type abort struct{ err error }
 
 // setting is what a run takes of the check's Config.
 type setting struct {
@@ -89,80 +67,11 @@ type setting struct {
 // its timeline, starting now, and its detector.
 func newRun(ctx context.Context, s setting, pool *redis.Pool, key string) *run {
 	now := time.Now()
-	r := &run{ctx: ctx, pool: pool, dial: s.dial, factory: s.factory, key: key, perms: s.perms, noLogin: s.noLogin,
-		tm: s.tm.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now},
+	e := &env{ctx: ctx, key: key, perms: s.perms, tm: s.tm.withDefaults(), t0: now.UnixMilli(), rec: &recorder{start: now}}
+	r := &run{env: e, pool: pool, dial: s.dial, factory: s.factory, noLogin: s.noLogin,
 		masters: s.masters, restartDelay: s.restartDelay}
 	r.det = &detector{rec: r.rec}
 	return r
-}
-
-// fail aborts the run without a verdict, saying why with m.
-func (r *run) fail(m Message) {
-	panic(abort{failure(m)})
-}
-
-func (r *run) note(m Message) {
-	r.rec.add(history.Event{Kind: history.EvNote, Msg: &m})
-}
-
-// stamp types a Unix millisecond time: its distance from the run's start.
-func (r *run) stamp(ms int64) history.Arg {
-	return history.Arg{Kind: history.ArgTime, Text: strconv.FormatInt(ms, 10), Ms: ms - r.t0}
-}
-
-// arg types a command argument or a value of a reply: the key, a number
-// that reads as a time near the run's start (Unix milliseconds, or
-// seconds with a fraction), another integer, or text. Which texts are tokens is known only once the
-// timeline is taken (recorder.timeline).
-func (r *run) arg(s string) history.Arg {
-	if s == r.key {
-		return history.Arg{Kind: history.ArgKey, Text: s}
-	}
-	if r.isStateKey(s) {
-		return history.Arg{Kind: history.ArgLockKey, Text: strings.ReplaceAll(s, r.key, "K")}
-	}
-	if !printable(s) {
-		// A random binary value (rueidislock's): its bytes in hex, the
-		// same text for the same value, so that it is still a token.
-		return history.Arg{Kind: history.ArgText, Text: "0x" + hex.EncodeToString([]byte(s))}
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
-			return r.stamp(n)
-		}
-		return history.Arg{Kind: history.ArgNumber, Text: s}
-	}
-	// Unix seconds with a fraction, as PHP's microtime(true) gives them
-	// (Symfony's RedisStore sends one with every script).
-	if i := strings.IndexByte(s, '.'); i == 10 && len(s) > 11 && strings.Trim(s, "0123456789.") == "" {
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			if n := int64(math.Round(f * 1000)); n-r.t0 < 24*3600*1000 && r.t0-n < 24*3600*1000 {
-				return history.Arg{Kind: history.ArgTime, Text: s, Ms: n - r.t0}
-			}
-		}
-	}
-	return history.Arg{Kind: history.ArgText, Text: s}
-}
-
-// printable says whether s is text a timeline can show as it is: valid
-// UTF-8 without control characters but white space.
-func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, c := range s {
-		if unicode.IsControl(c) && !unicode.IsSpace(c) {
-			return false
-		}
-	}
-	return true
-}
-
-// errText renders an error for the timeline, with the key as K, quoted or
-// not.
-func (r *run) errText(err error) string {
-	s := strings.ReplaceAll(err.Error(), strconv.Quote(r.key), "K")
-	return strings.ReplaceAll(s, r.key, "K")
 }
 
 // counterexample returns res with the run's timeline, its key, its start
@@ -263,60 +172,16 @@ func (r *run) decide() outcome {
 
 // newClient builds a simulated client: a proxy of its own to Redis, a
 // redigo pool on it, and its own strategy instance from the factory.
-func (r *run) newClient(name string, skew time.Duration) *simClient {
-	c := &simClient{name: name, r: r, skew: skew}
+func (r *run) newClient(name string, skew time.Duration) *client {
 	nodes := r.nodes
 	if len(nodes) == 0 {
 		nodes = []nodeDial{{dial: r.dial}}
 	}
-	secret := newSecret()
-	cl := clientInfo{Name: name, Password: secret, Clock: clientClock{c}, Skew: skew, c: c}
-	for i, n := range nodes {
-		var crashed func()
-		if i == 0 {
-			crashed = c.crashDone // once, not once per master
-		}
-		proxy, err := wire.Listen(wire.Config{Dial: n.dial, Hooks: c.hooks(i), Crashed: crashed, Lost: r.lost, Secret: secret, NoAuth: r.sawNoAuth})
-		if err != nil {
-			c.close()
-			r.fail(mFailProxy.New(name, err.Error()))
-		}
-		addr := proxy.Addr()
-		pool := &redis.Pool{
-			MaxIdle: 4,
-			DialContext: func(ctx context.Context) (redis.Conn, error) {
-				return redis.DialContext(ctx, "tcp", addr, redis.DialPassword(secret))
-			},
-		}
-		c.proxies, c.pools = append(c.proxies, proxy), append(c.pools, pool)
-		c.nodes, c.cut = append(c.nodes, n.name), append(c.cut, false)
-		cl.Addrs, cl.Pools = append(cl.Addrs, addr), append(cl.Pools, pool)
-	}
-	c.proxy, c.pool = c.proxies[0], c.pools[0]
-	cl.Addr, cl.Pool = cl.Addrs[0], cl.Pools[0]
+	c := &client{simClient: dialClient(r.env, name, skew, nodes, r.lost, r.sawNoAuth), r: r}
 	r.mu.Lock()
 	r.clients = append(r.clients, c)
 	r.mu.Unlock()
-	var s strategy.Strategy
-	var err error
-	r.guard(name, "factory", func() { s, err = r.factory(cl) })
-	if err != nil {
-		r.fail(mFailFactory.New(name, err.Error()))
-	}
-	if s == nil {
-		r.fail(mFailNilStrategy.New(name))
-	}
-	c.s = s
-	if o, ok := s.(strategy.OwnClock); ok && o.OwnClock() {
-		c.ownClock.Store(true)
-	}
-	if k, ok := s.(strategy.Keyed); ok {
-		r.mu.Lock()
-		if r.stateKeys == nil {
-			r.stateKeys = slices.Clone(k.Keys(r.key))
-		}
-		r.mu.Unlock()
-	}
+	c.build(r.factory)
 	return c
 }
 
@@ -324,8 +189,9 @@ func (r *run) newClient(name string, skew time.Duration) *simClient {
 // strategy keeps its state under (strategy.Keyed). The first read of keys
 // other than K notes them in the timeline.
 func (r *run) lockKeys() []string {
+	keys := r.stateKeyList()
 	r.mu.Lock()
-	keys, noted := r.stateKeys, r.keysRead
+	noted := r.keysRead
 	r.keysRead = true
 	r.mu.Unlock()
 	if len(keys) == 0 {
@@ -344,14 +210,6 @@ func (r *run) keyNames(keys []string) string {
 		names[i] = strings.ReplaceAll(k, r.key, "K")
 	}
 	return strings.Join(names, ", ")
-}
-
-// isStateKey says whether s is one of the keys the lock keeps its state
-// under, other than K.
-func (r *run) isStateKey(s string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Contains(r.stateKeys, s)
 }
 
 // combinedPTTL is what the PTTLs of a lock's keys say of the lock: -2
@@ -390,25 +248,12 @@ func (r *run) sawNoAuth() {
 	}
 }
 
-// guard runs a call into the strategy, turning a panic into an abort.
-func (r *run) guard(who, what string, f func()) {
-	defer func() {
-		if v := recover(); v != nil {
-			if a, ok := v.(abort); ok {
-				panic(a)
-			}
-			panic(abort{&failed{m: mFailPanicked.New(who, what, fmt.Sprint(v)), detail: "\n" + string(debug.Stack())}})
-		}
-	}()
-	f()
-}
-
 // shutdown stops every client, so that nothing they started (renewals)
 // outlives the run: their connections are cut, their proxies closed, and
 // what their factories registered with Client.Cleanup runs.
 func (r *run) shutdown() {
 	r.mu.Lock()
-	cs := append([]*simClient(nil), r.clients...)
+	cs := append([]*client(nil), r.clients...)
 	r.mu.Unlock()
 	for _, c := range cs {
 		c.close()
@@ -585,20 +430,11 @@ func (r *run) label(n *redistest.Node) string {
 	return n.Name
 }
 
-// newSecret returns a fresh password for a client's proxies.
-func newSecret() string {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand does not fail on the systems Go supports
-	}
-	return hex.EncodeToString(b)
-}
-
 // noteEvent is a note of the scenario, outside a run's recorder.
 func noteEvent(m Message) history.Event { return history.Event{Kind: history.EvNote, Msg: &m} }
 
 // client returns the run's client named name, or nil.
-func (r *run) client(name string) *simClient {
+func (r *run) client(name string) *client {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range r.clients {

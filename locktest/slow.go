@@ -30,10 +30,10 @@ func (r *run) disturbed(m Message) {
 
 // refusedSlowly disturbs the run when c's attempt at a free lock, begun
 // at start and refused, was not quick.
-func (c *simClient) refusedSlowly(start time.Time) { c.refusedSlowlyIn(time.Since(start)) }
+func (c *client) refusedSlowly(start time.Time) { c.refusedSlowlyIn(time.Since(start)) }
 
 // refusedSlowlyIn is refusedSlowly of an attempt that took took.
-func (c *simClient) refusedSlowlyIn(took time.Duration) {
+func (c *client) refusedSlowlyIn(took time.Duration) {
 	if took > c.r.tm.quick() {
 		c.r.disturbed(mSlowAttempt.New(c.name, took.Round(time.Millisecond), c.r.tm.quick()))
 	}
@@ -42,12 +42,12 @@ func (c *simClient) refusedSlowlyIn(took time.Duration) {
 // waitFree is acquire of a lock that must be free from free into the
 // wait on (its TTL has run out): a refusal counts only when an attempt
 // begun by then was turned down quickly, else the run is disturbed.
-func (c *simClient) waitFree(ttl, wait, free time.Duration) strategy.Lock {
+func (c *client) waitFree(ttl, wait, free time.Duration) strategy.Lock {
 	return c.waitFreeEvery(ttl, wait, c.r.tm.Poll, free)
 }
 
 // waitFreeEvery is waitFree with attempts poll apart.
-func (c *simClient) waitFreeEvery(ttl, wait, poll, free time.Duration) strategy.Lock {
+func (c *client) waitFreeEvery(ttl, wait, poll, free time.Duration) strategy.Lock {
 	from := time.Now().Add(free)
 	var quick time.Time // the start of the last attempt turned down quickly
 	var slowest time.Duration
@@ -86,7 +86,7 @@ func (r *run) enterPast(who, holder string, l strategy.Lock) {
 // timed is a client's strategy with its refused attempts timed. The
 // calls run on the goroutine of the Acquire that makes them.
 type timed struct {
-	c       *simClient
+	c       *client
 	s       strategy.Strategy
 	refused func(start time.Time, took time.Duration)
 }

@@ -1,8 +1,10 @@
 package locktest
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 
 	"time"
 
@@ -107,7 +109,7 @@ func errOrBusy(err error) Message {
 // held the lock through the fault, has released it, C must acquire
 // within A's TTL and the slack. A lock nobody can take after a failover
 // or a restart breaks the property; it returns nil when C got it.
-func obtainable(r *run, a *simClient, la strategy.Lock, fault Message) *outcome {
+func obtainable(r *run, a *client, la strategy.Lock, fault Message) *outcome {
 	r.note(mObtainable.New())
 	_ = a.releaseErr(la) // recorded; with a master down, a release may fail in part
 	wait := r.tm.Long + r.tm.Slack
@@ -118,4 +120,12 @@ func obtainable(r *run, a *simClient, la strategy.Lock, fault Message) *outcome 
 		return &res
 	}
 	return nil
+}
+
+// dialTCP returns a dial of addr over TCP.
+func dialTCP(addr string) func(context.Context) (net.Conn, error) {
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
 }

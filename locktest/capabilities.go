@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/harness"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -171,14 +172,14 @@ func detect(ctx context.Context, cfg Config) (caps Capabilities, err error) {
 	pool := cfg.pool()
 	defer pool.Close()
 	key := cfg.Key + ":capabilities"
-	r := newRun(ctx, cfg.setting(), pool, key)
-	defer r.shutdown()
-	s := r.newClient("D", 0).s
+	r := harness.NewRun(ctx, cfg.setting(), pool, key)
+	defer r.Shutdown()
+	s := r.NewClient("D", 0).S
 	tm := cfg.Timing
 	if tm.Granularity <= 0 {
 		tm.Granularity = granularityOf(s)
 	}
-	l, err := s.TryAcquire(ctx, key, tm.withDefaults().Long)
+	l, err := s.TryAcquire(ctx, key, tm.Resolved().Long)
 	switch {
 	case err != nil:
 		return Capabilities{}, fmt.Errorf("locktest: Detect: TryAcquire on a free key: %w", err)
@@ -215,8 +216,8 @@ func Announced(ctx context.Context, cfg Config) (time.Duration, error) {
 	pool := cfg.pool()
 	defer pool.Close()
 	return watchdog(ctx, cfg.timeout(), func(ctx context.Context) time.Duration {
-		r := newRun(ctx, cfg.setting(), pool, cfg.Key+":scale")
-		defer r.shutdown()
-		return granularityOf(r.newClient("D", 0).s)
+		r := harness.NewRun(ctx, cfg.setting(), pool, cfg.Key+":scale")
+		defer r.Shutdown()
+		return granularityOf(r.NewClient("D", 0).S)
 	})
 }

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/props"
+	"github.com/locklab/locklab/locktest/internal/sim"
 )
 
 // Check runs one property. A watchdog bounds it: a strategy that hangs,
@@ -20,16 +23,16 @@ func Check(ctx context.Context, cfg Config, p Property) Result {
 	res.Elapsed = time.Since(start)
 	if res.Err != nil {
 		res.Verdict = NoVerdict
-		if f, ok := res.Err.(*failed); ok {
-			res.Message = f.m // why, in any language
+		if f, ok := res.Err.(*sim.Failed); ok {
+			res.Message = f.M // why, in any language
 		}
 	}
 	return res
 }
 
 func check(ctx context.Context, cfg Config, p Property) Result {
-	row, ok := lookup(string(p))
-	scenario := row.scenario
+	row, ok := props.Lookup(string(p))
+	scenario := row.Scenario
 	if !ok {
 		return Result{Err: fmt.Errorf("locktest: unknown property %q", p)}
 	}
@@ -40,8 +43,8 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		return Result{Err: errors.New("locktest: no Addr: the suite needs a Redis server to run on")}
 	case cfg.Key == "":
 		return Result{Err: errors.New("locktest: empty Key")}
-	case cfg.Masters < 0 || cfg.Masters > maxMasters:
-		return Result{Err: fmt.Errorf("locktest: Masters = %d: want 0 to %d", cfg.Masters, maxMasters)}
+	case cfg.Masters < 0 || cfg.Masters > harness.MaxMasters:
+		return Result{Err: fmt.Errorf("locktest: Masters = %d: want 0 to %d", cfg.Masters, harness.MaxMasters)}
 	case cfg.DB < 0:
 		return Result{Err: fmt.Errorf("locktest: DB = %d: want 0 or more", cfg.DB)}
 	case cfg.Username != "" && cfg.Password == "":
@@ -49,7 +52,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	case cfg.RestartDelay < 0:
 		return Result{Err: fmt.Errorf("locktest: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
 	}
-	cfg.perms, cfg.noLogin = &permissions{}, &atomic.Bool{}
+	cfg.perms, cfg.noLogin = &sim.Permissions{}, &atomic.Bool{}
 	pool := cfg.pool()
 	defer pool.Close()
 	if err := checkPool(ctx, pool); err != nil {
@@ -61,7 +64,7 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 			cfg.Timing.Granularity = g
 		}
 	}
-	tm := cfg.Timing.withDefaults()
+	tm := cfg.Timing.Resolved()
 	var res Result
 	for n := 1; n <= checkRuns; n++ {
 		suffix := ""
@@ -75,39 +78,39 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 		// A NOAUTH explains a check that got no verdict; one that reached
 		// a verdict keeps it.
 		if cfg.noLogin.Load() && res.Err != nil && !errors.Is(res.Err, ErrInterrupted) {
-			return Result{Err: failure(mFailNoLogin.New(), ErrNoLogin), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
+			return Result{Err: sim.Failure(mFailNoLogin.New(), ErrNoLogin), Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 		}
-		if err := cfg.perms.err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {
+		if err := cfg.perms.Err(); err != nil && !errors.Is(res.Err, ErrInterrupted) {
 			return Result{Err: err, Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens}
 		}
 		if why == nil || errors.Is(res.Err, ErrInterrupted) {
 			return res
 		}
-		res.Timeline = append(res.Timeline, noteEvent(mDisturbed.New(n, messageOf(why))))
-		res = Result{Err: failure(mInconclusive.New(n, messageOf(why)), ErrInconclusive, why),
+		res.Timeline = append(res.Timeline, harness.NoteEvent(mDisturbed.New(n, sim.MessageOf(why))))
+		res = Result{Err: sim.Failure(mInconclusive.New(n, sim.MessageOf(why)), ErrInconclusive, why),
 			Timeline: res.Timeline, Key: res.Key, Start: res.Start, Tokens: res.Tokens, Granularity: tm.Granularity}
 	}
 	return res
 }
 
 // checkOnce runs a property once, on keys under cfg.Key, p and suffix.
-func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p Property, sc scenario, suffix string) outcome {
-	var r *run
+func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p Property, sc props.Scenario, suffix string) harness.Outcome {
+	var r *harness.Run
 	var runsMu sync.Mutex
-	var runs []*run
+	var runs []*harness.Run
 	// Whatever way the check ends, every client it made is stopped, so
 	// that nothing it started (a renewal) outlives it.
 	defer func() {
 		runsMu.Lock()
 		defer runsMu.Unlock()
 		for _, r := range runs {
-			r.shutdown()
+			r.Shutdown()
 		}
 	}()
-	res, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) outcome {
-		return sc(func(name string) *run {
-			r = newRun(ctx, cfg.setting(), pool, cfg.Key+":"+string(p)+suffix+name)
-			r.lost, r.disturb = m.lost, m.disturbed
+	res, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) harness.Outcome {
+		return sc(func(name string) *harness.Run {
+			r = harness.NewRun(ctx, cfg.setting(), pool, cfg.Key+":"+string(p)+suffix+name)
+			r.Lost, r.Disturb = m.lost, m.Disturbed
 			runsMu.Lock()
 			runs = append(runs, r)
 			runsMu.Unlock()
@@ -116,23 +119,23 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	})
 	if ctx.Err() != nil {
 		// Cut short from outside: whatever the run found is not a verdict.
-		return outcome{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx))}
+		return harness.Outcome{Err: fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx))}
 	}
 	switch e := err.(type) {
 	case nil:
 	case *panicked:
 		panic(e.v) // not the strategy's: guard turns its panics into aborts
 	case *hung:
-		return outcome{Err: failure(mFailHung.New(e.after, e.err.Error()), e.err)}
+		return harness.Outcome{Err: sim.Failure(mFailHung.New(e.after, e.err.Error()), e.err)}
 	default: // an abort
-		res = outcome{Err: err}
+		res = harness.Outcome{Err: err}
 		if r != nil {
-			res = r.counterexample(res)
+			res = r.Counterexample(res)
 		}
 	}
 	runsMu.Lock()
 	defer runsMu.Unlock()
-	return declareKeys(res, runs)
+	return harness.DeclareKeys(res, runs)
 }
 
 // ErrNoLogin is returned when a client sent a command to its proxy before

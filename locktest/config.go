@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -30,8 +32,8 @@ type Config struct {
 	Masters      int           // masters a lock such as Redlock spans (Client.Pools); 0, 1: one
 	RestartDelay time.Duration // how long restart-amnesia's master stays down
 
-	perms   *permissions // the NOPERMs of the check under way; nil outside one
-	noLogin *atomic.Bool // set when a proxy answered NOAUTH during the check
+	perms   *sim.Permissions // the NOPERMs of the check under way; nil outside one
+	noLogin *atomic.Bool     // set when a proxy answered NOAUTH during the check
 }
 
 // Client is what the suite gives a Factory for one simulated client:
@@ -50,28 +52,28 @@ type Client struct {
 	Addrs []string
 	Pools []strategy.Pool
 
-	c *simClient
+	c *sim.Client
 }
 
 // Cleanup registers f to release, once the client's run is over, what the
 // factory built (a client of another library, a process); last in, first run.
-func (c Client) Cleanup(f func()) { c.c.addCleanup(f) }
+func (c Client) Cleanup(f func()) { c.c.AddCleanup(f) }
 
 // OnCrash registers f to run when the suite crashes the client, after its
 // connections are cut: to kill what they do not end, such as a process.
-func (c Client) OnCrash(f func()) { c.c.addOnCrash(f) }
+func (c Client) OnCrash(f func()) { c.c.AddOnCrash(f) }
 
 // clientOf is the Client a factory is given for what the run made.
-func clientOf(i clientInfo) Client {
+func clientOf(i sim.ClientInfo) Client {
 	return Client{Name: i.Name, Addr: i.Addr, Password: i.Password, Pool: i.Pool, Clock: i.Clock, Skew: i.Skew,
-		Addrs: i.Addrs, Pools: i.Pools, c: i.c}
+		Addrs: i.Addrs, Pools: i.Pools, c: i.C}
 }
 
 // setting is what the runs of a check take of cfg.
-func (cfg Config) setting() setting {
-	return setting{dial: cfg.dialer(), perms: cfg.perms, noLogin: cfg.noLogin, tm: timing(cfg.Timing),
-		masters: cfg.Masters, restartDelay: cfg.RestartDelay,
-		factory: func(i clientInfo) (strategy.Strategy, error) { return cfg.New(clientOf(i)) }}
+func (cfg Config) setting() harness.Setting {
+	return harness.Setting{Dial: cfg.dialer(), Perms: cfg.perms, NoLogin: cfg.noLogin, Tm: sim.Timing(cfg.Timing),
+		Masters: cfg.Masters, RestartDelay: cfg.RestartDelay,
+		Factory: func(i sim.ClientInfo) (strategy.Strategy, error) { return cfg.New(clientOf(i)) }}
 }
 
 // Timing is the time scale of the scenarios; a zero field takes its
@@ -86,18 +88,14 @@ type Timing struct {
 
 // Resolved returns t with its defaults filled in and its TTLs rounded to
 // its granularity: the figures a check runs with.
-func (t Timing) Resolved() Timing { return t.withDefaults() }
-
-// withDefaults is t with its defaults filled in and its TTLs rounded
-// (see the suite's timing).
-func (t Timing) withDefaults() Timing { return Timing(timing(t).withDefaults()) }
+func (t Timing) Resolved() Timing { return Timing(sim.Timing(t).WithDefaults()) }
 
 // timeout is the watchdog's bound on a property, a contract check or
 // Detect: Config.Timeout, or 30s and twenty times the Short TTL beyond its
 // default (50s at a scale of seconds).
 func (cfg Config) timeout() time.Duration {
 	if cfg.Timeout <= 0 {
-		return 30*time.Second + 20*max(0, cfg.Timing.withDefaults().Short-60*time.Millisecond)
+		return 30*time.Second + 20*max(0, cfg.Timing.Resolved().Short-60*time.Millisecond)
 	}
 	return cfg.Timeout
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -17,7 +19,7 @@ import (
 func (cfg Config) dialer() func(ctx context.Context) (net.Conn, error) {
 	dial := cfg.Dial
 	if dial == nil {
-		dial = dialTCP(cfg.Addr)
+		dial = harness.DialTCP(cfg.Addr)
 	}
 	if cfg.TLS == nil && cfg.Password == "" && cfg.DB == 0 {
 		return dial
@@ -140,7 +142,7 @@ type connWithAll interface {
 // its commands meet.
 type permConn struct {
 	connWithAll
-	perms *permissions
+	perms *sim.Permissions
 }
 
 func (c permConn) seen(cmd string, args []any, reply any, err error) (any, error) {
@@ -150,7 +152,7 @@ func (c permConn) seen(cmd string, args []any, reply any, err error) (any, error
 		if len(args) > 0 {
 			named = append(named, fmt.Sprint(args[0]))
 		}
-		c.perms.saw(named, string(re))
+		c.perms.Saw(named, string(re))
 	}
 	return reply, err
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -27,7 +29,7 @@ type ContractCheck struct {
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string
-		f    func(r *run, c *client) Message
+		f    func(r *harness.Run, c *harness.Client) Message
 	}{
 		{"empty-key", contractEmptyKey},
 		{"bad-ttl", contractBadTTL},
@@ -51,100 +53,100 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 
 // contractRun runs one check on a fresh run and client, turning a failure,
 // a panic or a hang into an error.
-func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *run, c *client) Message) (Message, error) {
+func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string, f func(r *harness.Run, c *harness.Client) Message) (Message, error) {
 	what, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) Message {
-		r := newRun(ctx, cfg.setting(), pool, cfg.Key+":contract:"+name)
-		defer r.redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.key); return err })
-		defer r.shutdown()
-		return f(r, r.newClient("A", 0))
+		r := harness.NewRun(ctx, cfg.setting(), pool, cfg.Key+":contract:"+name)
+		defer r.Redis(func(c redis.Conn) error { _, err := c.Do("DEL", r.Key); return err })
+		defer r.Shutdown()
+		return f(r, r.NewClient("A", 0))
 	})
 	if h, ok := err.(*hung); ok {
-		return Message{}, failure(mContractHung.New(h.after))
+		return Message{}, sim.Failure(mContractHung.New(h.after))
 	}
 	return what, err
 }
 
 // refused fails the run unless the attempt failed without a lock.
-func refused(r *run, what Message, l strategy.Lock, err error) {
+func refused(r *harness.Run, what Message, l strategy.Lock, err error) {
 	if l != nil {
-		r.fail(mContractGaveLock.New(what))
+		r.Fail(mContractGaveLock.New(what))
 	}
 	if err == nil {
-		r.fail(mContractNeither.New(what))
+		r.Fail(mContractNeither.New(what))
 	}
 }
 
-func contractEmptyKey(r *run, c *client) Message {
-	l, err := c.attempt(r.ctx, "", r.tm.Long)
+func contractEmptyKey(r *harness.Run, c *harness.Client) Message {
+	l, err := c.Attempt(r.Ctx, "", r.Tm.Long)
 	switch {
 	case l == nil && err == nil:
-		r.fail(mContractNeither.New(mAttemptEmptyKey.New()))
+		r.Fail(mContractNeither.New(mAttemptEmptyKey.New()))
 	case l == nil:
-		if r.exists("") {
-			r.fail(mContractWrote.New(mAttemptEmptyKey.New(), err.Error()))
+		if r.Exists("") {
+			r.Fail(mContractWrote.New(mAttemptEmptyKey.New(), err.Error()))
 		}
 		return mContractRefused.New(err.Error())
 	}
 	// Redis takes "" as a key like any other: a lock on it is no fault, as
 	// long as it is one, and its release frees it.
-	if err := l.Release(r.ctx); err != nil {
-		r.fail(mContractReleaseFailed.New(mAttemptEmptyKey.New(), err.Error()))
+	if err := l.Release(r.Ctx); err != nil {
+		r.Fail(mContractReleaseFailed.New(mAttemptEmptyKey.New(), err.Error()))
 	}
-	if r.exists("") {
-		r.fail(mContractReleaseLeft.New(mAttemptEmptyKey.New()))
+	if r.Exists("") {
+		r.Fail(mContractReleaseLeft.New(mAttemptEmptyKey.New()))
 	}
 	return mContractEmptyKeyTaken.New()
 }
 
-func contractBadTTL(r *run, c *client) Message {
+func contractBadTTL(r *harness.Run, c *harness.Client) Message {
 	var errs []error
 	for _, ttl := range []time.Duration{0, -time.Second} {
-		l, err := c.attempt(r.ctx, r.key, ttl)
+		l, err := c.Attempt(r.Ctx, r.Key, ttl)
 		refused(r, mAttemptTTL.New(ttl), l, err)
-		if r.keyExists() {
-			r.fail(mContractWrote.New(mAttemptTTL.New(ttl), err.Error()))
+		if r.KeyExists() {
+			r.Fail(mContractWrote.New(mAttemptTTL.New(ttl), err.Error()))
 		}
 		errs = append(errs, err)
 	}
 	return mContractRefusedBoth.New(errs[0].Error(), errs[1].Error())
 }
 
-func contractCancelled(r *run, c *client) Message {
-	ctx, cancel := context.WithCancel(r.ctx)
+func contractCancelled(r *harness.Run, c *harness.Client) Message {
+	ctx, cancel := context.WithCancel(r.Ctx)
 	cancel()
-	l, err := c.attempt(ctx, r.key, r.tm.Long)
+	l, err := c.Attempt(ctx, r.Key, r.Tm.Long)
 	refused(r, mAttemptCancelled.New(), l, err)
-	if r.keyExists() {
-		r.fail(mContractHeld.New(mAttemptCancelled.New(), err.Error()))
+	if r.KeyExists() {
+		r.Fail(mContractHeld.New(mAttemptCancelled.New(), err.Error()))
 	}
 	return mContractRefused.New(err.Error())
 }
 
-func contractUnreachable(r *run, c *client) Message {
+func contractUnreachable(r *harness.Run, c *harness.Client) Message {
 	// A warm client: it has acquired and released once, so its
 	// connections are open and logged in, and the outage meets a command,
 	// as a real one does, rather than the dial of a first connection.
-	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
+	l, err := c.Attempt(r.Ctx, r.Key, r.Tm.Long)
 	if l == nil {
-		r.fail(mContractNeedsLock.New(fmt.Sprint(err)))
+		r.Fail(mContractNeedsLock.New(fmt.Sprint(err)))
 	}
 	// Whatever the release says: release-frees judges it. Then the
 	// client's connections are cut and new ones refused, as a server out
 	// of reach.
-	_ = l.Release(r.ctx)
-	c.kill()
-	l, err = c.attempt(r.ctx, r.key, r.tm.Long)
+	_ = l.Release(r.Ctx)
+	c.Kill()
+	l, err = c.Attempt(r.Ctx, r.Key, r.Tm.Long)
 	refused(r, mAttemptUnreachable.New(), l, err)
 	if errors.Is(err, strategy.ErrNotAcquired) {
-		r.fail(mContractNotAcquired.New(err.Error()))
+		r.Fail(mContractNotAcquired.New(err.Error()))
 	}
 	return mContractRefused.New(err.Error())
 }
 
-func contractWrongType(r *run, c *client) Message {
+func contractWrongType(r *harness.Run, c *harness.Client) Message {
 	// The hash goes where the lock keeps its state: K, or its own keys.
-	keys := r.lockKeys()
-	r.redis(func(conn redis.Conn) error {
+	keys := r.LockKeys()
+	r.Redis(func(conn redis.Conn) error {
 		for _, k := range keys {
 			if _, err := conn.Do("HSET", k, "owner", "someone else"); err != nil {
 				return err
@@ -152,7 +154,7 @@ func contractWrongType(r *run, c *client) Message {
 		}
 		return nil
 	})
-	defer r.redis(func(conn redis.Conn) error {
+	defer r.Redis(func(conn redis.Conn) error {
 		for _, k := range keys {
 			if _, err := conn.Do("DEL", k); err != nil {
 				return err
@@ -160,16 +162,16 @@ func contractWrongType(r *run, c *client) Message {
 		}
 		return nil
 	})
-	l, err := c.attempt(r.ctx, r.key, r.tm.Long)
+	l, err := c.Attempt(r.Ctx, r.Key, r.Tm.Long)
 	if l != nil {
-		r.fail(mContractGaveLock.New(mAttemptHash.New()))
+		r.Fail(mContractGaveLock.New(mAttemptHash.New()))
 	}
 	if err == nil {
-		r.fail(mContractNeither.New(mAttemptHash.New()))
+		r.Fail(mContractNeither.New(mAttemptHash.New()))
 	}
 	for _, k := range keys {
 		var typ, owner string
-		r.redis(func(conn redis.Conn) error {
+		r.Redis(func(conn redis.Conn) error {
 			var err error
 			if typ, err = redis.String(conn.Do("TYPE", k)); err != nil {
 				return err
@@ -181,7 +183,7 @@ func contractWrongType(r *run, c *client) Message {
 			return err
 		})
 		if typ != "hash" || owner != "someone else" {
-			r.fail(mContractChanged.New(mAttemptHash.New(), err.Error(), typ, strconv.Quote(owner)))
+			r.Fail(mContractChanged.New(mAttemptHash.New(), err.Error(), typ, strconv.Quote(owner)))
 		}
 	}
 	return mContractHashUntouched.New(err.Error())

@@ -2,6 +2,7 @@ package locktest
 
 import (
 	"fmt"
+	"github.com/locklab/locklab/locktest/internal/props"
 	"slices"
 	"strings"
 )
@@ -93,7 +94,7 @@ func (e Expect) literal(notes map[Property]string) string {
 	if len(e.Breaks) > 0 {
 		b.WriteString("\tBreaks: []locktest.Property{\n")
 		for _, p := range e.Breaks {
-			comment := describe(string(p)).String()
+			comment := props.Describe(string(p)).String()
 			if n := notes[p]; n != "" {
 				if comment != "" {
 					comment += "; "

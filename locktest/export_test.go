@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/props"
 )
 
 // What the package's own tests and examples use of its internals.
@@ -18,7 +20,7 @@ func (e Expect) Literal(notes map[Property]string) string { return e.literal(not
 
 // Structural says whether a correct lock may be unable to stage p, and
 // so find it n/a.
-func Structural(p Property) bool { d, _ := lookup(string(p)); return d.structural }
+func Structural(p Property) bool { d, _ := props.Lookup(string(p)); return d.Structural }
 
 // WrittenKeys returns the positions of the keys cmd writes, its words
 // split on spaces.
@@ -27,5 +29,5 @@ func WrittenKeys(cmd string) []int {
 	for _, w := range strings.Fields(cmd) {
 		args = append(args, history.Arg{Kind: history.ArgText, Text: w})
 	}
-	return writtenKeys(strings.ToUpper(args[0].Text), args)
+	return harness.WrittenKeys(strings.ToUpper(args[0].Text), args)
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/internal/msg/msgtest"
+	"github.com/locklab/locklab/locktest/internal/props"
+	"github.com/locklab/locklab/locktest/internal/sim"
 )
 
 // TestCatalogs fails when a message lacks a template in a language, or a
@@ -43,12 +45,12 @@ func TestPseudoLanguage(t *testing.T) {
 		say(fmt.Sprintf("the capabilities %+v", c), c.explain(msgtest.Pseudo), ifaces)
 	}
 	for _, p := range AllProperties() {
-		m := describe(string(p))
+		m := props.Describe(string(p))
 		if m.IsZero() {
 			t.Errorf("%s: no message says what it means that a lock breaks it", p)
 		}
 		say(string(p)+"'s break", msg.Render(msgtest.Pseudo, m))
 	}
-	err := failure(mFailFactory.New("A", "※"))
-	say("a run's failure", msg.Render(msgtest.Pseudo, messageOf(err)), "A")
+	err := sim.Failure(sim.MsgFailFactory.New("A", "※"))
+	say("a run's failure", msg.Render(msgtest.Pseudo, sim.MessageOf(err)), "A")
 }

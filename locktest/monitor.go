@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 )
@@ -63,7 +64,7 @@ func watch(ctx context.Context, p strategy.Pool, stall time.Duration) *monitor {
 	return m
 }
 
-func (m *monitor) disturbed(err error) {
+func (m *monitor) Disturbed(err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.first == nil {
@@ -85,7 +86,7 @@ func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration,
 			c, err := p.GetContext(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
-					m.disturbed(failure(mNoServer.New(err.Error()), err))
+					m.Disturbed(sim.Failure(mNoServer.New(err.Error()), err))
 				}
 			} else {
 				conn = c
@@ -122,18 +123,18 @@ func (m *monitor) probe(ctx context.Context, conn redis.Conn, stall time.Duratio
 		if ctx.Err() != nil {
 			return true // the check is over; run returns
 		}
-		m.disturbed(failure(mPingFailed.New(took.Round(time.Millisecond), err.Error()), err))
+		m.Disturbed(sim.Failure(mPingFailed.New(took.Round(time.Millisecond), err.Error()), err))
 		return false
 	}
 	if took > stall {
-		m.disturbed(failure(mPingStalled.New(took.Round(time.Millisecond), stall)))
+		m.Disturbed(sim.Failure(mPingStalled.New(took.Round(time.Millisecond), stall)))
 	}
 	// A stall that begins after the PING's reply stalls the INFO: timed
 	// the same, or the monitor is blind for that part of each probe.
 	start = time.Now()
 	ok := m.readEvictions(ctx, conn, stall)
 	if took := time.Since(start); ok && took > stall {
-		m.disturbed(failure(mInfoStalled.New(took.Round(time.Millisecond), stall)))
+		m.Disturbed(sim.Failure(mInfoStalled.New(took.Round(time.Millisecond), stall)))
 	}
 	return ok
 }
@@ -145,7 +146,7 @@ func (m *monitor) readEvictions(ctx context.Context, conn redis.Conn, stall time
 	defer cancel()
 	if err := m.evictions.read(ictx, conn); err != nil {
 		if ctx.Err() == nil {
-			m.disturbed(failure(mInfoFailed.New(err.Error()), err))
+			m.Disturbed(sim.Failure(mInfoFailed.New(err.Error()), err))
 		}
 		return false
 	}
@@ -155,7 +156,7 @@ func (m *monitor) readEvictions(ctx context.Context, conn redis.Conn, stall time
 // lost is told of a connection the server cut under a client: a
 // disturbance, as a stall is.
 func (m *monitor) lost(err error) {
-	m.disturbed(failure(mConnCut.New(err.Error()), err))
+	m.Disturbed(sim.Failure(mConnCut.New(err.Error()), err))
 }
 
 // stop ends the watch and returns the disturbance seen, if any: keys
@@ -166,7 +167,7 @@ func (m *monitor) stop() error {
 	close(m.stopped)
 	<-m.done
 	if m.evictions.count > 0 {
-		return m.evictions.err()
+		return m.evictions.Err()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -218,12 +219,12 @@ func (e *evictions) read(ctx context.Context, c redis.Conn) error {
 	return nil
 }
 
-// err is the disturbance of a check during which the server evicted
+// Err is the disturbance of a check during which the server evicted
 // keys: any of them may have been a lock's.
-func (e *evictions) err() error {
+func (e *evictions) Err() error {
 	policy := e.policy
 	if policy == "" {
 		policy = "unknown"
 	}
-	return failure(mEvicted.New(int(e.count), policy), ErrEvicted)
+	return sim.Failure(mEvicted.New(int(e.count), policy), ErrEvicted)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/locktest/internal/props"
+	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -16,42 +18,44 @@ type Property string
 // Floor is the least time a check of p at timing tm must sleep on TTLs
 // when it finds v, which no speed-up of the suite can remove.
 func (p Property) Floor(tm Timing, v Verdict) time.Duration {
-	d, ok := lookup(string(p))
+	d, ok := props.Lookup(string(p))
 	if !ok || v == NoVerdict {
 		return 0
 	}
-	f := d.floor(timing(tm).withDefaults())
+	f := d.Floor(sim.Timing(tm).WithDefaults())
 	if v == Holds {
-		return f.holds
+		return f.Holds
 	}
-	return f.any
+	return f.Any
 }
 
 // Properties are those of a lock on one Redis that never fails.
 func Properties() []Property {
-	return propertiesOf(func(d property) bool { return !d.topology && d.kind == "" })
+	return propertiesOf(func(d props.Property) bool { return !d.Topology && d.Kind == "" })
 }
 
 // TopologyProperties are a failover, a restart, a clock jump and a
 // minority down, on servers of their own; Run checks them when asked.
 func TopologyProperties() []Property {
-	return propertiesOf(func(d property) bool { return d.topology && d.kind == "" })
+	return propertiesOf(func(d props.Property) bool { return d.Topology && d.Kind == "" })
 }
 
 // AllProperties are Properties, then TopologyProperties.
-func AllProperties() []Property { return propertiesOf(func(d property) bool { return d.kind == "" }) }
+func AllProperties() []Property {
+	return propertiesOf(func(d props.Property) bool { return d.Kind == "" })
+}
 
 // KindProperties are the properties of a read-write lock
 // (strategy.ReadWrite) or a semaphore (strategy.Semaphore), which the
 // mutex's (AllProperties) do not list.
 func KindProperties(k strategy.Kind) []Property {
-	return propertiesOf(func(d property) bool { return d.kind == k && k != strategy.Mutex })
+	return propertiesOf(func(d props.Property) bool { return d.Kind == k && k != strategy.Mutex })
 }
 
 // propertiesOf lists the properties that keep keeps, in the suite's order.
-func propertiesOf(keep func(property) bool) []Property {
+func propertiesOf(keep func(props.Property) bool) []Property {
 	var ps []Property
-	for _, id := range ids(keep) {
+	for _, id := range props.Ids(keep) {
 		ps = append(ps, Property(id))
 	}
 	return ps

@@ -10,6 +10,7 @@ import (
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/harness"
 )
 
 // Verdict is the outcome of a property for a strategy.
@@ -41,7 +42,7 @@ type Result struct {
 }
 
 // resultOf is the Result of what a scenario found.
-func resultOf(o outcome) Result {
+func resultOf(o harness.Outcome) Result {
 	return Result{Verdict: Verdict(o.Verdict), Message: o.Message, Timeline: o.Timeline, Key: o.Key,
 		Start: o.Start, Tokens: o.Tokens, Err: o.Err, Notes: o.Notes}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/redistest"
 )
 
@@ -183,7 +184,7 @@ func mismatch(res Result, want Verdict) string {
 	p, v, w := string(res.Property), string(res.Verdict), string(want)
 	switch {
 	case res.Err != nil:
-		return mNoVerdictFor.New(p, messageOf(res.Err)).String() + "\n" + res.formatTimeline()
+		return mNoVerdictFor.New(p, sim.MessageOf(res.Err)).String() + "\n" + res.formatTimeline()
 	case res.Verdict == want:
 		return ""
 	case want == Breaks:

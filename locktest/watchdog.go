@@ -3,6 +3,7 @@ package locktest
 import (
 	"context"
 	"fmt"
+	"github.com/locklab/locklab/locktest/internal/sim"
 	"runtime/debug"
 	"time"
 )
@@ -23,8 +24,8 @@ func watchdog[T any](ctx context.Context, timeout time.Duration, f func(ctx cont
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
-				if a, ok := v.(abort); ok {
-					done <- outcome{err: a.err}
+				if a, ok := v.(sim.Abort); ok {
+					done <- outcome{err: a.Err}
 					return
 				}
 				done <- outcome{err: &panicked{v: v, stack: debug.Stack()}}

@@ -1,0 +1,127 @@
+package props
+
+import (
+	"fmt"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/sim"
+	"github.com/locklab/locklab/strategy"
+)
+
+// WriterProgress: a waiting writer gets in within the bound its lock's
+// policy promises. The policy is found, not declared: while R1 reads and
+// W waits to write, R2 comes to read. A lock that refuses R2 puts
+// writers first, and owes W the lock as soon as R1, the one reader
+// before it, has gone. A lock that lets R2 in puts readers first: a
+// stream of overlapping readers keeps W out for as long as it flows, by
+// design; the suite reports it and calls it no break, since no lock can
+// tell the suite yet that it promises otherwise. Either way W must get
+// in once no reader is left: a lock that keeps a waiting writer out of a
+// free lock (its own intent in the way) breaks the property. W's intent
+// must not outlive its write either: a reader gets in after it.
+
+func init() {
+	register(Property{
+		id: "writer-progress", order: 1040, Scenario: writerProgress, Kind: strategy.ReadWrite,
+		breaks: "a waiting writer was kept out once the readers its lock's policy lets ahead of it had gone",
+	}, func(tm sim.Timing) floors {
+		// Every TTL is Long, and the readers release: nothing to wait for.
+		return floors{}
+	})
+}
+
+// streamLength is how many readers follow R1 on a readers-first lock,
+// each coming while the one before still reads.
+const streamLength = 3
+
+// writerProgress: R1 reads; W tries to write; R2 tries to read while W
+// waits. Readers first: readers keep coming, each before the one ahead
+// leaves, while W tries between them; then the stream ends. Writers
+// first: R1 leaves. Then W must write within the slack, and once it has
+// released, a reader must read.
+func writerProgress(newRun func(string) *harness.Run) harness.Outcome {
+	r := newRun("")
+	r1 := r.NewClient("R1", 0)
+	if !r1.ReadWrite() {
+		return r.NotApplicable(sim.MsgNotReadWrite.New())
+	}
+	w := r.NewClient("W", 0)
+	r.Promise(history.OneHolder, mProgressBreaks.Lacking())
+	h1, ok := r1.TryMode(history.Shared, 0, r.Tm.Long)
+	if !ok {
+		r.Fail(harness.MsgFailNotFree.New("R1"))
+	}
+	if _, ok := w.TryMode(history.Exclusive, 0, r.Tm.Long); ok {
+		return r.BreaksRule(history.OneHolder, mProgressWriterIn.New("W"))
+	}
+	type reader struct {
+		c *harness.Client
+		h sim.Held
+	}
+	readers := []reader{{r1, h1}}
+	next := r.NewClient("R2", 0)
+	h, readersFirst := next.TryMode(history.Shared, 0, r.Tm.Long)
+	policy := mProgressWritersFirst.New()
+	refused := 1
+	if readersFirst {
+		policy = mProgressReadersFirst.New()
+		readers = append(readers, reader{next, h})
+		for i := 3; i < 3+streamLength; i++ {
+			c := r.NewClient(fmt.Sprintf("R%d", i), 0)
+			if h, ok := c.TryMode(history.Shared, 0, r.Tm.Long); ok {
+				readers = append(readers, reader{c, h})
+			}
+			readers[0].c.ReleaseHeld(readers[0].h)
+			readers = readers[1:]
+			if _, ok := w.TryMode(history.Exclusive, 0, r.Tm.Long); ok {
+				return r.BreaksRule(history.OneHolder, mProgressWriterIn.New("W"))
+			}
+			refused++
+		}
+	}
+	for _, rd := range readers {
+		rd.c.ReleaseHeld(rd.h)
+	}
+	since := r.Rec.Now()
+	hw := w.WaitFree(r.Tm.Long, r.Tm.Slack, 0)
+	if hw == nil {
+		return r.BreaksUnfreed("W", since, r.Tm.Slack-r.Tm.Poll, mProgressStarved.New(policy, r.Tm.Slack))
+	}
+	w.Release(hw)
+	last := r.NewClient("R9", 0)
+	if _, ok := last.TryMode(history.Shared, 0, r.Tm.Long); !ok {
+		return r.BreaksFreeRefused("R9", mProgressReaderOut.New(policy))
+	}
+	if readersFirst {
+		return r.Holds(mProgressHoldsReaders.New(policy, refused))
+	}
+	return r.Holds(mProgressHoldsWriters.New(policy))
+}
+
+// writer-progress's messages.
+var (
+	mProgressBreaks = msg.Define("writer-progress.breaks", msg.K(msg.Sub),
+		"a writer held the lock with others: {0}")
+	mProgressWriterIn = msg.Define("writer-progress.writer-in", msg.K(msg.Client),
+		"{0} took the lock to write while readers held it")
+	mProgressWritersFirst = msg.Define("writer-progress.writers-first", nil,
+		"writers first: R2, which came to read while W waited, was refused")
+	mProgressReadersFirst = msg.Define("writer-progress.readers-first", nil,
+		"readers first: R2, which came to read while W waited, was let in")
+	mProgressStarved = msg.Define("writer-progress.starved", msg.K(msg.Sub, msg.Duration),
+		"{0}; yet once every reader had released, W still could not write {1} later")
+	mProgressReaderOut = msg.Define("writer-progress.reader-out", msg.K(msg.Sub),
+		"{0}; once W had written and released, R9 still could not read")
+	mProgressHoldsReaders = msg.Define("writer-progress.holds-readers", msg.K(msg.Sub, msg.Count),
+		"{0}: a stream of overlapping readers kept W out for all its {1} attempts, the policy and no break; W wrote as soon as the stream ended, and a reader read after it")
+	mProgressHoldsWriters = msg.Define("writer-progress.holds-writers", msg.K(msg.Sub),
+		"{0}; W wrote as soon as R1, the reader ahead of it, released, and a reader read after it")
+
+	// The table of the docs: what the scenario does, and what must hold.
+	_ = msg.Define("writer-progress.scenario", nil,
+		"a writer waits while readers hold the lock and more readers come")
+	_ = msg.Define("writer-progress.must", nil,
+		"the policy is reported; the writer gets in once the readers it lets ahead have gone")
+)

@@ -1,0 +1,493 @@
+package sim
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/wire"
+	"github.com/locklab/locklab/strategy"
+)
+
+// errCrashed is what before returns for a command of a crashed client: the
+// proxy never forwards it, and the client finds its connection cut.
+var errCrashed = errors.New("locktest: client crashed")
+
+// Client is one simulated process: its own strategy instance, built by the
+// factory on a proxy of its own between it and Redis, and a clock that the
+// suite controls. Every command it sends, on any connection and from any
+// client library or language, crosses the proxy, where the suite records
+// it and steers it (see before and after).
+type Client struct {
+	Name  string
+	r     *Env
+	S     strategy.Strategy
+	skew  time.Duration
+	info  ClientInfo  // what its factory is given
+	proxy *wire.Proxy // to Redis, or to the first master of several
+	pool  *redis.Pool // the redigo pool on proxy that the factory is given
+
+	// On a topology of several masters (Config.Masters), one proxy and
+	// pool for each, proxies[0] being proxy.
+	proxies []*wire.Proxy
+	pools   []*redis.Pool
+	nodes   []string // the masters' names, for the timeline
+	cut     []bool   // the masters the client cannot reach (a partition)
+
+	Mu         sync.Mutex
+	CrashAfter int // crash once this many commands have returned; 0: never
+	Sent       int
+	crashed    bool
+	Gate       func(ctx context.Context, cmd string) error // before each command; may block
+	Paused     chan struct{}                               // while non-nil, commands wait for it to close
+
+	PauseAt        int           // pause once this many commands have returned; 0: never
+	PauseAtOp      msg.Msg       // the boundary a pause is at, for its event
+	InMultiAtPause bool          // the pause falls inside MULTI
+	Reached        chan struct{} // becomes arrive when the pause at pauseAt begins
+	Arrive         chan struct{} // closed when the paused client reaches its next command
+	Failing        bool          // every command fails without being sent
+	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
+
+	// Faults on the wire (fault.go): the one armed, the commands counted
+	// since, the command it hit and what it did; and the commands listed
+	// while watching.
+	fault      Fault
+	faultSeen  int
+	faultCmd   *wire.Command
+	faultHit   FaultKind
+	faultUntil time.Time
+	watching   bool
+	seen       []SentCommand
+
+	// ownClock: the strategy reads a clock of its own (strategy.OwnClock),
+	// so the proxy shifts the absolute times of a skewed client's
+	// commands; shiftNoted once the timeline says so.
+	ownClock   atomic.Bool
+	shiftNoted atomic.Bool
+
+	// lockCmds, while set, lists the commands on the lock's keys the
+	// client sends (renew-after-release).
+	lockCmds *[]lockCommand
+
+	onCrash []func() // what the factory asked to run when the client crashes
+	cleanup []func() // what the factory asked to run when the client is done
+	dying   bool     // crashed by a scenario, not stopped at the end of the run
+	closed  bool
+}
+
+// DialClient makes a simulated client on e: a proxy of its own to each
+// of nodes, and a redigo pool on it; build gives it its strategy.
+func DialClient(r *Env, name string, skew time.Duration, nodes []NodeDial, lost func(error), noAuth func()) *Client {
+	c := &Client{Name: name, r: r, skew: skew}
+	secret := newSecret()
+	c.info = ClientInfo{Name: name, Password: secret, Clock: clientClock{c}, Skew: skew, C: c}
+	cl := &c.info
+	for i, n := range nodes {
+		var crashed func()
+		if i == 0 {
+			crashed = c.crashDone // once, not once per master
+		}
+		proxy, err := wire.Listen(wire.Config{Dial: n.Dial, Hooks: c.hooks(i), Crashed: crashed, Lost: lost, Secret: secret, NoAuth: noAuth})
+		if err != nil {
+			c.Close()
+			r.Fail(mFailProxy.New(name, err.Error()))
+		}
+		addr := proxy.Addr()
+		pool := &redis.Pool{
+			MaxIdle: 4,
+			DialContext: func(ctx context.Context) (redis.Conn, error) {
+				return redis.DialContext(ctx, "tcp", addr, redis.DialPassword(secret))
+			},
+		}
+		c.proxies, c.pools = append(c.proxies, proxy), append(c.pools, pool)
+		c.nodes, c.cut = append(c.nodes, n.Name), append(c.cut, false)
+		cl.Addrs, cl.Pools = append(cl.Addrs, addr), append(cl.Pools, pool)
+	}
+	c.proxy, c.pool = c.proxies[0], c.pools[0]
+	cl.Addr, cl.Pool = cl.Addrs[0], cl.Pools[0]
+	return c
+}
+
+// Build gives c its strategy, from factory.
+func (c *Client) Build(factory func(ClientInfo) (strategy.Strategy, error)) {
+	r, name := c.r, c.Name
+	var s strategy.Strategy
+	var err error
+	r.Guard(name, "factory", func() { s, err = factory(c.info) })
+	if err != nil {
+		r.Fail(MsgFailFactory.New(name, err.Error()))
+	}
+	if s == nil {
+		r.Fail(mFailNilStrategy.New(name))
+	}
+	c.S = s
+	if o, ok := s.(strategy.OwnClock); ok && o.OwnClock() {
+		c.ownClock.Store(true)
+	}
+	if k, ok := s.(strategy.Keyed); ok {
+		r.declareStateKeys(k.Keys(r.Key))
+	}
+}
+
+// NodeDial is how a client's proxy reaches one master of a topology.
+type NodeDial struct {
+	Name string
+	Dial func(context.Context) (net.Conn, error)
+}
+
+// newSecret returns a fresh password for a client's proxies.
+func newSecret() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on the systems Go supports
+	}
+	return hex.EncodeToString(b)
+}
+
+// ClientInfo is what a factory is given for one simulated client (the
+// facade's Client).
+type ClientInfo struct {
+	Name     string
+	Addr     string
+	Password string
+	Pool     strategy.Pool
+	Clock    strategy.Clock
+	Skew     time.Duration
+	Addrs    []string
+	Pools    []strategy.Pool
+
+	C *Client
+}
+
+// AddCleanup registers f to run once the client's run is over.
+func (c *Client) AddCleanup(f func()) {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	c.cleanup = append(c.cleanup, f)
+}
+
+// AddOnCrash registers f to run when the suite crashes the client.
+func (c *Client) AddOnCrash(f func()) {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	c.onCrash = append(c.onCrash, f)
+}
+
+// clientClock is a client's clock: the real time plus the client's skew.
+// Every reading is recorded.
+type clientClock struct{ c *Client }
+
+func (k clientClock) Now() time.Time {
+	now := time.Now().Add(k.c.skew)
+	r := k.c.r
+	r.ClockReads.Add(1)
+	at := ValueArg(r.stamp(now.UnixMilli()))
+	m := mClock.New(at)
+	switch {
+	case k.c.skew > 0:
+		m = mClockAhead.New(at, k.c.skew)
+	case k.c.skew < 0:
+		m = mClockBehind.New(at, -k.c.skew)
+	}
+	r.Rec.Add(history.Event{Client: k.c.Name, Kind: history.EvClock, Msg: &m})
+	return now
+}
+
+func (c *Client) isCrashed() bool {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	return c.crashed
+}
+
+// Crash kills the client, once: it sends nothing more, and what the
+// factory registered with OnCrash runs.
+func (c *Client) Crash(why msg.Msg) {
+	c.Mu.Lock()
+	if c.crashed {
+		c.Mu.Unlock()
+		return
+	}
+	c.dying = true
+	c.Mu.Unlock()
+	c.r.Rec.Add(history.Event{Client: c.Name, Kind: history.EvCrash, Msg: &why})
+	c.Kill()
+}
+
+// Kill marks the client crashed and says whether it was already: its
+// proxy cuts every connection, once the reply it may be handing over is
+// written, and refuses new ones, so that the client sends nothing more;
+// then what the factory registered with OnCrash runs.
+func (c *Client) Kill() (already bool) {
+	c.Mu.Lock()
+	already, c.crashed = c.crashed, true
+	c.Mu.Unlock()
+	if !already {
+		for _, p := range c.proxies {
+			p.Crash()
+		}
+	}
+	return already
+}
+
+// crashDone runs what the factory registered with OnCrash when the client
+// crashed (not when it is merely stopped at the end of its run); the proxy
+// calls it once a Crash has cut every connection.
+func (c *Client) crashDone() {
+	c.Mu.Lock()
+	var fs []func()
+	if c.dying {
+		fs, c.onCrash = c.onCrash, nil
+	}
+	c.Mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// Close ends the client for good: it is crashed if it was not, its pool
+// and proxy are closed, and what the factory registered with Cleanup runs.
+func (c *Client) Close() {
+	c.Resume()
+	c.Kill()
+	c.Mu.Lock()
+	if c.closed {
+		c.Mu.Unlock()
+		return
+	}
+	c.closed = true
+	fs := c.cleanup
+	c.Mu.Unlock()
+	for i, p := range c.proxies {
+		c.pools[i].Close()
+		p.Close()
+	}
+	for i := len(fs) - 1; i >= 0; i-- {
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					c.r.Note(mCleanupPanicked.New(c.Name, fmt.Sprint(v)))
+				}
+			}()
+			fs[i]()
+		}()
+	}
+}
+
+// Pause makes the client's commands wait until resume; pause models a
+// process whose connection stalls with its work unfinished. Only its
+// commands are held: its goroutines and timers (a lease deadline) keep
+// running, so this is a stalled connection, not a whole-process pause.
+func (c *Client) Pause() {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	if c.Paused == nil {
+		c.Paused = make(chan struct{})
+	}
+}
+
+func (c *Client) Resume() {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	if c.Paused != nil {
+		close(c.Paused)
+		c.Paused = nil
+	}
+}
+
+// TryAcquire makes one attempt. It returns nil when the lock was not
+// acquired; crashes and ErrNotAcquired are expected, other errors abort.
+func (c *Client) TryAcquire(ttl time.Duration) strategy.Lock {
+	var l strategy.Lock
+	var err error
+	o := c.Begin(ttl)
+	c.r.Guard(c.Name, "TryAcquire", func() { l, err = c.S.TryAcquire(c.r.Ctx, c.r.Key, ttl) })
+	return c.acquired(o, l, err)
+}
+
+// Acquire waits up to wait for the lock, retrying every Timing.Poll.
+func (c *Client) Acquire(ttl, wait time.Duration) strategy.Lock {
+	return c.acquireEvery(ttl, wait, c.r.Tm.Poll)
+}
+
+// acquireEvery is acquire with attempts poll apart.
+func (c *Client) acquireEvery(ttl, wait, poll time.Duration) strategy.Lock {
+	return c.AcquireWith(c.S, ttl, wait, poll)
+}
+
+// AcquireWith is acquireEvery through s, c's strategy or a wrapper of it.
+func (c *Client) AcquireWith(s strategy.Strategy, ttl, wait, poll time.Duration) strategy.Lock {
+	var l strategy.Lock
+	var err error
+	o := c.Begin(ttl)
+	c.r.Guard(c.Name, "Acquire", func() {
+		l, err = strategy.Acquire(c.r.Ctx, s, c.r.Key, ttl, until{time.Now().Add(wait), poll, c})
+	})
+	if err != nil && c.r.Ctx.Err() != nil {
+		c.r.Fail(MsgFailWatchdog.New(c.r.Ctx.Err().Error()))
+	}
+	return c.acquired(o, l, err)
+}
+
+// acquired records what an acquire begun at o returned.
+func (c *Client) acquired(o op, l strategy.Lock, err error) strategy.Lock {
+	switch {
+	case err == nil && l == nil:
+		c.r.Fail(mFailNeither.New(c.Name))
+	case err == nil:
+		c.unseen()
+		c.r.Rec.Add(c.Outcome(o, history.EvAcquired, nil))
+		return l
+	case errors.Is(err, strategy.ErrNotAcquired):
+		c.r.Rec.Add(c.Outcome(o, history.EvNotAcquired, nil))
+	case c.isCrashed():
+		// Whatever a crashed client's commands return (a cut connection)
+		// is the crash, not the strategy's doing.
+	default:
+		c.r.Fail(mFailUnexpected.New(c.Name, "acquire", err.Error()))
+	}
+	return nil
+}
+
+// Release gives l up. ErrNotHeld and crashes are recorded, not fatal.
+func (c *Client) Release(l strategy.Lock) {
+	err := c.ReleaseErr(l)
+	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
+		c.r.Fail(mFailUnexpected.New(c.Name, "release", err.Error()))
+	}
+}
+
+// ReleaseErr gives l up and records what Release returned, whatever it is.
+func (c *Client) ReleaseErr(l strategy.Lock) error { return c.ReleaseWith(c.r.Ctx, l) }
+
+// ReleaseWith is releaseErr with ctx.
+func (c *Client) ReleaseWith(ctx context.Context, l strategy.Lock) error {
+	var err error
+	o := c.Begin(0)
+	c.r.Guard(c.Name, "Release", func() { err = l.Release(ctx) })
+	c.r.Rec.Add(c.Outcome(o, history.EvReleased, err))
+	return err
+}
+
+// Refresh extends l and records what Refresh returned. Any error is a
+// refusal the holder hears of; only a nil error claims the lock.
+func (c *Client) Refresh(l strategy.Refresher, ttl time.Duration) error {
+	var err error
+	o := c.Begin(ttl)
+	c.r.Guard(c.Name, "Refresh", func() { err = l.Refresh(c.r.Ctx, ttl) })
+	c.r.Rec.Add(c.Outcome(o, history.EvRefreshed, err))
+	return err
+}
+
+// TryAcquireErr makes one attempt and returns its lock or its error,
+// recorded, whatever it is.
+func (c *Client) TryAcquireErr(ttl time.Duration) (strategy.Lock, error) {
+	var l strategy.Lock
+	var err error
+	o := c.Begin(ttl)
+	c.r.Guard(c.Name, "TryAcquire", func() { l, err = c.S.TryAcquire(c.r.Ctx, c.r.Key, ttl) })
+	if err == nil && l != nil {
+		c.unseen()
+	}
+	c.RecordAttempt(o, l, err)
+	return l, err
+}
+
+// Attempt makes one attempt with ctx and returns what TryAcquire returned.
+func (c *Client) Attempt(ctx context.Context, key string, ttl time.Duration) (l strategy.Lock, err error) {
+	c.r.Guard(c.Name, "TryAcquire", func() { l, err = c.S.TryAcquire(ctx, key, ttl) })
+	return l, err
+}
+
+// op is a lock call under way: when it began, in the run's time, and the
+// TTL it asked for (0 for a release).
+type op struct{ call, ttl time.Duration }
+
+// Begin notes that a lock call asking for ttl begins now.
+func (c *Client) Begin(ttl time.Duration) op { return op{c.r.Rec.Now(), ttl} }
+
+// RecordAttempt records what one attempt begun at o returned, whatever
+// it is: the lock, a refusal, or an error.
+func (c *Client) RecordAttempt(o op, l strategy.Lock, err error) {
+	switch {
+	case err == nil && l == nil:
+		c.r.Fail(mFailNeither.New(c.Name))
+	case errors.Is(err, strategy.ErrNotAcquired):
+		c.r.Rec.Add(c.Outcome(o, history.EvNotAcquired, nil))
+	default:
+		c.r.Rec.Add(c.Outcome(o, history.EvAcquired, err))
+	}
+}
+
+// Outcome is the event of a lock call begun at o that returned err.
+func (c *Client) Outcome(o op, kind history.EventKind, err error) history.Event {
+	e := history.Event{Client: c.Name, Kind: kind, Call: o.call, TTL: o.ttl}
+	if err != nil {
+		e.Err = c.r.ErrText(err)
+	}
+	return e
+}
+
+// unseen ends the run without a verdict when the client holds a lock
+// while none of its commands has crossed its proxy: the lock talks to
+// Redis some other way (another address, a pool made before the suite's),
+// where the suite can neither see nor steer it, and whatever it found
+// would be about nothing.
+func (c *Client) unseen() {
+	if c.CommandsSent() == 0 {
+		c.r.Fail(mFailUnseen.New(c.Name))
+	}
+}
+
+func (c *Client) CommandsSent() int {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	return c.Sent
+}
+
+// until retries every poll while the next attempt would start before the
+// deadline. Unlike a context deadline it never cuts a command short, so a
+// waiter's timeline ends on a whole attempt.
+// Each failed attempt that is followed by another is recorded as one
+// that was not acquired, as the last is by acquired, so that a timeline
+// shows where each attempt ends.
+type until struct {
+	deadline time.Time
+	poll     time.Duration
+	c        *Client
+}
+
+func (u until) Delay(int) (time.Duration, bool) {
+	again := time.Now().Add(u.poll).Before(u.deadline)
+	if again {
+		u.c.r.Rec.Add(history.Event{Client: u.c.Name, Kind: history.EvNotAcquired})
+	}
+	return u.poll, again
+}
+
+// Settle waits until c has sent nothing for a quiet window (four polls,
+// 20ms at least), or for the slack at most: what a lock does on its own
+// goroutines right after an acquire returns (rueidislock takes the rest
+// of its keys in the background) is done before the suite reads K.
+func (c *Client) Settle() {
+	quiet := max(20*time.Millisecond, 4*c.r.Tm.Poll)
+	deadline := time.Now().Add(c.r.Tm.Slack)
+	last, since := c.CommandsSent(), time.Now()
+	for time.Now().Before(deadline) {
+		time.Sleep(quiet / 4)
+		if n := c.CommandsSent(); n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= quiet {
+			return
+		}
+	}
+}

@@ -1,0 +1,280 @@
+package sim
+
+import (
+	"errors"
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/wire"
+)
+
+// Faults on the wire, inside one operation of a client: the suite answers
+// a command with an error reply in Redis's place, lets it run and drops
+// the connection before the reply, drops the connection before it
+// reaches Redis, or holds its reply until past the caller's deadline.
+// After a drop, the client cannot open a new connection until its
+// operation returns (refuse). A
+// fault is armed for the at-th command a client sends from then on, on
+// any of its connections, and fires once.
+
+// FaultKind is what the suite does to the command a fault is armed for.
+type FaultKind int
+
+const (
+	FaultNone    FaultKind = iota
+	FaultReply             // answered with an error reply in Redis's place; never sent
+	FaultLost              // runs on Redis; the connection drops before the reply
+	FaultDropped           // the connection drops before it reaches Redis
+	FaultLate              // runs; its reply is held until after the caller's deadline
+)
+
+// Fault is one fault the suite injects.
+type Fault struct {
+	Kind  FaultKind
+	Reply string    // faultReply: the error reply, its code first ("LOADING ...")
+	At    int       // the at-th command from when the fault is armed, from 1
+	Until time.Time // faultLate: when the reply may go on
+}
+
+// ErrorCodes are the error replies the suite gives in Redis's place:
+// each is one a real server sends to a command it did not run. NOSCRIPT
+// answers only an EVALSHA.
+var ErrorCodes = []string{
+	"ERR injected by the suite: the command did not run",
+	"LOADING Redis is loading the dataset in memory",
+	"BUSY Redis is busy running a script. You can only call SCRIPT KILL or FUNCTION KILL.",
+	"MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+	"OOM command not allowed when used memory > 'maxmemory'.",
+	"NOSCRIPT No matching script. Please use EVAL.",
+}
+
+// errDropped is what the proxy is told for a command whose connection the
+// suite dropped before it left.
+var errDropped = errors.New("locktest: the connection dropped before the command reached Redis")
+
+// replyErr is an injected error reply: its text goes to the client as it
+// is, code first.
+type replyErr string
+
+func (e replyErr) Error() string { return string(e) }
+
+// SentCommand is one command a client sent while the suite watched: its
+// name and whether it was queued inside MULTI.
+type SentCommand struct {
+	Name    string
+	InMulti bool
+}
+
+// ArmFault arms f for the client's f.at-th command from now on.
+func (c *Client) ArmFault(f Fault) {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	c.fault, c.faultSeen, c.faultCmd, c.faultHit = f, 0, nil, FaultNone
+}
+
+// DisarmFault drops a fault that has not fired; faultFired still says
+// what one that did fire was.
+func (c *Client) DisarmFault() {
+	c.Mu.Lock()
+	c.fault = Fault{}
+	c.Mu.Unlock()
+	c.refuse(false)
+}
+
+// refuse makes the client's proxies refuse new connections, or accept
+// them again. A dropped connection leaves Redis out of the client's reach
+// until its operation returns: a client that reconnects at once would
+// otherwise, with some libraries (phpredis), wait on the new connection
+// for the reply to a command it sent on the old one, until its own
+// timeout; the outcome would depend on who saw the drop first.
+func (c *Client) refuse(on bool) {
+	for _, p := range c.proxies {
+		p.Refuse(on)
+	}
+}
+
+// WatchCommands starts listing the commands the client sends; the list
+// is returned by watched.
+func (c *Client) WatchCommands() {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	c.watching, c.seen = true, nil
+}
+
+// Watched stops listing the client's commands and returns them.
+func (c *Client) Watched() []SentCommand {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	c.watching = false
+	return c.seen
+}
+
+// lockCommand is a command on the lock's keys a client sent: its name.
+type lockCommand struct{ Name string }
+
+// WatchLockCommands starts listing anew the commands on the lock's keys
+// that the client sends.
+func (c *Client) WatchLockCommands() {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	c.lockCmds = &[]lockCommand{}
+}
+
+// LockCommandsSent is how many commands are listed so far.
+func (c *Client) LockCommandsSent() int {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	if c.lockCmds == nil {
+		return 0
+	}
+	return len(*c.lockCmds)
+}
+
+// LockCommands stops listing and returns the commands listed.
+func (c *Client) LockCommands() []lockCommand {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	var out []lockCommand
+	if c.lockCmds != nil {
+		out = *c.lockCmds
+	}
+	c.lockCmds = nil
+	return out
+}
+
+// sendsOnLock lists cmd, on its way to Redis, while the client's commands
+// on the lock's keys are listed and it names one of them.
+func (c *Client) sendsOnLock(cmd *wire.Command) {
+	c.Mu.Lock()
+	listing := c.lockCmds != nil
+	c.Mu.Unlock()
+	if !listing || !c.r.onLock(cmd.Args) {
+		return
+	}
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	if c.lockCmds != nil {
+		*c.lockCmds = append(*c.lockCmds, lockCommand{Name: cmd.Name()})
+	}
+}
+
+// onLock says whether a command's arguments name K or another of the
+// lock's keys.
+func (r *Env) onLock(args [][]byte) bool {
+	for _, a := range args[min(1, len(args)):] {
+		if s := string(a); s == r.Key || r.isStateKey(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// FaultFired says which fault hit one of the client's commands since it
+// was armed, if any.
+func (c *Client) FaultFired() FaultKind {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	return c.faultHit
+}
+
+// injectBefore runs ahead of each command, after the pauses and turns of
+// before: it lists the command, and fires the armed fault when its turn
+// has come. A non-nil error fails the command without sending it.
+func (c *Client) injectBefore(cmd *wire.Command) error {
+	c.Mu.Lock()
+	if c.watching {
+		c.seen = append(c.seen, SentCommand{Name: cmd.Name(), InMulti: cmd.InMulti})
+	}
+	f := c.fault
+	if f.Kind == FaultNone {
+		c.Mu.Unlock()
+		return nil
+	}
+	c.faultSeen++
+	if c.faultSeen != f.At {
+		c.Mu.Unlock()
+		return nil
+	}
+	c.fault, c.faultCmd, c.faultHit, c.faultUntil = Fault{}, cmd, f.Kind, f.Until
+	c.Mu.Unlock()
+	if f.Kind == FaultLost || f.Kind == FaultDropped {
+		c.refuse(true)
+	}
+	switch f.Kind {
+	case FaultReply:
+		return replyErr(f.Reply)
+	case FaultDropped:
+		cmd.Conn.Close()
+		return errDropped
+	}
+	return nil
+}
+
+// faultAfter is what after does for the command a fault hit: it says in
+// the timeline what the suite did, then drops the connection (a lost
+// reply) or holds the reply back (a late one). It reports whether cmd is
+// that command; it records e, the command's event, when it is.
+func (c *Client) faultAfter(cmd *wire.Command, e *history.Event) (hit FaultKind) {
+	c.Mu.Lock()
+	if cmd != c.faultCmd || cmd == nil {
+		c.Mu.Unlock()
+		return FaultNone
+	}
+	hit = c.faultHit
+	c.faultCmd = nil
+	c.Mu.Unlock()
+	var m msg.Msg
+	switch hit {
+	case FaultReply:
+		m = mFaultReply.New()
+	case FaultDropped:
+		m = mFaultDropped.New()
+	case FaultLost:
+		m = mFaultLost.New()
+	case FaultLate:
+		m = mFaultLate.New()
+	}
+	c.r.Rec.Add(*e)
+	c.r.Rec.Add(history.Event{Client: c.Name, Kind: history.EvNote, Msg: &m})
+	return hit
+}
+
+// faultHitting says whether cmd is the command a fault of kind k hit.
+func (c *Client) faultHitting(cmd *wire.Command, k FaultKind) bool {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	return cmd == c.faultCmd && c.faultHit == k
+}
+
+// holdOrDrop ends what a fault does to a command that ran: a lost reply
+// never reaches the client, a late one reaches it after until.
+func (c *Client) holdOrDrop(hit FaultKind, cmd *wire.Command) {
+	switch hit {
+	case FaultNone:
+	case FaultLost:
+		cmd.Conn.Close()
+	case FaultLate:
+		c.Mu.Lock()
+		until := c.faultUntil
+		c.Mu.Unlock()
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-c.r.Ctx.Done():
+		}
+	}
+}
+
+// What the timeline says of a fault.
+var (
+	mFaultReply = msg.Define("fault.reply", nil,
+		"the suite gave this error reply in Redis's place: Redis never saw the command")
+	mFaultDropped = msg.Define("fault.dropped", nil,
+		"the suite dropped the connection before the command reached Redis; new connections are refused until the operation returns")
+	mFaultLost = msg.Define("fault.lost", nil,
+		"Redis ran the command; the suite dropped the connection before the reply reached the client; new connections are refused until the operation returns")
+	mFaultLate = msg.Define("fault.late", nil,
+		"Redis ran the command; the suite held its reply back until the caller's deadline had passed")
+)

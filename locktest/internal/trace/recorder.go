@@ -1,0 +1,124 @@
+package trace
+
+import (
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/history"
+)
+
+// Recorder keeps a scenario's timeline, and what it needs to name the
+// values in it when the timeline is taken: who wrote which value at the
+// key, and which scripts' digests were seen.
+type Recorder struct {
+	Mu      sync.Mutex
+	Start   time.Time
+	Events  []history.Event
+	Writers map[string][]string // a value written at the key: the clients that wrote it, in order
+	digests map[string]bool
+}
+
+// Wrote notes that client wrote value at the key: a token if it is the
+// only one that ever does.
+func (r *Recorder) Wrote(simClient, value string) {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	if r.Writers == nil {
+		r.Writers = map[string][]string{}
+	}
+	if !slices.Contains(r.Writers[value], simClient) {
+		r.Writers[value] = append(r.Writers[value], simClient)
+	}
+}
+
+// Digest notes that d is a script's digest.
+func (r *Recorder) Digest(d string) {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	if r.digests == nil {
+		r.digests = map[string]bool{}
+	}
+	r.digests[d] = true
+}
+
+// Timeline returns the events so far with their values named: a text that
+// exactly one client wrote at the key becomes its token, one that is a
+// known digest a digest; and the tokens of each client, in the order it
+// wrote them.
+func (r *Recorder) Timeline() ([]history.Event, map[string][]string) {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	owner := map[string]string{}
+	var tokens map[string][]string
+	for _, e := range r.Events {
+		for _, a := range e.Command {
+			w := r.Writers[a.Text]
+			if a.Kind != history.ArgText || len(w) != 1 || w[0] != e.Client || owner[a.Text] != "" {
+				continue
+			}
+			owner[a.Text] = e.Client
+			if tokens == nil {
+				tokens = map[string][]string{}
+			}
+			tokens[e.Client] = append(tokens[e.Client], a.Text)
+		}
+	}
+	// A token written outside the timeline (a stale lock's) is still its
+	// writer's.
+	for _, v := range slices.Sorted(maps.Keys(r.Writers)) {
+		if w := r.Writers[v]; len(w) == 1 && owner[v] == "" {
+			owner[v] = w[0]
+			if tokens == nil {
+				tokens = map[string][]string{}
+			}
+			tokens[w[0]] = append(tokens[w[0]], v)
+		}
+	}
+	name := func(args []history.Arg) []history.Arg {
+		if args == nil {
+			return nil
+		}
+		out := slices.Clone(args)
+		for i, a := range out {
+			if a.Kind != history.ArgText {
+				continue
+			}
+			if c := owner[a.Text]; c != "" {
+				out[i] = history.Arg{Kind: history.ArgToken, Text: a.Text, Client: c}
+			} else if r.digests[a.Text] {
+				out[i] = history.Arg{Kind: history.ArgDigest, Text: a.Text}
+			}
+		}
+		return out
+	}
+	out := make([]history.Event, len(r.Events))
+	for i, e := range r.Events {
+		e.Command, e.Reply = name(e.Command), name(e.Reply)
+		out[i] = e
+	}
+	return out, tokens
+}
+
+// Now is the time since the run began.
+func (r *Recorder) Now() time.Duration { return time.Since(r.Start) }
+
+func (r *Recorder) Add(e history.Event) {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	e.At = time.Since(r.Start)
+	if m, ok := history.Said(e.Kind); ok && e.Msg == nil && e.Err == "" {
+		e.Msg = &m
+	}
+	r.Events = append(r.Events, e)
+}
+
+// Forget drops the events so far: what a scenario did to set itself up,
+// which says nothing of the verdict (a client's warm-up on a key of its
+// own).
+func (r *Recorder) Forget() {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	r.Events = nil
+}

@@ -109,9 +109,7 @@ func startScheduler(r *Run, clients []*Client, attempt func(i int)) *scheduler {
 		}
 		// A library's own goroutines may send a command while the gate is
 		// set: publish it under the client's lock, as before reads it.
-		c.Mu.Lock()
-		c.Gate = gate
-		c.Mu.Unlock()
+		c.SetGate(gate)
 	}
 	for i := range clients {
 		go func() {
@@ -121,9 +119,7 @@ func startScheduler(r *Run, clients []*Client, attempt func(i int)) *scheduler {
 				}
 				// The attempt is over: what the client sends from now on
 				// (a renewal) is not scheduled.
-				clients[i].Mu.Lock()
-				clients[i].Gate = nil
-				clients[i].Mu.Unlock()
+				clients[i].SetGate(nil)
 				select {
 				case s.events <- schedEvent{simClient: i}:
 				case <-r.Ctx.Done():
@@ -260,15 +256,7 @@ type pausedOp struct {
 // time). The operation can then be taken on boundary by boundary (next)
 // or resumed and waited for (wait).
 func (c *Client) PauseInside(k, n int, op string, f func()) *pausedOp {
-	reachedCh := make(chan struct{})
-	c.Mu.Lock()
-	c.PauseAtOp, c.InMultiAtPause = Boundary(k, n, op), false
-	if k == 0 {
-		c.Paused, c.Arrive = make(chan struct{}), reachedCh
-	} else {
-		c.PauseAt, c.Reached = c.Sent+k, reachedCh
-	}
-	c.Mu.Unlock()
+	reachedCh := c.PauseAtBoundary(k, Boundary(k, n, op))
 	p := &pausedOp{c: c, k: k, n: n, op: op, ended: make(chan any, 1)}
 	go func() {
 		defer func() { p.ended <- recover() }()
@@ -297,11 +285,7 @@ func (p *pausedOp) next() bool {
 	}
 	c := p.c
 	p.k++
-	reachedCh := make(chan struct{})
-	c.Mu.Lock()
-	c.PauseAtOp, c.InMultiAtPause = Boundary(p.k, p.n, p.op), false
-	c.PauseAt, c.Reached = c.Sent+1, reachedCh
-	c.Mu.Unlock()
+	reachedCh := c.PauseAtBoundary(1, Boundary(p.k, p.n, p.op))
 	c.Resume()
 	select {
 	case <-reachedCh:
@@ -316,9 +300,7 @@ func (p *pausedOp) next() bool {
 // unpause drops a pause the client never reached.
 func (p *pausedOp) unpause() {
 	c := p.c
-	c.Mu.Lock()
-	c.PauseAt, c.Reached, c.Arrive = 0, nil, nil
-	c.Mu.Unlock()
+	c.DropPause()
 	c.Resume()
 }
 

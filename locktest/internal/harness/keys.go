@@ -76,10 +76,8 @@ func WrittenKeys(name string, args []history.Arg) []int {
 // key the suite reads (K, or one the strategy names), and the other keys,
 // as the timeline writes them (K for the run's key), each marked true
 // when it has the run's key in its name.
-func (r *Run) keysWritten(others map[string]bool) (own bool) {
-	r.Rec.Mu.Lock()
-	defer r.Rec.Mu.Unlock()
-	for _, e := range r.Rec.Events {
+func keysWritten(r *Run, others map[string]bool) (own bool) {
+	for _, e := range r.Rec.Events() {
 		if e.Kind != history.EvCommand || e.Client == "" || len(e.Command) == 0 {
 			continue
 		}
@@ -108,7 +106,7 @@ func DeclareKeys(res Outcome, runs []*Run) Outcome {
 	own, read := false, false
 	others := map[string]bool{}
 	for _, r := range runs {
-		own = r.keysWritten(others) || own
+		own = keysWritten(r, others) || own
 		r.Mu.Lock()
 		read = read || r.keysRead
 		r.Mu.Unlock()

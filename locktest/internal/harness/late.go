@@ -96,7 +96,7 @@ func WaitWhilePaused(r *Run, p *pausedOp, b *Client) (lb strategy.Lock, why msg.
 func StepsAfterTakeover(r *Run, p *pausedOp, b, c *Client) (held bool, broke finding) {
 	held = r.KeyExists()
 	r.Note(mLateSteps.New())
-	if broke = r.LateSteps(p, b, c); broke.IsZero() {
+	if broke = LateSteps(r, p, b, c); broke.IsZero() {
 		p.Wait()
 	}
 	return held, broke

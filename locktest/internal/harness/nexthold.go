@@ -4,11 +4,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/sim"
-	"github.com/locklab/locklab/locktest/internal/trace"
 )
 
 // A late operation of A's (a release, a refresh, a second release) on a
@@ -46,32 +44,6 @@ func (after KeyView) changed(before KeyView, by string) (int, bool) {
 		return i, true
 	}
 	return 0, false
-}
-
-// ViewKey reads K on the suite's own connection.
-func (r *Run) ViewKey() KeyView {
-	var v KeyView
-	keys := r.LockKeys()
-	r.Redis(func(c redis.Conn) error {
-		for _, k := range keys {
-			dump, err := redis.String(c.Do("DUMP", k))
-			if err != nil && err != redis.ErrNil {
-				return err
-			}
-			v.keys, v.Values = append(v.keys, r.keyNames([]string{k})), append(v.Values, dump)
-			// Whose value it is, when it is a string: a hash or any
-			// other type answers GET with an error, and has no writer.
-			var w []string
-			if s, err := redis.String(c.Do("GET", k)); err == nil {
-				w = writersOf(r.Rec, r.Arg(s))
-			}
-			v.writers = append(v.writers, w)
-		}
-		var err error
-		v.Pttl, err = pttlOf(c, keys)
-		return err
-	})
-	return v
 }
 
 // Msg says what the view shows, for the timeline.
@@ -120,8 +92,8 @@ func (after KeyView) ChangedFrom(before KeyView, author, by, op, holder string, 
 // after each command K must be as it was, and at each boundary C must not
 // acquire. It returns what went wrong, or no message once p has ended
 // with B's lock as it was.
-func (r *Run) LateSteps(p *pausedOp, b, c *Client) finding {
-	return r.LateStepsOf(p, "A", "B", b, c)
+func LateSteps(r *Run, p *pausedOp, b, c *Client) finding {
+	return LateStepsOf(r, p, "A", "B", b, c)
 }
 
 // finding is what a scenario found broken, and the rule under which the
@@ -139,7 +111,7 @@ func (f finding) IsZero() bool { return f.Msg.IsZero() }
 // paused meanwhile; b is nil when the holder is a goroutine of p's own
 // client, which cannot be paused without p. author names the late
 // operation's client in what went wrong (A, or its goroutine A1).
-func (r *Run) LateStepsOf(p *pausedOp, author, holder string, b, c *Client) finding {
+func LateStepsOf(r *Run, p *pausedOp, author, holder string, b, c *Client) finding {
 	var view KeyView
 	if b != nil {
 		b.Pause()
@@ -177,15 +149,4 @@ func (r *Run) LateStepsOf(p *pausedOp, author, holder string, b, c *Client) find
 		}
 		view = after
 	}
-}
-
-// writersOf returns the clients that wrote the value a, as the timeline
-// types it, at the lock's keys; nil when it is not a text of theirs.
-func writersOf(r *trace.Recorder, a history.Arg) []string {
-	if a.Kind != history.ArgText {
-		return nil
-	}
-	r.Mu.Lock()
-	defer r.Mu.Unlock()
-	return slices.Clone(r.Writers[a.Text])
 }

@@ -453,9 +453,7 @@ func (r *Run) Client(name string) *Client {
 // its arguments), written as the timeline writes it; "" when none. A lock
 // that sends one without reading Client.Clock reads a clock of its own.
 func (r *Run) absoluteTime() string {
-	r.Rec.Mu.Lock()
-	defer r.Rec.Mu.Unlock()
-	for _, e := range r.Rec.Events {
+	for _, e := range r.Rec.Events() {
 		if e.Kind != history.EvCommand || len(e.Command) == 0 {
 			continue
 		}
@@ -482,3 +480,30 @@ func (r *Run) NeverReadsClock() Outcome {
 	}
 	return r.NotApplicable(mNeverReadsClock.New())
 }
+
+// ViewKey reads K on the suite's own connection.
+func (r *Run) ViewKey() KeyView {
+	var v KeyView
+	keys := r.LockKeys()
+	r.Redis(func(c redis.Conn) error {
+		for _, k := range keys {
+			dump, err := redis.String(c.Do("DUMP", k))
+			if err != nil && err != redis.ErrNil {
+				return err
+			}
+			v.keys, v.Values = append(v.keys, r.keyNames([]string{k})), append(v.Values, dump)
+			// Whose value it is, when it is a string: a hash or any
+			// other type answers GET with an error, and has no writer.
+			var w []string
+			if s, err := redis.String(c.Do("GET", k)); err == nil {
+				w = r.Rec.WritersOf(r.Arg(s))
+			}
+			v.writers = append(v.writers, w)
+		}
+		var err error
+		v.Pttl, err = pttlOf(c, keys)
+		return err
+	})
+	return v
+}
+

@@ -39,9 +39,7 @@ func crashMidAcquire(newRun func(string) *harness.Run) harness.Outcome {
 				r.Restore(stale)
 			}
 			a, b := r.NewClient("A", 0), r.NewClient("B", 0)
-			a.Mu.Lock()
-			a.CrashAfter = a.Sent + k
-			a.Mu.Unlock()
+			a.CrashAfterNext(k)
 			if l := a.TryAcquire(r.Tm.Short); l != nil {
 				a.Crash(harness.MsgCrashHolding.New())
 			}

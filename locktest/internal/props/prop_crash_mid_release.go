@@ -38,9 +38,7 @@ func crashMidRelease(newRun func(string) *harness.Run) harness.Outcome {
 		last = r
 		a, b := r.NewClient("A", 0), r.NewClient("B", 0)
 		la := a.MustAcquire(r.Tm.Short)
-		a.Mu.Lock()
-		a.CrashAfter = a.Sent + k
-		a.Mu.Unlock()
+		a.CrashAfterNext(k)
 		a.Release(la)
 		wait := r.Tm.Short + r.Tm.Slack
 		r.Note(mBWaitsATTL.New(wait, r.Tm.Short))

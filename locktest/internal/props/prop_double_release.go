@@ -37,7 +37,7 @@ func doubleRelease(newRun func(string) *harness.Run) harness.Outcome {
 	}
 	held := r.KeyExists()
 	if p := a.PauseInside(0, n, "second release", func() { a.Release(la) }); p.Reached {
-		if broke := r.LateSteps(p, b, c); !broke.IsZero() {
+		if broke := harness.LateSteps(r, p, b, c); !broke.IsZero() {
 			return r.BreaksRule(broke.Rule, mDoubleThen.New(broke.Msg))
 		}
 		p.Wait()
@@ -70,7 +70,7 @@ func doubleReleaseGoroutines(newRun func(string) *harness.Run, n int) *harness.O
 	}
 	r.Note(mA1ReleasesAgain.New())
 	if p := a.PauseInside(0, n, "second release", func() { a.Release(l1) }); p.Reached {
-		if broke := r.LateStepsOf(p, "A1", "A2", nil, c); !broke.IsZero() {
+		if broke := harness.LateStepsOf(r, p, "A1", "A2", nil, c); !broke.IsZero() {
 			// A1 and A2 are one client to the history: the break
 			// is observed, not found among holds.
 			res := r.Breaks(mGoroutinesThen.New(broke.Msg))

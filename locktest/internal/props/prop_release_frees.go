@@ -51,14 +51,10 @@ func releaseFrees(newRun func(string) *harness.Run) harness.Outcome {
 	// Every command A sends until its release returns fails: a release
 	// that sends several at once (one per key) meets the failure in each,
 	// whatever their order, as on a dropped connection.
-	a.Mu.Lock()
-	a.Failing = true
-	a.Mu.Unlock()
+	a.SetFailing(true)
 	r.Note(mNextFails.New())
 	err = a.ReleaseErr(la)
-	a.Mu.Lock()
-	a.Failing = false
-	a.Mu.Unlock()
+	a.SetFailing(false)
 	if err != nil {
 		return r.Holds(mFreesSaidSo.New(r.ErrText(err)))
 	}

@@ -28,11 +28,29 @@ var errCrashed = errors.New("locktest: client crashed")
 // client library or language, crosses the proxy, where the suite records
 // it and steers it (see before and after).
 type Client struct {
-	Name  string
-	r     *Env
-	S     strategy.Strategy
-	skew  time.Duration
-	info  ClientInfo  // what its factory is given
+	Name string
+	r    *Env
+	S    strategy.Strategy
+	skew time.Duration
+	info ClientInfo // what its factory is given
+	links
+
+	mu sync.Mutex // guards steering and faultState
+	steering
+	faultState
+
+	// ownClock: the strategy reads a clock of its own (strategy.OwnClock),
+	// so the proxy shifts the absolute times of a skewed client's
+	// commands; shiftNoted once the timeline says so.
+	ownClock   atomic.Bool
+	shiftNoted atomic.Bool
+
+	onCrash []func() // what the factory asked to run when the client crashes
+	cleanup []func() // what the factory asked to run when the client is done
+}
+
+// links are a client's ways to Redis.
+type links struct {
 	proxy *wire.Proxy // to Redis, or to the first master of several
 	pool  *redis.Pool // the redigo pool on proxy that the factory is given
 
@@ -42,25 +60,32 @@ type Client struct {
 	pools   []*redis.Pool
 	nodes   []string // the masters' names, for the timeline
 	cut     []bool   // the masters the client cannot reach (a partition)
+}
 
-	Mu         sync.Mutex
-	CrashAfter int // crash once this many commands have returned; 0: never
-	Sent       int
+// steering is where a client is stopped: when it crashes or pauses,
+// which of its commands may go. Client.mu guards it.
+type steering struct {
+	crashAfter int // crash once this many commands have returned; 0: never
+	sent       int
 	crashed    bool
-	Gate       func(ctx context.Context, cmd string) error // before each command; may block
-	Paused     chan struct{}                               // while non-nil, commands wait for it to close
+	dying      bool // crashed by a scenario, not stopped at the end of the run
+	closed     bool
+	gate       func(ctx context.Context, cmd string) error // before each command; may block
+	paused     chan struct{}                               // while non-nil, commands wait for it to close
 
-	PauseAt        int           // pause once this many commands have returned; 0: never
-	PauseAtOp      msg.Msg       // the boundary a pause is at, for its event
-	InMultiAtPause bool          // the pause falls inside MULTI
-	Reached        chan struct{} // becomes arrive when the pause at pauseAt begins
-	Arrive         chan struct{} // closed when the paused client reaches its next command
-	Failing        bool          // every command fails without being sent
+	pauseAt        int           // pause once this many commands have returned; 0: never
+	pauseAtOp      msg.Msg       // the boundary a pause is at, for its event
+	inMultiAtPause bool          // the pause falls inside MULTI
+	reached        chan struct{} // becomes arrive when the pause at pauseAt begins
+	arrive         chan struct{} // closed when the paused client reaches its next command
+	failing        bool          // every command fails without being sent
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
+}
 
-	// Faults on the wire (fault.go): the one armed, the commands counted
-	// since, the command it hit and what it did; and the commands listed
-	// while watching.
+// faultState is the fault armed on a client's wire (fault.go): the
+// commands counted since, the command it hit and what it did; and the
+// commands listed while watching. Client.mu guards it.
+type faultState struct {
 	fault      Fault
 	faultSeen  int
 	faultCmd   *wire.Command
@@ -69,20 +94,9 @@ type Client struct {
 	watching   bool
 	seen       []SentCommand
 
-	// ownClock: the strategy reads a clock of its own (strategy.OwnClock),
-	// so the proxy shifts the absolute times of a skewed client's
-	// commands; shiftNoted once the timeline says so.
-	ownClock   atomic.Bool
-	shiftNoted atomic.Bool
-
 	// lockCmds, while set, lists the commands on the lock's keys the
 	// client sends (renew-after-release).
 	lockCmds *[]lockCommand
-
-	onCrash []func() // what the factory asked to run when the client crashes
-	cleanup []func() // what the factory asked to run when the client is done
-	dying   bool     // crashed by a scenario, not stopped at the end of the run
-	closed  bool
 }
 
 // DialClient makes a simulated client on e: a proxy of its own to each
@@ -171,15 +185,15 @@ type ClientInfo struct {
 
 // AddCleanup registers f to run once the client's run is over.
 func (c *Client) AddCleanup(f func()) {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.cleanup = append(c.cleanup, f)
 }
 
 // AddOnCrash registers f to run when the suite crashes the client.
 func (c *Client) AddOnCrash(f func()) {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.onCrash = append(c.onCrash, f)
 }
 
@@ -204,21 +218,21 @@ func (k clientClock) Now() time.Time {
 }
 
 func (c *Client) isCrashed() bool {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.crashed
 }
 
 // Crash kills the client, once: it sends nothing more, and what the
 // factory registered with OnCrash runs.
 func (c *Client) Crash(why msg.Msg) {
-	c.Mu.Lock()
+	c.mu.Lock()
 	if c.crashed {
-		c.Mu.Unlock()
+		c.mu.Unlock()
 		return
 	}
 	c.dying = true
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	c.r.Rec.Add(history.Event{Client: c.Name, Kind: history.EvCrash, Msg: &why})
 	c.Kill()
 }
@@ -228,9 +242,9 @@ func (c *Client) Crash(why msg.Msg) {
 // written, and refuses new ones, so that the client sends nothing more;
 // then what the factory registered with OnCrash runs.
 func (c *Client) Kill() (already bool) {
-	c.Mu.Lock()
+	c.mu.Lock()
 	already, c.crashed = c.crashed, true
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	if !already {
 		for _, p := range c.proxies {
 			p.Crash()
@@ -243,12 +257,12 @@ func (c *Client) Kill() (already bool) {
 // crashed (not when it is merely stopped at the end of its run); the proxy
 // calls it once a Crash has cut every connection.
 func (c *Client) crashDone() {
-	c.Mu.Lock()
+	c.mu.Lock()
 	var fs []func()
 	if c.dying {
 		fs, c.onCrash = c.onCrash, nil
 	}
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	for _, f := range fs {
 		f()
 	}
@@ -259,14 +273,14 @@ func (c *Client) crashDone() {
 func (c *Client) Close() {
 	c.Resume()
 	c.Kill()
-	c.Mu.Lock()
+	c.mu.Lock()
 	if c.closed {
-		c.Mu.Unlock()
+		c.mu.Unlock()
 		return
 	}
 	c.closed = true
 	fs := c.cleanup
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	for i, p := range c.proxies {
 		c.pools[i].Close()
 		p.Close()
@@ -288,19 +302,19 @@ func (c *Client) Close() {
 // commands are held: its goroutines and timers (a lease deadline) keep
 // running, so this is a stalled connection, not a whole-process pause.
 func (c *Client) Pause() {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
-	if c.Paused == nil {
-		c.Paused = make(chan struct{})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused == nil {
+		c.paused = make(chan struct{})
 	}
 }
 
 func (c *Client) Resume() {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
-	if c.Paused != nil {
-		close(c.Paused)
-		c.Paused = nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused != nil {
+		close(c.paused)
+		c.paused = nil
 	}
 }
 
@@ -449,9 +463,9 @@ func (c *Client) unseen() {
 }
 
 func (c *Client) CommandsSent() int {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
-	return c.Sent
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sent
 }
 
 // until retries every poll while the next attempt would start before the
@@ -491,3 +505,168 @@ func (c *Client) Settle() {
 		}
 	}
 }
+
+// The steering of a client, which the run and the scenarios set: when it
+// crashes, where it pauses, which of its commands may go and whether
+// they fail.
+
+// SetGate makes gate run before each of the client's commands (but those
+// that set up a connection); it may block. A nil gate lets them go.
+func (c *Client) SetGate(gate func(ctx context.Context, cmd string) error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gate = gate
+}
+
+// CrashAfterNext makes the client crash once k more of its commands have
+// returned.
+func (c *Client) CrashAfterNext(k int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.crashAfter = c.sent + k
+}
+
+// SetFailing makes every command of the client fail without being sent,
+// or lets them go again.
+func (c *Client) SetFailing(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failing = on
+}
+
+// PauseAtBoundary arms a pause of the client at the boundary at, k
+// commands from now: at once (k = 0), before its next command, or once k
+// more have returned. The channel it returns closes when the client
+// reaches the pause.
+func (c *Client) PauseAtBoundary(k int, at msg.Msg) <-chan struct{} {
+	reached := make(chan struct{})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pauseAtOp, c.inMultiAtPause = at, false
+	if k == 0 {
+		c.paused, c.arrive = make(chan struct{}), reached
+	} else {
+		c.pauseAt, c.reached = c.sent+k, reached
+	}
+	return reached
+}
+
+// DropPause drops a pause armed by PauseAtBoundary that the client has
+// not reached.
+func (c *Client) DropPause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pauseAt, c.reached, c.arrive = 0, nil, nil
+}
+
+// A read-write lock's and a semaphore's holds, in modes.
+
+// The clients of a read-write lock or a semaphore take it in a mode (a
+// reader's shared hold, a writer's exclusive one, some permits), and may
+// hold it several times at once: each grant opens a hold of its own in
+// the history (history.Event.Hold), which its release ends, so that the
+// judge counts readers and permits hold by hold.
+
+// Held is one hold of a lock of a kind: the lock, and its hold in the
+// history.
+type Held struct {
+	L  strategy.Lock
+	id int
+}
+
+// TryMode makes one attempt in mode (n permits, for a semaphore) and
+// records it with its mode, its permits and, when granted, a new hold.
+// Refusals and crashes give no hold; other errors abort.
+func (c *Client) TryMode(mode history.Mode, n int, ttl time.Duration) (Held, bool) {
+	var l strategy.Lock
+	var err error
+	o := c.Begin(ttl)
+	c.r.Guard(c.Name, "TryAcquire", func() {
+		switch {
+		case mode == history.Shared:
+			l, err = c.S.(strategy.Shared).TryAcquireShared(c.r.Ctx, c.r.Key, ttl)
+		case n > 1:
+			l, err = c.S.(strategy.Weighted).TryAcquireN(c.r.Ctx, c.r.Key, n, ttl)
+		default:
+			l, err = c.S.TryAcquire(c.r.Ctx, c.r.Key, ttl)
+		}
+	})
+	e := c.Outcome(o, history.EvAcquired, err)
+	if mode == history.Exclusive && c.ReadWrite() {
+		mode = history.Write
+	}
+	e.Mode = mode
+	if mode == history.Permit {
+		e.Permits = n
+	}
+	switch {
+	case err == nil && l == nil:
+		c.r.Fail(mFailNeither.New(c.Name))
+	case err == nil:
+		c.unseen()
+		e.Hold = int(c.r.holdIDs.Add(1))
+		said := acquiredIn(mode, n)
+		e.Msg = &said
+		c.r.Rec.Add(e)
+		return Held{l, e.Hold}, true
+	case errors.Is(err, strategy.ErrNotAcquired):
+		e.Kind, e.Err = history.EvNotAcquired, ""
+		c.r.Rec.Add(e)
+	case c.isCrashed():
+	default:
+		c.r.Fail(mFailUnexpected.New(c.Name, "acquire", err.Error()))
+	}
+	return Held{}, false
+}
+
+// ReleaseHeld gives h up and records it as the end of h's hold.
+// ErrNotHeld and crashes are recorded, not fatal.
+func (c *Client) ReleaseHeld(h Held) {
+	var err error
+	o := c.Begin(0)
+	c.r.Guard(c.Name, "Release", func() { err = h.L.Release(c.r.Ctx) })
+	e := c.Outcome(o, history.EvReleased, err)
+	e.Hold = h.id
+	c.r.Rec.Add(e)
+	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
+		c.r.Fail(mFailUnexpected.New(c.Name, "release", err.Error()))
+	}
+}
+
+// acquiredIn is what a grant in mode of n permits says in a timeline, so
+// that a diagram shows who reads, who writes and how many permits each
+// holds.
+func acquiredIn(mode history.Mode, n int) msg.Msg {
+	switch mode {
+	case history.Shared:
+		return mAcquiredRead.New()
+	case history.Write:
+		return mAcquiredWrite.New()
+	case history.Permit:
+		return mAcquiredPermits.New(max(n, 1))
+	}
+	m, _ := history.Said(history.EvAcquired)
+	return m
+}
+
+// ReadWrite says whether c's lock is a read-write lock; permits how many
+// permits its semaphore has, 0 when it is not one.
+func (c *Client) ReadWrite() bool { return strategy.KindOf(c.S) == strategy.ReadWrite }
+
+func (c *Client) Permits() int {
+	if s, ok := c.S.(strategy.Counting); ok {
+		return s.Permits()
+	}
+	return 0
+}
+
+// What the properties of the kinds share.
+var (
+	MsgNotReadWrite = msg.Define("kinds.not-read-write", nil,
+		"the lock is not a read-write lock (strategy.Shared)")
+	MsgNotSemaphore = msg.Define("kinds.not-semaphore", nil,
+		"the lock is not a semaphore (strategy.Counting)")
+	mAcquiredRead    = msg.Define("event.acquired-read", nil, "read lock acquired")
+	mAcquiredWrite   = msg.Define("event.acquired-write", nil, "write lock acquired")
+	mAcquiredPermits = msg.Define("event.acquired-permits", msg.K(msg.Count), "{0} {0|permit|permits} acquired")
+)

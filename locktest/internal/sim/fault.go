@@ -68,17 +68,17 @@ type SentCommand struct {
 
 // ArmFault arms f for the client's f.at-th command from now on.
 func (c *Client) ArmFault(f Fault) {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.fault, c.faultSeen, c.faultCmd, c.faultHit = f, 0, nil, FaultNone
 }
 
 // DisarmFault drops a fault that has not fired; faultFired still says
 // what one that did fire was.
 func (c *Client) DisarmFault() {
-	c.Mu.Lock()
+	c.mu.Lock()
 	c.fault = Fault{}
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	c.refuse(false)
 }
 
@@ -97,15 +97,15 @@ func (c *Client) refuse(on bool) {
 // WatchCommands starts listing the commands the client sends; the list
 // is returned by watched.
 func (c *Client) WatchCommands() {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.watching, c.seen = true, nil
 }
 
 // Watched stops listing the client's commands and returns them.
 func (c *Client) Watched() []SentCommand {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.watching = false
 	return c.seen
 }
@@ -116,15 +116,15 @@ type lockCommand struct{ Name string }
 // WatchLockCommands starts listing anew the commands on the lock's keys
 // that the client sends.
 func (c *Client) WatchLockCommands() {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.lockCmds = &[]lockCommand{}
 }
 
 // LockCommandsSent is how many commands are listed so far.
 func (c *Client) LockCommandsSent() int {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.lockCmds == nil {
 		return 0
 	}
@@ -133,8 +133,8 @@ func (c *Client) LockCommandsSent() int {
 
 // LockCommands stops listing and returns the commands listed.
 func (c *Client) LockCommands() []lockCommand {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var out []lockCommand
 	if c.lockCmds != nil {
 		out = *c.lockCmds
@@ -146,14 +146,14 @@ func (c *Client) LockCommands() []lockCommand {
 // sendsOnLock lists cmd, on its way to Redis, while the client's commands
 // on the lock's keys are listed and it names one of them.
 func (c *Client) sendsOnLock(cmd *wire.Command) {
-	c.Mu.Lock()
+	c.mu.Lock()
 	listing := c.lockCmds != nil
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	if !listing || !c.r.onLock(cmd.Args) {
 		return
 	}
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.lockCmds != nil {
 		*c.lockCmds = append(*c.lockCmds, lockCommand{Name: cmd.Name()})
 	}
@@ -173,8 +173,8 @@ func (r *Env) onLock(args [][]byte) bool {
 // FaultFired says which fault hit one of the client's commands since it
 // was armed, if any.
 func (c *Client) FaultFired() FaultKind {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.faultHit
 }
 
@@ -182,22 +182,22 @@ func (c *Client) FaultFired() FaultKind {
 // before: it lists the command, and fires the armed fault when its turn
 // has come. A non-nil error fails the command without sending it.
 func (c *Client) injectBefore(cmd *wire.Command) error {
-	c.Mu.Lock()
+	c.mu.Lock()
 	if c.watching {
 		c.seen = append(c.seen, SentCommand{Name: cmd.Name(), InMulti: cmd.InMulti})
 	}
 	f := c.fault
 	if f.Kind == FaultNone {
-		c.Mu.Unlock()
+		c.mu.Unlock()
 		return nil
 	}
 	c.faultSeen++
 	if c.faultSeen != f.At {
-		c.Mu.Unlock()
+		c.mu.Unlock()
 		return nil
 	}
 	c.fault, c.faultCmd, c.faultHit, c.faultUntil = Fault{}, cmd, f.Kind, f.Until
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	if f.Kind == FaultLost || f.Kind == FaultDropped {
 		c.refuse(true)
 	}
@@ -216,14 +216,14 @@ func (c *Client) injectBefore(cmd *wire.Command) error {
 // reply) or holds the reply back (a late one). It reports whether cmd is
 // that command; it records e, the command's event, when it is.
 func (c *Client) faultAfter(cmd *wire.Command, e *history.Event) (hit FaultKind) {
-	c.Mu.Lock()
+	c.mu.Lock()
 	if cmd != c.faultCmd || cmd == nil {
-		c.Mu.Unlock()
+		c.mu.Unlock()
 		return FaultNone
 	}
 	hit = c.faultHit
 	c.faultCmd = nil
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	var m msg.Msg
 	switch hit {
 	case FaultReply:
@@ -242,8 +242,8 @@ func (c *Client) faultAfter(cmd *wire.Command, e *history.Event) (hit FaultKind)
 
 // faultHitting says whether cmd is the command a fault of kind k hit.
 func (c *Client) faultHitting(cmd *wire.Command, k FaultKind) bool {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return cmd == c.faultCmd && c.faultHit == k
 }
 
@@ -255,9 +255,9 @@ func (c *Client) holdOrDrop(hit FaultKind, cmd *wire.Command) {
 	case FaultLost:
 		cmd.Conn.Close()
 	case FaultLate:
-		c.Mu.Lock()
+		c.mu.Lock()
 		until := c.faultUntil
-		c.Mu.Unlock()
+		c.mu.Unlock()
 		t := time.NewTimer(time.Until(until))
 		defer t.Stop()
 		select {

@@ -51,16 +51,16 @@ func (c *Client) hooks(node int) wire.Hooks {
 // before runs ahead of every command: a crashed client sends nothing, a
 // paused one waits, and a scheduled one waits for its turn.
 func (c *Client) before(ctx context.Context, cmd string) error {
-	c.Mu.Lock()
-	crashed, paused, gate := c.crashed, c.Paused, c.Gate
-	arrive, why := c.Arrive, mPaused.New(c.PauseAtOp)
-	if c.InMultiAtPause {
-		why = mPausedInMulti.New(c.PauseAtOp)
+	c.mu.Lock()
+	crashed, paused, gate := c.crashed, c.paused, c.gate
+	arrive, why := c.arrive, mPaused.New(c.pauseAtOp)
+	if c.inMultiAtPause {
+		why = mPausedInMulti.New(c.pauseAtOp)
 	}
 	if paused != nil && !crashed {
-		c.Arrive = nil
+		c.arrive = nil
 	}
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	if crashed {
 		return errCrashed
 	}
@@ -85,12 +85,12 @@ func (c *Client) before(ctx context.Context, cmd string) error {
 			return err
 		}
 	}
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.crashed {
 		return errCrashed
 	}
-	if c.Failing {
+	if c.failing {
 		return errInjected
 	}
 	return nil
@@ -99,8 +99,8 @@ func (c *Client) before(ctx context.Context, cmd string) error {
 // unreachable returns the error of a command to a master the client is
 // cut off from: it is never sent, and the client gets an error reply.
 func (c *Client) unreachable(node int) error {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if node < len(c.cut) && c.cut[node] {
 		return fmt.Errorf("locktest: %s cannot reach %s: the network between them is cut", c.Name, c.nodes[node])
 	}
@@ -110,8 +110,8 @@ func (c *Client) unreachable(node int) error {
 // Partition cuts the client off from the given masters, or restores its
 // links to them.
 func (c *Client) Partition(cut bool, nodes ...int) {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, n := range nodes {
 		c.cut[n] = cut
 	}
@@ -181,29 +181,29 @@ func (c *Client) after(node int, cmd *wire.Command, reply wire.Value, err error)
 // count counts a command that returned to the client, ok when it
 // succeeded, and crashes or pauses the client when its count is reached.
 func (c *Client) count(name string, ok bool) {
-	c.Mu.Lock()
-	c.Sent++
+	c.mu.Lock()
+	c.sent++
 	switch name {
 	case "MULTI":
 		c.inMulti = ok
 	case "EXEC", "DISCARD":
 		c.inMulti = false
 	}
-	crash := c.CrashAfter > 0 && c.Sent >= c.CrashAfter
-	sent := c.Sent
-	if !crash && c.PauseAt > 0 && c.Sent == c.PauseAt {
-		c.PauseAt = 0
-		if c.Paused == nil {
-			c.Paused = make(chan struct{})
+	crash := c.crashAfter > 0 && c.sent >= c.crashAfter
+	sent := c.sent
+	if !crash && c.pauseAt > 0 && c.sent == c.pauseAt {
+		c.pauseAt = 0
+		if c.paused == nil {
+			c.paused = make(chan struct{})
 		}
 		if c.inMulti {
-			c.InMultiAtPause = true
+			c.inMultiAtPause = true
 		}
-		c.Arrive, c.Reached = c.Reached, nil
-		c.Mu.Unlock()
+		c.arrive, c.reached = c.reached, nil
+		c.mu.Unlock()
 		return
 	}
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	if crash {
 		c.Crash(mDiesAfter.New(sent, name))
 	}

@@ -13,30 +13,30 @@ import (
 // values in it when the timeline is taken: who wrote which value at the
 // key, and which scripts' digests were seen.
 type Recorder struct {
-	Mu      sync.Mutex
+	mu      sync.Mutex
 	Start   time.Time
-	Events  []history.Event
-	Writers map[string][]string // a value written at the key: the clients that wrote it, in order
+	events  []history.Event
+	writers map[string][]string // a value written at the key: the clients that wrote it, in order
 	digests map[string]bool
 }
 
 // Wrote notes that client wrote value at the key: a token if it is the
 // only one that ever does.
 func (r *Recorder) Wrote(simClient, value string) {
-	r.Mu.Lock()
-	defer r.Mu.Unlock()
-	if r.Writers == nil {
-		r.Writers = map[string][]string{}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.writers == nil {
+		r.writers = map[string][]string{}
 	}
-	if !slices.Contains(r.Writers[value], simClient) {
-		r.Writers[value] = append(r.Writers[value], simClient)
+	if !slices.Contains(r.writers[value], simClient) {
+		r.writers[value] = append(r.writers[value], simClient)
 	}
 }
 
 // Digest notes that d is a script's digest.
 func (r *Recorder) Digest(d string) {
-	r.Mu.Lock()
-	defer r.Mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.digests == nil {
 		r.digests = map[string]bool{}
 	}
@@ -48,13 +48,13 @@ func (r *Recorder) Digest(d string) {
 // known digest a digest; and the tokens of each client, in the order it
 // wrote them.
 func (r *Recorder) Timeline() ([]history.Event, map[string][]string) {
-	r.Mu.Lock()
-	defer r.Mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	owner := map[string]string{}
 	var tokens map[string][]string
-	for _, e := range r.Events {
+	for _, e := range r.events {
 		for _, a := range e.Command {
-			w := r.Writers[a.Text]
+			w := r.writers[a.Text]
 			if a.Kind != history.ArgText || len(w) != 1 || w[0] != e.Client || owner[a.Text] != "" {
 				continue
 			}
@@ -67,8 +67,8 @@ func (r *Recorder) Timeline() ([]history.Event, map[string][]string) {
 	}
 	// A token written outside the timeline (a stale lock's) is still its
 	// writer's.
-	for _, v := range slices.Sorted(maps.Keys(r.Writers)) {
-		if w := r.Writers[v]; len(w) == 1 && owner[v] == "" {
+	for _, v := range slices.Sorted(maps.Keys(r.writers)) {
+		if w := r.writers[v]; len(w) == 1 && owner[v] == "" {
 			owner[v] = w[0]
 			if tokens == nil {
 				tokens = map[string][]string{}
@@ -93,8 +93,8 @@ func (r *Recorder) Timeline() ([]history.Event, map[string][]string) {
 		}
 		return out
 	}
-	out := make([]history.Event, len(r.Events))
-	for i, e := range r.Events {
+	out := make([]history.Event, len(r.events))
+	for i, e := range r.events {
 		e.Command, e.Reply = name(e.Command), name(e.Reply)
 		out[i] = e
 	}
@@ -105,20 +105,38 @@ func (r *Recorder) Timeline() ([]history.Event, map[string][]string) {
 func (r *Recorder) Now() time.Duration { return time.Since(r.Start) }
 
 func (r *Recorder) Add(e history.Event) {
-	r.Mu.Lock()
-	defer r.Mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	e.At = time.Since(r.Start)
 	if m, ok := history.Said(e.Kind); ok && e.Msg == nil && e.Err == "" {
 		e.Msg = &m
 	}
-	r.Events = append(r.Events, e)
+	r.events = append(r.events, e)
 }
 
 // Forget drops the events so far: what a scenario did to set itself up,
 // which says nothing of the verdict (a client's warm-up on a key of its
 // own).
 func (r *Recorder) Forget() {
-	r.Mu.Lock()
-	defer r.Mu.Unlock()
-	r.Events = nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = nil
+}
+
+// Events returns the events recorded so far, in order.
+func (r *Recorder) Events() []history.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+// WritersOf returns the clients that wrote the value a, as the timeline
+// types it, at the lock's keys; nil when it is not a text of theirs.
+func (r *Recorder) WritersOf(a history.Arg) []string {
+	if a.Kind != history.ArgText {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.writers[a.Text])
 }

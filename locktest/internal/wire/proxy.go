@@ -269,10 +269,7 @@ type Conn struct {
 	// Commands read from the client, waiting to go through Before. They
 	// are read on a goroutine of their own so that a client writing a long
 	// pipeline is never stopped while its replies are being relayed.
-	inMu   sync.Mutex
-	inCond *sync.Cond
-	in     []redcon.Command
-	inEnd  bool // the client has sent all it will send
+	in *inbox
 
 	// out serialises what is written to the client with the hooks that
 	// follow it, so that hooks run in the order things happen.
@@ -310,7 +307,7 @@ func newConn(p *Proxy, id int, nc net.Conn) *Conn {
 	ctx, cancel := context.WithCancel(p.ctx)
 	c := &Conn{ID: id, p: p, client: nc, ctx: ctx, cancel: cancel, subs: map[string]map[string]bool{},
 		authed: p.cfg.Secret == ""}
-	c.inCond = sync.NewCond(&c.inMu)
+	c.in = newInbox()
 	return c
 }
 
@@ -328,9 +325,7 @@ func (c *Conn) Close() {
 		if srv != nil {
 			srv.Close()
 		}
-		c.inMu.Lock()
-		c.inCond.Broadcast()
-		c.inMu.Unlock()
+		c.in.wake()
 		c.p.mu.Lock()
 		delete(c.p.conns, c)
 		c.p.mu.Unlock()
@@ -368,15 +363,9 @@ func (c *Conn) read() {
 		if cmd, err = rd.ReadCommand(); err != nil {
 			break
 		}
-		c.inMu.Lock()
-		c.in = append(c.in, cmd)
-		c.inCond.Signal()
-		c.inMu.Unlock()
+		c.in.put(cmd)
 	}
-	c.inMu.Lock()
-	c.inEnd = true
-	c.inCond.Broadcast()
-	c.inMu.Unlock()
+	c.in.end()
 	if !errors.Is(err, net.ErrClosed) && !isEOF(err) {
 		c.Close() // a protocol error: Redis would close the connection too
 	}
@@ -460,16 +449,11 @@ func (c *Conn) process(srv net.Conn) {
 // then Redis is left to answer what it has and close its side, which
 // ends the relay.
 func (c *Conn) nextCommand(srv net.Conn) (redcon.Command, bool) {
-	c.inMu.Lock()
-	for len(c.in) == 0 && !c.inEnd && c.ctx.Err() == nil {
-		c.inCond.Wait()
-	}
+	rc, ok := c.in.next(c.ctx)
 	if c.ctx.Err() != nil {
-		c.inMu.Unlock()
 		return redcon.Command{}, false
 	}
-	if len(c.in) == 0 {
-		c.inMu.Unlock()
+	if !ok {
 		c.mu.Lock()
 		c.clientDone = true
 		c.mu.Unlock()
@@ -479,11 +463,61 @@ func (c *Conn) nextCommand(srv net.Conn) (redcon.Command, bool) {
 		<-c.ctx.Done()
 		return redcon.Command{}, false
 	}
-	rc := c.in[0]
-	c.in[0] = redcon.Command{}
-	c.in = c.in[1:]
-	c.inMu.Unlock()
 	return rc, true
+}
+
+// inbox holds the commands read from a client until the relay takes them.
+type inbox struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	cmds  []redcon.Command
+	ended bool // the client has sent all it will send
+}
+
+func newInbox() *inbox {
+	b := &inbox{}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// put adds a command read from the client.
+func (b *inbox) put(cmd redcon.Command) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cmds = append(b.cmds, cmd)
+	b.cond.Signal()
+}
+
+// end says that the client will send nothing more.
+func (b *inbox) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ended = true
+	b.cond.Broadcast()
+}
+
+// wake wakes a next waiting for a context that has ended.
+func (b *inbox) wake() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// next waits for the next command; false once the client has sent all
+// it will and every command was taken, or once ctx has ended.
+func (b *inbox) next(ctx context.Context) (redcon.Command, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.cmds) == 0 && !b.ended && ctx.Err() == nil {
+		b.cond.Wait()
+	}
+	if ctx.Err() != nil || len(b.cmds) == 0 {
+		return redcon.Command{}, false
+	}
+	cmd := b.cmds[0]
+	b.cmds[0] = redcon.Command{}
+	b.cmds = b.cmds[1:]
+	return cmd, true
 }
 
 // forward queues cmd, named name, for its reply and sends raw, its

@@ -506,4 +506,3 @@ func (r *Run) ViewKey() KeyView {
 	})
 	return v
 }
-

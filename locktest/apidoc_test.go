@@ -9,7 +9,7 @@ import (
 // maxDocLines bounds go doc -all ./locktest: the whole API of the suite
 // reads in one sitting. A doc comment says what a caller needs; the why
 // of a choice goes beside the code, where go doc does not print it.
-const maxDocLines = 350
+const maxDocLines = 320
 
 func TestDocLength(t *testing.T) {
 	goTool, err := exec.LookPath("go")

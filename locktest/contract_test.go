@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
-	"github.com/locklab/locklab/locktest/internal/mutants"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/setnxpx"

@@ -2,9 +2,12 @@ package locktest
 
 import (
 	"fmt"
-	"github.com/locklab/locklab/locktest/internal/props"
 	"slices"
 	"strings"
+
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/props"
+	"github.com/locklab/locklab/locktest/internal/sim"
 )
 
 // Expect declares a strategy's weaknesses, negatively: a property not
@@ -129,3 +132,34 @@ func (e Expect) literal(notes map[Property]string) string {
 	b.WriteString("}")
 	return b.String()
 }
+
+// mismatch describes how res differs from the verdict wanted, or returns ""
+// when it does not: the verdicts must be equal, n/a included, as lockcheck
+// compares them. A run without a verdict is always a mismatch.
+func mismatch(res Result, want Verdict) string {
+	p, v, w := string(res.Property), string(res.Verdict), string(want)
+	switch {
+	case res.Err != nil:
+		return mNoVerdictFor.New(p, sim.MessageOf(res.Err)).String() + "\n" + res.formatTimeline()
+	case res.Verdict == want:
+		return ""
+	case want == Breaks:
+		return mExpectedToBreak.New(p, v, w, res.Message).String()
+	case res.Verdict == Breaks:
+		return mUndeclaredBreak.New(p, w, res.Message).String() + "\n" + mCounterexample.New().String() + "\n" + res.formatTimeline()
+	default:
+		return mWanted.New(p, v, w, res.Message).String()
+	}
+}
+
+// What mismatch says.
+var (
+	mCounterexample  = msg.Define("run.counterexample", nil, "counterexample:")
+	mNoVerdictFor    = msg.Define("run.no-verdict", msg.K(msg.Text, msg.Sub), "{0}: no verdict: {1}")
+	mExpectedToBreak = msg.Define("run.expected-to-break", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = {1}, wanted {2}: expected to break, but {3}")
+	mUndeclaredBreak = msg.Define("run.undeclared-break", msg.K(msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = breaks, wanted {1}: {2}")
+	mWanted = msg.Define("run.wanted", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub),
+		"{0}: verdict = {1}, wanted {2}: {3}")
+)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/kindmutants"
 	"github.com/locklab/locklab/locktest"
-	"github.com/locklab/locklab/locktest/internal/kindmutants"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

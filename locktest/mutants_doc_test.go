@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locklab/locklab/locktest/internal/mutants"
+	"github.com/locklab/locklab/internal/mutants"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
-	"github.com/locklab/locklab/locktest/internal/mutants"
 	"github.com/locklab/locklab/redistest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

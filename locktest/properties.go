@@ -55,7 +55,7 @@ func KindProperties(k strategy.Kind) []Property {
 // propertiesOf lists the properties that keep keeps, in the suite's order.
 func propertiesOf(keep func(props.Property) bool) []Property {
 	var ps []Property
-	for _, id := range props.Ids(keep) {
+	for _, id := range props.IDs(keep) {
 		ps = append(ps, Property(id))
 	}
 	return ps

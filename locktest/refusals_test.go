@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
-	"github.com/locklab/locklab/locktest/internal/mutants"
 	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -13,17 +13,6 @@ import (
 	"github.com/locklab/locklab/locktest/internal/harness"
 )
 
-// Verdict is the outcome of a property for a strategy.
-type Verdict string
-
-// The verdicts.
-const (
-	Holds         Verdict = "holds"
-	Breaks        Verdict = "breaks"
-	NotApplicable Verdict = "n/a"
-	NoVerdict     Verdict = "error" // Result.Err says why
-)
-
 // Result is what one property run found.
 type Result struct {
 	Property Property

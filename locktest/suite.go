@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/msg"
-	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/redistest"
 )
 
@@ -177,25 +176,6 @@ func Report(t testing.TB, res Result, want Verdict) {
 	t.Logf("%s%s", mAsExpected.New(string(res.Property), string(res.Verdict), res.Elapsed.Round(time.Millisecond), res.Message), res.noted())
 }
 
-// mismatch describes how res differs from the verdict wanted, or returns ""
-// when it does not: the verdicts must be equal, n/a included, as lockcheck
-// compares them. A run without a verdict is always a mismatch.
-func mismatch(res Result, want Verdict) string {
-	p, v, w := string(res.Property), string(res.Verdict), string(want)
-	switch {
-	case res.Err != nil:
-		return mNoVerdictFor.New(p, sim.MessageOf(res.Err)).String() + "\n" + res.formatTimeline()
-	case res.Verdict == want:
-		return ""
-	case want == Breaks:
-		return mExpectedToBreak.New(p, v, w, res.Message).String()
-	case res.Verdict == Breaks:
-		return mUndeclaredBreak.New(p, w, res.Message).String() + "\n" + mCounterexample.New().String() + "\n" + res.formatTimeline()
-	default:
-		return mWanted.New(p, v, w, res.Message).String()
-	}
-}
-
 // What Run says of each verdict, and at the end of a run in which some
 // were not the declared ones. A property, a verdict and a subtest's name
 // are data, in every language.
@@ -206,16 +186,8 @@ var (
 		"{0}: breaks as expected ({1}): {2}")
 	mLenient = msg.Define("run.lenient", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub, msg.Duration, msg.Sub),
 		"{0}: {1}, passes for the declared {2}: not broken (with Strict, {3}) ({4}): {5}")
-	mStrictList      = msg.Define("run.strict-list", nil, "list it in NotApplicable")
-	mStrictUnlist    = msg.Define("run.strict-unlist", nil, "take it out of NotApplicable")
-	mCounterexample  = msg.Define("run.counterexample", nil, "counterexample:")
-	mNoVerdictFor    = msg.Define("run.no-verdict", msg.K(msg.Text, msg.Sub), "{0}: no verdict: {1}")
-	mExpectedToBreak = msg.Define("run.expected-to-break", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub),
-		"{0}: verdict = {1}, wanted {2}: expected to break, but {3}")
-	mUndeclaredBreak = msg.Define("run.undeclared-break", msg.K(msg.Text, msg.Text, msg.Sub),
-		"{0}: verdict = breaks, wanted {1}: {2}")
-	mWanted = msg.Define("run.wanted", msg.K(msg.Text, msg.Text, msg.Text, msg.Sub),
-		"{0}: verdict = {1}, wanted {2}: {3}")
+	mStrictList   = msg.Define("run.strict-list", nil, "list it in NotApplicable")
+	mStrictUnlist = msg.Define("run.strict-unlist", nil, "take it out of NotApplicable")
 
 	mNotAsDeclared = msg.Define("run.not-as-declared", msg.K(msg.Text), "locktest: not as declared: {0}.")
 	mNoVerdictKept = msg.Define("run.no-verdict-kept", msg.K(msg.Text),

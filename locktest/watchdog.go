@@ -3,9 +3,10 @@ package locktest
 import (
 	"context"
 	"fmt"
-	"github.com/locklab/locklab/locktest/internal/sim"
 	"runtime/debug"
 	"time"
+
+	"github.com/locklab/locklab/locktest/internal/sim"
 )
 
 // watchdog runs f on a goroutine of its own with a context that ends after

@@ -391,7 +391,7 @@ func Race(newRun func(string) *Run, stale *staleLock, broken, where msg.Msg) Out
 	res, n := Interleavings(newRun, "schedule", func(r *Run, n int, prefix []int) ([]Choice, *Outcome) {
 		last = r
 		if stale != nil {
-			r.Restore(*stale)
+			stale.Restore(r)
 		}
 		clients := []*Client{r.NewClient("A", 0), r.NewClient("B", 0)}
 		won := make([]bool, len(clients))

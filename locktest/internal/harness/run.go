@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -306,35 +307,6 @@ func (r *Run) KeyExists() bool {
 	return false
 }
 
-// Restore puts the stale lock at the run's key.
-func (r *Run) Restore(s staleLock) {
-	r.Redis(func(c redis.Conn) error {
-		if _, err := c.Do("DEL", r.Key); err != nil {
-			return err
-		}
-		for _, p := range s.parts {
-			k := strings.ReplaceAll(p.key, staleKeyMark, r.Key)
-			if _, err := c.Do("DEL", k); err != nil {
-				return err
-			}
-			if _, err := c.Do("RESTORE", k, p.pttl, p.payload); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if s.Exists {
-		// H wrote the value, in the run that made the stale lock.
-		v := r.Arg(s.value)
-		if v.Kind == history.ArgText {
-			r.Rec.Wrote("H", s.value)
-		}
-		r.Note(mStaleHolds.New(sim.ValueArg(v), r.Tm.Short))
-	} else {
-		r.Note(mStaleGone.New(r.Tm.Short))
-	}
-}
-
 // Pttl reads how long the run's key has left, as the suite sees it: 0 when
 // the key is gone or does not expire (the lock may live elsewhere).
 func (r *Run) Pttl() time.Duration {
@@ -505,4 +477,30 @@ func (r *Run) ViewKey() KeyView {
 		return err
 	})
 	return v
+}
+
+// dials returns how to reach each of nodes, by name.
+func dials(nodes []*redistest.Node) []sim.NodeDial {
+	out := make([]sim.NodeDial, len(nodes))
+	for i, n := range nodes {
+		out[i] = sim.NodeDial{Name: n.Name, Dial: DialTCP(n.Addr)}
+	}
+	return out
+}
+
+// TopologyErr says why a topology could not start: without redis-server,
+// the property has no verdict.
+func TopologyErr(err error) error {
+	if errors.Is(err, redistest.ErrNoRedisServer) {
+		return fmt.Errorf("the topology properties start redis-server processes of their own: %w", err)
+	}
+	return err
+}
+
+// DialTCP returns a dial of addr over TCP.
+func DialTCP(addr string) func(context.Context) (net.Conn, error) {
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/locktest/internal/sim"
 )
 
 // staleLock is a copy of the key as a crashed holder leaves it once its TTL
@@ -83,7 +85,7 @@ func Probe(newRun func(string) *Run, stale staleLock) []acquirePath {
 	for i := range paths {
 		r := newRun("/probe-" + paths[i].Name)
 		if paths[i].Stale {
-			r.Restore(stale)
+			stale.Restore(r)
 		}
 		p := r.NewClient("P", 0)
 		// What the factory sent (a client library's handshake) is not
@@ -107,4 +109,33 @@ func WarmUp(newRun func(string) *Run) {
 		w.Clients[0].Release(l)
 	}
 	w.Shutdown()
+}
+
+// Restore puts the stale lock at r's key.
+func (s staleLock) Restore(r *Run) {
+	r.Redis(func(c redis.Conn) error {
+		if _, err := c.Do("DEL", r.Key); err != nil {
+			return err
+		}
+		for _, p := range s.parts {
+			k := strings.ReplaceAll(p.key, staleKeyMark, r.Key)
+			if _, err := c.Do("DEL", k); err != nil {
+				return err
+			}
+			if _, err := c.Do("RESTORE", k, p.pttl, p.payload); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if s.Exists {
+		// H wrote the value, in the run that made the stale lock.
+		v := r.Arg(s.value)
+		if v.Kind == history.ArgText {
+			r.Rec.Wrote("H", s.value)
+		}
+		r.Note(mStaleHolds.New(sim.ValueArg(v), r.Tm.Short))
+	} else {
+		r.Note(mStaleGone.New(r.Tm.Short))
+	}
 }

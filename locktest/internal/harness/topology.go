@@ -1,10 +1,7 @@
 package harness
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"net"
 
 	"time"
 
@@ -24,24 +21,6 @@ import (
 
 // MaxMasters bounds Config.Masters.
 const MaxMasters = 9
-
-// dials returns how to reach each of nodes, by name.
-func dials(nodes []*redistest.Node) []sim.NodeDial {
-	out := make([]sim.NodeDial, len(nodes))
-	for i, n := range nodes {
-		out[i] = sim.NodeDial{Name: n.Name, Dial: DialTCP(n.Addr)}
-	}
-	return out
-}
-
-// TopologyErr says why a topology could not start: without redis-server,
-// the property has no verdict.
-func TopologyErr(err error) error {
-	if errors.Is(err, redistest.ErrNoRedisServer) {
-		return fmt.Errorf("the topology properties start redis-server processes of their own: %w", err)
-	}
-	return err
-}
 
 // NodeNames lists the masters' names.
 func NodeNames(nodes []*redistest.Node) []string {
@@ -122,12 +101,4 @@ func Obtainable(r *Run, a *Client, la strategy.Lock, fault msg.Msg) *Outcome {
 		return &res
 	}
 	return nil
-}
-
-// DialTCP returns a dial of addr over TCP.
-func DialTCP(addr string) func(context.Context) (net.Conn, error) {
-	return func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", addr)
-	}
 }

@@ -36,7 +36,7 @@ func crashMidAcquire(newRun func(string) *harness.Run) harness.Outcome {
 			r := newRun(fmt.Sprintf("/%s-%d", path.Name, k))
 			last = r
 			if path.Stale {
-				r.Restore(stale)
+				stale.Restore(r)
 			}
 			a, b := r.NewClient("A", 0), r.NewClient("B", 0)
 			a.CrashAfterNext(k)

@@ -33,7 +33,7 @@ func staleTakeoverRace(newRun func(string) *harness.Run) harness.Outcome {
 	}
 	if harness.Probe(newRun, stale)[1].Commands == 0 {
 		r := newRun("/none")
-		r.Restore(stale)
+		stale.Restore(r)
 		after := r.Tm.Short + r.Tm.StaleAfter()
 		return r.NotApplicable(mNoStale.New(after, r.Unexpired(r.Tm.Short, after)))
 	}

@@ -83,7 +83,7 @@ func boolRank(b bool) int {
 }
 
 // Ids lists the properties that keep keeps, in the suite's order.
-func Ids(keep func(Property) bool) []string {
+func IDs(keep func(Property) bool) []string {
 	var ps []string
 	for _, d := range table {
 		if keep(d) {

@@ -18,9 +18,6 @@ import (
 // fault is armed for the at-th command a client sends from then on, on
 // any of its connections, and fires once.
 
-// FaultKind is what the suite does to the command a fault is armed for.
-type FaultKind int
-
 const (
 	FaultNone    FaultKind = iota
 	FaultReply             // answered with an error reply in Redis's place; never sent
@@ -28,14 +25,6 @@ const (
 	FaultDropped           // the connection drops before it reaches Redis
 	FaultLate              // runs; its reply is held until after the caller's deadline
 )
-
-// Fault is one fault the suite injects.
-type Fault struct {
-	Kind  FaultKind
-	Reply string    // faultReply: the error reply, its code first ("LOADING ...")
-	At    int       // the at-th command from when the fault is armed, from 1
-	Until time.Time // faultLate: when the reply may go on
-}
 
 // ErrorCodes are the error replies the suite gives in Redis's place:
 // each is one a real server sends to a command it did not run. NOSCRIPT
@@ -58,13 +47,6 @@ var errDropped = errors.New("locktest: the connection dropped before the command
 type replyErr string
 
 func (e replyErr) Error() string { return string(e) }
-
-// SentCommand is one command a client sent while the suite watched: its
-// name and whether it was queued inside MULTI.
-type SentCommand struct {
-	Name    string
-	InMulti bool
-}
 
 // ArmFault arms f for the client's f.at-th command from now on.
 func (c *Client) ArmFault(f Fault) {
@@ -109,9 +91,6 @@ func (c *Client) Watched() []SentCommand {
 	c.watching = false
 	return c.seen
 }
-
-// lockCommand is a command on the lock's keys a client sent: its name.
-type lockCommand struct{ Name string }
 
 // WatchLockCommands starts listing anew the commands on the lock's keys
 // that the client sends.

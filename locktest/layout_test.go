@@ -20,6 +20,7 @@ import (
 var rooms = []string{
 	"locktest",
 	"locktest/internal/props",
+	"locktest/internal/explore",
 	"locktest/internal/harness",
 	"locktest/internal/sim",
 	"locktest/internal/trace",

@@ -253,6 +253,11 @@ func holds(tl []history.Event) []hold {
 func twoHolders(tl []history.Event, capacity int) (history.Message, bool) {
 	hs := holds(tl)
 	for j, b := range hs {
+		if b.from >= b.to {
+			// Granted once its TTL had run out (a reply that came late):
+			// its holder learns that it holds nothing.
+			continue
+		}
 		var during []string
 		taken := b.permits
 		for _, a := range hs[:j] {

@@ -18,14 +18,6 @@ import (
 // fault is armed for the at-th command a client sends from then on, on
 // any of its connections, and fires once.
 
-const (
-	FaultNone    FaultKind = iota
-	FaultReply             // answered with an error reply in Redis's place; never sent
-	FaultLost              // runs on Redis; the connection drops before the reply
-	FaultDropped           // the connection drops before it reaches Redis
-	FaultLate              // runs; its reply is held until after the caller's deadline
-)
-
 // ErrorCodes are the error replies the suite gives in Redis's place:
 // each is one a real server sends to a command it did not run. NOSCRIPT
 // answers only an EVALSHA.

@@ -1,11 +1,38 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/locklab/locklab/locktest/internal/wire"
+)
 
 // faultState is the fault armed on a client's wire (fault.go): the
+// commands counted since, the command it hit and what it did; and the
+// commands listed while watching. Client.mu guards it.
+type faultState struct {
+	fault      Fault
+	faultSeen  int
+	faultCmd   *wire.Command
+	faultHit   FaultKind
+	faultUntil time.Time
+	watching   bool
+	seen       []SentCommand
+
+	// lockCmds, while set, lists the commands on the lock's keys the
+	// client sends (renew-after-release).
+	lockCmds *[]lockCommand
+}
 
 // FaultKind is what the suite does to the command a fault is armed for.
 type FaultKind int
+
+const (
+	FaultNone    FaultKind = iota
+	FaultReply             // answered with an error reply in Redis's place; never sent
+	FaultLost              // runs on Redis; the connection drops before the reply
+	FaultDropped           // the connection drops before it reaches Redis
+	FaultLate              // runs; its reply is held until after the caller's deadline
+)
 
 // Fault is one fault the suite injects.
 type Fault struct {

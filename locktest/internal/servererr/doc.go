@@ -1,11 +1,50 @@
 // Package servererr says which error replies a real Redis server can
-// give a command, and when: the states a server goes through (loading
-// its dataset, busy with a script, a replica cut from its master, out of
-// memory, its script cache emptied) and, in each, which commands it
-// refuses and with what reply.
+// give a command, and when, so that a fault layer answers in a server's
+// place only as a server would: never MULTI with an error, OOM only to a
+// command that may grow memory, NOSCRIPT only to EVALSHA.
 //
-// It follows the server: each command's flags as COMMAND INFO reports
-// them (a static table, checked against a real server by the tests), and
-// the checks processCommand in Redis's server.c makes of them, in their
-// order.
+// A server refuses commands in states, which last: while it loads its
+// dataset (LOADING), while a script or function runs past
+// busy-reply-threshold (BUSY), as a replica cut from its master with
+// replica-serve-stale-data no (MASTERDOWN, and READONLY for a write),
+// past maxmemory with nothing to evict (OOM), and once its script cache
+// is emptied (NOSCRIPT). Which commands a state refuses follows from
+// their flags (write, denyoom, loading, stale, allow_busy), checked by
+// processCommand in Redis's server.c in a fixed order; a script's or a
+// function's declared flags replace the command's, and a script without
+// shebang meets the checks as it runs.
+//
+// The flags are a static table, as COMMAND INFO reports them on Redis
+// 7.0 to 7.4; the tests read COMMAND INFO on a real server and fail
+// where it differs, and put a real server in each state to check that
+// the model gives every error reply the server gives, and no other.
+//
+// # Use
+//
+// [Replies] lists the error replies a command can get, for a fault
+// given once. For a state that lasts, make a [Server], one [Conn] per
+// client connection, and pass every command the connection sends
+// through [Conn.Answer], in order, whatever the state:
+//
+//	srv := &servererr.Server{Version: v} // v from INFO server's redis_version
+//	conn := srv.NewConn()
+//	srv.Begin(servererr.OOM)
+//	a := conn.Answer(servererr.FromArgs(args))
+//	if a.Reply == "" {
+//		// send the command on
+//	} else {
+//		// answer the client a.Reply; send nothing, or DISCARD if a.Discard
+//	}
+//	srv.End(servererr.OOM)
+//
+// Inside MULTI, a refused command flags the transaction, as Redis does,
+// and EXEC then answers EXECABORT with [Answer.Discard] set: the server
+// behind the fault layer queued the rest and must be sent DISCARD in
+// EXEC's place. [Answer.Elements] names the queued commands that fail
+// inside an EXEC that runs (an EVALSHA whose script is gone).
+//
+// What the model does not know it does not claim: a command outside the
+// table gets no reply; an EVALSHA whose script it never saw is taken as
+// a script without shebang that does not grow memory first; a function
+// it never saw registered as one without flags.
 package servererr

@@ -3,17 +3,17 @@ package servererr
 import "strings"
 
 // Conn is the model of one client connection: whether it is inside
-// MULTI, what it queued, and whether a queued command was refused.
+// MULTI, the flags of what it queued, and whether a queued command was
+// refused.
 // Answer each command the connection sends, in order, refused or not,
 // so that it follows the transaction. A Conn is used by one goroutine.
 type Conn struct {
 	srv *Server
 
-	multi  bool      // between MULTI and EXEC, DISCARD or RESET
-	dirty  bool      // a command was refused since MULTI: EXEC aborts
-	queued []Command // the commands the server queued
-	qFlags Flag      // the flags of the queued commands, or'ed
-	qInv   Flag      // their complements, or'ed: a flag one of them lacks
+	multi  bool // between MULTI and EXEC, DISCARD or RESET
+	dirty  bool // a command was refused since MULTI: EXEC aborts
+	qFlags Flag // the flags of the queued commands, or'ed
+	qInv   Flag // their complements, or'ed: a flag one of them lacks
 }
 
 // Answer is what the server does with one command.
@@ -27,11 +27,12 @@ type Answer struct {
 	// refused the commands the model did, so it must be sent DISCARD
 	// in EXEC's place.
 	Discard bool
-	// Elements, for an EXEC that runs, gives for each queued command the
-	// error reply its place in EXEC's reply gets ("" for one that
-	// runs as usual): an EVALSHA whose script is gone, a script refused
-	// at its first write. Nil when every queued command runs.
-	Elements []string
+	// Instead, when set, is what to send the server in the command's
+	// place, Reply being empty: a script behind a shim that refuses its
+	// calls as the state does, if it gets to them (see shim); or,
+	// inside MULTI, a script that gives the error the command meets
+	// when EXEC runs it (an EVALSHA whose script is gone).
+	Instead Command
 }
 
 // Answer says what the server, in the states it is in now, does with
@@ -70,40 +71,34 @@ func (c *Conn) Answer(cmd Command) Answer {
 		if !c.multi {
 			return Answer{}
 		}
-		a := Answer{}
-		if c.dirty {
-			a = Answer{Reply: ReplyExecAbort, Discard: true}
-		} else {
-			for i, q := range c.queued {
-				qf, qsc, _ := s.flags(q)
-				if r := c.inCommand(q, qf, qsc); r != "" {
-					if a.Elements == nil {
-						a.Elements = make([]string, len(c.queued))
-					}
-					a.Elements[i] = r
-				}
-			}
-		}
+		dirty := c.dirty
 		c.reset()
-		return a
+		if dirty {
+			return Answer{Reply: ReplyExecAbort, Discard: true}
+		}
+		return Answer{}
 	case c.multi && !cmd.is("watch", "quit"):
 		// queueMultiCommand, multi.c: the server answers QUEUED.
-		c.queued = append(c.queued, cmd)
 		if known {
 			c.qFlags |= f
 			c.qInv |= ^f
 		}
-		return Answer{}
+		r, instead := c.inCommand(cmd, sc)
+		if r != "" {
+			instead = failing(r)
+		}
+		return Answer{Instead: instead}
 	}
 	if !known {
 		return Answer{}
 	}
-	return Answer{Reply: c.inCommand(cmd, f, sc)}
+	r, instead := c.inCommand(cmd, sc)
+	return Answer{Reply: r, Instead: instead}
 }
 
 // reset leaves the transaction, as discardTransaction does.
 func (c *Conn) reset() {
-	c.multi, c.dirty, c.queued, c.qFlags, c.qInv = false, false, nil, 0, 0
+	c.multi, c.dirty, c.qFlags, c.qInv = false, false, 0, 0
 }
 
 // refuse is processCommand's checks of the states on, in its order
@@ -128,6 +123,12 @@ func (c *Conn) refuse(cmd Command, f Flag, isExec bool) string {
 			return ReplyOOM
 		}
 	}
+	if on[DiskError] && ((f|q)&CmdWrite != 0 || cmd.is("ping")) {
+		return ReplyMisconf
+	}
+	if on[NoReplicas] && (f|q)&CmdWrite != 0 {
+		return ReplyNoReplicas
+	}
 	if on[MasterDown] {
 		if (f|q)&CmdWrite != 0 {
 			return ReplyReadOnly
@@ -148,33 +149,53 @@ func (c *Conn) refuse(cmd Command, f Flag, isExec bool) string {
 	return ""
 }
 
-// inCommand is the error a command the checks let through meets as it
-// runs, from the states on: an EVALSHA whose script is gone (NOSCRIPT);
-// a script without shebang, on a stale replica before it starts
-// (scriptPrepareForRun, script.c), or past maxmemory at its first
-// write when that write may grow memory (scriptVerifyOOM, script.c).
-func (c *Conn) inCommand(cmd Command, f Flag, sc *script) string {
+// inCommand is what a command the checks let through meets as it runs,
+// from the states on: the error reply it gets for sure (an EVALSHA
+// whose script is gone; a script without shebang on a stale replica,
+// before it starts, scriptPrepareForRun in script.c), or the shimmed
+// script to run in its place when its writes are stopped: writes
+// refused (scriptVerifyWriteCommandAllow) or past maxmemory
+// (scriptVerifyOOM).
+func (c *Conn) inCommand(cmd Command, sc *script) (reply string, instead Command) {
 	on := c.srv.on
 	if !cmd.is("eval", "evalsha", "eval_ro", "evalsha_ro") {
-		return ""
-	}
-	sha := ""
-	if sc != nil {
-		sha = sc.sha
+		return "", nil
 	}
 	if cmd.is("evalsha", "evalsha_ro") && on[ScriptsFlushed] && len(cmd) > 1 {
 		if !c.srv.reloaded[strings.ToLower(cmd[1])] {
-			return ReplyNoScript
+			return ReplyNoScript, nil
 		}
 	}
-	if sc == nil || !sc.compat {
-		return ""
+	if sc == nil {
+		return "", nil
 	}
-	if on[MasterDown] {
-		return ReplyMasterDown
+	if sc.compat && on[MasterDown] {
+		return ReplyMasterDown, nil
 	}
-	if on[OOM] && !on[Busy] && !on[BusyFunction] && sc.oomLine > 0 {
-		return scriptOOM(sha, sc.oomLine)
+	// A script the model never saw cannot be shimmed.
+	if sc.body == "" {
+		return "", nil
 	}
-	return ""
+	if !sc.compat {
+		// Declared flags: the checks before it ran were the
+		// command's; a script that may run on a stale replica meets it
+		// at each call.
+		if on[MasterDown] && sc.flags&allowStale != 0 {
+			return "", asEval(cmd, shimmed(sc.body, replyStale, refuseFresh))
+		}
+		return "", nil
+	}
+	// A read-only script's writes fail whatever the state.
+	if !sc.writes || cmd.is("eval_ro", "evalsha_ro") {
+		return "", nil
+	}
+	switch {
+	case on[DiskError]:
+		return "", asEval(cmd, shimmed(sc.body, ReplyMisconf, refuseWrites))
+	case on[NoReplicas]:
+		return "", asEval(cmd, shimmed(sc.body, ReplyNoReplicas, refuseWrites))
+	case on[OOM] && !on[Busy] && !on[BusyFunction]:
+		return "", asEval(cmd, shimmed(sc.body, ReplyOOM, refuseGrowth))
+	}
+	return "", nil
 }

@@ -30,21 +30,39 @@
 //	conn := srv.NewConn()
 //	srv.Begin(servererr.OOM)
 //	a := conn.Answer(servererr.FromArgs(args))
-//	if a.Reply == "" {
+//	switch {
+//	case a.Reply != "":
+//		// answer the client a.Reply; send the server nothing, or
+//		// DISCARD if a.Discard
+//	case a.Instead != nil:
+//		// send the server a.Instead; its reply goes to the client
+//	default:
 //		// send the command on
-//	} else {
-//		// answer the client a.Reply; send nothing, or DISCARD if a.Discard
 //	}
 //	srv.End(servererr.OOM)
+//
+// A script meets some states only as it runs, at its calls (a write
+// while writes are stopped or past maxmemory, a read on a stale
+// replica), and whether it gets there depends on the data: a release
+// whose token does not match never writes. For such a script
+// [Answer.Instead] is the command to send in its place: the same script
+// behind a shim that refuses its calls as the server would, so that
+// the server behind the fault layer runs its reads and fails it where,
+// and only where, a server in the state would.
 //
 // Inside MULTI, a refused command flags the transaction, as Redis does,
 // and EXEC then answers EXECABORT with [Answer.Discard] set: the server
 // behind the fault layer queued the rest and must be sent DISCARD in
-// EXEC's place. [Answer.Elements] names the queued commands that fail
-// inside an EXEC that runs (an EVALSHA whose script is gone).
+// EXEC's place. A command queued while a state is on is answered, or
+// replaced, as it is queued.
 //
 // What the model does not know it does not claim: a command outside the
 // table gets no reply; an EVALSHA whose script it never saw is taken as
-// a script without shebang that does not grow memory first; a function
-// it never saw registered as one without flags.
+// a script without shebang that runs as it is; a function it never saw
+// registered as one without flags. Two things it cannot do: a script
+// queued before a state began meets it as EXEC runs it, but the server
+// behind has queued it as it was; and a function (FCALL) that declares
+// allow-stale meets a stale replica at its calls, which no shim reaches.
+// An error the shim raises names the shim's script and line 1 at its end
+// where the server names the script's own and the call's line.
 package servererr

@@ -2,6 +2,7 @@ package servererr_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/locklab/locklab/locktest/internal/servererr"
 )
@@ -28,19 +29,18 @@ func Example() {
 }
 
 // The replies a fault layer may give a command in one go, without
-// switching a state on.
+// switching a state on (here, their codes).
 func ExampleReplies() {
-	for _, c := range []servererr.Command{{"MULTI"}, {"PEXPIRE", "lock", "30000"}} {
-		fmt.Println(c.Name())
+	for _, c := range []servererr.Command{{"MULTI"}, {"PEXPIRE", "lock", "30000"}, {"GET", "lock"}} {
+		var codes []string
 		for _, r := range servererr.Replies(c) {
-			fmt.Println("\t" + r)
+			code, _, _ := strings.Cut(r, " ")
+			codes = append(codes, code)
 		}
+		fmt.Println(c.Name(), codes)
 	}
 	// Output:
-	// MULTI
-	// PEXPIRE
-	// 	LOADING Redis is loading the dataset in memory
-	// 	BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.
-	// 	BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.
-	// 	READONLY You can't write against a read only replica.
+	// MULTI []
+	// PEXPIRE [LOADING BUSY BUSY READONLY MISCONF NOREPLICAS]
+	// GET [LOADING BUSY BUSY MASTERDOWN]
 }

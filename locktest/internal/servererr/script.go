@@ -30,26 +30,26 @@ var scriptFlagNames = map[string]scriptFlag{
 // script is what the package reads of a script's text.
 type script struct {
 	sha    string
+	body   string
 	compat bool       // no shebang: the server checks each call the script makes
 	flags  scriptFlag // with a shebang: the flags it declares
-	// oomLine is, for a script without shebang, the line of its first
-	// write when that write may grow memory: past maxmemory the server
-	// refuses it, and the script fails there, having written nothing.
-	// Zero when the script writes nothing, or writes first with a
-	// command that does not grow memory (DEL, PEXPIRE, ZREMRANGEBYSCORE).
-	oomLine int
+	// writes says whether a script without shebang may write: it
+	// calls a write command, or one the model cannot name. The server
+	// checks a script's right to write at its first write call
+	// (scriptVerifyWriteCommandAllow, scriptVerifyOOM, script.c).
+	writes bool
 }
 
 // parseScript reads a script's text as EVAL and SCRIPT LOAD send it.
 func parseScript(body string) script {
 	sum := sha1.Sum([]byte(body))
-	s := script{sha: hex.EncodeToString(sum[:])}
+	s := script{sha: hex.EncodeToString(sum[:]), body: body}
 	if flags, ok := shebangFlags(body); ok {
 		s.flags = flags
 		return s
 	}
 	s.compat = true
-	s.oomLine = firstWriteGrows(body)
+	s.writes = mayWrite(body)
 	return s
 }
 
@@ -93,15 +93,9 @@ func shebangFlags(body string) (flags scriptFlag, ok bool) {
 // written as a string.
 var callRe = regexp.MustCompile(`\b(?:redis|server)\.p?call\s*\(\s*(?:'([^']*)'|"([^"]*)")?`)
 
-// firstWriteGrows returns the line of a script's first write command,
-// in the order of its text, when that command may grow memory (denyoom),
-// else 0. A script without shebang is refused past maxmemory only at its
-// first write, and only if that write grows memory; once it has written,
-// it runs to its end (scriptVerifyOOM, script.c). A call whose command
-// is not a string, or not in the table, counts as a write that may grow
-// memory. Branches are read as the text runs: a write inside an if
-// counts as if it always ran.
-func firstWriteGrows(body string) int {
+// mayWrite says whether a script calls a write command: one the table
+// flags write, or one it does not know, or whose name is not a string.
+func mayWrite(body string) bool {
 	for _, m := range callRe.FindAllStringSubmatchIndex(body, -1) {
 		name := ""
 		switch {
@@ -110,16 +104,11 @@ func firstWriteGrows(body string) int {
 		case m[4] >= 0:
 			name = body[m[4]:m[5]]
 		}
-		f, known := table[strings.ToLower(name)]
-		if known && f&CmdWrite == 0 {
-			continue
+		if f, known := table[strings.ToLower(name)]; !known || f&CmdWrite != 0 {
+			return true
 		}
-		if known && f&CmdDenyOOM == 0 {
-			return 0
-		}
-		return 1 + strings.Count(body[:m[0]], "\n")
 	}
-	return 0
+	return false
 }
 
 // toCmdFlags is what declared flags make of a script command's flags

@@ -37,10 +37,19 @@ const (
 	// gets NOSCRIPT until the script is sent again with EVAL or SCRIPT
 	// LOAD.
 	ScriptsFlushed
+	// DiskError: the last background save failed, with
+	// stop-writes-on-bgsave-error yes (the default) and save points
+	// set: writes, and PING, get MISCONF; a script without shebang gets
+	// it at its first write.
+	DiskError
+	// NoReplicas: fewer replicas than min-replicas-to-write are in
+	// reach: writes get NOREPLICAS; a script without shebang gets it
+	// at its first write.
+	NoReplicas
 )
 
 // States lists every state, in the order of the constants.
-var States = []State{Loading, Busy, BusyFunction, MasterDown, OOM, ScriptsFlushed}
+var States = []State{Loading, Busy, BusyFunction, MasterDown, OOM, ScriptsFlushed, DiskError, NoReplicas}
 
 func (s State) String() string {
 	switch s {
@@ -56,6 +65,10 @@ func (s State) String() string {
 		return "oom"
 	case ScriptsFlushed:
 		return "scripts-flushed"
+	case DiskError:
+		return "disk-error"
+	case NoReplicas:
+		return "no-replicas"
 	}
 	return fmt.Sprintf("State(%d)", int(s))
 }
@@ -71,6 +84,8 @@ const (
 	ReplyOOM          = "OOM command not allowed when used memory > 'maxmemory'."
 	ReplyNoScript     = "NOSCRIPT No matching script. Please use EVAL."
 	ReplyExecAbort    = "EXECABORT Transaction discarded because of previous errors."
+	ReplyMisconf      = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
+	ReplyNoReplicas   = "NOREPLICAS Not enough good replicas to write."
 )
 
 // execAbort is EXEC's reply when the server refuses EXEC itself: the
@@ -78,12 +93,6 @@ const (
 // multi.c).
 func execAbort(reason string) string {
 	return "EXECABORT Transaction discarded because of: " + reason
-}
-
-// scriptOOM is the reply to a script without shebang refused at its
-// first write for memory: the OOM reply, then where in the script.
-func scriptOOM(sha string, line int) string {
-	return fmt.Sprintf("%s script: %s, on @user_script:%d.", ReplyOOM, sha, line)
 }
 
 // Applies says what a server in state s answers cmd, sent outside a
@@ -99,9 +108,11 @@ func (s State) Applies(cmd Command) (reply string, ok bool) {
 }
 
 // Replies lists the error replies a server can give cmd, sent outside a
-// transaction, in any of the States: the ones a fault layer may answer
-// it with. A command none applies to (MULTI, DISCARD, WATCH, AUTH...)
-// has none.
+// transaction, in any of the States, before running it: the ones a fault
+// layer may answer it with. A command none applies to (MULTI, DISCARD,
+// WATCH, AUTH...) has none. A script without shebang meets stopped
+// writes only as it runs, if it gets to a write: those errors are not
+// listed (see Answer.Instead).
 func Replies(cmd Command) []string {
 	var out []string
 	seen := map[string]bool{}

@@ -23,25 +23,31 @@ func TestNeverRefused(t *testing.T) {
 // TestReplies: each command gets the replies of the states whose check
 // reads its flags, and only those.
 func TestReplies(t *testing.T) {
-	busy := []string{ReplyBusy, ReplyBusyFunction}
+	some := func(rs ...string) []string { return rs }
+	busy := some(ReplyBusy, ReplyBusyFunction)
+	// What refuses any command but a few.
+	base := append(some(ReplyLoading), busy...)
+	// What refuses a write.
+	write := append(some(ReplyReadOnly, ReplyMisconf, ReplyNoReplicas), base...)
 	cases := []struct {
 		cmd  Command
 		want []string
 	}{
-		{cmd("SET", "k", "v", "NX", "PX", "100"), append([]string{ReplyLoading}, append(busy, ReplyReadOnly, ReplyOOM)...)},
-		{cmd("GET", "k"), append([]string{ReplyLoading}, append(busy, ReplyMasterDown)...)},
-		{cmd("DEL", "k"), append([]string{ReplyLoading}, append(busy, ReplyReadOnly)...)},
-		{cmd("PING"), append([]string{ReplyLoading}, append(busy, ReplyMasterDown)...)},
+		{cmd("SET", "k", "v", "NX", "PX", "100"), append(some(ReplyOOM), write...)},
+		{cmd("GET", "k"), append(some(ReplyMasterDown), base...)},
+		{cmd("DEL", "k"), write},
+		{cmd("PING"), append(some(ReplyMasterDown, ReplyMisconf), base...)},
 		{cmd("TIME"), busy},
 		{cmd("PUBLISH", "ch", "m"), busy},
-		{cmd("EXEC"), []string{execAbort(ReplyBusy), execAbort(ReplyBusyFunction)}},
-		{cmd("EVALSHA", strings.Repeat("a", 40), "1", "k"), append([]string{ReplyLoading}, append(busy, ReplyMasterDown, ReplyNoScript)...)},
-		{cmd("EVAL", acquireLua, "1", "k", "v", "100"), append([]string{ReplyLoading}, append(busy, ReplyMasterDown, scriptOOM(sha(acquireLua), 1))...)},
-		{cmd("EVAL", releaseLua, "1", "k", "v"), append([]string{ReplyLoading}, append(busy, ReplyMasterDown)...)},
-		{cmd("EVAL", readLua, "1", "k"), append([]string{ReplyLoading}, append(busy, ReplyMasterDown)...)},
-		{cmd("EVAL", writeLua, "1", "k", "v"), append([]string{ReplyLoading}, append(busy, ReplyReadOnly, ReplyOOM)...)},
-		{cmd("EVAL", staleLua, "1", "k"), append([]string{ReplyLoading}, busy...)},
-		{cmd("FCALL", "f", "0"), append([]string{ReplyLoading}, append(busy, ReplyReadOnly, ReplyOOM)...)},
+		{cmd("EXEC"), some(execAbort(ReplyBusy), execAbort(ReplyBusyFunction))},
+		{cmd("EVALSHA", strings.Repeat("a", 40), "1", "k"), append(some(ReplyMasterDown, ReplyNoScript), base...)},
+		// Scripts without shebang meet stopped writes as they run.
+		{cmd("EVAL", acquireLua, "1", "k", "v", "100"), append(some(ReplyMasterDown), base...)},
+		{cmd("EVAL", releaseLua, "1", "k", "v"), append(some(ReplyMasterDown), base...)},
+		{cmd("EVAL", readLua, "1", "k"), append(some(ReplyMasterDown), base...)},
+		{cmd("EVAL", writeLua, "1", "k", "v"), append(some(ReplyOOM), write...)},
+		{cmd("EVAL", staleLua, "1", "k"), base},
+		{cmd("FCALL", "f", "0"), append(some(ReplyOOM), write...)},
 		{cmd("CLIENT", "SETNAME", "x"), busy},
 		{cmd("NOSUCHCOMMAND"), nil},
 	}
@@ -127,16 +133,19 @@ func TestQueuedOOMByVersion(t *testing.T) {
 }
 
 // TestScriptsFlushed: EVALSHA gets NOSCRIPT until its script is sent
-// again; queued, it gets it inside EXEC's reply.
+// again; queued, it is replaced by a script that gives NOSCRIPT when
+// EXEC runs it.
 func TestScriptsFlushed(t *testing.T) {
 	s := &Server{}
 	c := s.NewConn()
 	s.Begin(ScriptsFlushed)
 	evalsha := cmd("EVALSHA", sha(releaseLua), "1", "k", "v")
 	c.Answer(cmd("MULTI"))
-	c.Answer(evalsha)
-	if a := c.Answer(cmd("EXEC")); a.Reply != "" || len(a.Elements) != 1 || a.Elements[0] != ReplyNoScript {
-		t.Errorf("EXEC of a queued EVALSHA whose script is gone = %+v, wanted NOSCRIPT in its element", a)
+	if a := c.Answer(evalsha); a.Reply != "" || !slices.Equal(a.Instead, failing(ReplyNoScript)) {
+		t.Errorf("EVALSHA queued, its script gone = %+v, wanted a script giving NOSCRIPT instead", a)
+	}
+	if a := c.Answer(cmd("EXEC")); a.Reply != "" || a.Discard {
+		t.Errorf("EXEC = %+v, wanted it to run", a)
 	}
 	if a := c.Answer(evalsha); a.Reply != ReplyNoScript {
 		t.Errorf("EVALSHA = %q, wanted %q", a.Reply, ReplyNoScript)
@@ -144,5 +153,22 @@ func TestScriptsFlushed(t *testing.T) {
 	c.Answer(cmd("EVAL", releaseLua, "1", "k", "v"))
 	if a := c.Answer(evalsha); a.Reply != "" {
 		t.Errorf("EVALSHA once EVAL sent the script = %q, wanted none", a.Reply)
+	}
+}
+
+// TestShimmed: a script without shebang that writes runs behind the shim
+// while writes are stopped; one that only reads runs as it is.
+func TestShimmed(t *testing.T) {
+	s := &Server{}
+	c := s.NewConn()
+	c.Answer(cmd("SCRIPT", "LOAD", releaseLua))
+	s.Begin(OOM)
+	a := c.Answer(cmd("EVALSHA", sha(releaseLua), "1", "k", "v"))
+	want := Command{"EVAL", shimmed(releaseLua, ReplyOOM, refuseGrowth), "1", "k", "v"}
+	if a.Reply != "" || !slices.Equal(a.Instead, want) {
+		t.Errorf("EVALSHA past maxmemory = %+v, wanted %q instead", a, want)
+	}
+	if a := c.Answer(cmd("EVAL", "return redis.call('get', KEYS[1])", "1", "k")); a.Reply != "" || a.Instead != nil {
+		t.Errorf("EVAL of a script that reads = %+v, wanted it to run as it is", a)
 	}
 }

@@ -45,6 +45,20 @@ type Server struct {
 	scripts   map[string]script     // by SHA1: the scripts seen in EVAL and SCRIPT LOAD
 	functions map[string]scriptFlag // by name: the functions seen in FUNCTION LOAD
 	reloaded  map[string]bool       // since the cache was emptied, the scripts sent again
+	parsed    map[string]script     // by text: the scripts read so far
+}
+
+// parse reads a script's text once.
+func (s *Server) parse(body string) script {
+	if sc, ok := s.parsed[body]; ok {
+		return sc
+	}
+	if s.parsed == nil {
+		s.parsed = map[string]script{}
+	}
+	sc := parseScript(body)
+	s.parsed[body] = sc
+	return sc
 }
 
 // Begin switches state s on: every later command it applies to gets its
@@ -98,7 +112,7 @@ func (s *Server) learn(cmd Command) {
 	default:
 		return
 	}
-	sc := parseScript(body)
+	sc := s.parse(body)
 	if s.scripts == nil {
 		s.scripts = map[string]script{}
 	}
@@ -119,7 +133,7 @@ func (s *Server) flags(cmd Command) (f Flag, sc *script, ok bool) {
 	}
 	switch {
 	case cmd.is("eval", "eval_ro"):
-		p := parseScript(cmd[1])
+		p := s.parse(cmd[1])
 		sc = &p
 	case cmd.is("evalsha", "evalsha_ro"):
 		sha := strings.ToLower(cmd[1])

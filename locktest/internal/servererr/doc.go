@@ -7,12 +7,14 @@
 // dataset (LOADING), while a script or function runs past
 // busy-reply-threshold (BUSY), as a replica cut from its master with
 // replica-serve-stale-data no (MASTERDOWN, and READONLY for a write),
-// past maxmemory with nothing to evict (OOM), and once its script cache
-// is emptied (NOSCRIPT). Which commands a state refuses follows from
-// their flags (write, denyoom, loading, stale, allow_busy), checked by
-// processCommand in Redis's server.c in a fixed order; a script's or a
-// function's declared flags replace the command's, and a script without
-// shebang meets the checks as it runs.
+// past maxmemory with nothing to evict (OOM), once its script cache is
+// emptied (NOSCRIPT), after a failed background save (MISCONF), and
+// short of the replicas min-replicas-to-write asks (NOREPLICAS). Which
+// commands a state refuses follows from their flags (write, denyoom,
+// loading, stale, allow_busy), checked by processCommand in Redis's
+// server.c in a fixed order; a script's or a function's declared flags
+// replace the command's, and a script without shebang meets the checks
+// as it runs.
 //
 // The flags are a static table, as COMMAND INFO reports them on Redis
 // 7.0 to 7.4; the tests read COMMAND INFO on a real server and fail

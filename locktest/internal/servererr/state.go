@@ -97,9 +97,10 @@ func execAbort(reason string) string {
 
 // Applies says what a server in state s answers cmd, sent outside a
 // transaction: the error reply it gives in place of running it, and ok
-// true; ok false when cmd runs as usual. It knows of scripts only what
-// cmd carries: an EVALSHA's script is taken as one without a shebang
-// and that never grows memory first (see Server to tell it more).
+// true; ok false when cmd runs, if only to meet the state as it runs (a
+// script, see Answer.Instead). It knows of scripts only what cmd
+// carries: an EVALSHA's script is taken as one without shebang (see
+// Server to tell it more).
 func (s State) Applies(cmd Command) (reply string, ok bool) {
 	srv := &Server{}
 	srv.Begin(s)

@@ -54,30 +54,23 @@ func (c Command) is(names ...string) bool {
 	return false
 }
 
-// upper is the table by names in capitals, as clients mostly send
-// them, so that looking a command up costs no lowering.
-var upper = func() map[string]Flag {
-	m := make(map[string]Flag, len(table))
-	for k, f := range table {
-		m[strings.ToUpper(k)] = f
-	}
-	return m
-}()
+// Lookup returns the flags the newest Redis gives the command, as
+// COMMAND INFO reports them; ok is false for a command the table does
+// not hold.
+func Lookup(c Command) (f Flag, ok bool) { return lookup(c, Version{}) }
 
-// Lookup returns the flags the table gives the command, as COMMAND INFO
-// reports them; ok is false for a command the table does not hold.
-func Lookup(c Command) (f Flag, ok bool) {
+// lookup returns the command's flags on version v.
+func lookup(c Command, v Version) (f Flag, ok bool) {
 	if len(c) == 0 {
 		return 0, false
 	}
 	if len(c) == 1 || !c.is("client", "script", "function") {
-		if f, ok = table[c[0]]; ok {
-			return f, ok
-		}
-		if f, ok = upper[c[0]]; ok {
-			return f, ok
+		if e := entries[c[0]]; e != nil {
+			return e.at(v)
 		}
 	}
-	f, ok = table[c.key()]
-	return f, ok
+	if e := entries[c.key()]; e != nil {
+		return e.at(v)
+	}
+	return 0, false
 }

@@ -17,7 +17,7 @@
 // as it runs.
 //
 // The flags are a static table, as COMMAND INFO reports them on Redis
-// 7.0 to 7.4; the tests read COMMAND INFO on a real server and fail
+// 7.0, with what 7.2 and 7.4 changed; the tests read COMMAND INFO on a real server and fail
 // where it differs, and put a real server in each state to check that
 // the model gives every error reply the server gives, and no other.
 //

@@ -104,7 +104,7 @@ func mayWrite(body string) bool {
 		case m[4] >= 0:
 			name = body[m[4]:m[5]]
 		}
-		if f, known := table[strings.ToLower(name)]; !known || f&CmdWrite != 0 {
+		if f, known := Lookup(Command{name}); !known || f&CmdWrite != 0 {
 			return true
 		}
 	}

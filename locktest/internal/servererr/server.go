@@ -31,7 +31,12 @@ func ParseVersion(s string) (Version, error) {
 // command queued inside MULTI, not only those that may grow memory: 7.0
 // to 7.2 do; 7.4 dropped it (redis/redis#12961).
 func (v Version) queuedOOM() bool {
-	return v != Version{} && (v.Major < 7 || v.Major == 7 && v.Minor < 4)
+	return !v.atLeast(Version{7, 4})
+}
+
+// atLeast says whether v is o or later; the zero Version is the newest.
+func (v Version) atLeast(o Version) bool {
+	return v == Version{} || v.Major > o.Major || v.Major == o.Major && v.Minor >= o.Minor
 }
 
 // Server is a model of one Redis server: the states it is in, and what
@@ -127,7 +132,7 @@ func (s *Server) learn(cmd Command) {
 // command's own. sc is the script cmd runs, when the server knows it.
 // ok is false for a command the table does not hold.
 func (s *Server) flags(cmd Command) (f Flag, sc *script, ok bool) {
-	f, ok = Lookup(cmd)
+	f, ok = lookup(cmd, s.Version)
 	if !ok || len(cmd) < 2 {
 		return f, nil, ok
 	}

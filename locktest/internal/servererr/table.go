@@ -1,10 +1,12 @@
 package servererr
 
+import "strings"
+
 // table holds each command's flags as COMMAND INFO reports them on Redis
-// 7.0 to 7.4 (their src/commands/*.json agree for these commands), keyed
-// by the lowercase name, a container's subcommand as "client|setname".
-// TestTableMatchesServer reads COMMAND INFO on a real server and fails
-// where they differ.
+// 7.0, keyed by the lowercase name, a container's subcommand as
+// "client|setname"; changes says what later versions changed (their
+// src/commands/*.json, 7.0.15 to 7.4.1). TestTableMatchesServer reads
+// COMMAND INFO on a real server and fails where they differ.
 var table = map[string]Flag{
 	// Strings.
 	"set":    CmdWrite | CmdDenyOOM,
@@ -117,8 +119,63 @@ var table = map[string]Flag{
 	"client|reply":    CmdNoScript | CmdLoading | CmdStale,
 	"client|tracking": CmdNoScript | CmdLoading | CmdStale,
 	"client|no-evict": CmdAdmin | CmdNoScript | CmdLoading | CmdStale,
-	"client|setinfo":  CmdNoScript | CmdLoading | CmdStale, // since 7.2
 }
+
+// changes are the flags versions after 7.0 changed, or the commands
+// they added. None changes what a state refuses.
+var changes = []struct {
+	name  string
+	since Version
+	flags Flag
+}{
+	{"blpop", Version{7, 2}, CmdWrite | CmdBlocking}, // allowed in scripts
+	{"brpoplpush", Version{7, 2}, CmdWrite | CmdDenyOOM | CmdBlocking},
+	{"wait", Version{7, 2}, 0},
+	{"wait", Version{7, 4}, CmdBlocking},
+	{"client|setinfo", Version{7, 2}, CmdNoScript | CmdLoading | CmdStale}, // new
+}
+
+// entry is what the package knows of one command's flags.
+type entry struct {
+	flags Flag // on 7.0
+	in70  bool // 7.0 has the command
+	later []int
+}
+
+// at returns the command's flags on version v.
+func (e *entry) at(v Version) (f Flag, ok bool) {
+	f, ok = e.flags, e.in70
+	for _, i := range e.later {
+		if c := changes[i]; v.atLeast(c.since) {
+			f, ok = c.flags, true
+		}
+	}
+	return f, ok
+}
+
+// entries are the table and its changes by name, lowercase and in
+// capitals, as clients mostly send them, so that looking a command up
+// costs no lowering.
+var entries = func() map[string]*entry {
+	m := map[string]*entry{}
+	get := func(name string) *entry {
+		e := m[name]
+		if e == nil {
+			e = &entry{}
+			m[name], m[strings.ToUpper(name)] = e, e
+		}
+		return e
+	}
+	for name, f := range table {
+		e := get(name)
+		e.flags, e.in70 = f, true
+	}
+	for i, c := range changes {
+		e := get(c.name)
+		e.later = append(e.later, i)
+	}
+	return m
+}()
 
 // containers are the commands of the table that take a subcommand.
 var containers = map[string]bool{"client": true, "script": true, "function": true}

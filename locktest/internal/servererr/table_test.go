@@ -11,20 +11,38 @@ import (
 func TestMain(m *testing.M) { redistest.Main(m) }
 
 // TestTableMatchesServer reads each command's flags with COMMAND INFO on
-// a real server and fails where the table says otherwise. Flags the
-// package does not know (may_replicate, module...) are not compared; a
-// command the server lacks (client|setinfo before 7.2) is skipped.
+// a real server and fails where the table says otherwise for the
+// server's version, or where one has a command the other lacks. Flags
+// the package does not know (may_replicate, module...) are not compared.
 func TestTableMatchesServer(t *testing.T) {
+	srv := redistest.Shared(t)
+	v, err := ParseVersion(srv.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := redistest.Pool(t).Get()
 	defer c.Close()
-	for name, want := range table {
+	names := map[string]bool{}
+	for name := range table {
+		names[name] = true
+	}
+	for _, ch := range changes {
+		names[ch.name] = true
+	}
+	for name := range names {
+		want, has := entries[name].at(v)
 		reply, err := redis.Values(c.Do("COMMAND", "INFO", name))
 		if err != nil {
 			t.Fatalf("COMMAND INFO %s: %v", name, err)
 		}
 		if len(reply) != 1 || reply[0] == nil {
-			t.Logf("%s: the server does not know it", name)
+			if has {
+				t.Errorf("%s: the server does not know it, the table has %s on %s", name, want, srv.Version)
+			}
 			continue
+		}
+		if !has {
+			t.Errorf("%s: the server knows it, the table not on %s", name, srv.Version)
 		}
 		info, err := redis.Values(reply[0], nil)
 		if err != nil || len(info) < 3 {

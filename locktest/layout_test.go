@@ -26,6 +26,7 @@ var rooms = []string{
 	"locktest/internal/trace",
 	"locktest/internal/judge",
 	"locktest/internal/wire",
+	"locktest/internal/servererr",
 }
 
 // users are the packages under locktest that use the facade from above,

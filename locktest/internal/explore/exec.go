@@ -175,8 +175,8 @@ func arm(c *harness.Client, f Fault) {
 		c.ArmFault(sim.Fault{Kind: sim.FaultLost, At: f.At})
 	case Late:
 		c.ArmFault(sim.Fault{Kind: sim.FaultLate, At: f.At, Until: time.Now().Add(f.For)})
-	case Replied:
-		c.ArmFault(sim.Fault{Kind: sim.FaultReply, At: f.At, Reply: f.Reply})
+	case InState:
+		c.ArmFault(sim.Fault{Kind: sim.FaultState, At: f.At, Until: time.Now().Add(f.For), State: f.State})
 	}
 }
 
@@ -188,6 +188,8 @@ func disarm(c *harness.Client, f Fault) {
 		c.DisarmCrash()
 	case PauseAt:
 		c.DropPause()
+	case InState:
+		// A state lasts its time, past the operation.
 	default:
 		c.DisarmFault()
 	}

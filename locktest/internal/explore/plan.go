@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/locktest/internal/servererr"
 	"github.com/locklab/locklab/strategy"
 )
 
@@ -86,18 +87,18 @@ const (
 	Dropped           // the At-th command never reaches Redis: the connection drops
 	Lost              // Redis runs it; its reply is lost, and the connection drops
 	Late              // its reply comes For late
-	Replied           // Redis answers it with the error Reply
+	InState           // the server enters State at it, for For: every command the state applies to gets its error reply
 )
 
 var faultNames = map[FaultKind]string{CrashAt: "crash after", PauseAt: "pause before", Dropped: "drop",
-	Lost: "lose the reply of", Late: "delay the reply of", Replied: "answer with an error"}
+	Lost: "lose the reply of", Late: "delay the reply of", InState: "the server turns"}
 
 // Fault is one fault on an operation.
 type Fault struct {
 	Kind  FaultKind
 	At    int // the command of the operation it strikes, from 1
 	For   time.Duration
-	Reply string
+	State servererr.State // InState's
 }
 
 // SchedKind is how the commands of the clients are ordered.
@@ -220,16 +221,6 @@ func drawSession(r *rand.Rand, lock Lock, sw Swarm) []Op {
 	return append(ops, Op{Kind: Release})
 }
 
-// errorReplies are the error replies a real server may send a command
-// that may write: loading, busy with a script, a replica whose master is
-// down, or out of memory.
-var errorReplies = []string{
-	"LOADING Redis is loading the dataset in memory",
-	"BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.",
-	"MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
-	"OOM command not allowed when used memory > 'maxmemory'.",
-}
-
 func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 	var kinds []FaultKind
 	add := func(on bool, k FaultKind) {
@@ -242,7 +233,7 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 	add(p.Swarm.Drop, Dropped)
 	add(p.Swarm.Lose, Lost)
 	add(p.Swarm.Late, Late)
-	add(p.Swarm.Errors, Replied)
+	add(p.Swarm.Errors, InState)
 	for i := range p.Clients {
 		if p.Swarm.Skew && r.IntN(4) == 0 {
 			skew := lock.Short * 3
@@ -272,8 +263,9 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 				}
 			case Late:
 				f.For = 2 * lock.Short
-			case Replied:
-				f.Reply = errorReplies[r.IntN(len(errorReplies))]
+			case InState:
+				f.State = servererr.States[r.IntN(len(servererr.States))]
+				f.For = lock.Short * time.Duration(1+r.IntN(3))
 			}
 			op.Fault = f
 		}
@@ -363,8 +355,8 @@ func (op Op) String() string {
 		switch f.Kind {
 		case PauseAt, Late:
 			s += " for " + f.For.String()
-		case Replied:
-			s += ": " + strings.Fields(f.Reply)[0]
+		case InState:
+			s += " " + f.State.String() + " for " + f.For.String()
 		}
 		s += "]"
 	}

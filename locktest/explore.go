@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +27,10 @@ type ExploreOptions struct {
 	Budget   time.Duration
 	Progress func(runs, violations int) // called after each run; may be nil
 }
+
+// exploreWorkers is how many runs an exploration makes at once: they spend
+// most of their time waiting on TTLs.
+const exploreWorkers = 4
 
 // Explore runs plans of clients, faults and schedules drawn from seeds,
 // judges each run's history, and shrinks the first violation to a small
@@ -59,17 +65,17 @@ func Explore(ctx context.Context, cfg Config, opts ExploreOptions) (Result, erro
 	if err != nil {
 		return fail(err)
 	}
-	n := 0
+	var n atomic.Int64
 	run := func(p explore.Plan) harness.Outcome {
-		n++
 		m := watch(ctx, pool, lock.Short)
 		defer m.stop()
 		sc := func(newRun func(string) *harness.Run) harness.Outcome {
 			return explore.Execute(newRun(fmt.Sprintf("/%d", p.Seed)), p, lock)
 		}
-		return checkOnce(ctx, cfg, pool, m, Explored, sc, fmt.Sprintf("/run-%d", n))
+		return checkOnce(ctx, cfg, pool, m, Explored, sc, fmt.Sprintf("/run-%d", n.Add(1)))
 	}
-	o := explore.Options{Seed: opts.Seed, Runs: opts.Runs, Budget: opts.Budget, Replays: 5}
+	o := explore.Options{Seed: opts.Seed, Runs: opts.Runs, Budget: opts.Budget, Replays: 5, Workers: exploreWorkers,
+		Knobs: exploreKnobs()}
 	if opts.Progress != nil {
 		o.Progress = func(p explore.Progress) { opts.Progress(p.Runs, p.Violations) }
 	}
@@ -91,6 +97,24 @@ func Explore(ctx context.Context, cfg Config, opts ExploreOptions) (Result, erro
 		res.Message = mExploreHolds.New(f.Runs, opts.Seed, f.Errors)
 	}
 	return res, nil
+}
+
+// exploreKnobs reads LOCKLAB_EXPLORE, which the explorer's benchmark sets
+// to measure what each part buys: "sched=pct", "sched=walk", "swarm=off",
+// comma-separated.
+func exploreKnobs() explore.Knobs {
+	var k explore.Knobs
+	for _, kv := range strings.Split(os.Getenv("LOCKLAB_EXPLORE"), ",") {
+		switch kv {
+		case "sched=pct":
+			k.Sched = "pct"
+		case "sched=walk":
+			k.Sched = "walk"
+		case "swarm=off":
+			k.NoSwarm = true
+		}
+	}
+	return k
 }
 
 // exploredLock is what the plans need to know of cfg's lock, from a

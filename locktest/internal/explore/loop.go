@@ -2,6 +2,8 @@ package explore
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/locklab/locklab/locktest/internal/harness"
@@ -14,6 +16,8 @@ type Options struct {
 	Runs     int           // at most this many runs; 0: Budget alone
 	Budget   time.Duration // at most this long; 0: Runs alone
 	Replays  int           // how often a shrunk counterexample is run again
+	Workers  int           // runs at once, each on keys of its own; 1 if 0
+	Knobs    Knobs
 	Progress func(Progress)
 }
 
@@ -38,38 +42,72 @@ type Found struct {
 	LastErr    error // the last run without a verdict, if any
 }
 
-// Loop runs the plans drawn from opts.Seed on, one after the other, each
-// through run, until one breaks (then shrinks it), opts.Runs or
-// opts.Budget is reached, or ctx ends.
+// Loop runs the plans drawn from opts.Seed on, Workers at a time, each
+// through run, until one breaks (then shrinks the one of lowest seed
+// among those that broke), opts.Runs or opts.Budget is reached, or ctx
+// ends.
 func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.Outcome) Found {
 	start := time.Now()
-	var f Found
-	for i := 0; opts.Runs <= 0 || i < opts.Runs; i++ {
-		if ctx.Err() != nil || (opts.Budget > 0 && time.Since(start) >= opts.Budget) {
-			break
+	workers := max(opts.Workers, 1)
+	var (
+		mu     sync.Mutex
+		f      Found
+		next   int
+		broken []brokenRun
+	)
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(broken) > 0 || ctx.Err() != nil || (opts.Runs > 0 && next >= opts.Runs) ||
+			(opts.Budget > 0 && time.Since(start) >= opts.Budget) {
+			return 0, false
 		}
-		p := Draw(opts.Seed+int64(i), lock)
-		out := run(p)
-		f.Runs++
-		switch {
-		case out.Err != nil:
-			f.Errors++
-			f.LastErr = out.Err
-		case out.Verdict == judge.Breaks:
-			f.Violations++
-		}
-		f.Elapsed = time.Since(start)
-		if opts.Progress != nil {
-			opts.Progress(f.Progress)
-		}
-		if out.Err == nil && out.Verdict == judge.Breaks {
-			f.Broken, f.Plan = true, p
-			f.shrink(ctx, opts, out, run)
-			f.Elapsed = time.Since(start)
-			return f
-		}
+		next++
+		return next - 1, true
 	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i, ok := take()
+				if !ok {
+					return
+				}
+				p := Draw(opts.Seed+int64(i), lock, opts.Knobs)
+				out := run(p)
+				mu.Lock()
+				f.Runs++
+				switch {
+				case out.Err != nil:
+					f.Errors++
+					f.LastErr = out.Err
+				case out.Verdict == judge.Breaks:
+					f.Violations++
+					broken = append(broken, brokenRun{i, p, out})
+				}
+				f.Elapsed = time.Since(start)
+				if opts.Progress != nil {
+					opts.Progress(f.Progress)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(broken) > 0 {
+		first := slices.MinFunc(broken, func(a, b brokenRun) int { return a.i - b.i })
+		f.Broken, f.Plan = true, first.plan
+		f.shrink(ctx, opts, first.out, run)
+	}
+	f.Elapsed = time.Since(start)
 	return f
+}
+
+// brokenRun is a run whose history showed a violation.
+type brokenRun struct {
+	i    int
+	plan Plan
+	out  harness.Outcome
 }
 
 // shrink shrinks the plan that broke with out, then replays the result.
@@ -77,6 +115,7 @@ func (f *Found) shrink(ctx context.Context, opts Options, out harness.Outcome, r
 	same := func(o harness.Outcome) bool {
 		return o.Err == nil && o.Verdict == judge.Breaks && o.Message.ID == out.Message.ID
 	}
+	var mu sync.Mutex
 	last := out
 	f.Shrunk, f.ShrinkRuns = Shrink(f.Plan, func(p Plan) bool {
 		if ctx.Err() != nil {
@@ -84,20 +123,30 @@ func (f *Found) shrink(ctx context.Context, opts Options, out harness.Outcome, r
 		}
 		o := run(p)
 		if same(o) {
+			mu.Lock()
 			last = o
+			mu.Unlock()
 			return true
 		}
 		return false
 	})
 	f.Outcome = last
+	// The replays run at once, as the shrinking's tries do: under the
+	// same load, which a timing depends on.
 	f.Replays = opts.Replays
+	var wg sync.WaitGroup
 	for range opts.Replays {
-		if ctx.Err() != nil {
-			break
-		}
-		if o := run(f.Shrunk); same(o) {
-			f.Reproduced++
-			f.Outcome = o
-		}
+		wg.Go(func() {
+			if ctx.Err() != nil {
+				return
+			}
+			if o := run(f.Shrunk); same(o) {
+				mu.Lock()
+				f.Reproduced++
+				f.Outcome = o
+				mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
 }

@@ -136,13 +136,23 @@ func stream(seed int64, n uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), n))
 }
 
+// Knobs turn parts of the drawing off, to measure what each buys.
+type Knobs struct {
+	Sched   string // "pct" or "walk": every run's schedule; "": either, drawn
+	NoSwarm bool   // every kind of operation and fault on in every run
+}
+
 // Draw draws the plan of seed for lock.
-func Draw(seed int64, lock Lock) Plan {
+func Draw(seed int64, lock Lock, k Knobs) Plan {
 	p := Plan{Seed: seed}
 	p.Swarm = drawSwarm(stream(seed, swarmStream), lock)
+	if k.NoSwarm {
+		p.Swarm = Swarm{Refresh: lock.Refresh, Again: true, Crash: true, Pause: true, Drop: true, Lose: true,
+			Late: true, Errors: true, Skew: true, Overrun: true}
+	}
 	p.Clients = drawWorkload(stream(seed, workloadStream), lock, p.Swarm)
 	drawFaults(stream(seed, faultStream), lock, &p)
-	p.Sched = drawSchedule(stream(seed, scheduleStream), p)
+	p.Sched = drawSchedule(stream(seed, scheduleStream), p, k.Sched)
 	return p
 }
 
@@ -272,8 +282,15 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 	}
 }
 
-func drawSchedule(r *rand.Rand, p Plan) Schedule {
-	if r.IntN(4) == 0 {
+func drawSchedule(r *rand.Rand, p Plan, kind string) Schedule {
+	walk := r.IntN(4) == 0
+	switch kind {
+	case "walk":
+		walk = true
+	case "pct":
+		walk = false
+	}
+	if walk {
 		return Schedule{Kind: Walk, Seed: r.Int64()}
 	}
 	n := len(p.Clients)

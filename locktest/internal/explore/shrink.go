@@ -2,6 +2,8 @@ package explore
 
 import (
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -9,32 +11,32 @@ import (
 // the violation comes back in Keep of them, so that a candidate that
 // failed once by luck is not.
 const (
-	Tries = 3
+	Tries = 5
 	Keep  = 2
 )
 
 // Shrink makes p smaller while fails still finds the violation in it:
 // fewer clients, fewer operations, fewer faults, shorter work and a
 // schedule without change points, one step at a time, each step kept
-// only when fails says so in Keep of Tries runs. It returns the smallest
+// only when fails says so in Keep of Tries runs, made at once. It returns the smallest
 // plan found and how many runs it took.
 func Shrink(p Plan, fails func(Plan) bool) (Plan, int) {
 	runs := 0
+	// keeps runs q Tries times at once and says whether it failed in
+	// Keep of them.
 	keeps := func(q Plan) bool {
-		failed := 0
-		for i := range Tries {
-			runs++
-			if fails(q) {
-				failed++
-			}
-			if failed >= Keep {
-				return true
-			}
-			if failed+(Tries-1-i) < Keep {
-				return false
-			}
+		var failed atomic.Int32
+		var wg sync.WaitGroup
+		for range Tries {
+			wg.Go(func() {
+				if fails(q) {
+					failed.Add(1)
+				}
+			})
 		}
-		return false
+		wg.Wait()
+		runs += Tries
+		return int(failed.Load()) >= Keep
 	}
 	for {
 		smaller := false

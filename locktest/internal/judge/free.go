@@ -78,6 +78,7 @@ func (o Options) withDefaults() Options {
 //     FreeRefused when there was none.
 func Free(tl []history.Event, opts Options) (Decision, bool) {
 	opts = opts.withDefaults()
+	tl = semaphore(tl)
 	var best *finding
 	for _, f := range []func() (finding, bool){
 		func() (finding, bool) { return twoHoldersAt(tl, opts.Permits) },
@@ -203,13 +204,11 @@ func conflict(b hold, during []hold, capacity int) (history.Message, bool) {
 }
 
 // liveness is how stuck judges refusals: how long after a hold in the
-// way ended by its TTL (expired; a third of that TTL when thirds) or by
-// its release (released) an attempt proves the lock stuck, how long a
-// fair attempt takes at most (0: any), how many fair refusals in a row
-// it takes, and a semaphore's permits.
+// way ended by its TTL (expired) or by its release (released) an attempt
+// proves the lock stuck, how long a fair attempt takes at most (0: any),
+// how many fair refusals in a row it takes, and a semaphore's permits.
 type liveness struct {
 	expired, released time.Duration
-	thirds            bool
 	quick             time.Duration
 	attempts          int
 	permits           int
@@ -217,11 +216,8 @@ type liveness struct {
 
 // grace is how long after h ended an attempt proves the lock stuck.
 func (l liveness) grace(h *live) time.Duration {
-	switch {
-	case !h.expired:
+	if !h.expired {
 		return l.released
-	case l.thirds:
-		return h.ttl / 3
 	}
 	return l.expired
 }
@@ -231,6 +227,7 @@ func (l liveness) grace(h *live) time.Duration {
 // with no hold that may stand in its way since the grace after its end
 // (see liveness).
 func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
+	tl = semaphore(tl)
 	ls := lives(tl)
 	run := map[string]int{}
 	for _, a := range attempts(tl) {

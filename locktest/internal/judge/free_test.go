@@ -1,9 +1,6 @@
 package judge_test
 
 import (
-	"encoding/json"
-	"os"
-	"slices"
 	"testing"
 	"time"
 
@@ -141,22 +138,6 @@ func TestFree(t *testing.T) {
 // their claims, and again once edited so that they no longer show the
 // break.
 func TestFreeRecorded(t *testing.T) {
-	read := func(t *testing.T, f string) []history.Event {
-		b, err := os.ReadFile("testdata/" + f)
-		require.NoError(t, err)
-		var r recorded
-		require.NoError(t, json.Unmarshal(b, &r))
-		return r.Timeline
-	}
-	ttl := func(client string, d time.Duration) func([]history.Event) {
-		return func(tl []history.Event) {
-			for i, e := range tl {
-				if e.Client == client && e.Kind == history.EvAcquired {
-					tl[i].TTL = d
-				}
-			}
-		}
-	}
 	for _, tt := range []struct {
 		file string
 		opts judge.Options
@@ -165,30 +146,17 @@ func TestFreeRecorded(t *testing.T) {
 	}{
 		// B is refused for 560ms after A, which crashed holding a 60ms
 		// lock; with a TTL of 10,000s, B's refusals are right.
-		{"setnxdel.crash-recovery.json", judge.Options{Slack: 100 * time.Millisecond, Attempts: 3}, history.Unfreed, ttl("A", 10000*time.Second)},
+		{"setnxdel.crash-recovery.json", judge.Options{Slack: 100 * time.Millisecond, Attempts: 3}, history.Unfreed, editTTL("A", 10000*time.Second)},
 		// Two clients take a lock at once; once A's grant is a lost reply,
 		// only B holds.
-		{"delsetnxcheck.exclusion.json", judge.Options{}, history.OneHolder, func(tl []history.Event) {
-			for i, e := range tl {
-				if e.Client == "A" && e.Kind == history.EvAcquired {
-					tl[i].Err = "i/o timeout"
-				}
-			}
-		}},
-		{"getset.clock-skew.json", judge.Options{}, history.OneHolder, ttl("A", time.Millisecond)},
+		{"delsetnxcheck.exclusion.json", judge.Options{}, history.OneHolder, editLost("A")},
+		{"getset.clock-skew.json", judge.Options{}, history.OneHolder, editTTL("A", time.Millisecond)},
 		// A works past its TTL: only a lock that promises a lease or a
-		// fence is broken by that.
-		// Once A leaves before B enters, nobody overruns.
-		{"luatoken.holder-overrun.json", judge.Options{Leased: true}, history.OneInside, func(tl []history.Event) {
-			leave := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == "A" && e.Kind == history.EvLeave })
-			enter := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == "A" && e.Kind == history.EvEnter })
-			e := tl[leave]
-			copy(tl[enter+2:leave+1], tl[enter+1:leave])
-			tl[enter+1] = e
-		}},
+		// fence is broken by that; not once A leaves before B enters.
+		{"luatoken.holder-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
-			tl := read(t, tt.file)
+			tl := readRecorded(t, tt.file).Timeline
 			d, found := judge.Free(tl, tt.opts)
 			require.True(t, found)
 			assert.Equal(t, tt.rule, d.Rule, "%s", d.Reason)
@@ -197,6 +165,6 @@ func TestFreeRecorded(t *testing.T) {
 			assert.False(t, found, "%s", d.Reason)
 		})
 	}
-	d, found := judge.Free(read(t, "luatoken.holder-overrun.json"), judge.Options{})
+	d, found := judge.Free(readRecorded(t, "luatoken.holder-overrun.json").Timeline, judge.Options{})
 	assert.False(t, found, "an overrun is no finding about a lock that promises no fence: %s", d.Reason)
 }

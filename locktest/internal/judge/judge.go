@@ -62,8 +62,8 @@ func Mutex(tl []history.Event) (Decision, error) {
 		case history.Observed:
 			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.Unfreed:
-			if !unfreed(c, tl[:i]) {
-				return Decision{}, fmt.Errorf("judge: the scenario claims that nobody got the lock for %v from %v while %s tried, but its history does not show it", c.Within, c.Since, c.Client)
+			if _, ok := stuck(tl[:i], c.Client, claimed(capacity(c.Permits, tl[:i]))); !ok {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that %s could not get a lock that had to be free, but its history does not show it", c.Client)
 			}
 			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.FreeRefused:
@@ -149,23 +149,35 @@ func twoInside(tl []history.Event) (history.Message, bool) {
 	return history.Message{}, false
 }
 
-// unfreed says whether tl shows c's claim: nobody granted the lock from
-// c.Since to c.Since+c.Within, and c.Client refused at the end of it.
-func unfreed(c *history.Check, tl []history.Event) bool {
-	end := c.Since + c.Within
-	refused := false
+// capacity is a semaphore's number of permits as a history shows it:
+// the most that its claims give (permits, and each Check.Permits) or that
+// its valid holds took at once, the lock having granted them.
+func capacity(permits int, tl []history.Event) int {
 	for _, e := range tl {
-		if e.At < c.Since {
-			continue
-		}
-		switch {
-		case e.Kind == history.EvAcquired && e.Err == "" && e.At <= end:
-			return false
-		case e.Kind == history.EvNotAcquired && e.Client == c.Client && e.At >= end:
-			refused = true
+		if e.Kind == history.EvCheck && e.Check != nil {
+			permits = max(permits, e.Check.Permits)
 		}
 	}
-	return refused
+	hs := holds(tl)
+	for _, b := range hs {
+		taken := 0
+		for _, a := range hs {
+			if a.mode == history.Permit && a.from <= b.from && b.from < a.to {
+				taken += a.permits
+			}
+		}
+		permits = max(permits, taken)
+	}
+	return permits
+}
+
+// claimed is how an Unfreed claim is shown: by one refusal of its
+// client that began once every hold that may stand in its way had ended,
+// by its release or its TTL (its grant's return plus its TTL, the latest
+// the key it wrote expires), however long the attempt took: the
+// scenario gave it its fair chance.
+func claimed(permits int) liveness {
+	return liveness{attempts: 1, permits: max(permits, 1)}
 }
 
 // freeRefused says whether client's last attempt in tl was refused while

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"time"
 
 	"github.com/locklab/locklab/history"
@@ -114,22 +115,21 @@ func holds(tl []history.Event) []hold {
 	return out
 }
 
-// live is a hold that may have stood: from its call to its end, and the
-// TTL that set that end when it expired rather than was released.
+// live is a hold that may have stood: from its call to its end, and
+// whether it expired rather than was released.
 type live struct {
 	client   string
 	mode     history.Mode
 	permits  int // 0: unknown, all of them
 	from, to time.Duration
 	expired  bool
-	ttl      time.Duration
 }
 
 // lives reads the holds that may have stood in tl: a grant, or an
 // acquire of unknown outcome, from its last attempt's start to its return plus its TTL
-// (when the key it wrote expires at the latest), which a refresh, even
-// one that failed, may push on to its own return plus its TTL, until a
-// release that returned without an error. A crash inside an acquire or
+// (when the key it wrote expires at the latest), which a refresh sets
+// to its own return plus its TTL (one that failed only pushes it on),
+// until a release that returned without an error. A crash inside an acquire or
 // a refresh may have taken or extended the lock to the crash plus its
 // TTL; inside a call the history does not say, for good.
 func lives(tl []history.Event) []live {
@@ -151,11 +151,13 @@ func lives(tl []history.Event) []live {
 		switch {
 		case e.Kind == history.EvAcquired:
 			permits := max(e.Permits, 1)
-			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true, ttl: e.TTL})
+			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true})
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0:
-			if end := until(e.At, e.TTL); end > out[i].to {
-				out[i].to, out[i].expired, out[i].ttl = end, true, e.TTL
+			// A refresh makes the lock live TTL from when it ran; one
+			// that failed may or may not have.
+			if end := until(e.At, e.TTL); end > out[i].to || e.Err == "" {
+				out[i].to, out[i].expired = end, true
 			}
 		case e.Kind == history.EvReleased && held:
 			if e.Err == "" && e.At < out[i].to {
@@ -172,9 +174,9 @@ func lives(tl []history.Event) []live {
 				end = until(e.At, c.ttl)
 			}
 			for _, j := range o.all(e.Client) {
-				out[j].to, out[j].expired, out[j].ttl = max(out[j].to, end), true, c.ttl
+				out[j].to, out[j].expired = max(out[j].to, end), true
 			}
-			out = append(out, live{client: e.Client, from: c.start, to: end, expired: true, ttl: c.ttl})
+			out = append(out, live{client: e.Client, from: c.start, to: end, expired: true})
 		}
 	}
 	return out
@@ -273,6 +275,22 @@ func attempts(tl []history.Event) []attempt {
 		}
 		last[e.Client] = e.At
 		delete(first, e.Client)
+	}
+	return out
+}
+
+// semaphore reads tl as a semaphore's when any of its events takes
+// permits: a call recorded without a mode there (a plain TryAcquire, an
+// Acquire that waits) takes one permit.
+func semaphore(tl []history.Event) []history.Event {
+	if !slices.ContainsFunc(tl, func(e history.Event) bool { return e.Mode == history.Permit }) {
+		return tl
+	}
+	out := slices.Clone(tl)
+	for i, e := range out {
+		if e.Mode == history.Exclusive && (returns(e.Kind) || e.Kind == history.EvCrash) {
+			out[i].Mode, out[i].Permits = history.Permit, max(e.Permits, 1)
+		}
 	}
 	return out
 }

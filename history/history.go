@@ -53,7 +53,9 @@ type Event struct {
 	// Call is when the lock call that an EvAcquired, EvReleased or
 	// EvRefreshed returns from began, and TTL what it asked for: a grant
 	// is valid from its return until the earliest of its holder's next
-	// release call and its call plus its TTL.
+	// release call and its call plus its TTL. An EvCrash inside a lock
+	// call gives the call's (TTL 0 for a release): its outcome is
+	// unknown.
 	Call time.Duration `json:"call_ns,omitempty"`
 	TTL  time.Duration `json:"ttl_ns,omitempty"`
 	// Mode is how a grant holds the lock, and Permits how many permits a

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
@@ -30,6 +29,10 @@ const (
 type Decision struct {
 	Verdict Verdict
 	Reason  history.Message
+	// Rule and Event are Free's: the rule broken, and the index in the
+	// history of the event that shows it.
+	Rule  history.Rule
+	Event int
 }
 
 // ErrNoClaim: the history holds no claim to decide on; the run ended
@@ -57,17 +60,17 @@ func Mutex(tl []history.Event) (Decision, error) {
 		}
 		switch c.Rule {
 		case history.Observed:
-			return Decision{Breaks, reason()}, nil
+			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.Unfreed:
-			if !unfreed(c, tl[:i]) {
-				return Decision{}, fmt.Errorf("judge: the scenario claims that nobody got the lock for %v from %v while %s tried, but its history does not show it", c.Within, c.Since, c.Client)
+			if _, ok := stuck(tl[:i], c.Client, claimed(capacity(c.Permits, tl[:i]))); !ok {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that %s could not get a lock that had to be free, but its history does not show it", c.Client)
 			}
-			return Decision{Breaks, reason()}, nil
+			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.FreeRefused:
 			if !freeRefused(c.Client, c.Permits, tl[:i]) {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was refused a free lock, but its history does not show it", c.Client)
 			}
-			return Decision{Breaks, reason()}, nil
+			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.OneHolder, history.OneInside:
 			if !c.Broken {
 				// A promise: checked on the whole history, below.
@@ -76,11 +79,11 @@ func Mutex(tl []history.Event) (Decision, error) {
 			if _, ok := find(c.Rule, c.Permits, tl[:i]); !ok {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
 			}
-			return Decision{Breaks, reason()}, nil
+			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.Kept:
-			last = &Decision{Holds, reason()}
+			last = &Decision{Verdict: Holds, Reason: reason()}
 		case history.Unstageable:
-			last = &Decision{NotApplicable, reason()}
+			last = &Decision{Verdict: NotApplicable, Reason: reason()}
 		default:
 			return Decision{}, fmt.Errorf("judge: unknown rule %q", c.Rule)
 		}
@@ -91,7 +94,7 @@ func Mutex(tl []history.Event) (Decision, error) {
 		}
 		if r := e.Check.Rule; r == history.OneHolder || r == history.OneInside {
 			if found, ok := find(r, e.Check.Permits, tl); ok {
-				return Decision{Breaks, promiseBroken(e.Check, found)}, nil
+				return Decision{Verdict: Breaks, Reason: promiseBroken(e.Check, found)}, nil
 			}
 		}
 	}
@@ -120,7 +123,8 @@ func find(rule history.Rule, capacity int, tl []history.Event) (history.Message,
 	case history.OneInside:
 		return twoInside(tl)
 	case history.OneHolder:
-		return twoHolders(tl, capacity)
+		f, ok := twoHoldersAt(tl, capacity)
+		return f.reason, ok
 	}
 	return history.Message{}, false
 }
@@ -145,23 +149,35 @@ func twoInside(tl []history.Event) (history.Message, bool) {
 	return history.Message{}, false
 }
 
-// unfreed says whether tl shows c's claim: nobody granted the lock from
-// c.Since to c.Since+c.Within, and c.Client refused at the end of it.
-func unfreed(c *history.Check, tl []history.Event) bool {
-	end := c.Since + c.Within
-	refused := false
+// capacity is a semaphore's number of permits as a history shows it:
+// the most that its claims give (permits, and each Check.Permits) or that
+// its valid holds took at once, the lock having granted them.
+func capacity(permits int, tl []history.Event) int {
 	for _, e := range tl {
-		if e.At < c.Since {
-			continue
-		}
-		switch {
-		case e.Kind == history.EvAcquired && e.Err == "" && e.At <= end:
-			return false
-		case e.Kind == history.EvNotAcquired && e.Client == c.Client && e.At >= end:
-			refused = true
+		if e.Kind == history.EvCheck && e.Check != nil {
+			permits = max(permits, e.Check.Permits)
 		}
 	}
-	return refused
+	hs := holds(tl)
+	for _, b := range hs {
+		taken := 0
+		for _, a := range hs {
+			if a.mode == history.Permit && a.from <= b.from && b.from < a.to {
+				taken += a.permits
+			}
+		}
+		permits = max(permits, taken)
+	}
+	return permits
+}
+
+// claimed is how an Unfreed claim is shown: by one refusal of its
+// client that began once every hold that may stand in its way had ended,
+// by its release or its TTL (its grant's return plus its TTL, the latest
+// the key it wrote expires), however long the attempt took: the
+// scenario gave it its fair chance.
+func claimed(permits int) liveness {
+	return liveness{attempts: 1, permits: max(permits, 1)}
 }
 
 // freeRefused says whether client's last attempt in tl was refused while
@@ -193,102 +209,6 @@ func freeRefused(client string, capacity int, tl []history.Event) bool {
 		}
 	}
 	return refusal.Mode != history.Permit || taken <= max(capacity, 1)
-}
-
-// hold is a grant's validity: from its return to its end.
-type hold struct {
-	client   string
-	id       int // Event.Hold
-	mode     history.Mode
-	permits  int
-	from, to time.Duration
-}
-
-// forever is the end of a hold that nothing ends.
-const forever = time.Duration(1<<63 - 1)
-
-// holds reads the valid holds of tl: each grant from its return until the
-// earliest of its holder's release call and its call plus its TTL, which
-// a refresh that succeeded pushes on to its own call plus its TTL. A
-// release or refresh ends or extends the hold of its Event.Hold, or,
-// without one, the client's last. A grant recorded without a TTL is
-// valid until its release.
-func holds(tl []history.Event) []hold {
-	type ref struct {
-		client string
-		id     int
-	}
-	var out []hold
-	open := map[ref]int{} // a hold still valid at the last event: its index in out
-	last := map[string]int{}
-	for _, e := range tl {
-		r := ref{e.Client, e.Hold}
-		i, held := open[r]
-		if e.Hold == 0 {
-			i, held = last[e.Client]
-			held = held && i >= 0
-		}
-		switch {
-		case e.Kind == history.EvAcquired && e.Err == "":
-			end := forever
-			if e.TTL > 0 {
-				end = e.Call + e.TTL
-			}
-			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: end})
-			open[r], last[e.Client] = len(out)-1, len(out)-1
-		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0:
-			out[i].to = max(out[i].to, e.Call+e.TTL)
-		case e.Kind == history.EvReleased && held:
-			out[i].to = min(out[i].to, e.Call)
-			delete(open, ref{out[i].client, out[i].id})
-			last[e.Client] = -1
-		}
-	}
-	return out
-}
-
-// twoHolders finds the first grant that returned while holds valid at
-// that moment forbade it (see history.OneHolder); capacity is a
-// semaphore's number of permits.
-func twoHolders(tl []history.Event, capacity int) (history.Message, bool) {
-	hs := holds(tl)
-	for j, b := range hs {
-		if b.from >= b.to {
-			// Granted once its TTL had run out (a reply that came late):
-			// its holder learns that it holds nothing.
-			continue
-		}
-		var during []string
-		taken := b.permits
-		for _, a := range hs[:j] {
-			if !(a.from <= b.from && b.from < a.to) {
-				continue
-			}
-			switch {
-			case b.mode == history.Permit && a.mode == history.Permit:
-				taken += a.permits
-			case a.client == b.client:
-				continue
-			case b.mode == history.Shared && a.mode == history.Shared:
-				continue
-			}
-			if !slices.Contains(during, a.client) {
-				during = append(during, a.client)
-			}
-		}
-		switch {
-		case b.mode == history.Permit && taken > max(capacity, 1):
-			return mTooMany.New(b.client, b.permits, during, max(capacity, 1)), true
-		case b.mode == history.Permit || len(during) == 0:
-		case b.mode == history.Shared:
-			return mReadDuringWrite.New(b.client, during), true
-		case slices.ContainsFunc(hs[:j], func(a hold) bool { return a.mode == history.Shared && slices.Contains(during, a.client) }):
-			return mWriteDuringRead.New(b.client, during), true
-		default:
-			return mTwoHolders.New(b.client, during), true
-		}
-	}
-	return history.Message{}, false
 }
 
 // Overlap says that who entered the critical section while inside were

@@ -171,23 +171,42 @@ func TestRecorded(t *testing.T) {
 	}
 }
 
-// TestUnfreed: a lock that had to be free is broken only when nobody got
-// it over the whole span, and the waiter was still refused at its end.
+// TestUnfreed: a claim that a lock had to be free stands when its waiter
+// was refused with no hold that may stand in its way: the holds' own TTLs
+// and releases give the window; the scenario's Since and Within are not
+// read.
 func TestUnfreed(t *testing.T) {
-	refused := func(at time.Duration) history.Event {
-		return history.Event{Client: "B", Kind: history.EvNotAcquired, At: at}
+	refusedB := func(at time.Duration) history.Event {
+		return history.Event{Client: "B", Kind: history.EvNotAcquired, Call: at - ms, At: at}
 	}
 	unfreed := history.Event{Kind: history.EvCheck, Check: &history.Check{Rule: history.Unfreed, Broken: true, Reason: &reason,
-		Client: "B", Since: 100 * ms, Within: 50 * ms}}
+		Client: "B", Since: time.Hour, Within: time.Hour}}
+	a := grant("A", 0, ms, 100*ms)
+	crashIn := func(ttl time.Duration) history.Event {
+		return history.Event{Client: "A", Kind: history.EvCrash, Call: 10 * ms, At: 11 * ms, TTL: ttl}
+	}
 	for _, tt := range []struct {
 		name   string
 		events []history.Event
 		shown  bool
 	}{
-		{"refused to the end", []history.Event{refused(110 * ms), refused(130 * ms), refused(151 * ms)}, true},
-		{"gave up early", []history.Event{refused(110 * ms), refused(130 * ms)}, false},
-		{"granted in between", []history.Event{refused(110 * ms), grant("C", 115*ms, 120*ms, 100*ms), refused(151 * ms)}, false},
-		{"granted before", []history.Event{grant("C", 50*ms, 60*ms, 100*ms), refused(110 * ms), refused(151 * ms)}, true},
+		{"refused after the TTL", []history.Event{a, refusedB(50 * ms), refusedB(103 * ms)}, true},
+		{"refused just before the TTL", []history.Event{a, refusedB(50 * ms), refusedB(100 * ms)}, false},
+		{"refused while held", []history.Event{a, refusedB(50 * ms)}, false},
+		{"released", []history.Event{a, release("A", 30*ms, 31*ms), refusedB(40 * ms)}, true},
+		{"the release failed", []history.Event{a, {Client: "A", Kind: history.EvReleased, Call: 30 * ms, At: 31 * ms, Err: "i/o timeout"}, refusedB(40 * ms)}, false},
+		{"granted to another", []history.Event{a, grant("C", 105*ms, 110*ms, 100*ms), refusedB(150 * ms)}, false},
+		{"refreshed", []history.Event{a, refresh("A", 90*ms, 91*ms, 100*ms), refusedB(150 * ms)}, false},
+		{"refreshed shorter", []history.Event{grant("A", 0, ms, time.Hour), refresh("A", 10*ms, 11*ms, 100*ms), refusedB(150 * ms)}, true},
+		{"a crash inside a call the history does not give", []history.Event{command("A", 0), crash("A", ms), refusedB(time.Second)}, false},
+		{"a crash inside an acquire", []history.Event{command("A", 10*ms), crashIn(100 * ms), refusedB(150 * ms)}, true},
+		{"a crash inside an acquire, within its TTL", []history.Event{command("A", 10*ms), crashIn(100 * ms), refusedB(100 * ms)}, false},
+		{"a crash inside a release", []history.Event{a, command("A", 10*ms), crashIn(0), refusedB(140 * ms)}, true},
+		// A semaphore's waiter, whose permit H1's leaves room for once
+		// A's has expired: the two granted at once show two permits.
+		{"a permit left", []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("H1", 1, history.Permit, 1, 2*ms, 3*ms, time.Hour), refusedB(140 * ms)}, true},
+		{"no permit left", []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("H1", 1, history.Permit, 1, 2*ms, 3*ms, time.Hour), refusedB(100 * ms)}, false},
+		{"a crash inside a release, within the TTL", []history.Event{a, command("A", 10*ms), crashIn(0), refusedB(90 * ms)}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := judge.Mutex(append(slices.Clone(tt.events), unfreed))
@@ -256,6 +275,78 @@ func TestKinds(t *testing.T) {
 			assert.Equal(t, judge.Breaks, d.Verdict)
 			require.Len(t, d.Reason.Args, 1)
 			assert.Equal(t, tt.found, d.Reason.Args[0].Msg.String())
+		})
+	}
+}
+
+// readRecorded reads a history saved from a real run (testdata).
+func readRecorded(t *testing.T, file string) recorded {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", file))
+	require.NoError(t, err)
+	var r recorded
+	require.NoError(t, json.Unmarshal(b, &r))
+	return r
+}
+
+// The edits of a saved history: client's grants ask for ttl, or have
+// their replies lost; client leaves the critical section right after it
+// enters.
+func editTTL(client string, ttl time.Duration) func([]history.Event) {
+	return func(tl []history.Event) {
+		for i, e := range tl {
+			if e.Client == client && e.Kind == history.EvAcquired {
+				tl[i].TTL = ttl
+			}
+		}
+	}
+}
+
+func editLost(client string) func([]history.Event) {
+	return func(tl []history.Event) {
+		for i, e := range tl {
+			if e.Client == client && e.Kind == history.EvAcquired {
+				tl[i].Err = "i/o timeout"
+			}
+		}
+	}
+}
+
+func leaveFirst(client string) func([]history.Event) {
+	return func(tl []history.Event) {
+		leave := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvLeave })
+		enter := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvEnter })
+		e := tl[leave]
+		copy(tl[enter+2:leave+1], tl[enter+1:leave])
+		tl[enter+1] = e
+	}
+}
+
+// TestEdited: a break saved from a real run, edited so that its history
+// no longer shows it, is no verdict of breaks when judged again.
+func TestEdited(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		edit func([]history.Event)
+	}{
+		// The example: with a TTL of 10,000s, the crashed holder's
+		// lock is B's to wait for; its refusals prove nothing.
+		{"setnxdel.crash-recovery.json", editTTL("A", 10000*time.Second)},
+		// A's grant, its reply lost, is nobody's hold.
+		{"delsetnxcheck.exclusion.json", editLost("A")},
+		// A clock-skewed holder whose TTL had run out.
+		{"getset.clock-skew.json", editTTL("A", time.Millisecond)},
+		// A leaves before B enters.
+		{"luatoken.holder-overrun.json", leaveFirst("A")},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			r := readRecorded(t, tt.file)
+			d, err := judge.Mutex(r.Timeline)
+			require.NoError(t, err)
+			require.Equal(t, judge.Breaks, d.Verdict, "as saved")
+			tt.edit(r.Timeline)
+			d, err = judge.Mutex(r.Timeline)
+			assert.False(t, err == nil && d.Verdict == judge.Breaks, "edited, it still breaks: %s", d.Reason)
 		})
 	}
 }

@@ -410,7 +410,7 @@ func (c *Client) Attempt(ctx context.Context, key string, ttl time.Duration) (l 
 type op struct{ call, ttl time.Duration }
 
 // Begin notes that a lock call asking for ttl begins now.
-func (c *Client) Begin(ttl time.Duration) op { return op{c.r.Rec.Now(), ttl} }
+func (c *Client) Begin(ttl time.Duration) op { return op{c.r.Rec.Begin(c.Name, ttl), ttl} }
 
 // RecordAttempt records what one attempt begun at o returned, whatever
 // it is: the lock, a refusal, or an error.

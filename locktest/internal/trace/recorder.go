@@ -18,6 +18,26 @@ type Recorder struct {
 	events  []history.Event
 	writers map[string][]string // a value written at the key: the clients that wrote it, in order
 	digests map[string]bool
+	calls   map[string]call // a client's lock call under way
+}
+
+// call is a lock call under way: when it began, and the TTL it asked for
+// (0 for a release).
+type call struct{ at, ttl time.Duration }
+
+// Begin notes that client's lock call asking for ttl (0 for a release)
+// begins now, and returns the time: a crash of client before the call
+// returns gives them in its event (history.EvCrash's Call and TTL), so
+// that a judge knows the call's outcome is unknown.
+func (r *Recorder) Begin(client string, ttl time.Duration) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at := time.Since(r.Start)
+	if r.calls == nil {
+		r.calls = map[string]call{}
+	}
+	r.calls[client] = call{at, ttl}
+	return at
 }
 
 // Wrote notes that client wrote value at the key: a token if it is the
@@ -111,6 +131,19 @@ func (r *Recorder) Add(e history.Event) {
 	if m, ok := history.Said(e.Kind); ok && e.Msg == nil && e.Err == "" {
 		e.Msg = &m
 	}
+	switch e.Kind {
+	case history.EvAcquired, history.EvReleased, history.EvRefreshed:
+		delete(r.calls, e.Client)
+	case history.EvNotAcquired:
+		if e.Call > 0 {
+			delete(r.calls, e.Client) // not an attempt the call retries
+		}
+	case history.EvCrash:
+		if c, ok := r.calls[e.Client]; ok {
+			e.Call, e.TTL = c.at, c.ttl
+			delete(r.calls, e.Client)
+		}
+	}
 	r.events = append(r.events, e)
 }
 
@@ -120,7 +153,7 @@ func (r *Recorder) Add(e history.Event) {
 func (r *Recorder) Forget() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = nil
+	r.events, r.calls = nil, nil
 }
 
 // Events returns the events recorded so far, in order.

@@ -1,0 +1,170 @@
+package judge_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/locktest/internal/judge"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// refused is an attempt of c begun at call that returned at at without
+// the lock.
+func refused(c string, call, at time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvNotAcquired, Call: call, At: at, TTL: 100 * ms}
+}
+
+// lost is an acquire of c whose reply was lost: its outcome is unknown.
+func lost(c string, call, at, ttl time.Duration) history.Event {
+	e := grant(c, call, at, ttl)
+	e.Err = "i/o timeout"
+	return e
+}
+
+// crash is c's crash.
+func crash(c string, at time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvCrash, At: at}
+}
+
+// command is a command c sent at at.
+func command(c string, at time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvCommand, At: at, Command: []history.Arg{{Kind: history.ArgText, Text: "SET"}}}
+}
+
+// tries is n attempts of c, one every 10ms from t, each taking 1ms.
+func tries(c string, t time.Duration, n int) []history.Event {
+	var out []history.Event
+	for i := range n {
+		at := t + time.Duration(i)*10*ms
+		out = append(out, refused(c, at, at+ms))
+	}
+	return out
+}
+
+func cat(parts ...[]history.Event) []history.Event {
+	var out []history.Event
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+var liveOpts = judge.Options{Slack: 50 * ms, Quick: 5 * ms, Attempts: 3}
+
+// TestFree: each rule found from the events alone, and beside each a
+// history that comes close and keeps it.
+func TestFree(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		opts   judge.Options
+		events []history.Event
+		rule   history.Rule // "" when nothing is broken
+		found  string
+	}{
+		// (a) one holder.
+		{"a second holder", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 40*ms, 50*ms, 100*ms)},
+			history.OneHolder, "B was granted the lock while A still held it within its TTL"},
+		{"a holder after the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 140*ms, 150*ms, 100*ms)}, "", ""},
+		{"a lost reply is no holder", liveOpts, []history.Event{lost("A", 0, ms, 100*ms), grant("B", 40*ms, 50*ms, 100*ms)}, "", ""},
+		{"a lost reply's holder is not twice", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), lost("B", 40*ms, 50*ms, 100*ms)}, "", ""},
+		{"past the permits", judge.Options{Permits: 2}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("B", 1, history.Permit, 1, ms, 2*ms, 100*ms), moded("C", 1, history.Permit, 1, 2*ms, 3*ms, 100*ms)},
+			history.OneHolder, "C was granted 1 permit while A, B held the others within their TTL: more than the 2 the semaphore allows"},
+		{"within the permits", judge.Options{Permits: 3}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("B", 1, history.Permit, 1, ms, 2*ms, 100*ms), moded("C", 1, history.Permit, 1, 2*ms, 3*ms, 100*ms)}, "", ""},
+		// A crash inside a release may have released: the next grant
+		// is no second holder.
+		{"after a crash inside a release", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), command("A", 20*ms), crash("A", 21*ms), grant("B", 40*ms, 50*ms, 100*ms)}, "", ""},
+		{"after a crash outside a call", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), crash("A", 21*ms), grant("B", 40*ms, 50*ms, 100*ms)},
+			history.OneHolder, "B was granted the lock while A still held it within its TTL"},
+
+		// (b) one inside.
+		{"inside without a hold", liveOpts, []history.Event{enter("A", 2*ms), enter("B", 3*ms)}, "", ""},
+		{"inside with valid holds", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), {Client: "B", Kind: history.EvAcquired, Call: 10 * ms, At: 11 * ms, TTL: 100 * ms, Mode: history.Shared}, enter("B", 12*ms)},
+			history.OneHolder, "B was granted a read lock while A still held the write lock within its TTL"},
+		{"readers inside together", liveOpts, []history.Event{moded("A", 1, history.Shared, 0, 0, ms, 100*ms), enter("A", 2*ms), moded("B", 1, history.Shared, 0, 10*ms, 11*ms, 100*ms), enter("B", 12*ms)}, "", ""},
+		{"an overrun", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), grant("B", 110*ms, 111*ms, 100*ms), enter("B", 112*ms)}, "", ""},
+		{"an overrun of a fenced lock", judge.Options{Fenced: true}, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), grant("B", 110*ms, 111*ms, 100*ms), enter("B", 112*ms)},
+			history.OneInside, "B entered while A was inside"},
+		{"an overrun of a leased lock", judge.Options{Leased: true}, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), grant("B", 110*ms, 111*ms, 100*ms), enter("B", 112*ms)},
+			history.OneInside, "B entered while A was inside"},
+		{"inside at once, valid", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), release("A", 3*ms, 4*ms), grant("B", 5*ms, 6*ms, 100*ms), enter("B", 7*ms)}, "", ""},
+
+		// (c) liveness.
+		{"stuck past the TTL", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms)}, tries("B", 10*ms, 20)),
+			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
+		{"refused inside the slack", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms)}, tries("B", 10*ms, 14)), "", ""},
+		{"slow refusals", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms)}, []history.Event{refused("B", 200*ms, 210*ms), refused("B", 220*ms, 230*ms), refused("B", 240*ms, 250*ms)}), "", ""},
+		{"refused twice only", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms)}, tries("B", 200*ms, 2)), "", ""},
+		{"refused a free lock", liveOpts, tries("B", 10*ms, 3),
+			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
+		{"released late", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), release("A", 50*ms, 51*ms)}, tries("B", 60*ms, 4)), "", ""},
+		{"released", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), release("A", 50*ms, 51*ms)}, tries("B", 110*ms, 3)),
+			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
+		{"refreshed", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), refresh("A", 90*ms, 91*ms, 100*ms)}, tries("B", 160*ms, 6)), "", ""},
+		{"a reader may read under a reader", liveOpts, cat([]history.Event{moded("A", 1, history.Shared, 0, 0, ms, time.Hour)}, []history.Event{{Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 9 * ms, At: 10 * ms}}),
+			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
+		{"a writer waits on a reader", liveOpts, cat([]history.Event{moded("A", 1, history.Shared, 0, 0, ms, time.Hour)}, tries("B", 10*ms, 20)), "", ""},
+		{"a permit left", judge.Options{Permits: 2, Slack: 50 * ms, Quick: 5 * ms}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, time.Hour), {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 9 * ms, At: 10 * ms}},
+			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
+		{"no permit left", judge.Options{Permits: 2, Slack: 50 * ms, Quick: 5 * ms}, []history.Event{moded("A", 1, history.Permit, 2, 0, ms, time.Hour), {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 9 * ms, At: 10 * ms}}, "", ""},
+
+		// (d) unknown outcomes stand in the way for liveness.
+		{"after a lost reply, until its TTL", liveOpts, cat([]history.Event{lost("A", 0, ms, 100*ms)}, tries("B", 10*ms, 14)), "", ""},
+		{"after a lost reply's TTL", liveOpts, cat([]history.Event{lost("A", 0, ms, 100*ms)}, tries("B", 10*ms, 20)),
+			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
+		{"a release that failed", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 10 * ms, At: 11 * ms, Err: "i/o timeout"}}, tries("B", 20*ms, 12)), "", ""},
+		{"a crash inside an acquire the history does not give", liveOpts, cat([]history.Event{command("A", 0), crash("A", ms)}, tries("B", 10*ms, 40)), "", ""},
+		{"a crash inside an acquire", liveOpts, cat([]history.Event{command("A", 0), {Client: "A", Kind: history.EvCrash, At: ms, Call: ms / 2, TTL: 100 * ms}}, tries("B", 10*ms, 20)),
+			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
+		{"a crash inside an acquire, within its TTL", liveOpts, cat([]history.Event{command("A", 0), {Client: "A", Kind: history.EvCrash, At: ms, Call: ms / 2, TTL: 100 * ms}}, tries("B", 10*ms, 14)), "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, found := judge.Free(tt.events, tt.opts)
+			if tt.rule == "" {
+				assert.False(t, found, "%s", d.Reason)
+				return
+			}
+			require.True(t, found)
+			assert.Equal(t, judge.Breaks, d.Verdict)
+			assert.Equal(t, tt.rule, d.Rule)
+			assert.Equal(t, tt.found, d.Reason.String())
+			assert.Less(t, d.Event, len(tt.events))
+		})
+	}
+}
+
+// TestFreeRecorded judges histories recorded on a real Redis without
+// their claims, and again once edited so that they no longer show the
+// break.
+func TestFreeRecorded(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		opts judge.Options
+		rule history.Rule
+		edit func([]history.Event)
+	}{
+		// B is refused for 560ms after A, which crashed holding a 60ms
+		// lock; with a TTL of 10,000s, B's refusals are right.
+		{"setnxdel.crash-recovery.json", judge.Options{Slack: 100 * time.Millisecond, Attempts: 3}, history.Unfreed, editTTL("A", 10000*time.Second)},
+		// Two clients take a lock at once; once A's grant is a lost reply,
+		// only B holds.
+		{"delsetnxcheck.exclusion.json", judge.Options{}, history.OneHolder, editLost("A")},
+		{"getset.clock-skew.json", judge.Options{}, history.OneHolder, editTTL("A", time.Millisecond)},
+		// A works past its TTL: only a lock that promises a lease or a
+		// fence is broken by that; not once A leaves before B enters.
+		{"luatoken.holder-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			tl := readRecorded(t, tt.file).Timeline
+			d, found := judge.Free(tl, tt.opts)
+			require.True(t, found)
+			assert.Equal(t, tt.rule, d.Rule, "%s", d.Reason)
+			tt.edit(tl)
+			d, found = judge.Free(tl, tt.opts)
+			assert.False(t, found, "%s", d.Reason)
+		})
+	}
+	d, found := judge.Free(readRecorded(t, "luatoken.holder-overrun.json").Timeline, judge.Options{})
+	assert.False(t, found, "an overrun is no finding about a lock that promises no fence: %s", d.Reason)
+}

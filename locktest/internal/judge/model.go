@@ -1,0 +1,296 @@
+package judge
+
+import (
+	"slices"
+	"time"
+
+	"github.com/locklab/locklab/history"
+)
+
+// What the events say of the holds, read two ways. For safety (one
+// holder, one inside) a hold counts only where it surely stood: from its
+// grant's return to the earliest end it may have had (holds). For
+// liveness (a refusal with nothing in its way) every hold counts that may
+// have stood, as long as it may have (lives). An operation of unknown
+// outcome (an error, a crash inside it) is read each way as the outcome
+// that makes no false finding.
+
+// hold is a grant's validity: from its return to its end.
+type hold struct {
+	client   string
+	id       int // Event.Hold
+	mode     history.Mode
+	permits  int
+	from, to time.Duration
+	event    int // its grant's index in the history
+}
+
+// forever is the end of a hold that nothing ends.
+const forever = time.Duration(1<<63 - 1)
+
+// ref names a client's hold.
+type ref struct {
+	client string
+	id     int
+}
+
+// opens finds the hold of a client's lock call among open, its holds
+// still open, by Event.Hold, or, for a client that holds one at a time,
+// its last.
+type opens struct {
+	open map[ref]int // a hold still open: its index
+	last map[string]int
+}
+
+func newOpens() opens { return opens{map[ref]int{}, map[string]int{}} }
+
+// of returns the index of e's hold, and whether it is open.
+func (o opens) of(e history.Event) (int, bool) {
+	if e.Hold == 0 {
+		i, ok := o.last[e.Client]
+		return i, ok && i >= 0
+	}
+	i, ok := o.open[ref{e.Client, e.Hold}]
+	return i, ok
+}
+
+func (o opens) add(e history.Event, i int) { o.open[ref{e.Client, e.Hold}], o.last[e.Client] = i, i }
+
+// close ends e's hold i, and every hold of e's client when all.
+func (o opens) close(e history.Event, i int, all bool) {
+	for r := range o.open {
+		if (all && r.client == e.Client) || o.open[r] == i && r.client == e.Client {
+			delete(o.open, r)
+		}
+	}
+	o.last[e.Client] = -1
+}
+
+// all returns the indices of the open holds of client.
+func (o opens) all(client string) []int {
+	var out []int
+	for r, i := range o.open {
+		if r.client == client {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// holds reads the valid holds of tl: each grant from its return until the
+// earliest of its holder's release call and its call plus its TTL, which
+// a refresh that succeeded pushes on to its own call plus its TTL. A
+// release or refresh ends or extends the hold of its Event.Hold, or,
+// without one, the client's last. A grant recorded without a TTL is
+// valid until its release. A crash inside a lock call that may have been
+// a release (see inflight) ends its client's holds when the call began.
+func holds(tl []history.Event) []hold {
+	var out []hold
+	o := newOpens()
+	fl := inflight(tl)
+	for k, e := range tl {
+		i, held := o.of(e)
+		switch {
+		case e.Kind == history.EvAcquired && e.Err == "":
+			end := forever
+			if e.TTL > 0 {
+				end = e.Call + e.TTL
+			}
+			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: end, event: k})
+			o.add(e, len(out)-1)
+		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0:
+			out[i].to = max(out[i].to, e.Call+e.TTL)
+		case e.Kind == history.EvReleased && held:
+			out[i].to = min(out[i].to, e.Call)
+			o.close(e, i, false)
+		case e.Kind == history.EvCrash:
+			if c, ok := fl[k]; ok && c.ttl == 0 {
+				for _, j := range o.all(e.Client) {
+					out[j].to = min(out[j].to, c.start)
+				}
+				o.close(e, -1, true)
+			}
+		}
+	}
+	return out
+}
+
+// live is a hold that may have stood: from its call to its end, and
+// whether it expired rather than was released.
+type live struct {
+	client   string
+	mode     history.Mode
+	permits  int // 0: unknown, all of them
+	from, to time.Duration
+	expired  bool
+}
+
+// lives reads the holds that may have stood in tl: a grant, or an
+// acquire of unknown outcome, from its last attempt's start to its return plus its TTL
+// (when the key it wrote expires at the latest), which a refresh sets
+// to its own return plus its TTL (one that failed only pushes it on),
+// until a release that returned without an error. A crash inside an acquire or
+// a refresh may have taken or extended the lock to the crash plus its
+// TTL; inside a call the history does not say, for good.
+func lives(tl []history.Event) []live {
+	var out []live
+	o := newOpens()
+	fl := inflight(tl)
+	began := map[int]time.Duration{}
+	for _, a := range attempts(tl) {
+		began[a.event] = a.start
+	}
+	until := func(at, ttl time.Duration) time.Duration {
+		if ttl <= 0 {
+			return forever
+		}
+		return at + ttl
+	}
+	for k, e := range tl {
+		i, held := o.of(e)
+		switch {
+		case e.Kind == history.EvAcquired:
+			permits := max(e.Permits, 1)
+			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true})
+			o.add(e, len(out)-1)
+		case e.Kind == history.EvRefreshed && held && e.TTL > 0:
+			// A refresh makes the lock live TTL from when it ran; one
+			// that failed may or may not have.
+			if end := until(e.At, e.TTL); end > out[i].to || e.Err == "" {
+				out[i].to, out[i].expired = end, true
+			}
+		case e.Kind == history.EvReleased && held:
+			if e.Err == "" && e.At < out[i].to {
+				out[i].to, out[i].expired = e.At, false
+			}
+			o.close(e, i, false)
+		case e.Kind == history.EvCrash:
+			c, ok := fl[k]
+			if !ok || (c.known && c.ttl == 0) {
+				continue // not inside a call, or inside a release
+			}
+			end := forever
+			if c.known {
+				end = until(e.At, c.ttl)
+			}
+			for _, j := range o.all(e.Client) {
+				out[j].to, out[j].expired = max(out[j].to, end), true
+			}
+			out = append(out, live{client: e.Client, from: c.start, to: end, expired: true})
+		}
+	}
+	return out
+}
+
+// call is a lock call that a crash cut short: when it began, and the TTL
+// it asked for (0 for a release) when the crash's event says (known).
+type call struct {
+	start time.Duration
+	ttl   time.Duration
+	known bool
+}
+
+// inflight finds the crashes of tl that came inside a lock call, by the
+// index of their events: a crash event that gives the call (Event.Call),
+// or one after commands of its client that no lock call's return
+// followed.
+func inflight(tl []history.Event) map[int]call {
+	out := map[int]call{}
+	since := map[string]time.Duration{} // a client's first command since its last lock call returned
+	for k, e := range tl {
+		switch {
+		case e.Kind == history.EvCrash && e.Call > 0:
+			out[k] = call{start: e.Call, ttl: e.TTL, known: true}
+		case e.Kind == history.EvCrash:
+			if at, ok := since[e.Client]; ok {
+				out[k] = call{start: at}
+			}
+		case e.Kind == history.EvCommand:
+			if _, ok := since[e.Client]; !ok {
+				since[e.Client] = e.At
+			}
+			continue
+		case !returns(e.Kind):
+			continue
+		}
+		delete(since, e.Client)
+	}
+	return out
+}
+
+// returns says whether an event of kind is a lock call's return.
+func returns(kind history.EventKind) bool {
+	switch kind {
+	case history.EvAcquired, history.EvNotAcquired, history.EvReleased, history.EvRefreshed:
+		return true
+	}
+	return false
+}
+
+// attempt is one attempt to acquire (or any lock call) as the history
+// shows it: its event, when it began and returned, and what it asked.
+type attempt struct {
+	event      int
+	client     string
+	kind       history.EventKind
+	mode       history.Mode
+	permits    int
+	start, end time.Duration
+}
+
+// attempts reads the lock calls of tl, one for each return, with each
+// attempt of an acquire that retries (history.EvNotAcquired without a
+// Call, then the call's own return): it began at its client's first
+// command after its last return, or, without one, at the later of its
+// call and that return; an attempt without a call of its own asks what
+// its call's return says it asked.
+func attempts(tl []history.Event) []attempt {
+	var out []attempt
+	last := map[string]time.Duration{}
+	first := map[string]time.Duration{}
+	pending := map[string][]int{} // attempts waiting for their call's mode
+	for k, e := range tl {
+		if e.Kind == history.EvCommand || e.Kind == history.EvClock {
+			if _, ok := first[e.Client]; !ok {
+				first[e.Client] = e.At
+			}
+			continue
+		}
+		if !returns(e.Kind) {
+			continue
+		}
+		start, ok := first[e.Client]
+		if !ok {
+			start = max(e.Call, last[e.Client])
+		}
+		a := attempt{event: k, client: e.Client, kind: e.Kind, mode: e.Mode, permits: e.Permits, start: start, end: e.At}
+		out = append(out, a)
+		if e.Call == 0 && e.Kind == history.EvNotAcquired {
+			pending[e.Client] = append(pending[e.Client], len(out)-1)
+		} else {
+			for _, j := range pending[e.Client] {
+				out[j].mode, out[j].permits = e.Mode, e.Permits
+			}
+			delete(pending, e.Client)
+		}
+		last[e.Client] = e.At
+		delete(first, e.Client)
+	}
+	return out
+}
+
+// semaphore reads tl as a semaphore's when any of its events takes
+// permits: a call recorded without a mode there (a plain TryAcquire, an
+// Acquire that waits) takes one permit.
+func semaphore(tl []history.Event) []history.Event {
+	if !slices.ContainsFunc(tl, func(e history.Event) bool { return e.Mode == history.Permit }) {
+		return tl
+	}
+	out := slices.Clone(tl)
+	for i, e := range out {
+		if e.Mode == history.Exclusive && (returns(e.Kind) || e.Kind == history.EvCrash) {
+			out[i].Mode, out[i].Permits = history.Permit, max(e.Permits, 1)
+		}
+	}
+	return out
+}

@@ -121,7 +121,7 @@ func exploreKnobs() explore.Knobs {
 // client's strategy.
 func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lock, error) {
 	tm := cfg.Timing.Resolved()
-	lock := explore.Lock{Short: tm.Short, Long: tm.Long, Poll: tm.Poll, Kind: strategy.Mutex}
+	lock := explore.Lock{Short: tm.Short, Long: tm.Long, Poll: tm.Poll, Slack: tm.Slack, Kind: strategy.Mutex}
 	_, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) struct{} {
 		r := harness.NewRun(ctx, cfg.setting(), pool, cfg.Key+":explore:probe")
 		defer r.Shutdown()
@@ -134,7 +134,8 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 		_, lock.Weight = s.(strategy.Weighted)
 		l, err := s.TryAcquire(ctx, cfg.Key+":explore:probe", tm.Long)
 		if err == nil && l != nil {
-			_, lock.Refresh = l.(strategy.Refresher)
+			caps := capabilitiesOf(s, l)
+			lock.Refresh, lock.Fenced, lock.Leased = caps.Refresh, caps.Fencing, caps.Lease
 			_ = l.Release(ctx)
 		}
 		return struct{}{}

@@ -46,18 +46,31 @@ func Execute(r *harness.Run, p Plan, lock Lock) harness.Outcome {
 		panic(v) // the run's abort, which Check's watchdog turns into no verdict
 	default:
 	}
-	judgeRun(r, lock)
-	return r.Holds(mHeld.New(len(p.Clients)))
+	return judgeRun(r, lock, len(p.Clients))
 }
 
-// judgeRun asks the judge to check, over the whole history, that no
-// grant came while valid holds forbade it.
-func judgeRun(r *harness.Run, lock Lock) {
-	if lock.Kind == strategy.Semaphore {
-		r.PromisePermits(lock.Permits, msg.Msg{})
-		return
+// judgeRun asks the judge for the first violation the history shows, with
+// no claim to go on (judge.Free), and records it as the run's claim, which
+// the judge then checks as it checks a scenario's: a saved run is judged
+// again the same way.
+func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
+	tl, _ := r.Rec.Timeline()
+	d, found := judge.Free(tl, judge.Options{Permits: lock.Permits, Fenced: lock.Fenced, Leased: lock.Leased,
+		Slack: lock.Slack, Quick: lock.Short / 2})
+	if !found {
+		return r.Holds(mHeld.New(clients))
 	}
-	r.Promise(history.OneHolder, msg.Msg{})
+	who := ""
+	if d.Event >= 0 && d.Event < len(tl) {
+		who = tl[d.Event].Client
+	}
+	switch d.Rule {
+	case history.Unfreed:
+		return r.BreaksUnfreedBy(who, lock.Permits, d.Reason)
+	case history.FreeRefused:
+		return r.BreaksFreeRefusedOf(who, lock.Permits, d.Reason)
+	}
+	return r.BreaksRuleOf(d.Rule, lock.Permits, d.Reason)
 }
 
 // hold is what a client holds: the lock of a mutex, or a hold of a kind.

@@ -28,7 +28,10 @@ type Lock struct {
 	Shared  bool // it takes readers (strategy.Shared)
 	Weight  bool // it takes several permits at once (strategy.Weighted)
 	Refresh bool // its locks refresh (strategy.Refresher)
+	Fenced  bool // it promises fencing tokens (strategy.Fenced)
+	Leased  bool // it promises a lease signal (strategy.Leased)
 	Short   time.Duration
+	Slack   time.Duration
 	Long    time.Duration
 	Poll    time.Duration
 }

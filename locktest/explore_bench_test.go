@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -20,7 +21,10 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-var explorerTable = flag.String("explorer-table", "", "with BenchmarkExplorer, write its table, as Markdown, to this `file` too")
+var (
+	explorerTable = flag.String("explorer-table", "", "with BenchmarkExplorer, write its table, as Markdown, to this `file` too")
+	explorerDocs  = flag.String("explorer-docs", "", "with BenchmarkExplorer, write its table into the explorer:table blocks of explorer.md and zh/explorer.md under this `dir` (docs)")
+)
 
 // explored is one lock the explorer's benchmark runs: what it must find.
 type explored struct {
@@ -136,6 +140,29 @@ func BenchmarkExplorer(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	if *explorerDocs != "" {
+		for _, page := range []string{"explorer.md", "zh/explorer.md"} {
+			if err := writeBlock(filepath.Join(*explorerDocs, page), "explorer:table", table); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// writeBlock replaces what stands between <!-- marker --> and
+// <!-- /marker --> in the file at path with body.
+func writeBlock(path, marker, body string) error {
+	page, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	open, end := "<!-- "+marker+" -->\n", "<!-- /"+marker+" -->"
+	i, j := strings.Index(string(page), open), strings.Index(string(page), end)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %s block", path, marker)
+	}
+	out := string(page[:i+len(open)]) + body + string(page[j:])
+	return os.WriteFile(path, []byte(out), 0o644)
 }
 
 // countArgs are the counts among a message's arguments, in order.

@@ -132,6 +132,9 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 		}
 		_, lock.Shared = s.(strategy.Shared)
 		_, lock.Weight = s.(strategy.Weighted)
+		if w, ok := s.(strategy.WriterFirst); ok {
+			lock.WriterIntent = w.WriterIntent()
+		}
 		l, err := s.TryAcquire(ctx, cfg.Key+":explore:probe", tm.Long)
 		if err == nil && l != nil {
 			caps := capabilitiesOf(s, l)

@@ -32,6 +32,16 @@ type explored struct {
 	kind        strategy.Kind
 	new         locktest.Factory
 	breaks      bool // a property the explorer can reach breaks on it
+	entry       *catalog.Entry
+}
+
+// config is the configuration to explore l on addr, under key.
+func (l explored) config(addr, key string) locktest.Config {
+	cfg := locktest.Config{Addr: addr, New: l.new, Key: key}
+	if l.entry != nil {
+		cfg = l.entry.Config(cfg)
+	}
+	return cfg
 }
 
 // reachable says whether a lock that breaks ps breaks a property the
@@ -52,24 +62,24 @@ func reachable(ps []locktest.Property) bool {
 func exploredLocks() []explored {
 	var out []explored
 	for _, e := range catalog.Strategies() {
-		out = append(out, explored{"recipe", e.Name, strategy.Mutex, e.New, reachable(e.Expect.Breaks)})
+		out = append(out, explored{"recipe", e.Name, strategy.Mutex, e.New, reachable(e.Expect.Breaks), &e})
 	}
 	for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
 		for _, e := range catalog.KindStrategies(k) {
-			out = append(out, explored{"recipe", e.Name, k, e.New, reachable(e.Expect.Breaks)})
+			out = append(out, explored{"recipe", e.Name, k, e.New, reachable(e.Expect.Breaks), &e})
 		}
 	}
 	for _, m := range mutants.Mutants() {
-		out = append(out, explored{"mutant", m.Name, strategy.Mutex, m.New, reachable(m.Killers)})
+		out = append(out, explored{"mutant", m.Name, strategy.Mutex, m.New, reachable(m.Killers), nil})
 	}
 	for _, v := range mutants.Variants() {
-		out = append(out, explored{"variant", v.Name, strategy.Mutex, v.New, false})
+		out = append(out, explored{"variant", v.Name, strategy.Mutex, v.New, false, nil})
 	}
 	for _, m := range kindmutants.Mutants() {
-		out = append(out, explored{"mutant", m.Name, m.Kind(), m.New, reachable(m.Killers)})
+		out = append(out, explored{"mutant", m.Name, m.Kind(), m.New, reachable(m.Killers), nil})
 	}
 	for _, v := range kindmutants.Variants() {
-		out = append(out, explored{"variant", v.Name, v.Kind, v.New, false})
+		out = append(out, explored{"variant", v.Name, v.Kind, v.New, false, nil})
 	}
 	return out
 }
@@ -100,7 +110,7 @@ func BenchmarkExplorer(b *testing.B) {
 			if !only.MatchString(l.group + "/" + l.name) {
 				continue
 			}
-			cfg := locktest.Config{Addr: addr, New: l.new, Key: redistest.Key(b) + ":" + l.group + ":" + l.name}
+			cfg := l.config(addr, redistest.Key(b)+":"+l.group+":"+l.name)
 			start := time.Now()
 			res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: 1, Runs: runs, Budget: budget})
 			took := time.Since(start).Round(100 * time.Millisecond)

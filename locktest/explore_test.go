@@ -48,3 +48,37 @@ func TestExploreNeedsABound(t *testing.T) {
 	_, err = locktest.Explore(context.Background(), locktest.Config{Addr: "127.0.0.1:1", New: e.New}, locktest.ExploreOptions{Runs: 1})
 	assert.ErrorContains(t, err, "empty Key")
 }
+
+// TestExploreCatalog explores every column of the catalog from one seed,
+// for a few runs each: a column that breaks no property the explorer can
+// reach must show no violation, and a violation found on one that does
+// must be one Judge confirms from its history.
+func TestExploreCatalog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores every column of the catalog")
+	}
+	ctx := context.Background()
+	addr := redistest.Shared(t).Addr
+	found := 0
+	for _, l := range exploredLocks() {
+		if l.group != "recipe" {
+			continue
+		}
+		t.Run(l.name, func(t *testing.T) {
+			res, err := locktest.Explore(ctx, l.config(addr, redistest.Key(t)), locktest.ExploreOptions{Seed: 1, Runs: 24})
+			require.NoError(t, err)
+			t.Logf("%s: %s", res.Verdict, res.Reason())
+			if !l.breaks {
+				assert.Equal(t, locktest.Holds, res.Verdict, "a false alarm: %s", res.Reason())
+				return
+			}
+			if res.Verdict == locktest.Breaks {
+				found++
+				again, err := locktest.Judge(res)
+				require.NoError(t, err)
+				assert.Equal(t, locktest.Breaks, again.Verdict, "Judge confirms: %s", again.Reason())
+			}
+		})
+	}
+	t.Logf("found %d breaks in 24 runs a column", found)
+}

@@ -22,6 +22,16 @@ type Shared interface {
 	TryAcquireShared(ctx context.Context, key string, ttl time.Duration) (Lock, error)
 }
 
+// WriterFirst is implemented by read-write locks that let a waiting
+// writer in before new readers: a write attempt that finds the lock held
+// may keep new readers out for WriterIntent after it, whether or not the
+// writer tries again. A checker counts that wait as the lock's policy,
+// not as a lock that stays taken.
+type WriterFirst interface {
+	Shared
+	WriterIntent() time.Duration
+}
+
 // Counting is implemented by semaphores: key is held by at most
 // Permits() holders at once, and TryAcquire takes one permit, returning
 // ErrNotAcquired (possibly wrapped) when all are taken. Each Lock is one

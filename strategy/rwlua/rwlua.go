@@ -43,8 +43,9 @@ type Strategy struct {
 }
 
 var (
-	_ strategy.Shared   = (*Strategy)(nil)
-	_ strategy.Notifier = (*Strategy)(nil)
+	_ strategy.Shared      = (*Strategy)(nil)
+	_ strategy.Notifier    = (*Strategy)(nil)
+	_ strategy.WriterFirst = (*Strategy)(nil)
 )
 
 // New returns the read-write lock on pool p. Without options, writers come

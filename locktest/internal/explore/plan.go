@@ -30,10 +30,13 @@ type Lock struct {
 	Refresh bool // its locks refresh (strategy.Refresher)
 	Fenced  bool // it promises fencing tokens (strategy.Fenced)
 	Leased  bool // it promises a lease signal (strategy.Leased)
-	Short   time.Duration
-	Slack   time.Duration
-	Long    time.Duration
-	Poll    time.Duration
+	// WriterIntent: how long a write attempt may keep readers out
+	// (strategy.WriterFirst).
+	WriterIntent time.Duration
+	Short        time.Duration
+	Slack        time.Duration
+	Long         time.Duration
+	Poll         time.Duration
 }
 
 // Plan is one generated run.

@@ -34,6 +34,9 @@ type Options struct {
 	// Attempts is how many fair refusals in a row, with nothing in their
 	// way, make a finding; 3 when 0.
 	Attempts int
+	// WriterIntent is how long a write attempt may keep new readers out
+	// of a lock that lets waiting writers in first (strategy.WriterFirst).
+	WriterIntent time.Duration
 }
 
 // The defaults of Options.
@@ -84,7 +87,7 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 		func() (finding, bool) { return twoHoldersAt(tl, opts.Permits) },
 		func() (finding, bool) { return twoValidInside(tl, opts) },
 		func() (finding, bool) {
-			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits})
+			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent})
 		},
 	} {
 		if got, ok := f(); ok && (best == nil || got.event < best.event) {
@@ -217,6 +220,7 @@ type liveness struct {
 	quick             time.Duration
 	attempts          int
 	permits           int
+	intent            time.Duration // Options.WriterIntent
 }
 
 // grace is how long after h ended an attempt proves the lock stuck.
@@ -235,11 +239,13 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 	tl = semaphore(tl)
 	ls := lives(tl)
 	run := map[string]int{}
-	for _, a := range attempts(tl) {
+	all := attempts(tl)
+	for _, a := range all {
 		if a.kind != history.EvNotAcquired || (client != "" && a.client != client) {
 			continue
 		}
 		blocked, last := inTheWay(a, ls, l)
+		blocked = blocked || writerWaiting(a, all, l.intent)
 		if blocked {
 			run[a.client] = 0
 			continue
@@ -257,6 +263,22 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 		return finding{history.Unfreed, a.event, mUnfreed.New(a.client, run[a.client], l.quick, last.client, a.start-last.to)}, true
 	}
 	return finding{}, false
+}
+
+// writerWaiting says whether a's refusal, a reader's, may be the lock's
+// preference for writers (strategy.WriterFirst): a write attempt, by any
+// client, a itself too, began before a ended and ended at most intent
+// before it began.
+func writerWaiting(a attempt, all []attempt, intent time.Duration) bool {
+	if a.mode != history.Shared || intent <= 0 {
+		return false
+	}
+	for _, w := range all {
+		if w.mode != history.Shared && w.mode != history.Permit && w.start <= a.end && a.start-w.end <= intent {
+			return true
+		}
+	}
+	return false
 }
 
 // inTheWay says whether a hold that may stand was in a's way, by mode

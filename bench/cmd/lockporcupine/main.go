@@ -1,0 +1,110 @@
+// Command lockporcupine checks the histories of the conformance suite's
+// runs with porcupine, against a lease-lock model of its own (package
+// leasecheck), and prints, for each strategy and property, how many
+// histories and operations it decided, its verdict beside the suite's
+// judge's, whether they agree, and the time porcupine took.
+//
+// Usage, from the bench directory:
+//
+//	go run ./cmd/lockporcupine [-strategy a,b] [-property a,b] [-timeout d] [-v]
+//
+// The server comes from redistest.Start: REDIS_ADDR or REDIS_URL, else a
+// Docker container, else a private redis-server process
+// (LOCKLAB_REDIS=process forces the last). It exits with status 1 when
+// porcupine and the judge disagree on any row.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/bench/leasecheck"
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "lockporcupine:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	strategies := flag.String("strategy", "", "check only these `strategies` (comma-separated; the catalog's on one Redis by default)")
+	properties := flag.String("property", "", "check only these `properties` (comma-separated; default: exclusion, holder-overrun, safe-release, double-release, crash-recovery)")
+	timeout := flag.Duration("timeout", time.Minute, "the most porcupine may take on one history")
+	verbose := flag.Bool("v", false, "print the keys of the illegal histories and the judge's reasons")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	srv, err := redistest.Start(ctx)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fmt.Fprintln(os.Stderr, "lockporcupine: on", srv)
+
+	entries := leasecheck.Strategies()
+	if *strategies != "" {
+		names := strings.Split(*strategies, ",")
+		entries = slices.DeleteFunc(entries, func(e catalog.Entry) bool { return !slices.Contains(names, e.Name) })
+		if len(entries) == 0 {
+			return fmt.Errorf("no strategy of the catalog is named in %q", *strategies)
+		}
+	}
+	props := leasecheck.Properties()
+	if *properties != "" {
+		props = nil
+		for _, s := range strings.Split(*properties, ",") {
+			p, err := locktest.ParseProperty(s)
+			if err != nil {
+				return err
+			}
+			props = append(props, p)
+		}
+	}
+	cfg := locktest.Config{Addr: srv.Addr, Username: srv.Login.Username, Password: srv.Login.Password, DB: srv.Login.DB, TLS: srv.Login.TLS,
+		Key: fmt.Sprintf("lockporcupine:%d", time.Now().UnixNano())}
+	var rows []leasecheck.Row
+	for _, e := range entries {
+		for _, p := range props {
+			r := leasecheck.CheckProperty(ctx, cfg, e, p, *timeout)
+			fmt.Fprintf(os.Stderr, "%-18s %-15s %-7s %s\n", r.Strategy, r.Property, r.Judge, r.Porcupine)
+			rows = append(rows, r)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	if err := leasecheck.WriteTable(os.Stdout, rows); err != nil {
+		return err
+	}
+	disagree := 0
+	for _, r := range rows {
+		if *verbose || r.Agree() == "no" || r.Err != nil {
+			fmt.Printf("\n%s %s: judge %s: %s\n", r.Strategy, r.Property, r.Judge, r.Reason)
+			if r.Err != nil {
+				fmt.Printf("  error: %v\n", r.Err)
+			}
+			for _, k := range r.Illegal {
+				fmt.Printf("  illegal: %s\n", k)
+			}
+		}
+		if r.Agree() == "no" {
+			disagree++
+		}
+	}
+	if disagree > 0 {
+		return fmt.Errorf("porcupine and the judge disagree on %d of %d rows", disagree, len(rows))
+	}
+	return nil
+}

@@ -63,9 +63,9 @@ func (v Verdict) String() string {
 
 // Check decides h with porcupine, within timeout for each of its
 // checks (0: no limit). The critical section and the lock are separate
-// objects, checked apart (linearizability is local); a lock history that
-// the strict model rejects is checked again under the safety model to
-// tell a double grant from a refusal of a free lock.
+// objects, checked apart (linearizability is local), the lock first; a
+// lock history that the strict model rejects is checked again under the
+// safety model to tell a double grant from a refusal of a free lock.
 func Check(h History, timeout time.Duration) Verdict {
 	start := time.Now()
 	var lock, section []porcupine.Operation
@@ -97,8 +97,11 @@ func Check(h History, timeout time.Duration) Verdict {
 		}
 		return true
 	}
-	if decide(section, Strict, TwoInside) && !decide(lock, Strict, FreeRefused) {
+	switch {
+	case !decide(lock, Strict, FreeRefused):
 		decide(lock, Safety, TwoHolders)
+	default:
+		decide(section, Strict, TwoInside)
 	}
 	v.Elapsed = time.Since(start)
 	return v

@@ -21,6 +21,9 @@ type Row struct {
 	// the first illegal one's reason.
 	Porcupine Verdict
 	Illegal   []string // the keys of the illegal histories
+	// Witness is the shortest illegal prefix of the first illegal
+	// history (see Witness).
+	Witness []Op
 	// Judge is the Result's verdict; Rejudged the judge's again on the
 	// history saved as lockcheck -format json saves it, for a result that
 	// keeps one ("" otherwise).
@@ -111,6 +114,9 @@ func CheckProperty(ctx context.Context, cfg locktest.Config, e catalog.Entry, p 
 		if !v.Legal {
 			if row.Porcupine.Legal {
 				row.Porcupine.Legal, row.Porcupine.Broken = false, v.Broken
+			}
+			if len(row.Illegal) == 0 {
+				row.Witness = Witness(h, timeout)
 			}
 			row.Illegal = append(row.Illegal, h.Key)
 		}

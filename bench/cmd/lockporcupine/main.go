@@ -6,12 +6,15 @@
 //
 // Usage, from the bench directory:
 //
-//	go run ./cmd/lockporcupine [-strategy a,b] [-property a,b] [-timeout d] [-v]
+//	go run ./cmd/lockporcupine [-strategy a,b] [-property a,b|all] [-timeout d] [-v]
 //
 // The server comes from redistest.Start: REDIS_ADDR or REDIS_URL, else a
 // Docker container, else a private redis-server process
-// (LOCKLAB_REDIS=process forces the last). It exits with status 1 when
-// porcupine and the judge disagree on any row.
+// (LOCKLAB_REDIS=process forces the last). Under the table it says, for
+// each row where porcupine rejects a history (with -v, for every row),
+// the judge's reason, the keys of the histories porcupine rejects and
+// the shortest illegal prefix of the first. It exits with status 1 when porcupine and
+// the judge disagree on any row.
 package main
 
 import (
@@ -39,7 +42,7 @@ func main() {
 
 func run() error {
 	strategies := flag.String("strategy", "", "check only these `strategies` (comma-separated; the catalog's on one Redis by default)")
-	properties := flag.String("property", "", "check only these `properties` (comma-separated; default: exclusion, holder-overrun, safe-release, double-release, crash-recovery)")
+	properties := flag.String("property", "", "check these `properties` (comma-separated, or all: every property on one Redis; default: exclusion, holder-overrun, safe-release, double-release, crash-recovery)")
 	timeout := flag.Duration("timeout", time.Minute, "the most porcupine may take on one history")
 	verbose := flag.Bool("v", false, "print the keys of the illegal histories and the judge's reasons")
 	flag.Parse()
@@ -62,7 +65,11 @@ func run() error {
 		}
 	}
 	props := leasecheck.Properties()
-	if *properties != "" {
+	switch *properties {
+	case "":
+	case "all":
+		props = locktest.Properties()
+	default:
 		props = nil
 		for _, s := range strings.Split(*properties, ",") {
 			p, err := locktest.ParseProperty(s)
@@ -90,13 +97,18 @@ func run() error {
 	}
 	disagree := 0
 	for _, r := range rows {
-		if *verbose || r.Agree() == "no" || r.Err != nil {
+		// A run the judge calls n/a, which porcupine rejects, is worth a
+		// look too: the lock did something no lease lock does.
+		if *verbose || r.Agree() == "no" || r.Err != nil || !r.Porcupine.Legal {
 			fmt.Printf("\n%s %s: judge %s: %s\n", r.Strategy, r.Property, r.Judge, r.Reason)
 			if r.Err != nil {
 				fmt.Printf("  error: %v\n", r.Err)
 			}
 			for _, k := range r.Illegal {
 				fmt.Printf("  illegal: %s\n", k)
+			}
+			if len(r.Witness) > 0 {
+				fmt.Printf("  the first one's shortest illegal prefix:\n%s", indent(leasecheck.FormatOps(r.Witness, 12), "    "))
 			}
 		}
 		if r.Agree() == "no" {
@@ -107,4 +119,15 @@ func run() error {
 		return fmt.Errorf("porcupine and the judge disagree on %d of %d rows", disagree, len(rows))
 	}
 	return nil
+}
+
+// indent puts prefix before every line of s.
+func indent(s, prefix string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "")
 }

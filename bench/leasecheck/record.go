@@ -26,6 +26,14 @@ import (
 // A lock is wrapped when it is plain, a Refresher, or a Refresher that is
 // also Fenced and Leased (luatoken's); otherwise it too is passed
 // through, and its release goes unrecorded (Unrecorded counts them).
+//
+// What the suite itself does to the lock's keys is not a lock call and
+// is missing from what it records: acquire-faults deletes K between two
+// faults so that the next finds it free, which ends the holder's lease
+// with no release in the history. Porcupine may then reject a refusal
+// that the lock had every reason to give (a faulted acquire that
+// stamped the freed key a few milliseconds later than usual), and does,
+// now and then, for getsetexpire.
 type Recorder struct {
 	mu         sync.Mutex
 	start      time.Time

@@ -20,7 +20,8 @@ type Row struct {
 	// Porcupine is the run's verdict: illegal if any history is, with
 	// the first illegal one's reason.
 	Porcupine Verdict
-	Illegal   []string // the keys of the illegal histories
+	Illegal   []string  // the keys of the illegal histories
+	Rejected  []History // the illegal histories themselves
 	// Witness is the shortest illegal prefix of the first illegal
 	// history (see Witness).
 	Witness []Op
@@ -118,7 +119,7 @@ func CheckProperty(ctx context.Context, cfg locktest.Config, e catalog.Entry, p 
 			if len(row.Illegal) == 0 {
 				row.Witness = Witness(h, timeout)
 			}
-			row.Illegal = append(row.Illegal, h.Key)
+			row.Illegal, row.Rejected = append(row.Illegal, h.Key), append(row.Rejected, h)
 		}
 	}
 	row.Porcupine.Ops, row.Porcupine.Elapsed = row.Ops, row.Elapsed

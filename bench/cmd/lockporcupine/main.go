@@ -6,7 +6,7 @@
 //
 // Usage, from the bench directory:
 //
-//	go run ./cmd/lockporcupine [-strategy a,b] [-property a,b|all] [-timeout d] [-v]
+//	go run ./cmd/lockporcupine [-strategy a,b] [-property a,b|all] [-timeout d] [-v] [-lines n] [-save file]
 //
 // The server comes from redistest.Start: REDIS_ADDR or REDIS_URL, else a
 // Docker container, else a private redis-server process
@@ -45,6 +45,8 @@ func run() error {
 	properties := flag.String("property", "", "check these `properties` (comma-separated, or all: every property on one Redis; default: exclusion, holder-overrun, safe-release, double-release, crash-recovery)")
 	timeout := flag.Duration("timeout", time.Minute, "the most porcupine may take on one history")
 	verbose := flag.Bool("v", false, "print the keys of the illegal histories and the judge's reasons")
+	save := flag.String("save", "", "write every history porcupine rejects, whole, one operation a line, to `FILE`")
+	lines := flag.Int("lines", 12, "print the last `N` operations of a rejected history's shortest illegal prefix")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -95,6 +97,11 @@ func run() error {
 	if err := leasecheck.WriteTable(os.Stdout, rows); err != nil {
 		return err
 	}
+	if *save != "" {
+		if err := saveRejected(*save, rows); err != nil {
+			return err
+		}
+	}
 	disagree := 0
 	for _, r := range rows {
 		// A run the judge calls n/a, which porcupine rejects, is worth a
@@ -108,7 +115,7 @@ func run() error {
 				fmt.Printf("  illegal: %s\n", k)
 			}
 			if len(r.Witness) > 0 {
-				fmt.Printf("  the first one's shortest illegal prefix:\n%s", indent(leasecheck.FormatOps(r.Witness, 12), "    "))
+				fmt.Printf("  the first one's shortest illegal prefix:\n%s", indent(leasecheck.FormatOps(r.Witness, *lines), "    "))
 			}
 		}
 		if r.Agree() == "no" {
@@ -130,4 +137,16 @@ func indent(s, prefix string) string {
 		}
 	}
 	return strings.Join(lines, "")
+}
+
+// saveRejected writes the histories porcupine rejected in rows to path.
+func saveRejected(path string, rows []leasecheck.Row) error {
+	var b strings.Builder
+	for _, r := range rows {
+		for _, h := range r.Rejected {
+			fmt.Fprintf(&b, "%s %s: judge %s, porcupine %s: %s (tolerance %s)\n%s\n",
+				r.Strategy, r.Property, r.Judge, r.Porcupine, h.Key, h.Tol, leasecheck.FormatOps(h.Ops, len(h.Ops)))
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

@@ -91,12 +91,23 @@ type input struct {
 type state struct {
 	now time.Duration // the time the linearization has reached
 	// holder is the hold the lock was last granted to (Op.holder), ""
-	// when free; its lease certainly stands until lo and possibly until
-	// hi.
-	holder string
-	lo, hi time.Duration
+	// when free, granted at since; its lease certainly stands until lo
+	// and possibly until hi.
+	holder        string
+	since, lo, hi time.Duration
+	// past are when the holds before it may have stood, the latest
+	// first: each from its grant until its release, or the next grant,
+	// or its hi.
+	past   [pastHolds]span
 	inside string // who is in the critical section, "" for nobody
 }
+
+// span is a hold's time in the linearization.
+type span struct{ from, until time.Duration }
+
+// pastHolds is how many ended holds the state remembers, for the
+// refusals that took effect during one of them but are placed after it.
+const pastHolds = 4
 
 // Mode says which operations the model judges.
 type Mode int
@@ -127,33 +138,34 @@ func model(mode Mode) porcupine.Model {
 // happen there.
 func step(s state, in input, mode Mode) []any {
 	op := in.op
+	// t is when op takes effect if it changes the state: at the
+	// linearization's time, or at its call if later.
 	t := max(s.now, op.Call)
-	if t > op.Return {
-		return nil
-	}
 	switch op.Kind {
-	case Enter:
-		if s.inside != "" {
+	case Enter, Leave:
+		if t > op.Return || op.Kind == Enter && s.inside != "" {
 			return nil
 		}
-		s.now, s.inside = t, op.Client
-		return []any{s}
-	case Leave:
-		if s.inside == op.Client {
+		s.now = t
+		switch {
+		case op.Kind == Enter:
+			s.inside = op.Client
+		case s.inside == op.Client:
 			s.inside = ""
 		}
-		s.now = t
 		return []any{s}
 	case Acquire:
 		var out []any
 		switch op.Outcome {
 		case Refused:
-			if r, ok := refuse(s, t, mode); ok {
-				out = append(out, r)
+			if refused(s, op, mode) {
+				s.now = t
+				out = append(out, s)
 			}
 			return out
 		case Unknown:
-			// It may have taken the lock, or done nothing.
+			// It may have done nothing, which it may have done at any
+			// time from its call: no condition on t.
 			none := s
 			none.now = t
 			out = append(out, none)
@@ -163,14 +175,17 @@ func step(s state, in input, mode Mode) []any {
 		}
 		return out
 	case Release:
-		s.now = t
 		if s.holder != op.holder() {
 			// Not the holder's: it cannot free anyone's lease. A lock
 			// that cannot tell (a plain DEL) answers OK all the same.
+			s.now = t
 			return []any{s}
 		}
-		freed := s
-		freed.holder, freed.lo, freed.hi = "", 0, 0
+		if t > op.Return {
+			return nil
+		}
+		s.now = t
+		freed := s.replaced(t)
 		if op.Outcome != Unknown {
 			return []any{freed}
 		}
@@ -179,6 +194,9 @@ func step(s state, in input, mode Mode) []any {
 		s.lo = min(s.lo, t)
 		return []any{freed, s}
 	case Refresh:
+		if t > op.Return {
+			return nil
+		}
 		s.now = t
 		extended, ok := s, s.holder == op.holder() && t < s.hi
 		if ok {
@@ -201,10 +219,40 @@ func step(s state, in input, mode Mode) []any {
 	return nil
 }
 
-// refuse returns s after a refusal at t, and whether it is legal there.
-func refuse(s state, t time.Duration, mode Mode) (state, bool) {
-	s.now = t
-	return s, mode == Safety || (s.holder != "" && t < s.hi)
+// refused says whether a refusal op is legal after s: whether some
+// lease may have stood at a moment of its call, between its call and
+// its return. A refusal changes nothing, so it may have taken effect at
+// any such moment, also one before s.now: the current holder's, from
+// its grant on, or one of the last holds before it, until it ended
+// (which saves porcupine from trying every refusal on either side of
+// each release).
+func refused(s state, op Op, mode Mode) bool {
+	if mode == Safety {
+		return true
+	}
+	held := func(from, until time.Duration) bool {
+		at := max(from, op.Call)
+		return at < until && at <= op.Return
+	}
+	if s.holder != "" && held(s.since, s.hi) {
+		return true
+	}
+	for _, p := range s.past {
+		if held(p.from, p.until) {
+			return true
+		}
+	}
+	return false
+}
+
+// replaced returns s once its hold ended at t, with no holder.
+func (s state) replaced(t time.Duration) state {
+	if s.holder != "" {
+		copy(s.past[1:], s.past[:])
+		s.past[0] = span{s.since, min(s.hi, t)}
+	}
+	s.holder, s.since, s.lo, s.hi = "", 0, 0, 0
+	return s
 }
 
 // grant returns s after op's grant, at the earliest time from t at which
@@ -222,9 +270,12 @@ func grant(s state, t time.Duration, in input) (state, bool) {
 	if s.holder == op.holder() {
 		// A second grant to a client whose holds are not told apart
 		// (Hold 0): the lock is its as long as either stands.
-		lo, hi = max(lo, s.lo), max(hi, s.hi)
+		s.lo, s.hi = max(lo, s.lo), max(hi, s.hi)
+	} else {
+		s = s.replaced(t)
+		s.holder, s.since, s.lo, s.hi = op.holder(), t, lo, hi
 	}
-	s.now, s.holder, s.lo, s.hi = t, op.holder(), lo, hi
+	s.now = t
 	return s, true
 }
 

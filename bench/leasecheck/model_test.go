@@ -81,6 +81,13 @@ func TestModel(t *testing.T) {
 			op("A", Release, OK, 2, 6, 0),
 			op("B", Acquire, Refused, 4, 5, 1000),
 		}, "legal"},
+		{"a refusal after a release that a later grant pins down", []Op{
+			op("A", Acquire, OK, 0, 10, 10000),
+			op("A", Release, OK, 20, 120, 0),     // could take effect until 120...
+			op("D", Acquire, OK, 50, 100, 10000), // ...but D's grant puts it before 100
+			op("D", Release, OK, 100, 110, 0),
+			op("C", Acquire, Refused, 115, 120, 10000),
+		}, FreeRefused},
 		{"a refusal after an acquire of unknown outcome", []Op{
 			op("A", Acquire, Unknown, 0, 1, 1000),
 			op("B", Acquire, Refused, 4, 5, 1000),

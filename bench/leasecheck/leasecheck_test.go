@@ -82,6 +82,8 @@ func TestAgreement(t *testing.T) {
 			t.Errorf("%s %s: %v", r.Strategy, r.Property, r.Err)
 		case r.Agree() != "yes":
 			t.Errorf("%s %s: porcupine %s, judge %s: %s; illegal: %v", r.Strategy, r.Property, r.Porcupine, r.Judge, r.Reason, r.Illegal)
+		case !r.Faithful():
+			t.Errorf("%s %s: the lock calls of the run that broke are %s as recorded, %s in the suite's timeline", r.Strategy, r.Property, r.Recorded, r.Timeline)
 		case r.Rejudged != "" && r.Rejudged != r.Judge:
 			t.Errorf("%s %s: judged %s, %s again from the saved history", r.Strategy, r.Property, r.Judge, r.Rejudged)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
@@ -30,10 +31,16 @@ type Row struct {
 	// keeps one ("" otherwise).
 	Judge    locktest.Verdict
 	Rejudged locktest.Verdict
-	Reason   string        // the judge's reason
-	Err      error         // why the check or the re-judging failed
-	Elapsed  time.Duration // porcupine's time on the run's histories
-	Skipped  bool          // the recorder could not wrap the strategy: only a break's timeline was checked
+	Reason   string // the judge's reason
+	// Recorded and Timeline are porcupine's verdicts on the lock calls
+	// of the run that broke, as the recorder saw them and as the
+	// suite's timeline has them (its critical section left out): the
+	// same when the recorder reads what the suite does. Nil when the
+	// result keeps no timeline.
+	Recorded, Timeline *Verdict
+	Err                error         // why the check or the re-judging failed
+	Elapsed            time.Duration // porcupine's time on the run's histories
+	Skipped            bool          // the recorder could not wrap the strategy: only a break's timeline was checked
 }
 
 // Agree is "yes" when porcupine finds the run legal exactly when the
@@ -92,6 +99,13 @@ func CheckProperty(ctx context.Context, cfg locktest.Config, e catalog.Entry, p 
 		// critical section too, and takes the place of the recorder's.
 		for i := range hs {
 			if hs[i].Key == h.Key {
+				// Both readings of the run's lock calls, decided apart:
+				// where the suite keeps a timeline, it vouches for the
+				// recorder, which alone reads the runs that hold.
+				lockOnly := *h
+				lockOnly.Ops = slices.DeleteFunc(slices.Clone(h.Ops), func(op Op) bool { return op.Kind == Enter || op.Kind == Leave })
+				rec, tl := Check(hs[i], timeout), Check(lockOnly, timeout)
+				row.Recorded, row.Timeline = &rec, &tl
 				hs = append(hs[:i], hs[i+1:]...)
 				break
 			}
@@ -138,4 +152,10 @@ func saveAndLoad(res locktest.Result) (locktest.Result, error) {
 		return res, err
 	}
 	return out, nil
+}
+
+// Faithful says whether the recorder's reading of the run that broke got
+// the verdict the suite's timeline gets, when there is one to compare.
+func (r Row) Faithful() bool {
+	return r.Recorded == nil || r.Recorded.String() == r.Timeline.String()
 }

@@ -102,7 +102,7 @@ func run() error {
 			return err
 		}
 	}
-	disagree := 0
+	disagree, unfaithful := 0, 0
 	for _, r := range rows {
 		// A run the judge calls n/a, which porcupine rejects, is worth a
 		// look too: the lock did something no lease lock does.
@@ -110,6 +110,9 @@ func run() error {
 			fmt.Printf("\n%s %s: judge %s: %s\n", r.Strategy, r.Property, r.Judge, r.Reason)
 			if r.Err != nil {
 				fmt.Printf("  error: %v\n", r.Err)
+			}
+			if r.Recorded != nil {
+				fmt.Printf("  the lock calls of the run that broke: %s as recorded, %s in the suite's timeline\n", r.Recorded, r.Timeline)
 			}
 			for _, k := range r.Illegal {
 				fmt.Printf("  illegal: %s\n", k)
@@ -121,6 +124,12 @@ func run() error {
 		if r.Agree() == "no" {
 			disagree++
 		}
+		if !r.Faithful() {
+			unfaithful++
+		}
+	}
+	if unfaithful > 0 {
+		fmt.Printf("\nthe recorder and the suite's timeline read %d broken runs differently\n", unfaithful)
 	}
 	if disagree > 0 {
 		return fmt.Errorf("porcupine and the judge disagree on %d of %d rows", disagree, len(rows))

@@ -47,7 +47,7 @@ type Verdict struct {
 
 // What makes a history illegal.
 const (
-	TwoHolders  = "two holders"             // a grant while another lease certainly stood
+	TwoHolders  = "two holders"             // a grant while another lease certainly stood, or a refresh of a lease that was gone
 	FreeRefused = "refused a free lock"     // a refusal when no lease could stand
 	TwoInside   = "two in critical section" // an enter while another client was inside
 )

@@ -198,20 +198,25 @@ func step(s state, in input, mode Mode) []any {
 			return nil
 		}
 		s.now = t
-		extended, ok := s, s.holder == op.holder() && t < s.hi
+		refreshed, ok := s, s.holder == op.holder() && t < s.hi
 		if ok {
-			extended.lo = max(s.lo, end(op.Call, op.TTL, 0, false))
-			extended.hi = max(s.hi, end(op.Return, op.TTL, in.tol, op.Renews))
+			// The lease lives TTL from the refresh: certainly that
+			// long, and no longer than that for a lock that shortens a
+			// lease (redlock's PEXPIRE), or as long as it had left
+			// for one that never does (luatoken's "at least ttl"),
+			// as strategy.Refresher allows either.
+			refreshed.lo = end(op.Call, op.TTL, 0, false)
+			refreshed.hi = max(s.hi, end(op.Return, op.TTL, in.tol, op.Renews))
 		}
 		switch op.Outcome {
 		case OK:
 			if !ok {
-				return nil // it extended a lease that was gone or someone else's
+				return nil // it refreshed a lease that was gone or someone else's
 			}
-			return []any{extended}
+			return []any{refreshed}
 		case Unknown:
 			if ok {
-				return []any{s, extended}
+				return []any{s, refreshed}
 			}
 		}
 		return []any{s}

@@ -105,6 +105,16 @@ func TestModel(t *testing.T) {
 			op("A", Refresh, OK, 50, 51, 100),
 			op("B", Acquire, OK, 120, 121, 100),
 		}, TwoHolders},
+		{"a refresh may shorten the lease", []Op{
+			op("A", Acquire, OK, 0, 1, 300),
+			op("A", Refresh, OK, 2, 3, 60),
+			op("B", Acquire, OK, 62, 64, 60),
+		}, "legal"},
+		{"a refresh may keep the longer lease", []Op{
+			op("A", Acquire, OK, 0, 1, 300),
+			op("A", Refresh, OK, 2, 3, 60),
+			op("B", Acquire, Refused, 100, 101, 60),
+		}, "legal"},
 		{"a refresh of a lease that is gone", []Op{
 			op("A", Acquire, OK, 0, 1, 100),
 			op("A", Refresh, OK, 500, 501, 100),

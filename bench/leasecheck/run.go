@@ -58,17 +58,9 @@ func (r Row) Agree() string {
 	return "-"
 }
 
-// Strategies are the catalog's columns on one Redis: those over several
-// masters (Redlock) are left out.
-func Strategies() []catalog.Entry {
-	var out []catalog.Entry
-	for _, e := range catalog.Strategies() {
-		if e.Masters <= 1 {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+// Strategies are the catalog's columns, Redlock's on the private
+// masters the suite starts for it.
+func Strategies() []catalog.Entry { return catalog.Strategies() }
 
 // Properties are the exclusion property and those whose breaks are
 // exclusion's: a second holder, or a lock nobody frees.

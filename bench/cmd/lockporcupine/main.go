@@ -41,7 +41,7 @@ func main() {
 }
 
 func run() error {
-	strategies := flag.String("strategy", "", "check only these `strategies` (comma-separated; the catalog's on one Redis by default)")
+	strategies := flag.String("strategy", "", "check only these `strategies` (comma-separated; all the catalog's by default)")
 	properties := flag.String("property", "", "check these `properties` (comma-separated, or all: every property on one Redis; default: exclusion, holder-overrun, safe-release, double-release, crash-recovery)")
 	timeout := flag.Duration("timeout", time.Minute, "the most porcupine may take on one history")
 	verbose := flag.Bool("v", false, "print the keys of the illegal histories and the judge's reasons")

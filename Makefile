@@ -73,6 +73,16 @@ bench-libraries: setup
 bench-kinds: setup
 	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockbench -figures kinds -json ../docs/performance-kinds.json -svg "" -doc ../docs/performance.md
 
+.PHONY: bench-porcupine
+
+# An independent check of the judge: porcupine decides the histories of
+# the catalog's strategies on exclusion and the properties whose breaks
+# are exclusion's, against a lease-lock model of its own, and prints its
+# verdict beside the judge's (bench/leasecheck; under a minute). Fails
+# when they disagree.
+bench-porcupine: setup
+	cd bench && LOCKLAB_REDIS=$${LOCKLAB_REDIS:-process} go run ./cmd/lockporcupine
+
 .PHONY: check docs repeat stress test-langs report test-browser
 
 # Every PHP recipe's column against its Go column, cell by cell, the PHP

@@ -9,6 +9,7 @@ replace github.com/locklab/locklab/adapters/goredispool => ../adapters/goredispo
 replace github.com/locklab/locklab/adapters/rueidispool => ../adapters/rueidispool
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/bsm/redislock v0.9.4
 	github.com/go-redsync/redsync/v4 v4.18.1
 	github.com/gomodule/redigo v1.9.3

@@ -108,6 +108,13 @@ type finding struct {
 	reason history.Message
 }
 
+// serverTick is how much sooner than its TTL by our clock a hold may end
+// by the server's: Redis counts expiries, and the TIME a script reads, in
+// whole milliseconds, so a key set at 10.9ms with a TTL of 60ms may be
+// gone at 70.0ms. A grant within a tick of a hold's end is no second
+// holder.
+const serverTick = time.Millisecond
+
 // twoHoldersAt is twoHolders as a finding: the grant's event.
 func twoHoldersAt(tl []history.Event, capacity int) (finding, bool) {
 	hs := holds(tl)
@@ -119,7 +126,7 @@ func twoHoldersAt(tl []history.Event, capacity int) (finding, bool) {
 		}
 		var during []hold
 		for _, a := range hs[:j] {
-			if a.from <= b.from && b.from < a.to {
+			if a.from <= b.from && b.from < a.to-serverTick {
 				during = append(during, a)
 			}
 		}

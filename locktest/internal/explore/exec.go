@@ -23,7 +23,7 @@ func Execute(r *harness.Run, p Plan, lock Lock) harness.Outcome {
 		clients[i] = r.NewClient(s.Name, s.Skew)
 	}
 	r.Note(mPlan.New(p.String()))
-	sc := schedule(p.Sched, clients)
+	sc := gateClients(p.Sched, clients)
 	var wg sync.WaitGroup
 	aborts := make(chan any, len(clients))
 	for i := range clients {
@@ -73,8 +73,8 @@ func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
 	return r.BreaksRuleOf(d.Rule, lock.Permits, d.Reason)
 }
 
-// hold is what a client holds: the lock of a mutex, or a hold of a kind.
-type hold struct {
+// holding is what a client holds: the lock of a mutex, or a hold of a kind.
+type holding struct {
 	l    strategy.Lock
 	h    sim.Held
 	kind bool // h, not l
@@ -82,7 +82,7 @@ type hold struct {
 
 // play runs script s on c.
 func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
-	var cur, last *hold
+	var cur, last *holding
 	for _, op := range s.Ops {
 		if c.IsCrashed() {
 			return
@@ -93,7 +93,7 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			cur = nil
 			deadline := time.Now().Add(op.For)
 			for {
-				h, err := attempt(c, op, lock)
+				h, err := tryOnce(c, op, lock)
 				if err == nil {
 					cur = h
 					break
@@ -141,23 +141,23 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 	}
 }
 
-// attempt makes one attempt of op, recorded.
-func attempt(c *harness.Client, op Op, lock Lock) (*hold, error) {
+// tryOnce makes one attempt of op, recorded.
+func tryOnce(c *harness.Client, op Op, lock Lock) (*holding, error) {
 	if lock.Kind == strategy.Mutex {
 		l, err := c.TryAcquireErr(op.TTL)
 		if err != nil {
 			return nil, err
 		}
-		return &hold{l: l}, nil
+		return &holding{l: l}, nil
 	}
 	h, err := c.TryModeErr(op.Mode, op.N, op.TTL)
 	if err != nil {
 		return nil, err
 	}
-	return &hold{h: h, kind: true}, nil
+	return &holding{h: h, kind: true}, nil
 }
 
-func release(c *harness.Client, h *hold) {
+func release(c *harness.Client, h *holding) {
 	if h.kind {
 		_ = c.ReleaseHeldErr(h.h)
 		return

@@ -36,9 +36,9 @@ type scheduler struct {
 	done     chan struct{}
 }
 
-// schedule gates every command of clients (but those that set up a
+// gateClients gates every command of clients (but those that set up a
 // connection) under s until stop.
-func schedule(s Schedule, clients []*harness.Client) *scheduler {
+func gateClients(s Schedule, clients []*harness.Client) *scheduler {
 	n := len(clients)
 	sc := &scheduler{sched: s, waiting: make([]chan struct{}, n), inflight: -1,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}

@@ -145,7 +145,7 @@ func twoValidInside(tl []history.Event, opts Options) (finding, bool) {
 	hs := holds(tl)
 	validAt := func(c string, t time.Duration) (hold, bool) {
 		for i := len(hs) - 1; i >= 0; i-- {
-			if h := hs[i]; h.client == c && h.from <= t && t < h.to {
+			if h := hs[i]; h.client == c && h.from <= t && t < h.to-serverTick {
 				return h, true
 			}
 		}

@@ -36,6 +36,21 @@ const (
 	// attempt, no writer for a reader's, room among Check.Permits for a
 	// semaphore's. The lock was free, for it, and did not say so.
 	FreeRefused Rule = "free-refused"
+	// Untouched: while a hold is valid, no other client's call changes
+	// it: the holder's own value at a lock key stays, and K's expiry is
+	// neither removed nor pushed back, between two reads of the suite
+	// (EvRead) with nobody's commands between them but others'. What
+	// else the lock keeps at its keys is bookkeeping, and anyone may
+	// write it.
+	Untouched Rule = "untouched"
+	// GrantOwned: a grant is the lock: the suite's first read after it,
+	// within its hold and before anyone else's commands, finds the
+	// grantee's own value at a lock key, or no other client's.
+	GrantOwned Rule = "grant-owned"
+	// FullLease: the key a grant or refresh writes lives as long as the
+	// TTL it asked for: read with the holder's value, it does not expire
+	// before the hold's end.
+	FullLease Rule = "full-lease"
 	// Observed: the scenario saw the property broken in a way no other
 	// rule expresses (a key that outlived its TTL, a release that freed
 	// nothing); the events before the claim are its evidence.

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"net"
@@ -323,6 +324,7 @@ func (r *Run) ReadPTTL() int64 {
 		ms, err = pttlOf(c, keys)
 		return err
 	})
+	r.Rec.Read(history.Read{PTTL: ms})
 	left := history.Arg{Kind: history.ArgNumber, Text: strconv.FormatInt(ms, 10)}
 	if ms >= 0 {
 		left.Kind = history.ArgLeft
@@ -453,11 +455,14 @@ func (r *Run) NeverReadsClock() Outcome {
 	return r.NotApplicable(mNeverReadsClock.New())
 }
 
-// ViewKey reads K on the suite's own connection.
+// ViewKey reads K on the suite's own connection, and records what it
+// read for the judge (history.EvRead).
 func (r *Run) ViewKey() KeyView {
 	var v KeyView
+	var rd history.Read
 	keys := r.LockKeys()
 	r.Redis(func(c redis.Conn) error {
+		v, rd = KeyView{}, history.Read{}
 		for _, k := range keys {
 			dump, err := redis.String(c.Do("DUMP", k))
 			if err != nil && err != redis.ErrNil {
@@ -467,15 +472,21 @@ func (r *Run) ViewKey() KeyView {
 			// Whose value it is, when it is a string: a hash or any
 			// other type answers GET with an error, and has no writer.
 			var w []string
+			kv := history.KeyValue{Key: r.Arg(k)}
 			if s, err := redis.String(c.Do("GET", k)); err == nil {
-				w = r.Rec.WritersOf(r.Arg(s))
+				a := r.Arg(s)
+				w, kv.Value = r.Rec.WritersOf(a), &a
+			} else if dump != "" {
+				kv.Value = &history.Arg{Kind: history.ArgText, Text: fmt.Sprintf("dump:%x", sha1.Sum([]byte(dump)))}
 			}
-			v.writers = append(v.writers, w)
+			v.writers, rd.Keys = append(v.writers, w), append(rd.Keys, kv)
 		}
 		var err error
 		v.Pttl, err = pttlOf(c, keys)
 		return err
 	})
+	rd.PTTL = v.Pttl
+	r.Rec.Read(rd)
 	return v
 }
 

@@ -168,3 +168,72 @@ func TestFreeRecorded(t *testing.T) {
 	d, found := judge.Free(readRecorded(t, "luatoken.holder-overrun.json").Timeline, judge.Options{})
 	assert.False(t, found, "an overrun is no finding about a lock that promises no fence: %s", d.Reason)
 }
+
+var (
+	keyK     = history.Arg{Kind: history.ArgKey, Text: "K"}
+	keyQueue = history.Arg{Kind: history.ArgLockKey, Text: "K:queue"}
+)
+
+// token is a value c alone wrote; text is any other.
+func token(c string) *history.Arg {
+	return &history.Arg{Kind: history.ArgToken, Text: "t-" + c, Client: c}
+}
+func text(s string) *history.Arg { return &history.Arg{Kind: history.ArgText, Text: s} }
+
+// read is what the suite read at at: K's PTTL in ms, and the keys.
+func read(at time.Duration, pttl int64, keys ...history.KeyValue) history.Event {
+	return history.Event{Kind: history.EvRead, At: at, Read: &history.Read{Keys: keys, PTTL: pttl}}
+}
+
+func at(key history.Arg, v *history.Arg) history.KeyValue {
+	return history.KeyValue{Key: key, Value: v}
+}
+
+// callOf is a call of c that returned at at with err, after a command.
+func callOf(kind history.EventKind, c string, t time.Duration, err string) []history.Event {
+	return []history.Event{command(c, t), {Client: c, Kind: kind, Call: t - ms, At: t + ms, Err: err, TTL: 100 * ms}}
+}
+
+// TestFreeReads: the rules on what the suite read of the lock's keys,
+// each beside a history that comes close and keeps it.
+func TestFreeReads(t *testing.T) {
+	a := grant("A", 0, ms, 100*ms)
+	short := grant("A", 0, ms, 5*ms)
+	for _, tt := range []struct {
+		name   string
+		events []history.Event
+		rule   history.Rule
+		found  string
+	}{
+		{"a release removed a valid hold", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}),
+			history.Untouched, "B's release deleted K, A's lock"},
+		{"a release removed an expired hold", cat([]history.Event{short, read(2*ms, 3, at(keyK, token("A")))}, callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}), "", ""},
+		{"the holder's own release", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "A", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}), "", ""},
+		{"a refused attempt overwrote a valid hold", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvNotAcquired, "B", 10*ms, ""), []history.Event{read(20*ms, 99, at(keyK, token("B")))}),
+			history.Untouched, "B's acquire overwrote K, A's lock, with another value"},
+		// A waiting mark is bookkeeping: a refused attempt may write it.
+		{"a refused attempt wrote bookkeeping", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")), at(keyQueue, text("1")))}, callOf(history.EvNotAcquired, "B", 10*ms, ""), []history.Event{read(20*ms, 90, at(keyK, token("A")), at(keyQueue, text("2")))}), "", ""},
+		{"a refresh pushed a valid hold's expiry", cat([]history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, callOf(history.EvRefreshed, "B", 10*ms, "not held"), []history.Event{read(20*ms, 199, at(keyK, token("A")))}),
+			history.Untouched, "B's refresh pushed the expiry of K, A's lock, back from 100ms to 200ms"},
+		{"a refresh removed a valid hold's expiry", cat([]history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, callOf(history.EvRefreshed, "B", 10*ms, "not held"), []history.Event{read(20*ms, -1, at(keyK, token("A")))}),
+			history.Untouched, "B's refresh removed the expiry of K, A's lock: should A die, the lock is never freed"},
+		{"the holder's own refresh", cat([]history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, callOf(history.EvRefreshed, "A", 10*ms, ""), []history.Event{read(20*ms, 95, at(keyK, token("A")))}), "", ""},
+		{"a grant without the lock", []history.Event{short, grant("B", 40*ms, 50*ms, 100*ms), read(51*ms, -1, at(keyK, token("A")))},
+			history.GrantOwned, "B was granted the lock, but the lock's keys held A's value and none of its own"},
+		{"a grant with the lock", []history.Event{short, grant("B", 40*ms, 50*ms, 100*ms), read(51*ms, 99, at(keyK, token("B")))}, "", ""},
+		{"a lease cut short", []history.Event{a, read(2*ms, 50, at(keyK, token("A")))},
+			history.FullLease, "K, A's hold, expires 48ms before the end of the TTL A asked for"},
+		{"a full lease", []history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, found := judge.Free(tt.events, liveOpts)
+			if tt.rule == "" {
+				assert.False(t, found, "%s", d.Reason)
+				return
+			}
+			require.True(t, found)
+			assert.Equal(t, tt.rule, d.Rule)
+			assert.Equal(t, tt.found, d.Reason.String())
+		})
+	}
+}

@@ -1,0 +1,218 @@
+package judge
+
+import (
+	"slices"
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+)
+
+// The rules on what the suite read of the lock's keys (history.EvRead).
+// A hold, at the keys, is its holder's own values there (a token: a value
+// that client alone wrote); anything else at a lock key (a queue entry, a
+// waiting mark, a counter, a hash of readers) is the lock's bookkeeping,
+// which any call may write, a refused attempt included.
+
+// leaseTolerance is how much sooner than its hold's end a key read with
+// its holder's value may expire: PTTL counts whole milliseconds.
+const leaseTolerance = 2 * time.Millisecond
+
+// readsOf returns the indices of tl's reads of the lock's keys.
+func readsOf(tl []history.Event) []int {
+	var out []int
+	for i, e := range tl {
+		if e.Kind == history.EvRead && e.Read != nil && len(e.Read.Keys) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// senders returns the clients that sent commands in tl[i+1:j], each with
+// the index of its first.
+func senders(tl []history.Event, i, j int) ([]string, []int) {
+	var who []string
+	var first []int
+	for k := i + 1; k < j; k++ {
+		if e := tl[k]; e.Kind == history.EvCommand && !slices.Contains(who, e.Client) {
+			who, first = append(who, e.Client), append(first, k)
+		}
+	}
+	return who, first
+}
+
+// opAt names the lock call of client that tl[k] belongs to: the first
+// of its returns from k on (an attempt, refused or not, is an acquire).
+func opAt(tl []history.Event, client string, k int) msg.Arg {
+	op := "acquire"
+	for _, e := range tl[k:] {
+		if e.Client != client || !returns(e.Kind) {
+			continue
+		}
+		switch e.Kind {
+		case history.EvReleased:
+			op = "release"
+		case history.EvRefreshed:
+			op = "refresh"
+		}
+		break
+	}
+	return msg.Arg{Kind: msg.Op, Text: op}
+}
+
+// validAt returns client's hold valid from from to to, the last granted.
+func validAt(hs []hold, client string, from, to time.Duration) (hold, bool) {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if h := hs[i]; h.client == client && h.from <= from && to < h.to {
+			return h, true
+		}
+	}
+	return hold{}, false
+}
+
+// keyArg is a lock key as a message's value.
+func keyArg(a history.Arg) msg.Arg {
+	return msg.Arg{Kind: msg.Value, Value: string(a.Kind), Text: a.Text}
+}
+
+// untouched finds the first read that shows a valid hold changed by
+// another client (history.Untouched): its holder's own value at a key
+// gone or replaced, or, at K, its expiry removed or pushed back, since
+// the read before, with others' commands between them and none of the
+// holder's.
+func untouched(tl []history.Event) (finding, bool) {
+	rs := readsOf(tl)
+	for n := 1; n < len(rs); n++ {
+		p, j := rs[n-1], rs[n]
+		prev, cur := tl[p].Read, tl[j].Read
+		who, first := senders(tl, p, j)
+		for i, k := range prev.Keys {
+			h := k.Owner()
+			if h == "" || slices.Contains(who, h) || len(who) == 0 {
+				continue
+			}
+			if _, ok := validAt(holds(tl[:j]), h, tl[p].At, tl[j].At); !ok {
+				continue
+			}
+			author, op := who[0], opAt(tl, who[0], first[0])
+			at := slices.IndexFunc(cur.Keys, func(c history.KeyValue) bool { return c.Key == k.Key })
+			isK := k.Key.Kind == history.ArgKey
+			var m history.Message
+			switch {
+			case (at < 0 || cur.Keys[at].Value == nil) && isK:
+				m = MsgDeleted.New(author, op, h)
+			case at < 0 || cur.Keys[at].Value == nil:
+				m = MsgDeletedKey.New(author, op, keyArg(k.Key), h)
+			case *cur.Keys[at].Value != *k.Value && isK:
+				m = MsgOverwrote.New(author, op, h)
+			case *cur.Keys[at].Value != *k.Value:
+				m = mOverwroteKey.New(author, op, keyArg(k.Key), h)
+			case i > 0 || prev.PTTL < 0:
+				continue // K's expiry is the first key's
+			case cur.PTTL == -1:
+				m = MsgExpiryRemoved.New(author, op, h)
+			case cur.PTTL > prev.PTTL:
+				m = MsgExpiryPushed.New(author, op, h, shown(prev.PTTL), shown(cur.PTTL))
+			default:
+				continue
+			}
+			return finding{history.Untouched, j, m}, true
+		}
+	}
+	return finding{}, false
+}
+
+// ms is a PTTL as a duration.
+func ms(pttl int64) time.Duration { return time.Duration(pttl) * time.Millisecond }
+
+// shown is a PTTL to a tenth of a second, as a reason gives it: the same
+// on every run.
+func shown(pttl int64) time.Duration { return ms(pttl).Round(100 * time.Millisecond) }
+
+// grantOwned finds the first grant whose first read, within its hold and
+// before anyone else's commands, shows another client's value at the
+// lock's keys and none of the grantee's (history.GrantOwned).
+func grantOwned(tl []history.Event) (finding, bool) {
+	hs := holds(tl)
+	for _, g := range hs {
+		for j := g.event + 1; j < len(tl); j++ {
+			e := tl[j]
+			if e.Kind == history.EvCommand && e.Client != g.client {
+				break
+			}
+			if e.Kind != history.EvRead || e.Read == nil || len(e.Read.Keys) == 0 {
+				continue
+			}
+			if !(e.At < g.to) {
+				break
+			}
+			var others []string
+			own := false
+			for _, k := range e.Read.Keys {
+				switch o := k.Owner(); {
+				case o == g.client:
+					own = true
+				case o != "" && !slices.Contains(others, o):
+					others = append(others, o)
+				}
+			}
+			if !own && len(others) > 0 {
+				return finding{history.GrantOwned, j, mGrantNotOwned.New(g.client, others)}, true
+			}
+			break
+		}
+	}
+	return finding{}, false
+}
+
+// fullLease finds the first read that shows K, with a valid holder's
+// value, expiring before that hold's end (history.FullLease), with
+// nobody else's commands since the holder's last call returned, the
+// hold's end as the calls returned by then set it.
+func fullLease(tl []history.Event) (finding, bool) {
+	since := map[string]int{} // a client's last lock call's return
+	for j, e := range tl {
+		if returns(e.Kind) {
+			since[e.Client] = j
+		}
+		if e.Kind != history.EvRead || e.Read == nil || len(e.Read.Keys) == 0 || e.Read.PTTL < 0 {
+			continue
+		}
+		x := e.Read.Keys[0].Owner()
+		h, ok := validAt(holds(tl[:j]), x, e.At, e.At) // its end as the calls so far set it
+		k, called := since[x]
+		if x == "" || !ok || !called {
+			continue
+		}
+		if who, _ := senders(tl, k, j); slices.ContainsFunc(who, func(c string) bool { return c != x }) {
+			continue
+		}
+		if short := h.to - (e.At + ms(e.Read.PTTL)); short > leaseTolerance {
+			return finding{history.FullLease, j, mLeaseShort.New(x, short)}, true
+		}
+	}
+	return finding{}, false
+}
+
+// What a call of another client did to a holder's lock: the judge's
+// reasons, and the scenarios' that watch K around a call.
+var (
+	MsgDeleted = msg.Define("changed.deleted", msg.K(msg.Client, msg.Op, msg.Client),
+		"{0}'s {1} deleted K, {2}'s lock")
+	MsgDeletedKey = msg.Define("changed.deleted-key", msg.K(msg.Client, msg.Op, msg.Value, msg.Client),
+		"{0}'s {1} deleted {2}, one of the keys of {3}'s lock")
+	MsgOverwrote = msg.Define("changed.overwrote", msg.K(msg.Client, msg.Op, msg.Client),
+		"{0}'s {1} overwrote K, {2}'s lock, with another value")
+	mOverwroteKey = msg.Define("changed.overwrote-key", msg.K(msg.Client, msg.Op, msg.Value, msg.Client),
+		"{0}'s {1} overwrote {2}, one of the keys of {3}'s lock, with another value")
+	MsgExpiryRemoved = msg.Define("changed.expiry-removed", msg.K(msg.Client, msg.Op, msg.Client),
+		"{0}'s {1} removed the expiry of K, {2}'s lock: should {2} die, the lock is never freed")
+	MsgExpiryPushed = msg.Define("changed.expiry-pushed", msg.K(msg.Client, msg.Op, msg.Client, msg.Duration, msg.Duration),
+		"{0}'s {1} pushed the expiry of K, {2}'s lock, back from {3} to {4}")
+
+	mGrantNotOwned = msg.Define("judge.grant-not-owned", msg.K(msg.Client, msg.Clients),
+		"{0} was granted the lock, but the lock's keys held {1}'s value and none of its own")
+	mLeaseShort = msg.Define("judge.lease-short", msg.K(msg.Client, msg.Duration),
+		"K, {0}'s hold, expires {1} before the end of the TTL {0} asked for")
+)

@@ -257,7 +257,7 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 		if last == nil {
 			return finding{history.FreeRefused, a.event, mRefusedFree.New(a.client, run[a.client], l.quick)}, true
 		}
-		return finding{history.Unfreed, a.event, mUnfreed.New(a.client, run[a.client], l.quick, last.client, a.start-last.to)}, true
+		return finding{history.Unfreed, a.event, mUnfreed.New(a.client, run[a.client], l.quick, last.client, (a.start - last.to).Round(time.Millisecond))}, true
 	}
 	return finding{}, false
 }

@@ -154,6 +154,11 @@ func TestFreeRecorded(t *testing.T) {
 		// A works past its TTL: only a lock that promises a lease or a
 		// fence is broken by that; not once A leaves before B enters.
 		{"luatoken.holder-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
+		// A died inside its acquire, whose TTL B then waits out.
+		{"setnxexpire.crash-mid-acquire.json", judge.Options{Slack: 100 * time.Millisecond}, history.Unfreed, editCrashTTL("A", 10000*time.Second)},
+		// A's late release deleted K while B held it; not once B's TTL
+		// had run out.
+		{"setnxpx.safe-release.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			tl := readRecorded(t, tt.file).Timeline

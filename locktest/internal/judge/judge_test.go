@@ -302,6 +302,16 @@ func editTTL(client string, ttl time.Duration) func([]history.Event) {
 	}
 }
 
+func editCrashTTL(client string, ttl time.Duration) func([]history.Event) {
+	return func(tl []history.Event) {
+		for i, e := range tl {
+			if e.Client == client && e.Kind == history.EvCrash {
+				tl[i].TTL = ttl
+			}
+		}
+	}
+}
+
 func editLost(client string) func([]history.Event) {
 	return func(tl []history.Event) {
 		for i, e := range tl {
@@ -338,6 +348,8 @@ func TestEdited(t *testing.T) {
 		{"getset.clock-skew.json", editTTL("A", time.Millisecond)},
 		// A leaves before B enters.
 		{"luatoken.holder-overrun.json", leaveFirst("A")},
+		// A died inside an acquire that asked for 10,000s.
+		{"setnxexpire.crash-mid-acquire.json", editCrashTTL("A", 10000*time.Second)},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			r := readRecorded(t, tt.file)

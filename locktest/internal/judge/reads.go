@@ -71,6 +71,46 @@ func validAt(hs []hold, client string, from, to time.Duration) (hold, bool) {
 	return hold{}, false
 }
 
+// ownerOf says whose hold the value k, read at tl[j], is: its writer's,
+// when it is a token; else, for a value that several clients wrote
+// alike (SET K 1), the one client whose hold is valid then and whose
+// grant sent that value. Anything else is bookkeeping: "".
+func ownerOf(tl []history.Event, hs []hold, j int, k history.KeyValue) string {
+	if o := k.Owner(); o != "" || k.Value == nil {
+		return o
+	}
+	owner := ""
+	for _, h := range hs {
+		if !(h.from <= tl[j].At && tl[j].At < h.to) || h.client == owner || !sentBy(tl, h.event, *k.Value) {
+			continue
+		}
+		if owner != "" {
+			return "" // two holders wrote it: nobody's own
+		}
+		owner = h.client
+	}
+	return owner
+}
+
+// sentBy says whether the lock call that tl[g] returns from sent v as an
+// argument of one of its commands.
+func sentBy(tl []history.Event, g int, v history.Arg) bool {
+	c := tl[g].Client
+	for k := g - 1; k >= 0; k-- {
+		e := tl[k]
+		if e.Client != c {
+			continue
+		}
+		if returns(e.Kind) {
+			return false
+		}
+		if e.Kind == history.EvCommand && slices.ContainsFunc(e.Command, func(a history.Arg) bool { return a.Kind == v.Kind && a.Text == v.Text }) {
+			return true
+		}
+	}
+	return false
+}
+
 // keyArg is a lock key as a message's value.
 func keyArg(a history.Arg) msg.Arg {
 	return msg.Arg{Kind: msg.Value, Value: string(a.Kind), Text: a.Text}
@@ -87,12 +127,13 @@ func untouched(tl []history.Event) (finding, bool) {
 		p, j := rs[n-1], rs[n]
 		prev, cur := tl[p].Read, tl[j].Read
 		who, first := senders(tl, p, j)
+		hs := holds(tl[:j])
 		for i, k := range prev.Keys {
-			h := k.Owner()
+			h := ownerOf(tl, hs, p, k)
 			if h == "" || slices.Contains(who, h) || len(who) == 0 {
 				continue
 			}
-			if _, ok := validAt(holds(tl[:j]), h, tl[p].At, tl[j].At); !ok {
+			if _, ok := validAt(hs, h, tl[p].At, tl[j].At); !ok {
 				continue
 			}
 			author, op := who[0], opAt(tl, who[0], first[0])
@@ -179,8 +220,9 @@ func fullLease(tl []history.Event) (finding, bool) {
 		if e.Kind != history.EvRead || e.Read == nil || len(e.Read.Keys) == 0 || e.Read.PTTL < 0 {
 			continue
 		}
-		x := e.Read.Keys[0].Owner()
-		h, ok := validAt(holds(tl[:j]), x, e.At, e.At) // its end as the calls so far set it
+		hs := holds(tl[:j]) // each hold's end as the calls so far set it
+		x := ownerOf(tl, hs, j, e.Read.Keys[0])
+		h, ok := validAt(hs, x, e.At, e.At)
 		k, called := since[x]
 		if x == "" || !ok || !called {
 			continue

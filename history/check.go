@@ -20,7 +20,8 @@ const (
 	// once take at most Check.Permits permits. A hold is valid from the
 	// return of its grant (EvAcquired without Err) to the earliest of its
 	// holder's next release call and its grant's call plus its TTL,
-	// pushed on by each refresh that succeeded, from the refresh's call.
+	// pushed on by each refresh that succeeded, from the refresh's call,
+	// if it returned while the hold was valid.
 	// A lease that ends sooner only shortens a hold, so counting to the
 	// TTL never calls a correct lock broken.
 	OneHolder Rule = "one-holder"

@@ -194,6 +194,11 @@ func at(key history.Arg, v *history.Arg) history.KeyValue {
 	return history.KeyValue{Key: key, Value: v}
 }
 
+// setLocked is c's command writing the value every client writes.
+func setLocked(c string, t time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvCommand, At: t, Command: []history.Arg{{Kind: history.ArgText, Text: "SET"}, keyK, *text("locked")}}
+}
+
 // callOf is a call of c that returned at at with err, after a command.
 func callOf(kind history.EventKind, c string, t time.Duration, err string) []history.Event {
 	return []history.Event{command(c, t), {Client: c, Kind: kind, Call: t - ms, At: t + ms, Err: err, TTL: 100 * ms}}
@@ -216,6 +221,22 @@ func TestFreeReads(t *testing.T) {
 		{"the holder's own release", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "A", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}), "", ""},
 		{"a refused attempt overwrote a valid hold", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvNotAcquired, "B", 10*ms, ""), []history.Event{read(20*ms, 99, at(keyK, token("B")))}),
 			history.Untouched, "B's acquire overwrote K, A's lock, with another value"},
+		// Of the clients that sent commands between the reads, the last
+		// that named the key is named.
+		{"the last to touch the key is named", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))},
+			[]history.Event{{Client: "C", Kind: history.EvCommand, At: 4 * ms, Command: []history.Arg{{Kind: history.ArgText, Text: "SET"}, keyK}}, {Client: "C", Kind: history.EvNotAcquired, Call: 3 * ms, At: 5 * ms}},
+			callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}),
+			history.Untouched, "C's acquire deleted K, A's lock"},
+		// Every client writes the same value: it is the valid holder's
+		// whose grant sent it; A's refresh, after its own hold lapsed,
+		// is no owner of it.
+		{"a late refresh pushed a shared value's expiry", []history.Event{
+			setLocked("A", 0), grant("A", 0, ms, 60*ms),
+			setLocked("B", 81*ms), grant("B", 80*ms, 82*ms, 5*time.Second),
+			read(83*ms, 5000, at(keyK, text("locked"))),
+			setLocked("A", 84*ms), refresh("A", 18*ms, 85*ms, 15*time.Second),
+			read(86*ms, 15000, at(keyK, text("locked"))),
+		}, history.Untouched, "A's refresh pushed the expiry of K, B's lock, back from 5s to 15s"},
 		// A waiting mark is bookkeeping: a refused attempt may write it.
 		{"a refused attempt wrote bookkeeping", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")), at(keyQueue, text("1")))}, callOf(history.EvNotAcquired, "B", 10*ms, ""), []history.Event{read(20*ms, 90, at(keyK, token("A")), at(keyQueue, text("2")))}), "", ""},
 		{"a refresh pushed a valid hold's expiry", cat([]history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, callOf(history.EvRefreshed, "B", 10*ms, "not held"), []history.Event{read(20*ms, 199, at(keyK, token("A")))}),

@@ -348,6 +348,8 @@ func TestEdited(t *testing.T) {
 		{"getset.clock-skew.json", editTTL("A", time.Millisecond)},
 		// A leaves before B enters.
 		{"luatoken.holder-overrun.json", leaveFirst("A")},
+		// B's hold had expired when A's late release deleted K.
+		{"setnxpx.safe-release.json", editTTL("B", time.Millisecond)},
 		// A died inside an acquire that asked for 10,000s.
 		{"setnxexpire.crash-mid-acquire.json", editCrashTTL("A", 10000*time.Second)},
 	} {

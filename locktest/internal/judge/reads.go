@@ -29,17 +29,50 @@ func readsOf(tl []history.Event) []int {
 	return out
 }
 
-// senders returns the clients that sent commands in tl[i+1:j], each with
-// the index of its first.
+// senders returns the clients that sent commands in tl[i+1:j], each
+// with the index of its last.
 func senders(tl []history.Event, i, j int) ([]string, []int) {
 	var who []string
-	var first []int
+	var last []int
 	for k := i + 1; k < j; k++ {
-		if e := tl[k]; e.Kind == history.EvCommand && !slices.Contains(who, e.Client) {
-			who, first = append(who, e.Client), append(first, k)
+		e := tl[k]
+		if e.Kind != history.EvCommand {
+			continue
+		}
+		if n := slices.Index(who, e.Client); n >= 0 {
+			last[n] = k
+			continue
+		}
+		who, last = append(who, e.Client), append(last, k)
+	}
+	return who, last
+}
+
+// authorOf picks, among who (each with the index of its last command),
+// the client whose command naming key came last, or the last to send
+// anything: the likeliest to have changed the key since the read before.
+func authorOf(tl []history.Event, who []string, last []int, key history.Arg) (string, int) {
+	best, bestAt := -1, -1
+	for n, c := range who {
+		for k := last[n]; k >= 0 && k > bestAt; k-- {
+			e := tl[k]
+			if e.Client != c || e.Kind != history.EvCommand {
+				continue
+			}
+			if slices.ContainsFunc(e.Command, func(a history.Arg) bool { return a.Kind == key.Kind && a.Text == key.Text }) {
+				best, bestAt = n, k
+				break
+			}
 		}
 	}
-	return who, first
+	if best < 0 {
+		for n := range who {
+			if best < 0 || last[n] > last[best] {
+				best = n
+			}
+		}
+	}
+	return who[best], last[best]
 }
 
 // opAt names the lock call of client that tl[k] belongs to: the first
@@ -117,26 +150,48 @@ func keyArg(a history.Arg) msg.Arg {
 }
 
 // untouched finds the first read that shows a valid hold changed by
-// another client (history.Untouched): its holder's own value at a key
-// gone or replaced, or, at K, its expiry removed or pushed back, since
-// the read before, with others' commands between them and none of the
-// holder's.
+// another client (history.Untouched; see changes).
 func untouched(tl []history.Event) (finding, bool) {
+	if cs := changes(tl); len(cs) > 0 {
+		return cs[0].finding, true
+	}
+	return finding{}, false
+}
+
+// change is a valid hold changed by another client: who may have done
+// it (the clients that sent commands meanwhile), whose, and the finding,
+// which names the likeliest (authorOf).
+type change struct {
+	authors []string
+	holder  string
+	finding
+}
+
+// changes lists the reads that show a valid hold changed by another
+// client: its holder's own value at a key gone or replaced, or, at K, its
+// expiry removed or pushed back, since the read before, with others'
+// commands between them and none of the holder's.
+func changes(tl []history.Event) []change {
+	var out []change
 	rs := readsOf(tl)
 	for n := 1; n < len(rs); n++ {
 		p, j := rs[n-1], rs[n]
 		prev, cur := tl[p].Read, tl[j].Read
-		who, first := senders(tl, p, j)
-		hs := holds(tl[:j])
+		who, last := senders(tl, p, j)
+		// Whose each value was when it was read, and whether that hold
+		// was still valid at the next read, as the calls returned by
+		// then say: a refresh that returned in between is no owner.
+		before, hs := holds(tl[:p]), holds(tl[:j])
 		for i, k := range prev.Keys {
-			h := ownerOf(tl, hs, p, k)
+			h := ownerOf(tl, before, p, k)
 			if h == "" || slices.Contains(who, h) || len(who) == 0 {
 				continue
 			}
 			if _, ok := validAt(hs, h, tl[p].At, tl[j].At); !ok {
 				continue
 			}
-			author, op := who[0], opAt(tl, who[0], first[0])
+			author, k0 := authorOf(tl, who, last, k.Key)
+			op := opAt(tl, author, k0)
 			at := slices.IndexFunc(cur.Keys, func(c history.KeyValue) bool { return c.Key == k.Key })
 			isK := k.Key.Kind == history.ArgKey
 			var m history.Message
@@ -158,10 +213,45 @@ func untouched(tl []history.Event) (finding, bool) {
 			default:
 				continue
 			}
-			return finding{history.Untouched, j, m}, true
+			out = append(out, change{who, h, finding{history.Untouched, j, m}})
+			break
 		}
 	}
-	return finding{}, false
+	return out
+}
+
+// changedClaim finds, in an Observed claim's reason, the change of a
+// holder's lock by another client that it reports (the changed.*
+// messages): its author and holder.
+func changedClaim(m history.Message) (author, holder string, ok bool) {
+	switch m.ID {
+	case MsgDeleted.ID, MsgOverwrote.ID, MsgExpiryRemoved.ID, MsgExpiryPushed.ID:
+		return m.Args[0].Text, m.Args[2].Text, true
+	case MsgDeletedKey.ID, mOverwroteKey.ID:
+		return m.Args[0].Text, m.Args[3].Text, true
+	}
+	for _, a := range m.Args {
+		if a.Msg != nil {
+			if author, holder, ok := changedClaim(*a.Msg); ok {
+				return author, holder, ok
+			}
+		}
+	}
+	return "", "", false
+}
+
+// showsChange says whether tl shows author changing holder's valid
+// hold, when it can tell: it holds reads of the lock's keys, and author
+// and holder are two of its clients; else it takes the claim at its word.
+func showsChange(tl []history.Event, author, holder string) bool {
+	clients := map[string]bool{}
+	for _, e := range tl {
+		clients[e.Client] = true
+	}
+	if len(readsOf(tl)) == 0 || author == holder || !clients[author] || !clients[holder] {
+		return true
+	}
+	return slices.ContainsFunc(changes(tl), func(c change) bool { return c.holder == holder && slices.Contains(c.authors, author) })
 }
 
 // ms is a PTTL as a duration.

@@ -318,13 +318,23 @@ func (r *Run) Pttl() time.Duration {
 // a key without expiry, -2 for none.
 func (r *Run) ReadPTTL() int64 {
 	var ms int64
+	var rd history.Read
 	keys := r.LockKeys()
 	r.Redis(func(c redis.Conn) error {
 		var err error
+		rd = history.Read{}
+		for _, k := range keys {
+			kv, _, err := r.readKey(c, k)
+			if err != nil {
+				return err
+			}
+			rd.Keys = append(rd.Keys, kv)
+		}
 		ms, err = pttlOf(c, keys)
 		return err
 	})
-	r.Rec.Read(history.Read{PTTL: ms})
+	rd.PTTL = ms
+	r.Rec.Read(rd)
 	left := history.Arg{Kind: history.ArgNumber, Text: strconv.FormatInt(ms, 10)}
 	if ms >= 0 {
 		left.Kind = history.ArgLeft
@@ -464,20 +474,16 @@ func (r *Run) ViewKey() KeyView {
 	r.Redis(func(c redis.Conn) error {
 		v, rd = KeyView{}, history.Read{}
 		for _, k := range keys {
-			dump, err := redis.String(c.Do("DUMP", k))
-			if err != nil && err != redis.ErrNil {
+			kv, dump, err := r.readKey(c, k)
+			if err != nil {
 				return err
 			}
 			v.keys, v.Values = append(v.keys, r.keyNames([]string{k})), append(v.Values, dump)
-			// Whose value it is, when it is a string: a hash or any
-			// other type answers GET with an error, and has no writer.
+			// Whose value it is, when it is a string: any other type
+			// has no writer.
 			var w []string
-			kv := history.KeyValue{Key: r.Arg(k)}
-			if s, err := redis.String(c.Do("GET", k)); err == nil {
-				a := r.Arg(s)
-				w, kv.Value = r.Rec.WritersOf(a), &a
-			} else if dump != "" {
-				kv.Value = &history.Arg{Kind: history.ArgText, Text: fmt.Sprintf("dump:%x", sha1.Sum([]byte(dump)))}
+			if kv.Value != nil {
+				w = r.Rec.WritersOf(*kv.Value)
 			}
 			v.writers, rd.Keys = append(v.writers, w), append(rd.Keys, kv)
 		}
@@ -488,6 +494,25 @@ func (r *Run) ViewKey() KeyView {
 	rd.PTTL = v.Pttl
 	r.Rec.Read(rd)
 	return v
+}
+
+// readKey reads the lock key k on c: its value as the timeline types it
+// (a string's, as it is; any other type's, a digest of its DUMP; nil
+// when there is no key), and its DUMP.
+func (r *Run) readKey(c redis.Conn, k string) (history.KeyValue, string, error) {
+	kv := history.KeyValue{Key: r.Arg(k)}
+	dump, err := redis.String(c.Do("DUMP", k))
+	if err != nil && err != redis.ErrNil {
+		return kv, "", err
+	}
+	// A hash or any other type answers GET with an error.
+	if s, err := redis.String(c.Do("GET", k)); err == nil {
+		a := r.Arg(s)
+		kv.Value = &a
+	} else if dump != "" {
+		kv.Value = &history.Arg{Kind: history.ArgText, Text: fmt.Sprintf("dump:%x", sha1.Sum([]byte(dump)))}
+	}
+	return kv, dump, nil
 }
 
 // dials returns how to reach each of nodes, by name.

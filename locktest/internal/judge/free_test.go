@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -159,6 +160,12 @@ func TestFreeRecorded(t *testing.T) {
 		// A's late release deleted K while B held it; not once B's TTL
 		// had run out.
 		{"setnxpx.safe-release.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
+		{"refresh-pexpire.safe-refresh.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
+		// The key of a 5s lock is read with 2.5s left; not with 5s.
+		{"ttl-halved.lease-kept.json", judge.Options{}, history.FullLease, editPTTL(5000)},
+		// A lock that refuses a free lock; not once A's first attempt
+		// may have taken it.
+		{"refuses-without-replica.release-frees.json", judge.Options{}, history.FreeRefused, editFirstLost("A")},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			tl := readRecorded(t, tt.file).Timeline
@@ -202,6 +209,21 @@ func setLocked(c string, t time.Duration) history.Event {
 // callOf is a call of c that returned at at with err, after a command.
 func callOf(kind history.EventKind, c string, t time.Duration, err string) []history.Event {
 	return []history.Event{command(c, t), {Client: c, Kind: kind, Call: t - ms, At: t + ms, Err: err, TTL: 100 * ms}}
+}
+
+// TestClaimsOnReads: a scenario's claim that a rule on the reads is
+// broken stands when the rule finds it, and only then.
+func TestClaimsOnReads(t *testing.T) {
+	a := grant("A", 0, ms, 100*ms)
+	changed := cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))})
+	kept := cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, 90, at(keyK, token("A")))})
+	for _, rule := range []history.Rule{history.Untouched, history.GrantOwned, history.FullLease} {
+		_, err := judge.Mutex(append(slices.Clone(kept), claim(rule)))
+		assert.Error(t, err, "%s claimed on a history that keeps it", rule)
+	}
+	d, err := judge.Mutex(append(changed, claim(history.Untouched)))
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
 }
 
 // TestFreeReads: the rules on what the suite read of the lock's keys,

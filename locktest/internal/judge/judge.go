@@ -86,6 +86,11 @@ func Mutex(tl []history.Event) (Decision, error) {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
 			}
 			return Decision{Verdict: Breaks, Reason: reason()}, nil
+		case history.Untouched, history.GrantOwned, history.FullLease:
+			if _, ok := onReads[c.Rule](tl[:i]); !ok {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
+			}
+			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.Kept:
 			last = &Decision{Verdict: Holds, Reason: reason()}
 		case history.Unstageable:

@@ -14,6 +14,14 @@ import (
 // waiting mark, a counter, a hash of readers) is the lock's bookkeeping,
 // which any call may write, a refused attempt included.
 
+// onReads are the rules on the reads, by name: a claim of one of them
+// stands when its finder finds it.
+var onReads = map[history.Rule]func([]history.Event) (finding, bool){
+	history.Untouched:  untouched,
+	history.GrantOwned: grantOwned,
+	history.FullLease:  fullLease,
+}
+
 // leaseTolerance is how much sooner than its hold's end a key read with
 // its holder's value may expire: PTTL counts whole milliseconds.
 const leaseTolerance = 2 * time.Millisecond
@@ -321,7 +329,7 @@ func fullLease(tl []history.Event) (finding, bool) {
 			continue
 		}
 		if short := h.to - (e.At + ms(e.Read.PTTL)); short > leaseTolerance {
-			return finding{history.FullLease, j, mLeaseShort.New(x, short)}, true
+			return finding{history.FullLease, j, mLeaseShort.New(x, short.Round(time.Millisecond))}, true
 		}
 	}
 	return finding{}, false

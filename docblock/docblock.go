@@ -27,9 +27,16 @@
 //	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
 //		the table of the properties: each one's scenario and what must
 //		hold, from the messages PROPERTY.scenario and PROPERTY.must;
+//	<!-- lockcheck:grid kind=semaphore --> ... <!-- /lockcheck:grid -->
+//		the declared grid of a kind of lock (catalog.KindGridFile), its
+//		columns of the run checked against it;
 //	<!-- lockcheck:gotest package=./p run=TestX env=VAR v=yes show=a,b end=yes --> ... <!-- /lockcheck:gotest -->
 //		the output of go test -run '^TestX$' ./p, with VAR=1 (show=
 //		keeps the log of those subtests, end=yes the lines that end it).
+//
+// The matrix, properties and grid blocks take kind=read-write or
+// kind=semaphore (kind=mutex by default): the table of that kind of lock,
+// its properties (locktest.KindProperties) and its columns.
 //
 // A marker elsewhere in a line, quoted in text, is left alone.
 //
@@ -242,6 +249,14 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 	wr, shape := report.Writer{Lang: lang}, report.Writer{Lang: lang, Shape: true}
 	switch b.Kind {
 	case "matrix":
+		k, err := blockKind(b)
+		if err != nil {
+			return "", err
+		}
+		rep = ofKind(rep, k)
+		if len(rep.Results) == 0 {
+			return "", fmt.Errorf("%s: the run has no check of the %s properties", b.Name(), k)
+		}
 		wr.MarkdownTable(&w, rep)
 		var scales bytes.Buffer
 		if wr.Scales(&scales, rep); scales.Len() > 0 {
@@ -301,12 +316,16 @@ func (s Style) generate(b Block, rep *report.Report, root string, lang report.La
 		if err := goTest(&w, b, root, shaped); err != nil {
 			return "", err
 		}
+	case "grid":
+		if err := s.grid(&w, b, rep, lang); err != nil {
+			return "", err
+		}
 	case "properties":
 		if err := properties(&w, b, lang); err != nil {
 			return "", err
 		}
 	default:
-		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output, command, session, gotest or properties)", b.Name(), b.Kind)
+		return "", fmt.Errorf("%s: unknown kind %q (want matrix, verdicts, trace, source, output, command, session, gotest, properties or grid)", b.Name(), b.Kind)
 	}
 	return w.String(), nil
 }

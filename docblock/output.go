@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/internal/msg"
-	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
 )
 
@@ -126,12 +125,16 @@ func selectChecks(b Block, rep *report.Report) (*report.Report, error) {
 	return &sub, nil
 }
 
-// properties writes the table of the properties, in the order the suite
+// properties writes the table of the properties of b's kind, in the order the suite
 // runs them: each one's scenario and what must hold, the messages
 // PROPERTY.scenario and PROPERTY.must its file declares.
 func properties(w io.Writer, b Block, lang report.Lang) error {
+	k, err := blockKind(b)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "| %s | %s | %s |\n|---|---|---|\n", say(lang, mColProperty), say(lang, mColScenario), say(lang, mColMust))
-	for _, p := range locktest.AllProperties() {
+	for _, p := range kindProperties(k) {
 		var cells []string
 		for _, part := range []string{"scenario", "must"} {
 			d := msg.Defs()[string(p)+"."+part]

@@ -5,10 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/docblock"
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -60,17 +62,63 @@ func TestOutput(t *testing.T) {
 	assert.Error(t, err, "no check named")
 }
 
-// TestProperties: the table of properties has a row for every property,
-// in the suite's order, in each language.
+// TestProperties: the table of properties has a row for every property
+// of its kind (the mutex's by default), in the suite's order, in each
+// language; an unknown kind is an error.
 func TestProperties(t *testing.T) {
 	style := docblock.Style{Marker: "lockcheck", Make: "make docs"}
-	for _, lang := range report.Langs() {
-		got, err := style.Generate(docblock.Block{Kind: "properties", Attrs: map[string]string{}}, &report.Report{}, ".", lang)
-		require.NoError(t, err)
-		rows := strings.Split(strings.TrimSpace(got), "\n")
-		require.Len(t, rows, 2+len(locktest.AllProperties()), lang)
-		for i, p := range locktest.AllProperties() {
-			assert.True(t, strings.HasPrefix(rows[2+i], "| `"+string(p)+"` | "), rows[2+i])
+	kinds := map[string][]locktest.Property{
+		"":           locktest.AllProperties(),
+		"mutex":      locktest.AllProperties(),
+		"read-write": locktest.KindProperties(strategy.ReadWrite),
+		"semaphore":  locktest.KindProperties(strategy.Semaphore),
+	}
+	for kind, props := range kinds {
+		attrs := map[string]string{}
+		if kind != "" {
+			attrs["kind"] = kind
+		}
+		for _, lang := range report.Langs() {
+			got, err := style.Generate(docblock.Block{Kind: "properties", Attrs: attrs}, &report.Report{}, ".", lang)
+			require.NoError(t, err)
+			rows := strings.Split(strings.TrimSpace(got), "\n")
+			require.Len(t, rows, 2+len(props), "%s %s", kind, lang)
+			for i, p := range props {
+				assert.True(t, strings.HasPrefix(rows[2+i], "| `"+string(p)+"` | "), rows[2+i])
+			}
 		}
 	}
+	_, err := style.Generate(docblock.Block{Kind: "properties", Attrs: map[string]string{"kind": "queue"}}, &report.Report{}, ".", report.English)
+	assert.ErrorContains(t, err, `kind="queue"`)
+}
+
+// TestGrid: a grid block draws every column of its kind's declared grid,
+// and refuses a run whose verdict on one of its columns is another, or
+// that lacks a column of the catalog.
+func TestGrid(t *testing.T) {
+	style := docblock.Style{Marker: "lockcheck", Make: "make docs"}
+	b := docblock.Block{Kind: "grid", Attrs: map[string]string{"kind": "semaphore"}}
+	g := catalog.DeclaredKind(strategy.Semaphore)
+	rep := &report.Report{}
+	for _, e := range catalog.KindStrategies(strategy.Semaphore) {
+		for _, p := range locktest.KindProperties(strategy.Semaphore) {
+			r := report.Result{Strategy: e.Name, Expected: g.Verdict(e.Name, p)}
+			r.Property, r.Verdict = p, g.Verdict(e.Name, p)
+			rep.Results = append(rep.Results, r)
+		}
+	}
+	got, err := style.Generate(b, rep, ".", report.English)
+	require.NoError(t, err)
+	assert.Contains(t, got, "| property | "+strings.Join(g.Columns, " | ")+" |\n")
+	assert.Contains(t, got, "| permit-lease-independence | breaks | holds | holds | - | - |\n")
+	assert.Contains(t, got, "`go test -run TestKinds ./recipes` checks symfony-semaphore, laravel-funnel, run as programs.")
+
+	rep.Results[0].Verdict = locktest.Breaks // zsetsemaphore's permit-bound
+	_, err = style.Generate(b, rep, ".", report.English)
+	assert.ErrorContains(t, err, "zsetsemaphore on permit-bound: the run found breaks!")
+	rep.Results = rep.Results[1:]
+	_, err = style.Generate(b, rep, ".", report.English)
+	assert.ErrorContains(t, err, "no check of zsetsemaphore on permit-bound")
+	_, err = style.Generate(docblock.Block{Kind: "grid", Attrs: map[string]string{}}, rep, ".", report.English)
+	assert.Error(t, err, "the mutexes' grid is the matrix")
 }

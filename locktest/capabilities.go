@@ -13,8 +13,7 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// Capabilities are the optional interfaces of package strategy that a
-// lock offers, found by looking at it, never declared.
+// Capabilities are the optional interfaces of package strategy a lock has.
 type Capabilities struct {
 	Refresh     bool          // the lock is a strategy.Refresher
 	Lease       bool          // the lock is a strategy.Leased, with its lease on

@@ -36,21 +36,8 @@ func check(ctx context.Context, cfg Config, p Property) Result {
 	if !ok {
 		return Result{Err: fmt.Errorf("locktest: unknown property %q", p)}
 	}
-	switch {
-	case cfg.New == nil:
-		return Result{Err: errors.New("locktest: nil Factory")}
-	case cfg.Addr == "" && cfg.Dial == nil:
-		return Result{Err: errors.New("locktest: no Addr: the suite needs a Redis server to run on")}
-	case cfg.Key == "":
-		return Result{Err: errors.New("locktest: empty Key")}
-	case cfg.Masters < 0 || cfg.Masters > harness.MaxMasters:
-		return Result{Err: fmt.Errorf("locktest: Masters = %d: want 0 to %d", cfg.Masters, harness.MaxMasters)}
-	case cfg.DB < 0:
-		return Result{Err: fmt.Errorf("locktest: DB = %d: want 0 or more", cfg.DB)}
-	case cfg.Username != "" && cfg.Password == "":
-		return Result{Err: fmt.Errorf("locktest: Username %q without a Password", cfg.Username)}
-	case cfg.RestartDelay < 0:
-		return Result{Err: fmt.Errorf("locktest: RestartDelay = %v: want 0 or more", cfg.RestartDelay)}
+	if err := cfg.validate(); err != nil {
+		return Result{Err: err}
 	}
 	cfg.perms, cfg.noLogin = &sim.Permissions{}, &atomic.Bool{}
 	pool := cfg.pool()
@@ -138,9 +125,29 @@ func checkOnce(ctx context.Context, cfg Config, pool *redis.Pool, m *monitor, p 
 	return harness.DeclareKeys(res, runs)
 }
 
-// ErrNoLogin is returned when a client sent a command to its proxy before
-// logging in with its Client.Password (a program: LOCKLAB_REDIS_PASSWORD).
+// ErrNoLogin: a client sent commands before logging in with Client.Password.
 var ErrNoLogin = errors.New("locktest: a client sent commands to its proxy without logging in")
 
 // ErrInterrupted is returned when the check's context ends first.
 var ErrInterrupted = errors.New("locktest: interrupted before a verdict")
+
+// validate says what is wrong with cfg, if anything.
+func (cfg Config) validate() error {
+	switch {
+	case cfg.New == nil:
+		return errors.New("locktest: nil Factory")
+	case cfg.Addr == "" && cfg.Dial == nil:
+		return errors.New("locktest: no Addr: the suite needs a Redis server to run on")
+	case cfg.Key == "":
+		return errors.New("locktest: empty Key")
+	case cfg.Masters < 0 || cfg.Masters > harness.MaxMasters:
+		return fmt.Errorf("locktest: Masters = %d: want 0 to %d", cfg.Masters, harness.MaxMasters)
+	case cfg.DB < 0:
+		return fmt.Errorf("locktest: DB = %d: want 0 or more", cfg.DB)
+	case cfg.Username != "" && cfg.Password == "":
+		return fmt.Errorf("locktest: Username %q without a Password", cfg.Username)
+	case cfg.RestartDelay < 0:
+		return fmt.Errorf("locktest: RestartDelay = %v: want 0 or more", cfg.RestartDelay)
+	}
+	return nil
+}

@@ -21,11 +21,10 @@ type ContractCheck struct {
 	Err  error   // what went wrong, when it did not
 }
 
-// Contract checks, under the watchdog, what every lock must do: refuse
-// the empty key or lock it as any other (empty-key), refuse a TTL of zero
-// or less (bad-ttl), leave no lock after a cancelled attempt (cancelled),
-// fail, not with ErrNotAcquired, once Redis is out of reach (unreachable),
-// leave a key of another type alone (wrong-type), never panic or hang.
+// Contract checks what every lock must do (see ContractCheck.Name): take
+// or refuse the empty key, refuse a TTL <= 0, leave nothing after a
+// cancelled attempt, fail (not ErrNotAcquired) without Redis, leave a key
+// of another type alone; never panic or hang.
 func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	checks := []struct {
 		name string

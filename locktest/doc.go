@@ -24,14 +24,10 @@
 // itself nor carries fencing tokens. docs/your-own-lock.md goes through a
 // first run, a break, its counterexample and the fix.
 //
-// Run takes Redis from package redistest; RunConfig, from a Config. A
-// declared break the suite cannot reproduce fails, and so does an
-// undeclared one, with its counterexample. Check runs one property, for
-// tools such as lockcheck.
+// A declared break the suite cannot reproduce fails, and so does an
+// undeclared one. Check runs one property; Explore, generated runs.
 //
-// The suite never reaches inside a strategy: each simulated client (A, B,
-// ...) talks to Redis through a loopback proxy of its own (Client.Addr),
-// whatever its library or language, where the suite records, holds,
-// reorders and fails its commands. Sleeps serve only real TTL expiry, and
-// every verdict is the same on every run.
+// Each simulated client talks to Redis through a proxy of its own
+// (Client.Addr), whatever its language, where the suite records, holds,
+// reorders and fails its commands.
 package locktest

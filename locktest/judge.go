@@ -6,11 +6,9 @@ import (
 	"github.com/locklab/locklab/locktest/internal/judge"
 )
 
-// Judge decides r again from its history alone, without Redis, as Check
-// decided it: the verdict and reason its Timeline gives. A break keeps
-// its history; a result that keeps none (holds, n/a), or whose check
-// reached no verdict for reasons outside its history (a disturbed
-// server, a hung lock), gives ErrNoHistory.
+// Judge decides r again from its Timeline alone, without Redis, as Check
+// and Explore decided it; a result without one (holds, n/a, no verdict for
+// a reason outside its history) gives ErrNoHistory.
 func Judge(r Result) (Result, error) {
 	if len(r.Timeline) == 0 || r.Err != nil {
 		return r, ErrNoHistory
@@ -23,6 +21,5 @@ func Judge(r Result) (Result, error) {
 	return r, nil
 }
 
-// ErrNoHistory is returned by Judge for a result that keeps no history
-// to decide from: only a break keeps one.
+// ErrNoHistory is Judge's for a result without a history: only a break keeps one.
 var ErrNoHistory = errors.New("locktest: the result keeps no history to judge")

@@ -20,11 +20,13 @@ import (
 var rooms = []string{
 	"locktest",
 	"locktest/internal/props",
+	"locktest/internal/explore",
 	"locktest/internal/harness",
 	"locktest/internal/sim",
 	"locktest/internal/trace",
 	"locktest/internal/judge",
 	"locktest/internal/wire",
+	"locktest/internal/servererr",
 }
 
 // users are the packages under locktest that use the facade from above,

@@ -21,11 +21,9 @@ type Testing interface {
 }
 
 // Run checks the lock newStrategy builds against props (by default
-// Properties), each as a subtest named after it, on the Redis package
-// redistest provides. It first runs the contract and logs the lock's
-// capabilities. A verdict expect does not accept fails its subtest, with
-// the counterexample of a break; the test's output then ends with the
-// Expect literal that declares what was observed.
+// Properties), a subtest each, on the Redis of package redistest, after
+// the contract. A verdict expect does not accept fails its subtest; the
+// output then ends with the Expect literal of what was observed.
 func Run(t Testing, newStrategy Factory, expect Expect, props ...Property) {
 	t.Helper()
 	RunConfig(t, Config{Addr: redistest.Shared(t).Addr, New: newStrategy, Key: redistest.Key(t)}, expect, props...)

@@ -299,6 +299,7 @@ type options struct {
 	kind        strategy.Kind
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
+	explore    *exploration // -explore; nil when not given
 }
 
 // usageError is a bad command line.
@@ -325,6 +326,10 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 	p := e.program()
 	if opts.cleanup {
 		return p.Cleanup(ctx, opts.redisAddr, opts.tls)
+	}
+	if opts.explore != nil {
+		wr := report.Writer{Format: opts.format, Lang: opts.lang}
+		return p.Explore(ctx, explore(opts), wr)
 	}
 	m := matrixrun.Matrix{Target: opts.redisAddr, TLS: opts.tls, Entries: opts.strategies, Properties: opts.properties,
 		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update, Granularity: opts.granularity}
@@ -363,8 +368,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	kind := fs.String("kind", "mutex", "the `kind` of locks to check: mutex, read-write or semaphore, each with its properties and grid")
 	judgeFile := fs.String("judge", "", "judge again, without Redis, the results of a run saved by -format json in `FILE`, and say whether each history gives its recorded verdict and reason")
 	execF := addExecFlags(fs)
+	exploreF := addExploreFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -update [-strategy NAMES] [-property NAMES]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -judge FILE [-lang en|zh]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -update [-strategy NAMES] [-property NAMES]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -judge FILE [-lang en|zh]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n       lockcheck -explore [-strategy NAMES] [-seed N] [-runs N] [-for DURATION]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
 			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
 			"1 when one is not, 2 for bad flags or no Redis (a replica, or one lost during the run),\n"+
@@ -443,6 +449,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return opts, usageError{"-property: " + err.Error()}
 	}
 	if err := execF.apply(&opts, *strategyList); err != nil {
+		return opts, err
+	}
+	if err := exploreF.apply(&opts, fs); err != nil {
 		return opts, err
 	}
 	if fs.NArg() > 0 {

@@ -70,14 +70,18 @@ func runMatrix(t *testing.T, entries []catalog.Entry, props []locktest.Property)
 	return rep
 }
 
-// wholeMatrix runs the whole matrix on the shared server, once for all the
-// tests of the package, and returns a copy of its report.
+// wholeMatrix runs the matrix of every kind on the shared server, as
+// lockdocs runs them (runKinds), once for all the tests of the package,
+// and returns a copy of its report.
 func wholeMatrix(t *testing.T) *report.Report {
 	t.Helper()
 	matrixOnce.Lock()
 	defer matrixOnce.Unlock()
 	if matrixOnce.rep == nil {
-		rep := runMatrix(t, catalog.Strategies(), locktest.AllProperties())
+		var stderr strings.Builder
+		rep, code := runKinds(context.Background(), program(&stderr),
+			matrixrun.Matrix{Target: redistest.Shared(t).Addr, Runs: 1, Timeout: 30 * time.Second})
+		require.Equal(t, matrixrun.ExitOK, code, "the run:\n%s", stderr.String())
 		if !rep.OK() {
 			var b strings.Builder
 			for _, r := range rep.Mismatches() {
@@ -102,7 +106,11 @@ func TestJSONAll(t *testing.T) {
 	require.NoError(t, report.Writer{Format: report.JSON}.Write(&buf, wholeMatrix(t)))
 	var got report.JSONReport
 	require.NoError(t, json.Unmarshal([]byte(buf.String()), &got))
-	require.Equal(t, len(catalog.Strategies())*len(locktest.AllProperties()), len(got.Results))
+	checks := 0
+	for _, m := range kinds() {
+		checks += len(m.Entries) * len(m.Properties)
+	}
+	require.Equal(t, checks, len(got.Results))
 	for _, r := range got.Results {
 		assert.True(t, r.Match, "%s/%s: %s, declared %s", r.Strategy, r.Property, r.Verdict, r.Expected)
 		if r.Verdict != locktest.Breaks {
@@ -118,7 +126,9 @@ func TestJSONAll(t *testing.T) {
 }
 
 // TestDocsCoverEveryBreak: every strategy has a page that traces each of
-// its declared breaks and lists its verdicts; the READMEs show the matrix.
+// its declared breaks and lists its verdicts (the read-write locks and
+// the semaphores: docs/kinds.md, in each language); the READMEs show the
+// matrix.
 func TestDocsCoverEveryBreak(t *testing.T) {
 	docs := committedDocs(t)
 	kinds := map[string][]docblock.Block{}
@@ -167,6 +177,19 @@ func TestDocsCoverEveryBreak(t *testing.T) {
 				"%s traces %s's break of %s", page, e.Name, p)
 		}
 	}
+	// The read-write locks and the semaphores: their page, in each
+	// language, lists each column's verdicts and traces each break.
+	for _, k := range lockKinds {
+		for _, e := range catalog.KindStrategies(k) {
+			for _, page := range kindsPages {
+				assert.True(t, has(page, "verdicts", map[string]string{"strategy": e.Name}), "%s lists the verdicts of %s", page, e.Name)
+				for _, p := range e.Expect.Breaks {
+					assert.True(t, has(page, "trace", map[string]string{"strategy": e.Name, "property": string(p)}),
+						"%s traces %s's break of %s", page, e.Name, p)
+				}
+			}
+		}
+	}
 	for _, p := range []locktest.Property{locktest.Failover, locktest.RestartAmnesia, locktest.NodeClockJump} {
 		assert.True(t, has("docs/replication.md", "trace", map[string]string{"strategy": "luatoken", "property": string(p)}),
 			"docs/replication.md traces luatoken's break of %s", p)
@@ -208,7 +231,7 @@ func TestDocsUpToDate(t *testing.T) {
 				continue
 			}
 			if b.Kind == "trace" && b.Attrs["shape"] != "" {
-				e, _ := catalog.Lookup(b.Attrs["strategy"])
+				e := entryOf(t, b.Attrs["strategy"])
 				p := locktest.Property(b.Attrs["property"])
 				t.Logf("%s: %s: this run drew another shape than the committed one; running it again\n%s", file, b.Name(), text)
 				for range 3 {
@@ -225,6 +248,21 @@ func TestDocsUpToDate(t *testing.T) {
 			t.Errorf("%s: %s is out of date (shape=%s): run make docs.\n--- this run's\n%s", file, b.Name(), b.Attrs["shape"], text)
 		}
 	}
+}
+
+// entryOf returns the column named name among the matrices lockdocs
+// runs.
+func entryOf(t *testing.T, name string) catalog.Entry {
+	t.Helper()
+	for _, m := range kinds() {
+		for _, e := range m.Entries {
+			if e.Name == name {
+				return e
+			}
+		}
+	}
+	t.Fatalf("no column %q in the matrices lockdocs runs", name)
+	return catalog.Entry{}
 }
 
 // TestRewrite: only the blocks change, and a block that cannot be

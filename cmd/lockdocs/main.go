@@ -1,7 +1,8 @@
 // Command lockdocs regenerates the generated blocks of locklab's Markdown
 // files, README.md and the pages of docs/ and docs/zh (in Chinese), from
-// one run of lockcheck's whole matrix on a real Redis: the matrix, each
-// strategy's verdicts, the trace of each break, the quoted code.
+// one run of lockcheck's whole matrices on a real Redis, one per kind of
+// lock (the mutexes, the read-write locks, the semaphores): the matrix,
+// each strategy's verdicts, the trace of each break, the quoted code.
 // Everything outside the blocks is left as it is. make docs runs it from
 // the repository's root.
 //
@@ -45,9 +46,16 @@
 //	<!-- lockcheck:properties --> ... <!-- /lockcheck:properties -->
 //		the table of the properties: each one's scenario and what must
 //		hold, from the messages PROPERTY.scenario and PROPERTY.must;
+//	<!-- lockcheck:grid kind=semaphore --> ... <!-- /lockcheck:grid -->
+//		the declared grid of a kind of lock, catalog/verdicts-KIND.txt,
+//		every column of it, those of the run checked against it;
 //	<!-- lockcheck:gotest package=./p run=TestX env=VAR v=yes show=a,b end=yes --> ... <!-- /lockcheck:gotest -->
 //		the output of go test -run '^TestX$' ./p, with VAR=1 (show=
 //		keeps the log of those subtests, end=yes the lines that end it).
+//
+// The matrix, properties and grid blocks take kind=read-write or
+// kind=semaphore (kind=mutex by default): that kind's table, from its own
+// run (docs/kinds.md).
 //
 // File paths are relative to the working directory. The blocks of a file
 // in a directory named after a language of the catalogs (docs/zh) are
@@ -72,7 +80,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
@@ -81,6 +91,7 @@ import (
 	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
 )
 
 func main() {
@@ -109,7 +120,7 @@ func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: lockdocs [flags] [file or directory ...]\n       lockdocs -report FILE [-marker NAME] [file or directory ...]\n\n"+
 			"lockdocs regenerates the generated blocks of README.md, docs and docs/zh (or of the\n"+
-			"files given) from one run of lockcheck's whole matrix on a real Redis.\n\nFlags:\n")
+			"files given) from one run of lockcheck's matrices, one per kind of lock, on a real Redis.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	err := fs.Parse(args)
@@ -140,10 +151,62 @@ func lockdocs(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lockdocs: -marker %s: its blocks are written from peercheck's run: give it with -report\n", st.Marker)
 		return matrixrun.ExitUsage
 	}
-	m.Entries, m.Properties, m.Runs = catalog.Strategies(), locktest.AllProperties(), 1
-	return program(stderr).Run(ctx, m, func(rep *report.Report) int {
-		return writeDocs(st, rep, paths, stderr)
-	})
+	m.Runs = 1
+	rep, code := runKinds(ctx, program(stderr), m)
+	if code != matrixrun.ExitOK {
+		return code
+	}
+	return writeDocs(st, rep, paths, stderr)
+}
+
+// kinds are the matrices lockdocs runs, one per kind of lock: the
+// mutexes on their properties, then the read-write locks and the
+// semaphores of the catalog on theirs (docs/kinds.md).
+func kinds() []matrixrun.Matrix {
+	out := []matrixrun.Matrix{{Entries: catalog.Strategies(), Properties: locktest.AllProperties()}}
+	for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
+		out = append(out, matrixrun.Matrix{Entries: catalog.KindStrategies(k), Properties: locktest.KindProperties(k)})
+	}
+	return out
+}
+
+// runKinds runs the matrix of each kind as p runs m, and returns their
+// checks in one report, the blocks' run (a block of a kind's table
+// shows that kind's checks), or the status of the run that failed.
+func runKinds(ctx context.Context, p matrixrun.Program, m matrixrun.Matrix) (*report.Report, int) {
+	var all *report.Report
+	for _, km := range kinds() {
+		m.Entries, m.Properties = km.Entries, km.Properties
+		code := p.Run(ctx, m, func(rep *report.Report) int {
+			all = merge(all, rep)
+			return matrixrun.ExitOK
+		})
+		if code != matrixrun.ExitOK {
+			return nil, code
+		}
+	}
+	return all, matrixrun.ExitOK
+}
+
+// merge returns the checks of both reports in one, a's first, with a's
+// server and time; a may be nil.
+func merge(a, b *report.Report) *report.Report {
+	if a == nil {
+		return b
+	}
+	out := *a
+	out.Results = slices.Concat(a.Results, b.Results)
+	out.Changes = slices.Concat(a.Changes, b.Changes)
+	out.Sources, out.ScaleFrom = maps.Clone(a.Sources), maps.Clone(a.ScaleFrom)
+	if out.Sources == nil {
+		out.Sources = map[string]string{}
+	}
+	if out.ScaleFrom == nil {
+		out.ScaleFrom = map[string]report.ScaleFrom{}
+	}
+	maps.Copy(out.Sources, b.Sources)
+	maps.Copy(out.ScaleFrom, b.ScaleFrom)
+	return &out
 }
 
 // fromReport writes the blocks of style in paths from the report in the

@@ -64,6 +64,15 @@ func Variants() []Variant {
 			},
 		},
 		{
+			Name:   "watch-release-pipelined",
+			Change: "release by WATCH, GET and compare, then MULTI, DEL and EXEC sent in one pipeline, as redigo's documentation writes a transaction: a server never answers MULTI with an error, so the DEL is always queued",
+			steps: recipe{
+				release: func(s session, token string) (bool, error) {
+					return watchedPipelined(s, token)
+				},
+			},
+		},
+		{
 			Name:   "release-retries-script",
 			Change: "when the compare-and-delete script returns an error, the release runs it again on a fresh connection, twice at most: every try compares the token, so a retry that runs after the lock has passed on deletes nothing",
 			steps:  recipe{release: retryScript},
@@ -154,6 +163,34 @@ func watched(s session, token string, c cmd) (bool, error) {
 		return false, err
 	}
 	replies, err := s.multi(c)
+	if errors.Is(err, redis.ErrNil) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return s.one(replies[0], nil)
+}
+
+// watchedPipelined is watched with MULTI, DEL and EXEC sent at once,
+// their replies read after: Send, Send, then Do of EXEC.
+func watchedPipelined(s session, token string) (bool, error) {
+	if _, err := s.do("WATCH"); err != nil {
+		return false, err
+	}
+	if ok, err := s.owns(token); !ok || err != nil {
+		if err == nil {
+			_, err = s.bare("UNWATCH")
+		}
+		return false, err
+	}
+	if err := s.conn.Send("MULTI"); err != nil {
+		return false, err
+	}
+	if err := s.conn.Send("DEL", s.key); err != nil {
+		return false, err
+	}
+	replies, err := redis.Values(redis.DoContext(s.conn, s.ctx, "EXEC"))
 	if errors.Is(err, redis.ErrNil) {
 		return false, nil
 	}

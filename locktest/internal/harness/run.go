@@ -125,6 +125,14 @@ func (r *Run) BreaksUnfreed(waiter string, since, within time.Duration, m msg.Ms
 	return r.decide()
 }
 
+// BreaksUnfreedBy claims that the lock, free by what the holds' own TTLs
+// and releases say, was refused to waiter (of a semaphore of permits),
+// which m explains: the judge derives the window from the history.
+func (r *Run) BreaksUnfreedBy(waiter string, permits int, m msg.Msg) Outcome {
+	r.claim(history.Check{Rule: history.Unfreed, Broken: true, Reason: &m, Client: waiter, Permits: permits})
+	return r.decide()
+}
+
 // BreaksFreeRefused claims that waiter's last attempt was refused a lock
 // that nobody held, which m explains.
 func (r *Run) BreaksFreeRefused(waiter string, m msg.Msg) Outcome {

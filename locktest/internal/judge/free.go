@@ -117,6 +117,11 @@ type finding struct {
 func twoHoldersAt(tl []history.Event, capacity int) (finding, bool) {
 	hs := holds(tl)
 	for j, b := range hs {
+		if b.from >= b.to {
+			// Granted once its TTL had run out (a reply that came late):
+			// its holder learns that it holds nothing.
+			continue
+		}
 		var during []hold
 		for _, a := range hs[:j] {
 			if a.from <= b.from && b.from < a.to {

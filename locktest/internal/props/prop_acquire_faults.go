@@ -12,6 +12,7 @@ import (
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/servererr"
 	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
@@ -75,20 +76,19 @@ func (f faultPoint) is() msg.Msg {
 }
 
 // faultPoints lists the faults to inject into an acquire that sends cmds
-// when nothing goes wrong: at each command, every fault; no error reply
-// to a command Redis only queues inside MULTI, or to EXEC (a server that
-// refuses those aborts the transaction, which a reply alone cannot do),
-// and NOSCRIPT only to an EVALSHA.
+// when nothing goes wrong: at each command, every fault; as error
+// replies, those a real server can send the command
+// (servererr.Replies: none to MULTI, OOM only to a command that may grow
+// memory, NOSCRIPT only to EVALSHA), and none to a command Redis only
+// queues inside MULTI, or to EXEC (a server that refuses those aborts the
+// transaction, which a reply alone cannot do).
 func faultPoints(op string, cmds []sim.SentCommand) []faultPoint {
 	var out []faultPoint
 	for i, c := range cmds {
 		at := i + 1
 		first := len(out)
 		if !c.InMulti && c.Name != "EXEC" {
-			for _, code := range sim.ErrorCodes {
-				if strings.HasPrefix(code, "NOSCRIPT") && !strings.HasPrefix(c.Name, "EVALSHA") {
-					continue
-				}
+			for _, code := range servererr.Replies(servererr.FromArgs(c.Args)) {
 				out = append(out, faultPoint{op: op, at: at, cmd: c.Name, kind: sim.FaultReply, code: code})
 			}
 		}

@@ -82,23 +82,6 @@ type steering struct {
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
 }
 
-// faultState is the fault armed on a client's wire (fault.go): the
-// commands counted since, the command it hit and what it did; and the
-// commands listed while watching. Client.mu guards it.
-type faultState struct {
-	fault      Fault
-	faultSeen  int
-	faultCmd   *wire.Command
-	faultHit   FaultKind
-	faultUntil time.Time
-	watching   bool
-	seen       []SentCommand
-
-	// lockCmds, while set, lists the commands on the lock's keys the
-	// client sends (renew-after-release).
-	lockCmds *[]lockCommand
-}
-
 // DialClient makes a simulated client on e: a proxy of its own to each
 // of nodes, and a redigo pool on it; build gives it its strategy.
 func DialClient(r *Env, name string, skew time.Duration, nodes []NodeDial, lost func(error), noAuth func()) *Client {
@@ -526,6 +509,16 @@ func (c *Client) CrashAfterNext(k int) {
 	c.crashAfter = c.sent + k
 }
 
+// DisarmCrash drops a crash armed by CrashAfterNext that has not come.
+func (c *Client) DisarmCrash() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.crashAfter = 0
+}
+
+// IsCrashed says whether the client has crashed.
+func (c *Client) IsCrashed() bool { return c.isCrashed() }
+
 // SetFailing makes every command of the client fail without being sent,
 // or lets them go again.
 func (c *Client) SetFailing(on bool) {
@@ -578,6 +571,20 @@ type Held struct {
 // records it with its mode, its permits and, when granted, a new hold.
 // Refusals and crashes give no hold; other errors abort.
 func (c *Client) TryMode(mode history.Mode, n int, ttl time.Duration) (Held, bool) {
+	h, err := c.TryModeErr(mode, n, ttl)
+	switch {
+	case err == nil:
+		return h, true
+	case errors.Is(err, strategy.ErrNotAcquired), c.isCrashed():
+	default:
+		c.r.Fail(mFailUnexpected.New(c.Name, "acquire", err.Error()))
+	}
+	return Held{}, false
+}
+
+// TryModeErr is TryMode that returns what the attempt returned, recorded,
+// whatever it is: ErrNotAcquired for a refusal.
+func (c *Client) TryModeErr(mode history.Mode, n int, ttl time.Duration) (Held, error) {
 	var l strategy.Lock
 	var err error
 	o := c.Begin(ttl)
@@ -608,29 +615,37 @@ func (c *Client) TryMode(mode history.Mode, n int, ttl time.Duration) (Held, boo
 		said := acquiredIn(mode, n)
 		e.Msg = &said
 		c.r.Rec.Add(e)
-		return Held{l, e.Hold}, true
+		return Held{l, e.Hold}, nil
 	case errors.Is(err, strategy.ErrNotAcquired):
 		e.Kind, e.Err = history.EvNotAcquired, ""
 		c.r.Rec.Add(e)
 	case c.isCrashed():
+		// What a crashed client's commands return is the crash's doing.
 	default:
-		c.r.Fail(mFailUnexpected.New(c.Name, "acquire", err.Error()))
+		c.r.Rec.Add(e)
 	}
-	return Held{}, false
+	return Held{}, err
 }
 
 // ReleaseHeld gives h up and records it as the end of h's hold.
 // ErrNotHeld and crashes are recorded, not fatal.
 func (c *Client) ReleaseHeld(h Held) {
+	err := c.ReleaseHeldErr(h)
+	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
+		c.r.Fail(mFailUnexpected.New(c.Name, "release", err.Error()))
+	}
+}
+
+// ReleaseHeldErr gives h up, records it as the end of h's hold, and
+// returns what Release returned.
+func (c *Client) ReleaseHeldErr(h Held) error {
 	var err error
 	o := c.Begin(0)
 	c.r.Guard(c.Name, "Release", func() { err = h.L.Release(c.r.Ctx) })
 	e := c.Outcome(o, history.EvReleased, err)
 	e.Hold = h.id
 	c.r.Rec.Add(e)
-	if err != nil && !errors.Is(err, strategy.ErrNotHeld) && !c.isCrashed() {
-		c.r.Fail(mFailUnexpected.New(c.Name, "release", err.Error()))
-	}
+	return err
 }
 
 // acquiredIn is what a grant in mode of n permits says in a timeline, so

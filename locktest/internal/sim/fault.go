@@ -2,10 +2,12 @@ package sim
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/servererr"
 	"github.com/locklab/locklab/locktest/internal/wire"
 )
 
@@ -17,26 +19,6 @@ import (
 // operation returns (refuse). A
 // fault is armed for the at-th command a client sends from then on, on
 // any of its connections, and fires once.
-
-const (
-	FaultNone    FaultKind = iota
-	FaultReply             // answered with an error reply in Redis's place; never sent
-	FaultLost              // runs on Redis; the connection drops before the reply
-	FaultDropped           // the connection drops before it reaches Redis
-	FaultLate              // runs; its reply is held until after the caller's deadline
-)
-
-// ErrorCodes are the error replies the suite gives in Redis's place:
-// each is one a real server sends to a command it did not run. NOSCRIPT
-// answers only an EVALSHA.
-var ErrorCodes = []string{
-	"ERR injected by the suite: the command did not run",
-	"LOADING Redis is loading the dataset in memory",
-	"BUSY Redis is busy running a script. You can only call SCRIPT KILL or FUNCTION KILL.",
-	"MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
-	"OOM command not allowed when used memory > 'maxmemory'.",
-	"NOSCRIPT No matching script. Please use EVAL.",
-}
 
 // errDropped is what the proxy is told for a command whose connection the
 // suite dropped before it left.
@@ -163,7 +145,7 @@ func (c *Client) FaultFired() FaultKind {
 func (c *Client) injectBefore(cmd *wire.Command) error {
 	c.mu.Lock()
 	if c.watching {
-		c.seen = append(c.seen, SentCommand{Name: cmd.Name(), InMulti: cmd.InMulti})
+		c.seen = append(c.seen, SentCommand{Name: cmd.Name(), Args: slices.Clone(cmd.Args), InMulti: cmd.InMulti})
 	}
 	f := c.fault
 	if f.Kind == FaultNone {
@@ -171,6 +153,9 @@ func (c *Client) injectBefore(cmd *wire.Command) error {
 		return nil
 	}
 	c.faultSeen++
+	if f.Kind == FaultState {
+		return c.inState(f, cmd)
+	}
 	if c.faultSeen != f.At {
 		c.mu.Unlock()
 		return nil
@@ -188,6 +173,29 @@ func (c *Client) injectBefore(cmd *wire.Command) error {
 		return errDropped
 	}
 	return nil
+}
+
+// inState answers cmd with the error reply of the server's state f.State
+// when it applies to cmd, from f.At on until f.Until; the state stays on
+// for the client's later commands. It runs with c.mu held, and unlocks
+// it.
+func (c *Client) inState(f Fault, cmd *wire.Command) error {
+	defer c.mu.Unlock()
+	switch {
+	case c.faultSeen < f.At:
+		return nil
+	case !time.Now().Before(f.Until):
+		c.fault = Fault{}
+		return nil
+	case cmd.InMulti || cmd.Name() == "EXEC":
+		return nil
+	}
+	reply, ok := f.State.Applies(servererr.FromArgs(cmd.Args))
+	if !ok {
+		return nil
+	}
+	c.faultCmd, c.faultHit = cmd, FaultReply
+	return replyErr(reply)
 }
 
 // faultAfter is what after does for the command a fault hit: it says in

@@ -1,0 +1,152 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/explore"
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/sim"
+	"github.com/locklab/locklab/strategy"
+)
+
+const Explored Property = "explore" // the property of Explore's Result
+
+// ExploreOptions bound Explore: Runs and Budget, whichever ends first.
+type ExploreOptions struct {
+	Seed     int64 // run i draws its plan from Seed+i; 0: a random seed, which the Result names
+	Runs     int
+	Budget   time.Duration
+	Progress func(runs, violations int) // called after each run; may be nil
+}
+
+// exploreWorkers is how many runs an exploration makes at once: they spend
+// most of their time waiting on TTLs.
+const exploreWorkers = 4
+
+// Explore runs plans of clients, faults and schedules drawn from seeds,
+// judges each run's history, and shrinks the first violation to a small
+// counterexample (a Result that breaks); else the Result holds.
+func Explore(ctx context.Context, cfg Config, opts ExploreOptions) (Result, error) {
+	start := time.Now()
+	if err := cfg.validate(); err != nil {
+		return Result{Property: Explored, Verdict: NoVerdict, Err: err}, err
+	}
+	if opts.Runs <= 0 && opts.Budget <= 0 {
+		err := errors.New("locktest: Explore: neither Runs nor Budget bounds the exploration")
+		return Result{Property: Explored, Verdict: NoVerdict, Err: err}, err
+	}
+	if opts.Seed == 0 {
+		opts.Seed = rand.Int64N(1<<31) + 1
+	}
+	cfg.perms, cfg.noLogin = &sim.Permissions{}, &atomic.Bool{}
+	pool := cfg.pool()
+	defer pool.Close()
+	fail := func(err error) (Result, error) {
+		return Result{Property: Explored, Verdict: NoVerdict, Err: err, Elapsed: time.Since(start)}, err
+	}
+	if err := checkPool(ctx, pool); err != nil {
+		return fail(err)
+	}
+	if cfg.Timing.Granularity <= 0 {
+		if g, err := Announced(ctx, cfg); err == nil {
+			cfg.Timing.Granularity = g
+		}
+	}
+	lock, err := exploredLock(ctx, cfg, pool)
+	if err != nil {
+		return fail(err)
+	}
+	var n atomic.Int64
+	run := func(p explore.Plan) harness.Outcome {
+		m := watch(ctx, pool, lock.Short)
+		defer m.stop()
+		sc := func(newRun func(string) *harness.Run) harness.Outcome {
+			return explore.Execute(newRun(fmt.Sprintf("/%d", p.Seed)), p, lock)
+		}
+		return checkOnce(ctx, cfg, pool, m, Explored, sc, fmt.Sprintf("/run-%d", n.Add(1)))
+	}
+	o := explore.Options{Seed: opts.Seed, Runs: opts.Runs, Budget: opts.Budget, Replays: 5, Workers: exploreWorkers,
+		Knobs: exploreKnobs()}
+	if opts.Progress != nil {
+		o.Progress = func(p explore.Progress) { opts.Progress(p.Runs, p.Violations) }
+	}
+	f := explore.Loop(ctx, o, lock, run)
+	res := Result{Property: Explored, Elapsed: time.Since(start), Granularity: cfg.Timing.Resolved().Granularity}
+	switch {
+	case f.Broken:
+		res = resultOf(f.Outcome)
+		res.Property, res.Elapsed, res.Granularity = Explored, time.Since(start), cfg.Timing.Resolved().Granularity
+		c, ops, faults := f.Shrunk.Size()
+		res.Message = mExploreBreaks.New(f.Outcome.Message, f.Plan.Seed, f.Runs, c, ops, faults, f.Reproduced, f.Replays)
+		res.Notes = append(res.Notes, mExplorePlan.New(f.Shrunk.String()))
+	case f.Runs == 0 && ctx.Err() != nil:
+		return fail(fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx)))
+	case f.Errors == f.Runs && f.LastErr != nil:
+		return fail(f.LastErr)
+	default:
+		res.Verdict = Holds
+		res.Message = mExploreHolds.New(f.Runs, opts.Seed, f.Errors)
+	}
+	return res, nil
+}
+
+// exploreKnobs reads LOCKLAB_EXPLORE, which the explorer's benchmark sets
+// to measure what each part buys: "sched=pct", "sched=walk", "swarm=off",
+// comma-separated.
+func exploreKnobs() explore.Knobs {
+	var k explore.Knobs
+	for _, kv := range strings.Split(os.Getenv("LOCKLAB_EXPLORE"), ",") {
+		switch kv {
+		case "sched=pct":
+			k.Sched = "pct"
+		case "sched=walk":
+			k.Sched = "walk"
+		case "swarm=off":
+			k.NoSwarm = true
+		}
+	}
+	return k
+}
+
+// exploredLock is what the plans need to know of cfg's lock, from a
+// client's strategy.
+func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lock, error) {
+	tm := cfg.Timing.Resolved()
+	lock := explore.Lock{Short: tm.Short, Long: tm.Long, Poll: tm.Poll, Slack: tm.Slack, Kind: strategy.Mutex}
+	_, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) struct{} {
+		r := harness.NewRun(ctx, cfg.setting(), pool, cfg.Key+":explore:probe")
+		defer r.Shutdown()
+		s := r.NewClient("P", 0).S
+		lock.Kind = strategy.KindOf(s)
+		if c, ok := s.(strategy.Counting); ok {
+			lock.Permits = c.Permits()
+		}
+		_, lock.Shared = s.(strategy.Shared)
+		_, lock.Weight = s.(strategy.Weighted)
+		l, err := s.TryAcquire(ctx, cfg.Key+":explore:probe", tm.Long)
+		if err == nil && l != nil {
+			caps := capabilitiesOf(s, l)
+			lock.Refresh, lock.Fenced, lock.Leased = caps.Refresh, caps.Fencing, caps.Lease
+			_ = l.Release(ctx)
+		}
+		return struct{}{}
+	})
+	return lock, err
+}
+
+var (
+	mExploreBreaks = msg.Define("explore.breaks", msg.K(msg.Sub, msg.Count, msg.Count, msg.Count, msg.Count, msg.Count, msg.Count, msg.Count),
+		"{0} (seed {1}, found in {2} {2|run|runs}; shrunk to {3} {3|client|clients}, {4} {4|operation|operations}, {5} {5|fault|faults}; reproduced {6} of {7})")
+	mExploreHolds = msg.Define("explore.holds", msg.K(msg.Count, msg.Count, msg.Count),
+		"{0} {0|run|runs} from seed {1}, no violation ({2} without a verdict)")
+	mExplorePlan = msg.Define("explore.shrunk-plan", msg.K(msg.Text), "the shrunk plan: {0}")
+)

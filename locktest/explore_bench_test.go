@@ -1,0 +1,194 @@
+package locktest_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/internal/kindmutants"
+	"github.com/locklab/locklab/internal/mutants"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/strategy"
+)
+
+var (
+	explorerTable = flag.String("explorer-table", "", "with BenchmarkExplorer, write its table, as Markdown, to this `file` too")
+	explorerDocs  = flag.String("explorer-docs", "", "with BenchmarkExplorer, write its table into the explorer:table blocks of explorer.md and zh/explorer.md under this `dir` (docs)")
+)
+
+// explored is one lock the explorer's benchmark runs: what it must find.
+type explored struct {
+	group, name string
+	kind        strategy.Kind
+	new         locktest.Factory
+	breaks      bool // a property the explorer can reach breaks on it
+}
+
+// reachable says whether a lock that breaks ps breaks a property the
+// explorer can meet: on one server, not an overrun.
+func reachable(ps []locktest.Property) bool {
+	one := locktest.Properties()
+	for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
+		one = append(one, locktest.KindProperties(k)...)
+	}
+	for _, p := range ps {
+		if slices.Contains(one, p) && !slices.Contains(overrun, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func exploredLocks() []explored {
+	var out []explored
+	for _, e := range catalog.Strategies() {
+		out = append(out, explored{"recipe", e.Name, strategy.Mutex, e.New, reachable(e.Expect.Breaks)})
+	}
+	for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
+		for _, e := range catalog.KindStrategies(k) {
+			out = append(out, explored{"recipe", e.Name, k, e.New, reachable(e.Expect.Breaks)})
+		}
+	}
+	for _, m := range mutants.Mutants() {
+		out = append(out, explored{"mutant", m.Name, strategy.Mutex, m.New, reachable(m.Killers)})
+	}
+	for _, v := range mutants.Variants() {
+		out = append(out, explored{"variant", v.Name, strategy.Mutex, v.New, false})
+	}
+	for _, m := range kindmutants.Mutants() {
+		out = append(out, explored{"mutant", m.Name, m.Kind(), m.New, reachable(m.Killers)})
+	}
+	for _, v := range kindmutants.Variants() {
+		out = append(out, explored{"variant", v.Name, v.Kind, v.New, false})
+	}
+	return out
+}
+
+// BenchmarkExplorer runs the explorer alone, without the scenarios, on the
+// catalog's columns and both corpora, and prints a table: for a lock that
+// breaks, whether the explorer found it, in how many runs and how long,
+// and the shrunk counterexample's size; for one that holds, the runs
+// without a false alarm. LOCKLAB_EXPLORE_RUNS (2000) and
+// LOCKLAB_EXPLORE_BUDGET (2m) bound each lock, LOCKLAB_EXPLORE_ONLY (a
+// regexp on group/name) selects, LOCKLAB_EXPLORE (sched=pct, sched=walk,
+// swarm=off) turns parts off:
+//
+//	go test -run '^$' -bench Explorer -benchtime 1x ./locktest
+func BenchmarkExplorer(b *testing.B) {
+	runs := envInt("LOCKLAB_EXPLORE_RUNS", 2000)
+	budget := 2 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("LOCKLAB_EXPLORE_BUDGET")); err == nil {
+		budget = d
+	}
+	only := regexp.MustCompile(os.Getenv("LOCKLAB_EXPLORE_ONLY"))
+	addr := redistest.Shared(b).Addr
+	ctx := context.Background()
+	var rows []string
+	found, want, alarms, held := 0, 0, 0, 0
+	for range b.N {
+		for _, l := range exploredLocks() {
+			if !only.MatchString(l.group + "/" + l.name) {
+				continue
+			}
+			cfg := locktest.Config{Addr: addr, New: l.new, Key: redistest.Key(b) + ":" + l.group + ":" + l.name}
+			start := time.Now()
+			res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: 1, Runs: runs, Budget: budget})
+			took := time.Since(start).Round(100 * time.Millisecond)
+			if err != nil {
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s | error: %v | | | |", l.group, l.name, l.kind, err))
+				continue
+			}
+			args := countArgs(res.Message)
+			switch {
+			case l.breaks:
+				want++
+				if res.Verdict == locktest.Breaks {
+					found++
+					// seed, runs, clients, operations, faults, reproduced, replays
+					rows = append(rows, fmt.Sprintf("| %s | %s | %s | found | %d | %v | %d clients, %d ops, %d faults; reproduced %d of %d |",
+						l.group, l.name, l.kind, args[1], took, args[2], args[3], args[4], args[5], args[6]))
+				} else {
+					rows = append(rows, fmt.Sprintf("| %s | %s | %s | missed | %d | %v | |", l.group, l.name, l.kind, args[0], took))
+				}
+			default:
+				held++
+				if res.Verdict == locktest.Breaks {
+					alarms++
+					rows = append(rows, fmt.Sprintf("| %s | %s | %s | violation: %s | %d | %v | |", l.group, l.name, l.kind, res.Reason(), args[1], took))
+				} else {
+					rows = append(rows, fmt.Sprintf("| %s | %s | %s | no violation | %d | %v | |", l.group, l.name, l.kind, args[0], took))
+				}
+			}
+		}
+	}
+	table := fmt.Sprintf("Found %d of %d locks that break a property the explorer can reach; %d violations on %d locks that hold (runs %d, budget %v a lock, %s).\n\n",
+		found, want, alarms, held, runs, budget, knobs()) +
+		"| group | lock | kind | outcome | runs | time | shrunk |\n|---|---|---|---|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
+	fmt.Println(table)
+	if *explorerTable != "" {
+		if err := os.WriteFile(*explorerTable, []byte(table), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if *explorerDocs != "" {
+		for _, page := range []string{"explorer.md", "zh/explorer.md"} {
+			if err := writeBlock(filepath.Join(*explorerDocs, page), "explorer:table", table); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// writeBlock replaces what stands between <!-- marker --> and
+// <!-- /marker --> in the file at path with body.
+func writeBlock(path, marker, body string) error {
+	page, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	open, end := "<!-- "+marker+" -->\n", "<!-- /"+marker+" -->"
+	i, j := strings.Index(string(page), open), strings.Index(string(page), end)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %s block", path, marker)
+	}
+	out := string(page[:i+len(open)]) + body + string(page[j:])
+	return os.WriteFile(path, []byte(out), 0o644)
+}
+
+// countArgs are the counts among a message's arguments, in order.
+func countArgs(m locktest.Message) []int {
+	var out []int
+	for _, a := range m.Args {
+		if a.Msg == nil {
+			out = append(out, int(a.N))
+		}
+	}
+	for len(out) < 8 {
+		out = append(out, 0)
+	}
+	return out
+}
+
+func knobs() string {
+	if k := os.Getenv("LOCKLAB_EXPLORE"); k != "" {
+		return k
+	}
+	return "PCT and walks, swarm on"
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}

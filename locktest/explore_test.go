@@ -1,0 +1,50 @@
+package locktest_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/locklab/locklab/catalog"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestExplore: the explorer finds a recipe's break that no scenario of
+// its own is run for here, shrinks it, and Judge confirms it from its
+// history; on the correct lock its runs find nothing.
+func TestExplore(t *testing.T) {
+	ctx := context.Background()
+	addr := redistest.Shared(t).Addr
+	explore := func(name string, runs int) locktest.Result {
+		t.Helper()
+		e, ok := catalog.Lookup(name)
+		require.True(t, ok)
+		cfg := locktest.Config{Addr: addr, New: e.New, Key: redistest.Key(t) + ":" + name}
+		res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: 1, Runs: runs})
+		require.NoError(t, err)
+		t.Logf("%s: %s: %s", name, res.Verdict, res.Reason())
+		return res
+	}
+
+	res := explore("getset", 40)
+	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason())
+	assert.Equal(t, locktest.Explored, res.Property)
+	assert.NotEmpty(t, res.Timeline, "a break keeps its shrunk history")
+	require.NotEmpty(t, res.Notes, "the shrunk plan is named")
+	again, err := locktest.Judge(res)
+	require.NoError(t, err)
+	assert.Equal(t, locktest.Breaks, again.Verdict, "Judge confirms the break from its history: %s", again.Reason())
+
+	res = explore("luatoken", 20)
+	assert.Equal(t, locktest.Holds, res.Verdict, res.Reason())
+}
+
+func TestExploreNeedsABound(t *testing.T) {
+	e, _ := catalog.Lookup("luatoken")
+	_, err := locktest.Explore(context.Background(), locktest.Config{Addr: "127.0.0.1:1", New: e.New, Key: "k"}, locktest.ExploreOptions{})
+	assert.ErrorContains(t, err, "neither Runs nor Budget")
+	_, err = locktest.Explore(context.Background(), locktest.Config{Addr: "127.0.0.1:1", New: e.New}, locktest.ExploreOptions{Runs: 1})
+	assert.ErrorContains(t, err, "empty Key")
+}

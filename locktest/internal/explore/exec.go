@@ -1,0 +1,220 @@
+package explore
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/judge"
+	"github.com/locklab/locklab/locktest/internal/sim"
+	"github.com/locklab/locklab/strategy"
+)
+
+// Execute runs p on r and gives the judge's verdict on its history: a
+// break where the history shows a violation, else holds. A run that went
+// wrong for the suite (an abort, the lock's own unexpected error) gives
+// no verdict.
+func Execute(r *harness.Run, p Plan, lock Lock) harness.Outcome {
+	clients := make([]*harness.Client, len(p.Clients))
+	for i, s := range p.Clients {
+		clients[i] = r.NewClient(s.Name, s.Skew)
+	}
+	r.Note(mPlan.New(p.String()))
+	sc := schedule(p.Sched, clients)
+	var wg sync.WaitGroup
+	aborts := make(chan any, len(clients))
+	for i := range clients {
+		wg.Go(func() {
+			defer func() {
+				if v := recover(); v != nil {
+					aborts <- v
+				}
+			}()
+			play(r, clients[i], p.Clients[i], lock)
+		})
+	}
+	wg.Wait()
+	sc.stop()
+	for _, c := range clients {
+		c.SetGate(nil)
+	}
+	select {
+	case v := <-aborts:
+		panic(v) // the run's abort, which Check's watchdog turns into no verdict
+	default:
+	}
+	return judgeRun(r, lock, len(p.Clients))
+}
+
+// judgeRun asks the judge for the first violation the history shows, with
+// no claim to go on (judge.Free), and records it as the run's claim, which
+// the judge then checks as it checks a scenario's: a saved run is judged
+// again the same way.
+func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
+	tl, _ := r.Rec.Timeline()
+	d, found := judge.Free(tl, judge.Options{Permits: lock.Permits, Fenced: lock.Fenced, Leased: lock.Leased,
+		Slack: lock.Slack, Quick: lock.Short / 2})
+	if !found {
+		return r.Holds(mHeld.New(clients))
+	}
+	who := ""
+	if d.Event >= 0 && d.Event < len(tl) {
+		who = tl[d.Event].Client
+	}
+	switch d.Rule {
+	case history.Unfreed:
+		return r.BreaksUnfreedBy(who, lock.Permits, d.Reason)
+	case history.FreeRefused:
+		return r.BreaksFreeRefusedOf(who, lock.Permits, d.Reason)
+	}
+	return r.BreaksRuleOf(d.Rule, lock.Permits, d.Reason)
+}
+
+// hold is what a client holds: the lock of a mutex, or a hold of a kind.
+type hold struct {
+	l    strategy.Lock
+	h    sim.Held
+	kind bool // h, not l
+}
+
+// play runs script s on c.
+func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
+	var cur, last *hold
+	for _, op := range s.Ops {
+		if c.IsCrashed() {
+			return
+		}
+		arm(c, op.Fault)
+		switch op.Kind {
+		case Acquire, Try:
+			cur = nil
+			deadline := time.Now().Add(op.For)
+			for {
+				h, err := attempt(c, op, lock)
+				if err == nil {
+					cur = h
+					break
+				}
+				if !errors.Is(err, strategy.ErrNotAcquired) || op.Kind == Try || !time.Now().Add(lock.Poll).Before(deadline) || c.IsCrashed() {
+					break
+				}
+				time.Sleep(lock.Poll)
+			}
+		case Work:
+			if cur == nil {
+				continue
+			}
+			r.Det.Enter(c.Name)
+			time.Sleep(op.For)
+			r.Det.Leave(c.Name)
+		case Refresh:
+			if cur == nil || cur.kind {
+				continue
+			}
+			if rf, ok := cur.l.(strategy.Refresher); ok {
+				if err := c.Refresh(rf, op.TTL); err != nil {
+					cur = nil // a refused refresh: the hold is not to be relied on
+				}
+			}
+		case Release:
+			if cur == nil {
+				continue
+			}
+			release(c, cur)
+			cur, last = nil, cur
+		case ReleaseAgain:
+			if last == nil {
+				continue
+			}
+			release(c, last)
+		case Crash:
+			c.Crash(mCrashes.New())
+			return
+		}
+		disarm(c, op.Fault)
+	}
+	if cur != nil && !c.IsCrashed() {
+		release(c, cur)
+	}
+}
+
+// attempt makes one attempt of op, recorded.
+func attempt(c *harness.Client, op Op, lock Lock) (*hold, error) {
+	if lock.Kind == strategy.Mutex {
+		l, err := c.TryAcquireErr(op.TTL)
+		if err != nil {
+			return nil, err
+		}
+		return &hold{l: l}, nil
+	}
+	h, err := c.TryModeErr(op.Mode, op.N, op.TTL)
+	if err != nil {
+		return nil, err
+	}
+	return &hold{h: h, kind: true}, nil
+}
+
+func release(c *harness.Client, h *hold) {
+	if h.kind {
+		_ = c.ReleaseHeldErr(h.h)
+		return
+	}
+	_ = c.ReleaseErr(h.l)
+}
+
+// arm arms f on the client's next commands: those of the operation
+// about to begin.
+func arm(c *harness.Client, f Fault) {
+	switch f.Kind {
+	case NoFault:
+	case CrashAt:
+		c.CrashAfterNext(f.At)
+	case PauseAt:
+		reached := c.PauseAtBoundary(f.At-1, mPausedAt.New(f.At, f.For))
+		go func() {
+			select {
+			case <-reached:
+				time.Sleep(f.For)
+			case <-time.After(f.For + time.Second):
+			}
+			c.Resume()
+		}()
+	case Dropped:
+		c.ArmFault(sim.Fault{Kind: sim.FaultDropped, At: f.At})
+	case Lost:
+		c.ArmFault(sim.Fault{Kind: sim.FaultLost, At: f.At})
+	case Late:
+		c.ArmFault(sim.Fault{Kind: sim.FaultLate, At: f.At, Until: time.Now().Add(f.For)})
+	case InState:
+		c.ArmFault(sim.Fault{Kind: sim.FaultState, At: f.At, Until: time.Now().Add(f.For), State: f.State})
+	}
+}
+
+// disarm drops what of f has not struck by the end of its operation.
+func disarm(c *harness.Client, f Fault) {
+	switch f.Kind {
+	case NoFault:
+	case CrashAt:
+		c.DisarmCrash()
+	case PauseAt:
+		c.DropPause()
+	case InState:
+		// A state lasts its time, past the operation.
+	default:
+		c.DisarmFault()
+	}
+}
+
+// The explorer's messages.
+var (
+	mPlan     = msg.Define("explore.plan", msg.K(msg.Text), "the plan: {0}")
+	mHeld     = msg.Define("explore.held", msg.K(msg.Count), "{0} clients ran their plan; the judge found no violation")
+	mCrashes  = msg.Define("explore.crashes", nil, "crashes, as its plan says")
+	mPausedAt = msg.Define("explore.paused-at", msg.K(msg.Count, msg.Duration),
+		"its connection stalls before its command {0} of the operation, for {1}")
+)
+
+var _ = judge.Breaks

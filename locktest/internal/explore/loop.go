@@ -1,0 +1,152 @@
+package explore
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/judge"
+)
+
+// Options bound an exploration.
+type Options struct {
+	Seed     int64         // the first run's; run i draws its plan from Seed+i
+	Runs     int           // at most this many runs; 0: Budget alone
+	Budget   time.Duration // at most this long; 0: Runs alone
+	Replays  int           // how often a shrunk counterexample is run again
+	Workers  int           // runs at once, each on keys of its own; 1 if 0
+	Knobs    Knobs
+	Progress func(Progress)
+}
+
+// Progress is where an exploration stands.
+type Progress struct {
+	Runs       int // runs done
+	Violations int // runs whose history showed a violation
+	Errors     int // runs that reached no verdict
+	Elapsed    time.Duration
+}
+
+// Found is what an exploration found: a violation, shrunk, or none.
+type Found struct {
+	Progress
+	Broken     bool
+	Plan       Plan            // the plan of the first run that broke, as drawn
+	Shrunk     Plan            // the smallest plan that still breaks
+	Outcome    harness.Outcome // the break of the shrunk plan
+	ShrinkRuns int             // the runs the shrinking took
+	Reproduced int             // how many of the replays of Shrunk broke again
+	Replays    int
+	LastErr    error // the last run without a verdict, if any
+}
+
+// Loop runs the plans drawn from opts.Seed on, Workers at a time, each
+// through run, until one breaks (then shrinks the one of lowest seed
+// among those that broke), opts.Runs or opts.Budget is reached, or ctx
+// ends.
+func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.Outcome) Found {
+	start := time.Now()
+	workers := max(opts.Workers, 1)
+	var (
+		mu     sync.Mutex
+		f      Found
+		next   int
+		broken []brokenRun
+	)
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(broken) > 0 || ctx.Err() != nil || (opts.Runs > 0 && next >= opts.Runs) ||
+			(opts.Budget > 0 && time.Since(start) >= opts.Budget) {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i, ok := take()
+				if !ok {
+					return
+				}
+				p := Draw(opts.Seed+int64(i), lock, opts.Knobs)
+				out := run(p)
+				mu.Lock()
+				f.Runs++
+				switch {
+				case out.Err != nil:
+					f.Errors++
+					f.LastErr = out.Err
+				case out.Verdict == judge.Breaks:
+					f.Violations++
+					broken = append(broken, brokenRun{i, p, out})
+				}
+				f.Elapsed = time.Since(start)
+				if opts.Progress != nil {
+					opts.Progress(f.Progress)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(broken) > 0 {
+		first := slices.MinFunc(broken, func(a, b brokenRun) int { return a.i - b.i })
+		f.Broken, f.Plan = true, first.plan
+		f.shrink(ctx, opts, first.out, run)
+	}
+	f.Elapsed = time.Since(start)
+	return f
+}
+
+// brokenRun is a run whose history showed a violation.
+type brokenRun struct {
+	i    int
+	plan Plan
+	out  harness.Outcome
+}
+
+// shrink shrinks the plan that broke with out, then replays the result.
+func (f *Found) shrink(ctx context.Context, opts Options, out harness.Outcome, run func(Plan) harness.Outcome) {
+	same := func(o harness.Outcome) bool {
+		return o.Err == nil && o.Verdict == judge.Breaks && o.Message.ID == out.Message.ID
+	}
+	var mu sync.Mutex
+	last := out
+	f.Shrunk, f.ShrinkRuns = Shrink(f.Plan, func(p Plan) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		o := run(p)
+		if same(o) {
+			mu.Lock()
+			last = o
+			mu.Unlock()
+			return true
+		}
+		return false
+	})
+	f.Outcome = last
+	// The replays run at once, as the shrinking's tries do: under the
+	// same load, which a timing depends on.
+	f.Replays = opts.Replays
+	var wg sync.WaitGroup
+	for range opts.Replays {
+		wg.Go(func() {
+			if ctx.Err() != nil {
+				return
+			}
+			if o := run(f.Shrunk); same(o) {
+				mu.Lock()
+				f.Reproduced++
+				f.Outcome = o
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,384 @@
+// Package explore generates runs that no scenario wrote: a plan drawn
+// from a seed (who does what, which faults strike where, in which order
+// the clients' commands go), run on a real Redis through the same
+// simulated clients as the scenarios, judged from its history alone, and
+// shrunk to a small counterexample when the judge finds a violation.
+//
+// A seed is the whole plan: drawn again from the same seed, it is the same
+// plan, so a run is replayed by its seed. Three streams of the seed draw
+// its three parts apart (the workload, the faults, the schedule), so that
+// shrinking one leaves the others as they were.
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/locktest/internal/servererr"
+	"github.com/locklab/locklab/strategy"
+)
+
+// Lock is what the plan needs to know of the lock under test.
+type Lock struct {
+	Kind    strategy.Kind
+	Permits int  // a semaphore's, else 0
+	Shared  bool // it takes readers (strategy.Shared)
+	Weight  bool // it takes several permits at once (strategy.Weighted)
+	Refresh bool // its locks refresh (strategy.Refresher)
+	Fenced  bool // it promises fencing tokens (strategy.Fenced)
+	Leased  bool // it promises a lease signal (strategy.Leased)
+	Short   time.Duration
+	Slack   time.Duration
+	Long    time.Duration
+	Poll    time.Duration
+}
+
+// Plan is one generated run.
+type Plan struct {
+	Seed    int64
+	Clients []Script
+	Sched   Schedule
+	Swarm   Swarm
+}
+
+// Script is what one client does, in order.
+type Script struct {
+	Name string
+	Skew time.Duration // how far its clock is off
+	Ops  []Op
+}
+
+// OpKind is a kind of operation of a script.
+type OpKind int
+
+// The operations a client takes on the lock.
+const (
+	Acquire      OpKind = iota // try until granted, for For at most
+	Try                        // one attempt
+	Work                       // stay inside the critical section for For
+	Refresh                    // extend the lock to TTL
+	Release                    // give the lock up
+	ReleaseAgain               // give it up a second time
+	Crash                      // die: send nothing more
+)
+
+var opNames = map[OpKind]string{Acquire: "acquire", Try: "try", Work: "work", Refresh: "refresh",
+	Release: "release", ReleaseAgain: "release again", Crash: "crash"}
+
+// Op is one operation.
+type Op struct {
+	Kind  OpKind
+	Mode  history.Mode // an acquire's: exclusive, shared or permit
+	N     int          // permits
+	TTL   time.Duration
+	For   time.Duration
+	Fault Fault // on one of the operation's commands
+}
+
+// FaultKind is a kind of fault a plan puts on an operation's command.
+type FaultKind int
+
+// The faults: a crash or a pause of the client, and what the network and
+// the server can do to one of its commands.
+const (
+	NoFault FaultKind = iota
+	CrashAt           // the client dies once its At-th command has returned
+	PauseAt           // its connection stalls before its At-th command, for For
+	Dropped           // the At-th command never reaches Redis: the connection drops
+	Lost              // Redis runs it; its reply is lost, and the connection drops
+	Late              // its reply comes For late
+	InState           // the server enters State at it, for For: every command the state applies to gets its error reply
+)
+
+var faultNames = map[FaultKind]string{CrashAt: "crash after", PauseAt: "pause before", Dropped: "drop",
+	Lost: "lose the reply of", Late: "delay the reply of", InState: "the server turns"}
+
+// Fault is one fault on an operation.
+type Fault struct {
+	Kind  FaultKind
+	At    int // the command of the operation it strikes, from 1
+	For   time.Duration
+	State servererr.State // InState's
+}
+
+// SchedKind is how the commands of the clients are ordered.
+type SchedKind int
+
+// The schedules.
+const (
+	PCT  SchedKind = iota // priorities, lowered at a few change points (Burckhardt et al. 2010)
+	Walk                  // a random walk: any waiting client, at random
+)
+
+// Schedule orders the clients' commands: one command goes at a time.
+type Schedule struct {
+	Kind       SchedKind
+	Priorities []int // PCT: each client's, highest first to go
+	Changes    []int // PCT: the steps at which the client going drops to the lowest
+	Seed       int64 // Walk: its stream
+}
+
+// Swarm says which kinds of operation and fault a run may draw: each run
+// turns a random subset off (swarm testing, Groce et al. 2012).
+type Swarm struct {
+	Refresh, Again, Crash, Pause, Drop, Lose, Late, Errors, Skew, Overrun bool
+}
+
+// streams of a seed.
+const (
+	workloadStream = iota + 1
+	faultStream
+	scheduleStream
+	swarmStream
+)
+
+func stream(seed int64, n uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), n))
+}
+
+// Knobs turn parts of the drawing off, to measure what each buys.
+type Knobs struct {
+	Sched   string // "pct" or "walk": every run's schedule; "": either, drawn
+	NoSwarm bool   // every kind of operation and fault on in every run
+}
+
+// Draw draws the plan of seed for lock.
+func Draw(seed int64, lock Lock, k Knobs) Plan {
+	p := Plan{Seed: seed}
+	p.Swarm = drawSwarm(stream(seed, swarmStream), lock)
+	if k.NoSwarm {
+		p.Swarm = Swarm{Refresh: lock.Refresh, Again: true, Crash: true, Pause: true, Drop: true, Lose: true,
+			Late: true, Errors: true, Skew: true, Overrun: true}
+	}
+	p.Clients = drawWorkload(stream(seed, workloadStream), lock, p.Swarm)
+	drawFaults(stream(seed, faultStream), lock, &p)
+	p.Sched = drawSchedule(stream(seed, scheduleStream), p, k.Sched)
+	return p
+}
+
+func drawSwarm(r *rand.Rand, lock Lock) Swarm {
+	on := func() bool { return r.IntN(2) == 0 }
+	return Swarm{Refresh: lock.Refresh && on(), Again: on(), Crash: on(), Pause: on(), Drop: on(), Lose: on(),
+		Late: on(), Errors: on(), Skew: on(), Overrun: on()}
+}
+
+// names of the clients.
+var names = []string{"A", "B", "C", "D", "E", "F", "G", "H"}
+
+func drawWorkload(r *rand.Rand, lock Lock, sw Swarm) []Script {
+	n := 2
+	switch x := r.IntN(10); {
+	case x >= 8:
+		n = 4 + r.IntN(5) // 4 to 8
+	case x >= 5:
+		n = 3
+	}
+	clients := make([]Script, n)
+	for i := range clients {
+		s := Script{Name: names[i]}
+		for range 1 + r.IntN(3) {
+			s.Ops = append(s.Ops, drawSession(r, lock, sw)...)
+			if len(s.Ops) > 0 && s.Ops[len(s.Ops)-1].Kind == Crash {
+				break
+			}
+		}
+		clients[i] = s
+	}
+	return clients
+}
+
+// drawSession draws one hold: an acquire, work inside, maybe a refresh,
+// and its end: a release (maybe twice) or a crash.
+func drawSession(r *rand.Rand, lock Lock, sw Swarm) []Op {
+	ttl := lock.Short
+	if r.IntN(4) == 0 {
+		ttl = 2 * lock.Short
+	}
+	acq := Op{Kind: Acquire, Mode: history.Exclusive, N: 1, TTL: ttl, For: ttl + lock.Short}
+	if r.IntN(3) == 0 {
+		acq.Kind = Try
+	}
+	switch lock.Kind {
+	case strategy.ReadWrite:
+		if lock.Shared && r.IntN(5) < 3 {
+			acq.Mode = history.Shared
+		}
+	case strategy.Semaphore:
+		acq.Mode = history.Permit
+		if lock.Weight && lock.Permits > 1 && r.IntN(4) == 0 {
+			acq.N = 2 + r.IntN(lock.Permits-1)
+		}
+	}
+	ops := []Op{acq}
+	// Work below the TTL, near it, or past it.
+	work := ttl / 4
+	switch x := r.IntN(6); {
+	case x == 5 && sw.Overrun:
+		work = ttl + ttl/2
+	case x >= 3:
+		work = ttl * 8 / 10
+	}
+	ops = append(ops, Op{Kind: Work, For: work})
+	if sw.Refresh && r.IntN(3) == 0 {
+		ops = append(ops, Op{Kind: Refresh, TTL: ttl}, Op{Kind: Work, For: ttl / 4})
+	}
+	switch x := r.IntN(10); {
+	case sw.Crash && x == 0:
+		return append(ops, Op{Kind: Crash})
+	case sw.Again && x <= 2:
+		return append(ops, Op{Kind: Release}, Op{Kind: ReleaseAgain})
+	}
+	return append(ops, Op{Kind: Release})
+}
+
+func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
+	var kinds []FaultKind
+	add := func(on bool, k FaultKind) {
+		if on {
+			kinds = append(kinds, k)
+		}
+	}
+	add(p.Swarm.Crash, CrashAt)
+	add(p.Swarm.Pause, PauseAt)
+	add(p.Swarm.Drop, Dropped)
+	add(p.Swarm.Lose, Lost)
+	add(p.Swarm.Late, Late)
+	add(p.Swarm.Errors, InState)
+	for i := range p.Clients {
+		if p.Swarm.Skew && r.IntN(4) == 0 {
+			skew := lock.Short * 3
+			if r.IntN(2) == 0 {
+				skew = -skew
+			}
+			p.Clients[i].Skew = skew
+		}
+		if len(kinds) == 0 {
+			continue
+		}
+		for j := range p.Clients[i].Ops {
+			op := &p.Clients[i].Ops[j]
+			switch op.Kind {
+			case Work, Crash:
+				continue
+			}
+			if r.IntN(5) != 0 {
+				continue
+			}
+			f := Fault{Kind: kinds[r.IntN(len(kinds))], At: 1 + r.IntN(3)}
+			switch f.Kind {
+			case PauseAt:
+				f.For = op.TTL + lock.Short
+				if f.For == 0 {
+					f.For = 2 * lock.Short
+				}
+			case Late:
+				f.For = 2 * lock.Short
+			case InState:
+				f.State = servererr.States[r.IntN(len(servererr.States))]
+				f.For = lock.Short * time.Duration(1+r.IntN(3))
+			}
+			op.Fault = f
+		}
+	}
+}
+
+func drawSchedule(r *rand.Rand, p Plan, kind string) Schedule {
+	walk := r.IntN(4) == 0
+	switch kind {
+	case "walk":
+		walk = true
+	case "pct":
+		walk = false
+	}
+	if walk {
+		return Schedule{Kind: Walk, Seed: r.Int64()}
+	}
+	n := len(p.Clients)
+	s := Schedule{Kind: PCT, Priorities: r.Perm(n)}
+	// A bug of depth d wants d-1 change points among the k steps of a run:
+	// k is about eight commands an operation.
+	k := 0
+	for _, c := range p.Clients {
+		k += 8 * len(c.Ops)
+	}
+	for range r.IntN(3) { // d = 1 to 3
+		s.Changes = append(s.Changes, 1+r.IntN(max(k, 1)))
+	}
+	return s
+}
+
+// Size is how big the plan is: its clients, operations and faults.
+func (p Plan) Size() (clients, ops, faults int) {
+	for _, c := range p.Clients {
+		ops += len(c.Ops)
+		for _, op := range c.Ops {
+			if op.Fault.Kind != NoFault {
+				faults++
+			}
+		}
+		if c.Skew != 0 {
+			faults++
+		}
+	}
+	return len(p.Clients), ops, faults
+}
+
+// String writes the plan to be read and replayed: its seed, then a line a
+// client, then its schedule.
+func (p Plan) String() string {
+	var b strings.Builder
+	c, o, f := p.Size()
+	fmt.Fprintf(&b, "seed %d: %d clients, %d operations, %d faults\n", p.Seed, c, o, f)
+	for _, s := range p.Clients {
+		b.WriteString("  " + s.Name + ":")
+		if s.Skew != 0 {
+			fmt.Fprintf(&b, " (clock %+v)", s.Skew)
+		}
+		for i, op := range s.Ops {
+			if i > 0 {
+				b.WriteString(";")
+			}
+			b.WriteString(" " + op.String())
+		}
+		b.WriteString("\n")
+	}
+	switch p.Sched.Kind {
+	case PCT:
+		fmt.Fprintf(&b, "  schedule: PCT, priorities %v, change points %v", p.Sched.Priorities, p.Sched.Changes)
+	case Walk:
+		fmt.Fprintf(&b, "  schedule: random walk %d", p.Sched.Seed)
+	}
+	return b.String()
+}
+
+func (op Op) String() string {
+	s := opNames[op.Kind]
+	switch op.Kind {
+	case Acquire, Try:
+		if op.Mode == history.Shared {
+			s += " read"
+		}
+		if op.N > 1 {
+			s += fmt.Sprintf(" %d permits", op.N)
+		}
+		s += " ttl " + op.TTL.String()
+	case Refresh:
+		s += " ttl " + op.TTL.String()
+	case Work:
+		s += " " + op.For.String()
+	}
+	if f := op.Fault; f.Kind != NoFault {
+		s += fmt.Sprintf(" [%s command %d", faultNames[f.Kind], f.At)
+		switch f.Kind {
+		case PauseAt, Late:
+			s += " for " + f.For.String()
+		case InState:
+			s += " " + f.State.String() + " for " + f.For.String()
+		}
+		s += "]"
+	}
+	return s
+}

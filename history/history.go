@@ -87,6 +87,10 @@ type Read struct {
 type KeyValue struct {
 	Key   Arg  `json:"key"`             // K, or another key of the lock's state
 	Value *Arg `json:"value,omitempty"` // nil when the key is gone
+	// Entries are a hash's fields, a set's or a sorted set's members,
+	// in order: a reader's entry, a permit's holder, a queue's waiter.
+	// An entry one client alone wrote is its token: that client's hold.
+	Entries []Arg `json:"entries,omitempty"`
 }
 
 // Owner is the client whose token the key holds, or "" when it holds

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -519,6 +520,25 @@ func (r *Run) readKey(c redis.Conn, k string) (history.KeyValue, string, error) 
 		kv.Value = &a
 	} else if dump != "" {
 		kv.Value = &history.Arg{Kind: history.ArgText, Text: fmt.Sprintf("dump:%x", sha1.Sum([]byte(dump)))}
+	}
+	// A reader's entry, a permit's holder: a collection's fields or
+	// members, each typed as the timeline types values.
+	var list []string
+	err = nil
+	switch t, _ := redis.String(c.Do("TYPE", k)); t {
+	case "hash":
+		list, err = redis.Strings(c.Do("HKEYS", k))
+	case "set":
+		list, err = redis.Strings(c.Do("SMEMBERS", k))
+	case "zset":
+		list, err = redis.Strings(c.Do("ZRANGE", k, 0, -1))
+	}
+	if err != nil {
+		return kv, "", err
+	}
+	slices.Sort(list)
+	for _, e := range list {
+		kv.Entries = append(kv.Entries, r.Arg(e))
 	}
 	return kv, dump, nil
 }

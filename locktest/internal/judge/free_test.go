@@ -201,6 +201,15 @@ func at(key history.Arg, v *history.Arg) history.KeyValue {
 	return history.KeyValue{Key: key, Value: v}
 }
 
+// readers is a hash of readers with an entry of each of cs.
+func readers(cs ...string) history.KeyValue {
+	kv := history.KeyValue{Key: history.Arg{Kind: history.ArgLockKey, Text: "K:readers"}, Value: text("dump:1")}
+	for _, c := range cs {
+		kv.Entries = append(kv.Entries, *token(c))
+	}
+	return kv
+}
+
 // setLocked is c's command writing the value every client writes.
 func setLocked(c string, t time.Duration) history.Event {
 	return history.Event{Client: c, Kind: history.EvCommand, At: t, Command: []history.Arg{{Kind: history.ArgText, Text: "SET"}, keyK, *text("locked")}}
@@ -259,6 +268,10 @@ func TestFreeReads(t *testing.T) {
 			setLocked("A", 84*ms), refresh("A", 18*ms, 85*ms, 15*time.Second),
 			read(86*ms, 15000, at(keyK, text("locked"))),
 		}, history.Untouched, "A's refresh pushed the expiry of K, B's lock, back from 5s to 15s"},
+		// A reader's hold is its entry among the lock's readers.
+		{"a release removed a reader's entry", cat([]history.Event{moded("R", 1, history.Shared, 0, 0, ms, 100*ms), read(2*ms, 99, readers("R", "S"))}, callOf(history.EvReleased, "S", 10*ms, ""), []history.Event{read(20*ms, 90, history.KeyValue{Key: readers().Key})}),
+			history.Untouched, "S's release removed R's entry from K:readers, one of the keys of the lock, while R held it"},
+		{"a release removed its own entry", cat([]history.Event{moded("R", 1, history.Shared, 0, 0, ms, 100*ms), read(2*ms, 99, readers("R", "S"))}, callOf(history.EvReleased, "S", 10*ms, ""), []history.Event{read(20*ms, 90, readers("R"))}), "", ""},
 		// A waiting mark is bookkeeping: a refused attempt may write it.
 		{"a refused attempt wrote bookkeeping", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")), at(keyQueue, text("1")))}, callOf(history.EvNotAcquired, "B", 10*ms, ""), []history.Event{read(20*ms, 90, at(keyK, token("A")), at(keyQueue, text("2")))}), "", ""},
 		{"a refresh pushed a valid hold's expiry", cat([]history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, callOf(history.EvRefreshed, "B", 10*ms, "not held"), []history.Event{read(20*ms, 199, at(keyK, token("A")))}),

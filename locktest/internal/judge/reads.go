@@ -190,6 +190,9 @@ func changes(tl []history.Event) []change {
 		// was still valid at the next read, as the calls returned by
 		// then say: a refresh that returned in between is no owner.
 		before, hs := holds(tl[:p]), holds(tl[:j])
+		if c, ok := entryRemoved(tl, prev, cur, who, last, hs, p, j); ok {
+			out = append(out, c)
+		}
 		for i, k := range prev.Keys {
 			h := ownerOf(tl, before, p, k)
 			if h == "" || slices.Contains(who, h) || len(who) == 0 {
@@ -226,6 +229,31 @@ func changes(tl []history.Event) []change {
 		}
 	}
 	return out
+}
+
+// entryRemoved finds a holder's own entry (its token among a hash's
+// fields, a set's members) that the read cur no longer shows, when the
+// holder's hold stayed valid from the read prev (tl[p]) to cur (tl[j])
+// and only others (who) sent commands between them.
+func entryRemoved(tl []history.Event, prev, cur *history.Read, who []string, last []int, hs []hold, p, j int) (change, bool) {
+	for _, k := range prev.Keys {
+		at := slices.IndexFunc(cur.Keys, func(c history.KeyValue) bool { return c.Key == k.Key })
+		for _, e := range k.Entries {
+			h := e.Client
+			if e.Kind != history.ArgToken || len(who) == 0 || slices.Contains(who, h) {
+				continue
+			}
+			if at >= 0 && slices.Contains(cur.Keys[at].Entries, e) {
+				continue
+			}
+			if _, ok := validAt(hs, h, tl[p].At, tl[j].At); !ok {
+				continue
+			}
+			author, k0 := authorOf(tl, who, last, k.Key)
+			return change{who, h, finding{history.Untouched, j, mEntryRemoved.New(author, opAt(tl, author, k0), h, keyArg(k.Key))}}, true
+		}
+	}
+	return change{}, false
 }
 
 // changedClaim finds, in an Observed claim's reason, the change of a
@@ -350,6 +378,9 @@ var (
 		"{0}'s {1} removed the expiry of K, {2}'s lock: should {2} die, the lock is never freed")
 	MsgExpiryPushed = msg.Define("changed.expiry-pushed", msg.K(msg.Client, msg.Op, msg.Client, msg.Duration, msg.Duration),
 		"{0}'s {1} pushed the expiry of K, {2}'s lock, back from {3} to {4}")
+
+	mEntryRemoved = msg.Define("changed.entry-removed", msg.K(msg.Client, msg.Op, msg.Client, msg.Value),
+		"{0}'s {1} removed {2}'s entry from {3}, one of the keys of the lock, while {2} held it")
 
 	mGrantNotOwned = msg.Define("judge.grant-not-owned", msg.K(msg.Client, msg.Clients),
 		"{0} was granted the lock, but the lock's keys held {1}'s value and none of its own")

@@ -124,6 +124,7 @@ func (r *Recorder) Timeline() ([]history.Event, map[string][]string) {
 					v := name([]history.Arg{*k.Value})[0]
 					rd.Keys[j].Value = &v
 				}
+				rd.Keys[j].Entries = name(k.Entries)
 			}
 			e.Read = &rd
 		}

@@ -235,6 +235,33 @@ func TestClaimsOnReads(t *testing.T) {
 	assert.Equal(t, judge.Breaks, d.Verdict)
 }
 
+// TestBookkeepingClaim: a scenario that charges a refused attempt with
+// overwriting the holder's lock, when the reads show that the attempt
+// wrote only the lock's bookkeeping (its waiting mark at K:queue, after
+// an EVALSHA that fell back to EVAL and refused), gets no verdict; when
+// they show the holder's value replaced, the claim stands.
+func TestBookkeepingClaim(t *testing.T) {
+	a := grant("A", 0, ms, 100*ms)
+	overwrote := judge.MsgOverwrote.New("B", "acquire", "A")
+	charge := history.Event{Kind: history.EvCheck, Check: &history.Check{Rule: history.Observed, Broken: true, Reason: &overwrote}}
+	attempt := []history.Event{
+		{Client: "B", Kind: history.EvCommand, At: 9 * ms, Command: []history.Arg{{Kind: history.ArgText, Text: "EVALSHA"}, {Kind: history.ArgDigest, Text: "d"}, keyK, keyQueue}, Err: "NOSCRIPT"},
+		{Client: "B", Kind: history.EvCommand, At: 10 * ms, Command: []history.Arg{{Kind: history.ArgText, Text: "EVAL"}, {Kind: history.ArgDigest, Text: "d"}, keyK, keyQueue}},
+		{Client: "B", Kind: history.EvNotAcquired, Call: 8 * ms, At: 11 * ms},
+	}
+	before := read(2*ms, 99, at(keyK, token("A")), at(keyQueue, nil))
+	marked := cat([]history.Event{a, before}, attempt, []history.Event{read(20*ms, 90, at(keyK, token("A")), at(keyQueue, token("B"))), charge})
+	_, err := judge.Mutex(marked)
+	assert.Error(t, err, "a waiting mark is no change of A's lock")
+	_, found := judge.Free(marked[:len(marked)-1], liveOpts)
+	assert.False(t, found)
+
+	taken := cat([]history.Event{a, before}, attempt, []history.Event{read(20*ms, 90, at(keyK, token("B")), at(keyQueue, nil)), charge})
+	d, err := judge.Mutex(taken)
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
+}
+
 // TestFreeReads: the rules on what the suite read of the lock's keys,
 // each beside a history that comes close and keeps it.
 func TestFreeReads(t *testing.T) {

@@ -20,7 +20,8 @@ const (
 	// once take at most Check.Permits permits. A hold is valid from the
 	// return of its grant (EvAcquired without Err) to the earliest of its
 	// holder's next release call and its grant's call plus its TTL,
-	// pushed on by each refresh that succeeded, from the refresh's call.
+	// pushed on by each refresh that succeeded, from the refresh's call,
+	// if it returned while the hold was valid.
 	// A lease that ends sooner only shortens a hold, so counting to the
 	// TTL never calls a correct lock broken.
 	OneHolder Rule = "one-holder"
@@ -36,6 +37,21 @@ const (
 	// attempt, no writer for a reader's, room among Check.Permits for a
 	// semaphore's. The lock was free, for it, and did not say so.
 	FreeRefused Rule = "free-refused"
+	// Untouched: while a hold is valid, no other client's call changes
+	// it: the holder's own value at a lock key stays, and K's expiry is
+	// neither removed nor pushed back, between two reads of the suite
+	// (EvRead) with nobody's commands between them but others'. What
+	// else the lock keeps at its keys is bookkeeping, and anyone may
+	// write it.
+	Untouched Rule = "untouched"
+	// GrantOwned: a grant is the lock: the suite's first read after it,
+	// within its hold and before anyone else's commands, finds the
+	// grantee's own value at a lock key, or no other client's.
+	GrantOwned Rule = "grant-owned"
+	// FullLease: the key a grant or refresh writes lives as long as the
+	// TTL it asked for: read with the holder's value, it does not expire
+	// before the hold's end.
+	FullLease Rule = "full-lease"
 	// Observed: the scenario saw the property broken in a way no other
 	// rule expresses (a key that outlived its TTL, a release that freed
 	// nothing); the events before the claim are its evidence.

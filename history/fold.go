@@ -73,9 +73,10 @@ func msgSig(m *Message) string {
 // attempts in a row (see attempts), and between them what collapse makes
 // of the rest, blocks of up to six events seen again and again with only
 // times and tokens changed.
-// A claim (EvCheck) is for the judge and is never drawn.
+// A claim (EvCheck) and a typed read (EvRead) are for the judge and are
+// never drawn: a read the timeline shows is the note beside it.
 func Fold(tl []Event) []Repeat {
-	tl = slices.DeleteFunc(slices.Clone(tl), func(e Event) bool { return e.Kind == EvCheck })
+	tl = slices.DeleteFunc(slices.Clone(tl), func(e Event) bool { return e.Kind == EvCheck || e.Kind == EvRead })
 	var out []Repeat
 	plain := 0
 	for i := 0; i < len(tl); {

@@ -37,6 +37,7 @@ const (
 	EvPause       EventKind = "pause"        // a client stopped between two commands
 	EvNote        EventKind = "note"         // the scenario says what it does next
 	EvCheck       EventKind = "check"        // what the scenario claims the judge will find (Check)
+	EvRead        EventKind = "read"         // what the suite read of the lock's keys (Read), for the judge
 )
 
 // Event is one entry of a timeline. Everything in it is typed: a
@@ -67,6 +68,38 @@ type Event struct {
 	Permits int    `json:"permits,omitempty"`
 	Hold    int    `json:"hold,omitempty"`
 	Check   *Check `json:"check,omitempty"` // an EvCheck's claim
+	Read    *Read  `json:"read,omitempty"`  // an EvRead's
+}
+
+// Read is what the suite read of the lock's keys on its own connection:
+// each key's value, and K's remaining time. A value one client alone
+// wrote is its token (Arg.Client): that client's hold. Any other value
+// at a lock key (a queue entry, a waiting mark, a counter, a hash) is the
+// lock's bookkeeping, nobody's hold.
+type Read struct {
+	Keys []KeyValue `json:"keys,omitempty"`
+	// PTTL is K's remaining time in milliseconds (of the lock's first
+	// key, for a lock kept elsewhere): -1 without expiry, -2 when gone.
+	PTTL int64 `json:"pttl_ms"`
+}
+
+// KeyValue is one lock key as the suite read it.
+type KeyValue struct {
+	Key   Arg  `json:"key"`             // K, or another key of the lock's state
+	Value *Arg `json:"value,omitempty"` // nil when the key is gone
+	// Entries are a hash's fields, a set's or a sorted set's members,
+	// in order: a reader's entry, a permit's holder, a queue's waiter.
+	// An entry one client alone wrote is its token: that client's hold.
+	Entries []Arg `json:"entries,omitempty"`
+}
+
+// Owner is the client whose token the key holds, or "" when it holds
+// none (gone, or bookkeeping).
+func (k KeyValue) Owner() string {
+	if k.Value == nil || k.Value.Kind != ArgToken {
+		return ""
+	}
+	return k.Value.Client
 }
 
 // Mode is how a grant holds a lock.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/judge"
 	"github.com/locklab/locklab/locktest/internal/sim"
 )
 
@@ -67,15 +68,15 @@ func (after KeyView) ChangedFrom(before KeyView, author, by, op, holder string, 
 	case before.Pttl == -2:
 		return msg.Msg{} // the holder's lock is not at K: nothing to compare
 	case after.Pttl == -2:
-		return mDeleted.New(author, op, holder)
+		return judge.MsgDeleted.New(author, op, holder)
 	case changed && after.Values[i] == "":
-		return mDeletedKey.New(author, op, sim.ValueArg(history.Arg{Kind: history.ArgLockKey, Text: after.keys[i]}), holder)
+		return judge.MsgDeletedKey.New(author, op, sim.ValueArg(history.Arg{Kind: history.ArgLockKey, Text: after.keys[i]}), holder)
 	case changed:
-		return mOverwrote.New(author, op, holder)
+		return judge.MsgOverwrote.New(author, op, holder)
 	case before.Pttl >= 0 && after.Pttl == -1:
-		return mExpiryRemoved.New(author, op, holder)
+		return judge.MsgExpiryRemoved.New(author, op, holder)
 	case pushed && before.Pttl >= 0 && after.Pttl > before.Pttl:
-		return mExpiryPushed.New(author, op, holder, Shown(before.Pttl), Shown(after.Pttl))
+		return judge.MsgExpiryPushed.New(author, op, holder, Shown(before.Pttl), Shown(after.Pttl))
 	}
 	return msg.Msg{}
 }

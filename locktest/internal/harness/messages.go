@@ -55,18 +55,8 @@ var (
 	mKeyGone      = msg.Define("key.gone", nil, "K is gone")
 	mKeyNoExpiry  = msg.Define("key.no-expiry", nil, "K has no expiry")
 	mKeyExpiresIn = msg.Define("key.expires-in", msg.K(msg.Duration), "K expires in {0}")
-	mDeleted      = msg.Define("changed.deleted", msg.K(msg.Client, msg.Op, msg.Client),
-		"{0}'s {1} deleted K, {2}'s lock")
-	mRefusedFree = msg.Define("free.refused", msg.K(msg.Client, msg.Count, msg.Duration, msg.Duration),
+	mRefusedFree  = msg.Define("free.refused", msg.K(msg.Client, msg.Count, msg.Duration, msg.Duration),
 		"{0}'s attempt at a free lock was refused, and K is free: {0} tries again {1} {1|time|times}, {2} apart, with a TTL of {3}")
-	mDeletedKey = msg.Define("changed.deleted-key", msg.K(msg.Client, msg.Op, msg.Value, msg.Client),
-		"{0}'s {1} deleted {2}, one of the keys of {3}'s lock")
-	mOverwrote = msg.Define("changed.overwrote", msg.K(msg.Client, msg.Op, msg.Client),
-		"{0}'s {1} overwrote K, {2}'s lock, with another value")
-	mExpiryRemoved = msg.Define("changed.expiry-removed", msg.K(msg.Client, msg.Op, msg.Client),
-		"{0}'s {1} removed the expiry of K, {2}'s lock: should {2} die, the lock is never freed")
-	mExpiryPushed = msg.Define("changed.expiry-pushed", msg.K(msg.Client, msg.Op, msg.Client, msg.Duration, msg.Duration),
-		"{0}'s {1} pushed the expiry of K, {2}'s lock, back from {3} to {4}")
 	mHolderPausedReads = msg.Define("next.holder-paused-reads", msg.K(msg.Client, msg.Sub),
 		"{0} is paused; the suite reads K: {1}")
 	mReadsK      = msg.Define("next.reads", msg.K(msg.Sub), "the suite reads K: {0}")

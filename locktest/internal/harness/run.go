@@ -2,9 +2,11 @@ package harness
 
 import (
 	"context"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -325,12 +327,23 @@ func (r *Run) Pttl() time.Duration {
 // a key without expiry, -2 for none.
 func (r *Run) ReadPTTL() int64 {
 	var ms int64
+	var rd history.Read
 	keys := r.LockKeys()
 	r.Redis(func(c redis.Conn) error {
 		var err error
+		rd = history.Read{}
+		for _, k := range keys {
+			kv, _, err := r.readKey(c, k)
+			if err != nil {
+				return err
+			}
+			rd.Keys = append(rd.Keys, kv)
+		}
 		ms, err = pttlOf(c, keys)
 		return err
 	})
+	rd.PTTL = ms
+	r.Rec.Read(rd)
 	left := history.Arg{Kind: history.ArgNumber, Text: strconv.FormatInt(ms, 10)}
 	if ms >= 0 {
 		left.Kind = history.ArgLeft
@@ -461,30 +474,73 @@ func (r *Run) NeverReadsClock() Outcome {
 	return r.NotApplicable(mNeverReadsClock.New())
 }
 
-// ViewKey reads K on the suite's own connection.
+// ViewKey reads K on the suite's own connection, and records what it
+// read for the judge (history.EvRead).
 func (r *Run) ViewKey() KeyView {
 	var v KeyView
+	var rd history.Read
 	keys := r.LockKeys()
 	r.Redis(func(c redis.Conn) error {
+		v, rd = KeyView{}, history.Read{}
 		for _, k := range keys {
-			dump, err := redis.String(c.Do("DUMP", k))
-			if err != nil && err != redis.ErrNil {
+			kv, dump, err := r.readKey(c, k)
+			if err != nil {
 				return err
 			}
 			v.keys, v.Values = append(v.keys, r.keyNames([]string{k})), append(v.Values, dump)
-			// Whose value it is, when it is a string: a hash or any
-			// other type answers GET with an error, and has no writer.
+			// Whose value it is, when it is a string: any other type
+			// has no writer.
 			var w []string
-			if s, err := redis.String(c.Do("GET", k)); err == nil {
-				w = r.Rec.WritersOf(r.Arg(s))
+			if kv.Value != nil {
+				w = r.Rec.WritersOf(*kv.Value)
 			}
-			v.writers = append(v.writers, w)
+			v.writers, rd.Keys = append(v.writers, w), append(rd.Keys, kv)
 		}
 		var err error
 		v.Pttl, err = pttlOf(c, keys)
 		return err
 	})
+	rd.PTTL = v.Pttl
+	r.Rec.Read(rd)
 	return v
+}
+
+// readKey reads the lock key k on c: its value as the timeline types it
+// (a string's, as it is; any other type's, a digest of its DUMP; nil
+// when there is no key), and its DUMP.
+func (r *Run) readKey(c redis.Conn, k string) (history.KeyValue, string, error) {
+	kv := history.KeyValue{Key: r.Arg(k)}
+	dump, err := redis.String(c.Do("DUMP", k))
+	if err != nil && err != redis.ErrNil {
+		return kv, "", err
+	}
+	// A hash or any other type answers GET with an error.
+	if s, err := redis.String(c.Do("GET", k)); err == nil {
+		a := r.Arg(s)
+		kv.Value = &a
+	} else if dump != "" {
+		kv.Value = &history.Arg{Kind: history.ArgText, Text: fmt.Sprintf("dump:%x", sha1.Sum([]byte(dump)))}
+	}
+	// A reader's entry, a permit's holder: a collection's fields or
+	// members, each typed as the timeline types values.
+	var list []string
+	err = nil
+	switch t, _ := redis.String(c.Do("TYPE", k)); t {
+	case "hash":
+		list, err = redis.Strings(c.Do("HKEYS", k))
+	case "set":
+		list, err = redis.Strings(c.Do("SMEMBERS", k))
+	case "zset":
+		list, err = redis.Strings(c.Do("ZRANGE", k, 0, -1))
+	}
+	if err != nil {
+		return kv, "", err
+	}
+	slices.Sort(list)
+	for _, e := range list {
+		kv.Entries = append(kv.Entries, r.Arg(e))
+	}
+	return kv, dump, nil
 }
 
 // dials returns how to reach each of nodes, by name.

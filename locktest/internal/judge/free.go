@@ -78,7 +78,12 @@ func (o Options) withDefaults() Options {
 //     that may stand (an acquire of unknown outcome, a hold whose release
 //     failed, until their TTL) was in its way since Options.Slack before
 //     the attempt began: Unfreed when a hold in its way had ended,
-//     FreeRefused when there was none.
+//     FreeRefused when there was none;
+//   - history.Untouched, history.GrantOwned and history.FullLease, on
+//     what the suite read of the lock's keys (history.EvRead): no call
+//     of another client removes, overwrites or extends a valid hold, a
+//     grant finds no other client's value in place of its own, and a
+//     hold's key does not expire before the hold's end.
 func Free(tl []history.Event, opts Options) (Decision, bool) {
 	opts = opts.withDefaults()
 	tl = semaphore(tl)
@@ -89,6 +94,9 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 		func() (finding, bool) {
 			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent})
 		},
+		func() (finding, bool) { return untouched(tl) },
+		func() (finding, bool) { return grantOwned(tl) },
+		func() (finding, bool) { return fullLease(tl) },
 	} {
 		if got, ok := f(); ok && (best == nil || got.event < best.event) {
 			best = &got
@@ -267,7 +275,7 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 		if last == nil {
 			return finding{history.FreeRefused, a.event, mRefusedFree.New(a.client, run[a.client], l.quick)}, true
 		}
-		return finding{history.Unfreed, a.event, mUnfreed.New(a.client, run[a.client], l.quick, last.client, a.start-last.to)}, true
+		return finding{history.Unfreed, a.event, mUnfreed.New(a.client, run[a.client], l.quick, last.client, (a.start - last.to).Round(time.Millisecond))}, true
 	}
 	return finding{}, false
 }

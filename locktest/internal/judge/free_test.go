@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -154,6 +155,17 @@ func TestFreeRecorded(t *testing.T) {
 		// A works past its TTL: only a lock that promises a lease or a
 		// fence is broken by that; not once A leaves before B enters.
 		{"luatoken.holder-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
+		// A died inside its acquire, whose TTL B then waits out.
+		{"setnxexpire.crash-mid-acquire.json", judge.Options{Slack: 100 * time.Millisecond}, history.Unfreed, editCrashTTL("A", 10000*time.Second)},
+		// A's late release deleted K while B held it; not once B's TTL
+		// had run out.
+		{"setnxpx.safe-release.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
+		{"refresh-pexpire.safe-refresh.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
+		// The key of a 5s lock is read with 2.5s left; not with 5s.
+		{"ttl-halved.lease-kept.json", judge.Options{}, history.FullLease, editPTTL(5000)},
+		// A lock that refuses a free lock; not once A's first attempt
+		// may have taken it.
+		{"refuses-without-replica.release-frees.json", judge.Options{}, history.FreeRefused, editFirstLost("A")},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			tl := readRecorded(t, tt.file).Timeline
@@ -167,4 +179,149 @@ func TestFreeRecorded(t *testing.T) {
 	}
 	d, found := judge.Free(readRecorded(t, "luatoken.holder-overrun.json").Timeline, judge.Options{})
 	assert.False(t, found, "an overrun is no finding about a lock that promises no fence: %s", d.Reason)
+}
+
+var (
+	keyK     = history.Arg{Kind: history.ArgKey, Text: "K"}
+	keyQueue = history.Arg{Kind: history.ArgLockKey, Text: "K:queue"}
+)
+
+// token is a value c alone wrote; text is any other.
+func token(c string) *history.Arg {
+	return &history.Arg{Kind: history.ArgToken, Text: "t-" + c, Client: c}
+}
+func text(s string) *history.Arg { return &history.Arg{Kind: history.ArgText, Text: s} }
+
+// read is what the suite read at at: K's PTTL in ms, and the keys.
+func read(at time.Duration, pttl int64, keys ...history.KeyValue) history.Event {
+	return history.Event{Kind: history.EvRead, At: at, Read: &history.Read{Keys: keys, PTTL: pttl}}
+}
+
+func at(key history.Arg, v *history.Arg) history.KeyValue {
+	return history.KeyValue{Key: key, Value: v}
+}
+
+// readers is a hash of readers with an entry of each of cs.
+func readers(cs ...string) history.KeyValue {
+	kv := history.KeyValue{Key: history.Arg{Kind: history.ArgLockKey, Text: "K:readers"}, Value: text("dump:1")}
+	for _, c := range cs {
+		kv.Entries = append(kv.Entries, *token(c))
+	}
+	return kv
+}
+
+// setLocked is c's command writing the value every client writes.
+func setLocked(c string, t time.Duration) history.Event {
+	return history.Event{Client: c, Kind: history.EvCommand, At: t, Command: []history.Arg{{Kind: history.ArgText, Text: "SET"}, keyK, *text("locked")}}
+}
+
+// callOf is a call of c that returned at at with err, after a command.
+func callOf(kind history.EventKind, c string, t time.Duration, err string) []history.Event {
+	return []history.Event{command(c, t), {Client: c, Kind: kind, Call: t - ms, At: t + ms, Err: err, TTL: 100 * ms}}
+}
+
+// TestClaimsOnReads: a scenario's claim that a rule on the reads is
+// broken stands when the rule finds it, and only then.
+func TestClaimsOnReads(t *testing.T) {
+	a := grant("A", 0, ms, 100*ms)
+	changed := cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))})
+	kept := cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, 90, at(keyK, token("A")))})
+	for _, rule := range []history.Rule{history.Untouched, history.GrantOwned, history.FullLease} {
+		_, err := judge.Mutex(append(slices.Clone(kept), claim(rule)))
+		assert.Error(t, err, "%s claimed on a history that keeps it", rule)
+	}
+	d, err := judge.Mutex(append(changed, claim(history.Untouched)))
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
+}
+
+// TestBookkeepingClaim: a scenario that charges a refused attempt with
+// overwriting the holder's lock, when the reads show that the attempt
+// wrote only the lock's bookkeeping (its waiting mark at K:queue, after
+// an EVALSHA that fell back to EVAL and refused), gets no verdict; when
+// they show the holder's value replaced, the claim stands.
+func TestBookkeepingClaim(t *testing.T) {
+	a := grant("A", 0, ms, 100*ms)
+	overwrote := judge.MsgOverwrote.New("B", "acquire", "A")
+	charge := history.Event{Kind: history.EvCheck, Check: &history.Check{Rule: history.Observed, Broken: true, Reason: &overwrote}}
+	attempt := []history.Event{
+		{Client: "B", Kind: history.EvCommand, At: 9 * ms, Command: []history.Arg{{Kind: history.ArgText, Text: "EVALSHA"}, {Kind: history.ArgDigest, Text: "d"}, keyK, keyQueue}, Err: "NOSCRIPT"},
+		{Client: "B", Kind: history.EvCommand, At: 10 * ms, Command: []history.Arg{{Kind: history.ArgText, Text: "EVAL"}, {Kind: history.ArgDigest, Text: "d"}, keyK, keyQueue}},
+		{Client: "B", Kind: history.EvNotAcquired, Call: 8 * ms, At: 11 * ms},
+	}
+	before := read(2*ms, 99, at(keyK, token("A")), at(keyQueue, nil))
+	marked := cat([]history.Event{a, before}, attempt, []history.Event{read(20*ms, 90, at(keyK, token("A")), at(keyQueue, token("B"))), charge})
+	_, err := judge.Mutex(marked)
+	assert.Error(t, err, "a waiting mark is no change of A's lock")
+	_, found := judge.Free(marked[:len(marked)-1], liveOpts)
+	assert.False(t, found)
+
+	taken := cat([]history.Event{a, before}, attempt, []history.Event{read(20*ms, 90, at(keyK, token("B")), at(keyQueue, nil)), charge})
+	d, err := judge.Mutex(taken)
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
+}
+
+// TestFreeReads: the rules on what the suite read of the lock's keys,
+// each beside a history that comes close and keeps it.
+func TestFreeReads(t *testing.T) {
+	a := grant("A", 0, ms, 100*ms)
+	short := grant("A", 0, ms, 5*ms)
+	for _, tt := range []struct {
+		name   string
+		events []history.Event
+		rule   history.Rule
+		found  string
+	}{
+		{"a release removed a valid hold", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}),
+			history.Untouched, "B's release deleted K, A's lock"},
+		{"a release removed an expired hold", cat([]history.Event{short, read(2*ms, 3, at(keyK, token("A")))}, callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}), "", ""},
+		{"the holder's own release", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvReleased, "A", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}), "", ""},
+		{"a refused attempt overwrote a valid hold", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))}, callOf(history.EvNotAcquired, "B", 10*ms, ""), []history.Event{read(20*ms, 99, at(keyK, token("B")))}),
+			history.Untouched, "B's acquire overwrote K, A's lock, with another value"},
+		// Of the clients that sent commands between the reads, the last
+		// that named the key is named.
+		{"the last to touch the key is named", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")))},
+			[]history.Event{{Client: "C", Kind: history.EvCommand, At: 4 * ms, Command: []history.Arg{{Kind: history.ArgText, Text: "SET"}, keyK}}, {Client: "C", Kind: history.EvNotAcquired, Call: 3 * ms, At: 5 * ms}},
+			callOf(history.EvReleased, "B", 10*ms, ""), []history.Event{read(20*ms, -2, at(keyK, nil))}),
+			history.Untouched, "C's acquire deleted K, A's lock"},
+		// Every client writes the same value: it is the valid holder's
+		// whose grant sent it; A's refresh, after its own hold lapsed,
+		// is no owner of it.
+		{"a late refresh pushed a shared value's expiry", []history.Event{
+			setLocked("A", 0), grant("A", 0, ms, 60*ms),
+			setLocked("B", 81*ms), grant("B", 80*ms, 82*ms, 5*time.Second),
+			read(83*ms, 5000, at(keyK, text("locked"))),
+			setLocked("A", 84*ms), refresh("A", 18*ms, 85*ms, 15*time.Second),
+			read(86*ms, 15000, at(keyK, text("locked"))),
+		}, history.Untouched, "A's refresh pushed the expiry of K, B's lock, back from 5s to 15s"},
+		// A reader's hold is its entry among the lock's readers.
+		{"a release removed a reader's entry", cat([]history.Event{moded("R", 1, history.Shared, 0, 0, ms, 100*ms), read(2*ms, 99, readers("R", "S"))}, callOf(history.EvReleased, "S", 10*ms, ""), []history.Event{read(20*ms, 90, history.KeyValue{Key: readers().Key})}),
+			history.Untouched, "S's release removed R's entry from K:readers, one of the keys of the lock, while R held it"},
+		{"a release removed its own entry", cat([]history.Event{moded("R", 1, history.Shared, 0, 0, ms, 100*ms), read(2*ms, 99, readers("R", "S"))}, callOf(history.EvReleased, "S", 10*ms, ""), []history.Event{read(20*ms, 90, readers("R"))}), "", ""},
+		// A waiting mark is bookkeeping: a refused attempt may write it.
+		{"a refused attempt wrote bookkeeping", cat([]history.Event{a, read(2*ms, 99, at(keyK, token("A")), at(keyQueue, text("1")))}, callOf(history.EvNotAcquired, "B", 10*ms, ""), []history.Event{read(20*ms, 90, at(keyK, token("A")), at(keyQueue, text("2")))}), "", ""},
+		{"a refresh pushed a valid hold's expiry", cat([]history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, callOf(history.EvRefreshed, "B", 10*ms, "not held"), []history.Event{read(20*ms, 199, at(keyK, token("A")))}),
+			history.Untouched, "B's refresh pushed the expiry of K, A's lock, back from 100ms to 200ms"},
+		{"a refresh removed a valid hold's expiry", cat([]history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, callOf(history.EvRefreshed, "B", 10*ms, "not held"), []history.Event{read(20*ms, -1, at(keyK, token("A")))}),
+			history.Untouched, "B's refresh removed the expiry of K, A's lock: should A die, the lock is never freed"},
+		{"the holder's own refresh", cat([]history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, callOf(history.EvRefreshed, "A", 10*ms, ""), []history.Event{read(20*ms, 95, at(keyK, token("A")))}), "", ""},
+		{"a grant without the lock", []history.Event{short, grant("B", 40*ms, 50*ms, 100*ms), read(51*ms, -1, at(keyK, token("A")))},
+			history.GrantOwned, "B was granted the lock, but the lock's keys held A's value and none of its own"},
+		{"a grant with the lock", []history.Event{short, grant("B", 40*ms, 50*ms, 100*ms), read(51*ms, 99, at(keyK, token("B")))}, "", ""},
+		{"a lease cut short", []history.Event{a, read(2*ms, 50, at(keyK, token("A")))},
+			history.FullLease, "K, A's hold, expires 48ms before the end of the TTL A asked for"},
+		{"a full lease", []history.Event{a, read(2*ms, 98, at(keyK, token("A")))}, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, found := judge.Free(tt.events, liveOpts)
+			if tt.rule == "" {
+				assert.False(t, found, "%s", d.Reason)
+				return
+			}
+			require.True(t, found)
+			assert.Equal(t, tt.rule, d.Rule)
+			assert.Equal(t, tt.found, d.Reason.String())
+		})
+	}
 }

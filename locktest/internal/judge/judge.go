@@ -60,6 +60,12 @@ func Mutex(tl []history.Event) (Decision, error) {
 		}
 		switch c.Rule {
 		case history.Observed:
+			// A change of a holder's lock by another client stands on
+			// the reads of the keys around it, where the history has
+			// them; any other observation on the scenario's word.
+			if author, holder, ok := changedClaim(reason()); ok && !showsChange(tl[:i], author, holder) {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that %s changed %s's lock, but its history does not show it", author, holder)
+			}
 			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.Unfreed:
 			if _, ok := stuck(tl[:i], c.Client, claimed(capacity(c.Permits, tl[:i]))); !ok {
@@ -77,6 +83,11 @@ func Mutex(tl []history.Event) (Decision, error) {
 				continue
 			}
 			if _, ok := find(c.Rule, c.Permits, tl[:i]); !ok {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
+			}
+			return Decision{Verdict: Breaks, Reason: reason()}, nil
+		case history.Untouched, history.GrantOwned, history.FullLease:
+			if _, ok := onReads[c.Rule](tl[:i]); !ok {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
 			}
 			return Decision{Verdict: Breaks, Reason: reason()}, nil

@@ -302,6 +302,38 @@ func editTTL(client string, ttl time.Duration) func([]history.Event) {
 	}
 }
 
+func editCrashTTL(client string, ttl time.Duration) func([]history.Event) {
+	return func(tl []history.Event) {
+		for i, e := range tl {
+			if e.Client == client && e.Kind == history.EvCrash {
+				tl[i].TTL = ttl
+			}
+		}
+	}
+}
+
+// editPTTL makes every read find K with pttl ms left.
+func editPTTL(pttl int64) func([]history.Event) {
+	return func(tl []history.Event) {
+		for i, e := range tl {
+			if e.Kind == history.EvRead {
+				rd := *e.Read
+				rd.PTTL = pttl
+				tl[i].Read = &rd
+			}
+		}
+	}
+}
+
+// editFirstLost makes client's first refused attempt one whose reply
+// was lost, asking for an hour: it may hold the lock since.
+func editFirstLost(client string) func([]history.Event) {
+	return func(tl []history.Event) {
+		i := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvNotAcquired })
+		tl[i].Kind, tl[i].Err, tl[i].TTL = history.EvAcquired, "i/o timeout", time.Hour
+	}
+}
+
 func editLost(client string) func([]history.Event) {
 	return func(tl []history.Event) {
 		for i, e := range tl {
@@ -338,6 +370,12 @@ func TestEdited(t *testing.T) {
 		{"getset.clock-skew.json", editTTL("A", time.Millisecond)},
 		// A leaves before B enters.
 		{"luatoken.holder-overrun.json", leaveFirst("A")},
+		// B's hold had expired when A's late release deleted K.
+		{"setnxpx.safe-release.json", editTTL("B", time.Millisecond)},
+		// B's hold had expired when A's late refresh pushed K's expiry.
+		{"refresh-pexpire.safe-refresh.json", editTTL("B", time.Millisecond)},
+		// A died inside an acquire that asked for 10,000s.
+		{"setnxexpire.crash-mid-acquire.json", editCrashTTL("A", 10000*time.Second)},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			r := readRecorded(t, tt.file)

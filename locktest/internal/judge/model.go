@@ -79,7 +79,10 @@ func (o opens) all(client string) []int {
 
 // holds reads the valid holds of tl: each grant from its return until the
 // earliest of its holder's release call and its call plus its TTL, which
-// a refresh that succeeded pushes on to its own call plus its TTL. A
+// a refresh that succeeded pushes on to its own call plus its TTL, if it
+// returned while the hold was valid: one that returned after may have
+// run once the hold had lapsed, and cannot revive it, whoever held the
+// lock meanwhile (Untouched finds what it did to theirs). A
 // release or refresh ends or extends the hold of its Event.Hold, or,
 // without one, the client's last. A grant recorded without a TTL is
 // valid until its release. A crash inside a lock call that may have been
@@ -98,7 +101,7 @@ func holds(tl []history.Event) []hold {
 			}
 			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: end, event: k})
 			o.add(e, len(out)-1)
-		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0:
+		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < out[i].to:
 			out[i].to = max(out[i].to, e.Call+e.TTL)
 		case e.Kind == history.EvReleased && held:
 			out[i].to = min(out[i].to, e.Call)

@@ -116,6 +116,18 @@ func (r *Recorder) Timeline() ([]history.Event, map[string][]string) {
 	out := make([]history.Event, len(r.events))
 	for i, e := range r.events {
 		e.Command, e.Reply = name(e.Command), name(e.Reply)
+		if e.Read != nil {
+			rd := *e.Read
+			rd.Keys = slices.Clone(rd.Keys)
+			for j, k := range rd.Keys {
+				if k.Value != nil {
+					v := name([]history.Arg{*k.Value})[0]
+					rd.Keys[j].Value = &v
+				}
+				rd.Keys[j].Entries = name(k.Entries)
+			}
+			e.Read = &rd
+		}
 		out[i] = e
 	}
 	return out, tokens
@@ -145,6 +157,12 @@ func (r *Recorder) Add(e history.Event) {
 		}
 	}
 	r.events = append(r.events, e)
+}
+
+// Read records what the suite read of the lock's keys: a value that
+// exactly one client wrote becomes its token when the timeline is taken.
+func (r *Recorder) Read(rd history.Read) {
+	r.Add(history.Event{Kind: history.EvRead, Read: &rd})
 }
 
 // Forget drops the events so far: what a scenario did to set itself up,

@@ -447,8 +447,9 @@ const JSONVersion = 2
 type JSONResult struct {
 	Strategy string
 	// Kind is the strategy's kind of lock, whose matrix the result is
-	// in: "" in a report of mutexes alone written before results said
-	// their kind, which reads as strategy.Mutex.
+	// in: strategy.ReadWrite or strategy.Semaphore; "" for a mutex, so
+	// that a mutex's result reads as it did before there were other
+	// kinds.
 	Kind strategy.Kind
 	locktest.Result
 	Expected  locktest.Verdict
@@ -573,7 +574,11 @@ func toJSON(rep *Report, wr Writer) JSONReport {
 		out.Runs = rep.Runs
 	}
 	for _, r := range rep.Results {
-		jr := JSONResult{Strategy: r.Strategy, Kind: r.Kind, Result: r.Result, Expected: r.Expected, Match: r.Matches()}
+		jr := JSONResult{Strategy: r.Strategy, Result: r.Result, Expected: r.Expected, Match: r.Matches()}
+		if k := r.kind(); k != strategy.Mutex {
+			// A mutex's result says no kind, as before there were others.
+			jr.Kind = k
+		}
 		jr.Result.Verdict = r.Outcome()
 		if r.Granularity > time.Millisecond {
 			jr.ScaleFrom = ScaleLock

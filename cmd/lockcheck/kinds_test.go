@@ -87,6 +87,9 @@ func TestAllKinds(t *testing.T) {
 		`<section class="kind" id="kind-read-write"><h2>Read-write locks: 1 column, 1 property</h2>`,
 		`<a href="#b-refcountrwlock--reader-crash-recovery">✗ breaks</a>`,
 		`<a href="#b-zsetsemaphore--permit-skew">✗ breaks</a>`,
+		// A kind's column links to the page that explains the kinds.
+		`<span><a href="docs/kinds.md">refcountrwlock</a></span>`,
+		`<span><a href="docs/setnxpx.md">setnxpx</a></span>`,
 	} {
 		assert.Contains(t, page.String(), want)
 	}

@@ -188,8 +188,8 @@
 // date, the time scale and what ran; the matrix, in a section per kind
 // when there are several, each cell a symbol and its verdict, a mismatch marked "!" with the
 // declared verdict; then every break with its reason, a link to its
-// strategy's page under docs/ (relative, when the working directory has
-// it) and its counterexample drawn as an SVG sequence diagram, linked to
+// strategy's page under docs/ (docs/kinds.md for a read-write lock or a
+// semaphore; relative, when the working directory has it) and its counterexample drawn as an SVG sequence diagram, linked to
 // and from its cell. -lang zh writes it in Chinese. make report writes the
 // page of every kind's matrix to locklab-report.html.
 //
@@ -361,7 +361,9 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		}
 		wr := report.Writer{Format: opts.format, Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
 		if !opts.undeclared {
-			wr.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "")
+			// A read-write lock or a semaphore has no page of its own:
+			// docs/kinds.md explains each, design by design.
+			wr.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "kinds")
 		}
 		if opts.width >= 0 {
 			wr.Width = opts.width

@@ -134,11 +134,16 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 	program := cmp.Or(rep.Program, "lockcheck")
 	ran := t.say(mHTMLRunValue, program, len(strategies), len(props), len(rep.Results), elapsed.Round(100*time.Millisecond))
 	if kinds := rep.Kinds(); len(kinds) > 1 {
-		var each []string
+		each := ""
 		for i, part := range rep.parts() {
-			each = append(each, t.say(mHTMLRunKind, t.kindTitle(kinds[i]), len(part.Strategies()), len(part.Properties()), len(part.Results)))
+			one := t.say(mHTMLRunKind, t.kindTitle(kinds[i]), len(part.Strategies()), len(part.Properties()), len(part.Results))
+			if each == "" {
+				each = one
+			} else {
+				each = t.say(mHTMLRunKindNext, each, one)
+			}
 		}
-		ran = t.say(mHTMLRunKinds, program, strings.Join(each, "; "), len(rep.Results), elapsed.Round(100*time.Millisecond))
+		ran = t.say(mHTMLRunKinds, program, each, len(rep.Results), elapsed.Round(100*time.Millisecond))
 	}
 	for _, s := range strategies {
 		// An -exec column: its command is what ran.

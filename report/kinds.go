@@ -86,7 +86,8 @@ var (
 	// mHTMLRunKind is what ran of one kind, in the page's header.
 	mHTMLRunKind = msg.Define("report.html-run-kind", msg.K(msg.Text, msg.Count, msg.Count, msg.Count),
 		"{0}: {1} × {2} = {3}")
-	mHTMLRunKinds = msg.Define("report.html-run-kinds", msg.K(msg.Text, msg.Text, msg.Count, msg.Duration),
+	mHTMLRunKindNext = msg.Define("report.html-run-kind-next", msg.K(msg.Text, msg.Text), "{0}; {1}")
+	mHTMLRunKinds    = msg.Define("report.html-run-kinds", msg.K(msg.Text, msg.Text, msg.Count, msg.Duration),
 		"{0}; checks, columns × properties: {1}; {2} in all, in {3}")
 )
 

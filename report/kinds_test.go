@@ -173,6 +173,7 @@ func TestKindsHTML(t *testing.T) {
 	zh := page(t, kindsSample(), report.Writer{Lang: report.Chinese})
 	assert.Contains(t, zh, "<title>locklab：3 种锁的判定矩阵</title>")
 	assert.Contains(t, zh, "<h2>读写锁：1 列，2 个性质</h2>")
+	assert.Contains(t, zh, "互斥锁：2 × 2 = 4 项；读写锁：1 × 2 = 2 项；信号量：2 × 2 = 4 项；共 10 项")
 
 	for k, title := range map[strategy.Kind][2]string{
 		strategy.Mutex:     {"the verdict matrix of the mutexes", "互斥锁的判定矩阵"},

@@ -62,13 +62,13 @@
 //	-update
 //		write the verdicts found into the declared grid of each kind
 //		checked, catalog/verdicts.txt (and catalog/verdicts-<kind>.txt)
-//		from the working directory (the repository's root), instead of printing the matrix, and say which cells
-//		changed: a change of verdict is then a diff of that file. A
-//		strategy or property the grid has no column or row for yet gets
-//		one, in its place, with "-" in the cells that did not run. A check
-//		without a verdict writes nothing. Without -update, such a
-//		strategy or property is refused in one line that says what to
-//		run, with exit status 1.
+//		from the working directory (the repository's root), instead of
+//		printing the matrix, and say which cells changed: a change of
+//		verdict is then a diff of that file. A strategy or property the
+//		grid has no column or row for yet gets one, in its place, with "-"
+//		in the cells that did not run. A check without a verdict writes
+//		nothing. Without -update, such a strategy or property is refused
+//		in one line that says what to run, with exit status 1.
 //	-cleanup
 //		remove what earlier runs left behind (see below), and nothing else.
 //	-kind mutex|read-write|semaphore
@@ -186,12 +186,13 @@
 // sheet and drawings inline, nothing loaded, no script needed), titled
 // with the kind it checked, or how many: a header with the server, the
 // date, the time scale and what ran; the matrix, in a section per kind
-// when there are several, each cell a symbol and its verdict, a mismatch marked "!" with the
-// declared verdict; then every break with its reason, a link to its
-// strategy's page under docs/ (docs/kinds.md for a read-write lock or a
-// semaphore; relative, when the working directory has it) and its counterexample drawn as an SVG sequence diagram, linked to
-// and from its cell. -lang zh writes it in Chinese. make report writes the
-// page of every kind's matrix to locklab-report.html.
+// when there are several, each cell a symbol and its verdict, a mismatch
+// marked "!" with the declared verdict; then every break with its
+// reason, a link to its strategy's page under docs/ (docs/kinds.md for a
+// read-write lock or a semaphore; relative, when the working directory
+// has it) and its counterexample drawn as an SVG sequence diagram,
+// linked to and from its cell. -lang zh writes it in Chinese. make report
+// writes the page of every kind's matrix to locklab-report.html.
 //
 // # Languages
 //
@@ -312,8 +313,6 @@ type options struct {
 	update      bool
 	cleanup     bool
 	judge       string // -judge: a saved run to judge again
-	// kind is -kind: "" checks every kind.
-	kind strategy.Kind
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
 	explore    *exploration // -explore; nil when not given
@@ -460,12 +459,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		opts.timeout = 0 // the suite's own bound, which grows with the scale
 	}
 	kinds := allKinds
-	opts.kind = strategy.Kind(*kind)
+	one := strategy.Kind(*kind)
 	kindSet := false
 	fs.Visit(func(f *flag.Flag) { kindSet = kindSet || f.Name == "kind" })
 	switch {
-	case slices.Contains(allKinds, opts.kind):
-		kinds = []strategy.Kind{opts.kind}
+	case slices.Contains(allKinds, one):
+		kinds = []strategy.Kind{one}
 	case kindSet:
 		return opts, usageError{fmt.Sprintf("-kind %q: want mutex, read-write or semaphore", *kind)}
 	case *execF.command != "" || *exploreF.on:

@@ -98,15 +98,19 @@ test-langs: $(SETUP)
 # another.
 LOCAL_REDIS := LOCKLAB_REDIS_IMAGE=$${LOCKLAB_REDIS_IMAGE:-locklab/redis} LOCKLAB_REDIS_TAG=$${LOCKLAB_REDIS_TAG:-local}
 
-# The verdict matrix of every strategy on a real Redis, found or started as
-# redistest does (see cmd/lockcheck). Flags go in LOCKCHECK_FLAGS, e.g.
-# make check LOCKCHECK_FLAGS="-format markdown -trace". The last line says
-# lockcheck's exit status and what it means: make's own is 2 for any failure.
+# The verdict matrices of every strategy on a real Redis, found or started
+# as redistest does (see cmd/lockcheck), in one run: the mutexes, the
+# read-write locks and the semaphores, one matrix each, one summary and
+# one exit status for all. Flags go in LOCKCHECK_FLAGS, e.g.
+# make check LOCKCHECK_FLAGS="-format markdown -trace", or "-kind semaphore"
+# for one kind. The last line says lockcheck's exit status and what it
+# means: make's own is 2 for any failure.
 check: setup
 	$(LOCAL_REDIS) bash scripts/check.sh $(LOCKCHECK_FLAGS)
 
-# The whole matrix as one self-contained HTML page, every break drawn
-# (lockcheck -format html), written to $(REPORT): a page to open from disk,
+# Every kind's matrix as one self-contained HTML page, a section per kind
+# (mutexes, read-write locks, semaphores), every break drawn (lockcheck
+# -format html), written to $(REPORT): a page to open from disk,
 # or to keep as a CI run's artifact. Flags go in LOCKCHECK_FLAGS, e.g.
 # make report LOCKCHECK_FLAGS="-lang zh". make fails, and the page is kept,
 # when a verdict is not the declared one.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -15,6 +14,7 @@ import (
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
 )
 
 // matrix runs properties on strategies, one at a time: the scenarios time
@@ -84,29 +84,42 @@ func (m matrix) check(ctx context.Context, e catalog.Entry, p locktest.Property,
 	return r
 }
 
-// run checks every property on every strategy, runs times, and reports the
-// last run with the verdicts that changed between runs.
-func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry, props []locktest.Property, runs int) (*report.Report, error) {
+// run checks every property of each part on every strategy of the part,
+// runs times, and reports the last run with the verdicts that changed
+// between runs.
+func (m matrix) run(ctx context.Context, version string, parts []Part, runs int) (*report.Report, error) {
 	rep := &report.Report{RedisVersion: version, Program: m.name, When: time.Now(), Runs: runs,
 		Sources: map[string]string{}, ScaleFrom: map[string]report.ScaleFrom{}}
-	for _, e := range entries {
-		rep.Sources[e.Name] = e.Sources
-	}
 	start := time.Now()
-	entries = slices.Clone(entries)
-	for i, e := range entries {
-		m.width = max(m.width, len(e.Name))
-		var from report.ScaleFrom
-		entries[i], from = m.scale(ctx, e, m.prefix+":"+keyName(e.Name))
-		if entries[i].Timing.Granularity > time.Millisecond {
-			rep.ScaleFrom[e.Name] = from
+	// The columns of every part, in order, each with its time scale.
+	type column struct {
+		e     catalog.Entry
+		kind  strategy.Kind
+		props []locktest.Property
+	}
+	var columns []column
+	n := 0
+	for _, part := range parts {
+		for _, e := range part.Entries {
+			rep.Sources[e.Name] = e.Sources
+			m.width = max(m.width, len(e.Name))
+			columns = append(columns, column{e: e, kind: part.Kind, props: part.Properties})
+			n += len(part.Properties) * runs
 		}
 	}
-	n := len(entries) * len(props) * runs
+	for i, c := range columns {
+		var from report.ScaleFrom
+		columns[i].e, from = m.scale(ctx, c.e, m.prefix+":"+keyName(c.e.Name))
+		if columns[i].e.Timing.Granularity > time.Millisecond {
+			rep.ScaleFrom[c.e.Name] = from
+		}
+	}
 	var all [][]report.Result
+	done := 0
 	for i := 1; i <= runs; i++ {
 		var results []report.Result
-		for _, e := range entries {
+		for _, c := range columns {
+			e := c.e
 			key := m.prefix + ":" + keyName(e.Name)
 			if runs > 1 {
 				key += fmt.Sprintf(":run-%d", i)
@@ -114,12 +127,12 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 			if m.warmUp && i == 1 {
 				m.warm(ctx, e, key)
 			}
-			for _, p := range props {
-				done := (i-1)*len(entries)*len(props) + len(results)
+			for _, p := range c.props {
 				if ctx.Err() != nil {
 					return nil, &interruption{done: done, total: n}
 				}
 				r := m.check(ctx, e, p, key)
+				r.Kind = c.kind
 				current := e.Name + " " + string(p)
 				if runs > 1 {
 					current = fmt.Sprintf("%s (run %d/%d)", current, i, runs)
@@ -138,6 +151,7 @@ func (m matrix) run(ctx context.Context, version string, entries []catalog.Entry
 				}
 				m.report(r, i, runs)
 				results = append(results, r)
+				done++
 			}
 		}
 		all = append(all, results)

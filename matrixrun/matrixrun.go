@@ -24,6 +24,7 @@ import (
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
+	"github.com/locklab/locklab/strategy"
 )
 
 // Exit statuses of the commands; a signal n gives 128+n.
@@ -76,6 +77,29 @@ type Matrix struct {
 	// (lockcheck -granularity); 0 leaves each at the one its lock
 	// announces, or the default.
 	Granularity time.Duration
+	// Parts, when not empty, are the matrices of several kinds of locks
+	// checked in this one run (lockcheck without -kind), one after the
+	// other, on the same server, into one report whose results each say
+	// their part's kind; Entries and Properties are then unused.
+	Parts []Part
+}
+
+// Part is the matrix of one kind of locks in a run of several.
+type Part struct {
+	// Kind marks every result of the part (report.Result.Kind), and
+	// names the grid its columns are declared in (catalog.KindGridFile).
+	Kind       strategy.Kind
+	Entries    []catalog.Entry
+	Properties []locktest.Property
+}
+
+// parts returns the matrices m checks: Parts, or else one of Entries and
+// Properties whose results say no kind.
+func (m Matrix) parts() []Part {
+	if len(m.Parts) > 0 {
+		return m.Parts
+	}
+	return []Part{{Entries: m.Entries, Properties: m.Properties}}
 }
 
 // log writes a message to p.Stderr after the program's name.
@@ -121,9 +145,11 @@ func TLSFlags(fs *flag.FlagSet) *redistest.TLSFiles {
 // the run's keys are removed and a Redis the program started is stopped.
 func (p Program) Run(ctx context.Context, m Matrix, use func(*report.Report) int) int {
 	if !m.Undeclared && !m.Update {
-		if columns, rows := catalog.Undeclared(m.Entries, m.Properties); len(columns) > 0 {
-			p.log("%s", p.notDeclared(m, columns, rows))
-			return ExitMismatch
+		for _, part := range m.parts() {
+			if columns, rows := catalog.Undeclared(part.Entries, part.Properties); len(columns) > 0 {
+				p.log("%s", p.notDeclared(part, columns, rows))
+				return ExitMismatch
+			}
 		}
 	}
 	srv, closeServer, err := p.connect(ctx, m.Target, m.TLS)
@@ -179,9 +205,10 @@ func (p Program) Run(ctx context.Context, m Matrix, use func(*report.Report) int
 	return code
 }
 
-// notDeclared says, in one line, which columns or properties of m the
-// grid declares nothing for yet, and the command that writes them.
-func (p Program) notDeclared(m Matrix, columns []string, rows []locktest.Property) string {
+// notDeclared says, in one line, which columns or properties of m, a
+// part of a run, its kind's grid declares nothing for yet, and the
+// command that writes them.
+func (p Program) notDeclared(m Part, columns []string, rows []locktest.Property) string {
 	var props []string
 	for _, r := range rows {
 		props = append(props, string(r))
@@ -199,7 +226,11 @@ func (p Program) notDeclared(m Matrix, columns []string, rows []locktest.Propert
 		what = append(what, props...)
 		cmd += " -property " + strings.Join(props, ",")
 	}
-	return fmt.Sprintf("%s: not declared yet in %s: run %s", strings.Join(what, ", "), catalog.GridFile, cmd)
+	file := catalog.GridFile
+	if m.Kind != "" && m.Kind != strategy.Mutex {
+		file = catalog.KindGridFile(m.Kind)
+	}
+	return fmt.Sprintf("%s: not declared yet in %s: run %s", strings.Join(what, ", "), file, cmd)
 }
 
 // session is one run of the checks on a server.
@@ -230,14 +261,18 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		s.p.say(ev.before())
 	}
 	if s.srv.Kind == redistest.KindExternal {
-		if private := topologyOf(m.Properties); len(private) > 0 {
+		var props []locktest.Property
+		for _, part := range m.parts() {
+			props = append(props, part.Properties...)
+		}
+		if private := topologyOf(props); len(private) > 0 {
 			s.p.log("%s %s on private redis-server processes the suite starts, not on yours: they kill, restart and partition servers",
 				joinAnd(private), plural(len(private), "runs", "run"))
 		}
 	}
 	mx := matrix{name: s.p.Name, addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: m.Timeout,
 		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp, granularity: m.Granularity}
-	rep, err := mx.run(ctx, s.srv.Version, m.Entries, m.Properties, max(m.Runs, 1))
+	rep, err := mx.run(ctx, s.srv.Version, m.parts(), max(m.Runs, 1))
 	var lost *lostServer
 	if errors.As(err, &lost) {
 		s.p.log("%v", lost)

@@ -33,7 +33,7 @@ func (wr Writer) writeHTML(w io.Writer, rep *Report) error {
 	t := wr.tr()
 	ew := &errWriter{w: w}
 	lang := t.say(mHTMLLang)
-	title := t.say(mHTMLTitle)
+	title := rep.htmlTitle(t)
 	fmt.Fprintf(ew, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"+
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n",
 		lang, esc(title), pageStyle)
@@ -45,7 +45,16 @@ func (wr Writer) writeHTML(w io.Writer, rep *Report) error {
 	fmt.Fprintf(ew, "<p class=\"legend\">%s</p>\n", esc(t.say(mHTMLLegend)))
 	fmt.Fprintf(ew, "<p class=\"filters\">%s: <label><input type=\"checkbox\" id=\"only-breaks\"> %s</label> <label><input type=\"checkbox\" id=\"only-mismatches\"> %s</label></p>\n",
 		esc(t.say(mHTMLFilter)), esc(t.say(mHTMLOnlyBreaks)), esc(t.say(mHTMLOnlyMismatches)))
-	htmlMatrix(ew, rep, wr, t)
+	if kinds := rep.Kinds(); len(kinds) > 1 {
+		// A section per kind, each with its matrix.
+		for i, part := range rep.parts() {
+			fmt.Fprintf(ew, "<section class=\"kind\" id=\"kind-%s\"><h2>%s</h2>\n", slug(string(kinds[i])), esc(t.kindHeading(part, kinds[i])))
+			htmlMatrix(ew, part, wr, t)
+			ew.WriteString("</section>\n")
+		}
+	} else {
+		htmlMatrix(ew, rep, wr, t)
+	}
 
 	var sum strings.Builder
 	summary(&sum, rep, "- ", true, t)
@@ -122,7 +131,20 @@ func htmlHeader(w io.Writer, rep *Report, t tr) {
 		elapsed += r.Elapsed
 	}
 	strategies, props := rep.Strategies(), rep.Properties()
-	ran := t.say(mHTMLRunValue, cmp.Or(rep.Program, "lockcheck"), len(strategies), len(props), len(rep.Results), elapsed.Round(100*time.Millisecond))
+	program := cmp.Or(rep.Program, "lockcheck")
+	ran := t.say(mHTMLRunValue, program, len(strategies), len(props), len(rep.Results), elapsed.Round(100*time.Millisecond))
+	if kinds := rep.Kinds(); len(kinds) > 1 {
+		each := ""
+		for i, part := range rep.parts() {
+			one := t.say(mHTMLRunKind, t.kindTitle(kinds[i]), len(part.Strategies()), len(part.Properties()), len(part.Results))
+			if each == "" {
+				each = one
+			} else {
+				each = t.say(mHTMLRunKindNext, each, one)
+			}
+		}
+		ran = t.say(mHTMLRunKinds, program, each, len(rep.Results), elapsed.Round(100*time.Millisecond))
+	}
 	for _, s := range strategies {
 		// An -exec column: its command is what ran.
 		if src := rep.Sources[s]; strings.HasPrefix(src, "-exec ") {

@@ -108,7 +108,7 @@ func TestHTML(t *testing.T) {
 func TestHTMLChinese(t *testing.T) {
 	got := page(t, sample(), report.Writer{Lang: report.Chinese})
 	assert.True(t, strings.HasPrefix(got, "<!DOCTYPE html>\n<html lang=\"zh-Hans\">\n"))
-	for _, want := range []string{"<title>locklab：判定矩阵</title>", "✓ holds!<small>声明为 breaks</small>", "↑ 回到矩阵", ">进入临界区<", ">SET K tokA NX PX 60<"} {
+	for _, want := range []string{"<title>locklab：互斥锁的判定矩阵</title>", "✓ holds!<small>声明为 breaks</small>", "↑ 回到矩阵", ">进入临界区<", ">SET K tokA NX PX 60<"} {
 		assert.Contains(t, got, want)
 	}
 }

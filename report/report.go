@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/strategy"
 )
 
 // Result is one property checked on one strategy.
@@ -39,6 +40,9 @@ type Result struct {
 	// Timing is the time scale the check ran at (locktest.Timing's
 	// Resolved), which HTML output shows; zero when not known.
 	Timing locktest.Timing
+	// Kind is the kind of lock the strategy is, whose matrix the result
+	// is in; "" reads as strategy.Mutex.
+	Kind strategy.Kind
 	locktest.Result
 }
 
@@ -256,17 +260,23 @@ func (wr Writer) writeText(w io.Writer, rep *Report) error {
 	t := wr.tr()
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%s\n\n", t.say(mHeader, rep.RedisVersion, rep.When.UTC().Format(time.RFC3339)))
-	if len(rep.scales()) > 0 {
-		rep.writeScales(ew, t)
-		fmt.Fprintln(ew)
-	}
-	for i, part := range rep.cells(t).split(wr.Width) {
-		if i > 0 {
+	kinds := rep.Kinds()
+	for i, part := range rep.parts() {
+		if len(kinds) > 1 {
+			fmt.Fprintf(ew, "%s\n\n", t.say(mColon, t.kindHeading(part, kinds[i])))
+		}
+		if len(part.scales()) > 0 {
+			part.writeScales(ew, t)
 			fmt.Fprintln(ew)
 		}
-		part.align(ew)
+		for i, cut := range part.cells(t).split(wr.Width) {
+			if i > 0 {
+				fmt.Fprintln(ew)
+			}
+			cut.align(ew)
+		}
+		fmt.Fprintln(ew)
 	}
-	fmt.Fprintln(ew)
 	if wr.Hint && !wr.Trace && len(rep.Breaks()) > 0 {
 		fmt.Fprintln(ew, t.say(mWhy))
 	}
@@ -287,14 +297,27 @@ func (wr Writer) writeMarkdown(w io.Writer, rep *Report) error {
 	t := wr.tr()
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%s\n\n", t.say(mColon, t.say(mHeader, rep.RedisVersion, rep.When.UTC().Format(time.RFC3339))))
-	if len(rep.scales()) > 0 {
-		rep.writeScales(ew, t)
+	kinds := rep.Kinds()
+	for i, part := range rep.parts() {
+		if len(kinds) > 1 {
+			fmt.Fprintf(ew, "## %s\n\n", t.kindHeading(part, kinds[i]))
+		}
+		if len(part.scales()) > 0 {
+			part.writeScales(ew, t)
+			fmt.Fprintln(ew)
+		}
+		part.cells(t).markdown(ew)
 		fmt.Fprintln(ew)
 	}
-	rep.cells(t).markdown(ew)
-	fmt.Fprintln(ew)
+	several := len(kinds) > 1
+	if several {
+		fmt.Fprintf(ew, "## %s\n\n", t.say(mHTMLSummary))
+	}
 	summary(ew, rep, "- ", false, t)
 	if wr.Trace {
+		if several && len(rep.Breaks()) > 0 {
+			fmt.Fprintf(ew, "\n## %s\n", t.say(mHTMLBreaks, len(rep.Breaks())))
+		}
 		for _, r := range rep.Breaks() {
 			fmt.Fprintf(ew, "\n### %s\n\n%s\n\n```mermaid\n%s```\n", t.say(mTraceHeading, r.Strategy, string(r.Property)), t.sentence(t.reason(r)), t.mermaid(r.Timeline))
 		}
@@ -423,6 +446,11 @@ const JSONVersion = 2
 // and the diagram.
 type JSONResult struct {
 	Strategy string
+	// Kind is the strategy's kind of lock, whose matrix the result is
+	// in: strategy.ReadWrite or strategy.Semaphore; "" for a mutex, so
+	// that a mutex's result reads as it did before there were other
+	// kinds.
+	Kind strategy.Kind
 	locktest.Result
 	Expected  locktest.Verdict
 	Match     bool
@@ -437,6 +465,7 @@ type JSONResult struct {
 // jsonAround are the fields a JSONResult puts around its locktest.Result.
 type jsonAround struct {
 	Strategy  string           `json:"strategy"`
+	Kind      strategy.Kind    `json:"kind,omitempty"`
 	Expected  locktest.Verdict `json:"expected"`
 	Match     bool             `json:"match"`
 	Reason    string           `json:"reason"`
@@ -453,7 +482,7 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	around, err := json.Marshal(jsonAround{r.Strategy, r.Expected, r.Match, r.Reason, r.NoteTexts, r.Mermaid, r.ScaleFrom})
+	around, err := json.Marshal(jsonAround{r.Strategy, r.Kind, r.Expected, r.Match, r.Reason, r.NoteTexts, r.Mermaid, r.ScaleFrom})
 	if err != nil {
 		return nil, err
 	}
@@ -477,6 +506,9 @@ func (r JSONResult) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('{')
 	field("strategy", extra["strategy"])
+	if v, ok := extra["kind"]; ok {
+		field("kind", v)
+	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -515,7 +547,7 @@ func (r *JSONResult) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &inner); err != nil {
 		return err
 	}
-	*r = JSONResult{Strategy: around.Strategy, Result: inner, Expected: around.Expected, Match: around.Match,
+	*r = JSONResult{Strategy: around.Strategy, Kind: around.Kind, Result: inner, Expected: around.Expected, Match: around.Match,
 		Reason: around.Reason, NoteTexts: around.Notes, Mermaid: around.Mermaid, ScaleFrom: around.ScaleFrom}
 	return nil
 }
@@ -543,6 +575,10 @@ func toJSON(rep *Report, wr Writer) JSONReport {
 	}
 	for _, r := range rep.Results {
 		jr := JSONResult{Strategy: r.Strategy, Result: r.Result, Expected: r.Expected, Match: r.Matches()}
+		if k := r.kind(); k != strategy.Mutex {
+			// A mutex's result says no kind, as before there were others.
+			jr.Kind = k
+		}
 		jr.Result.Verdict = r.Outcome()
 		if r.Granularity > time.Millisecond {
 			jr.ScaleFrom = ScaleLock
@@ -592,7 +628,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	}
 	rep := &Report{RedisVersion: j.RedisVersion, When: when, Runs: max(j.Runs, 1)}
 	for _, r := range j.Results {
-		rep.Results = append(rep.Results, Result{Strategy: r.Strategy, Expected: r.Expected, Result: r.Result})
+		rep.Results = append(rep.Results, Result{Strategy: r.Strategy, Kind: r.Kind, Expected: r.Expected, Result: r.Result})
 		if r.ScaleFrom != "" {
 			if rep.ScaleFrom == nil {
 				rep.ScaleFrom = map[string]ScaleFrom{}

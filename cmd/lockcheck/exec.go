@@ -38,7 +38,7 @@ func (x execFlags) apply(opts *options, strategy string) error {
 	if name == "" {
 		name = *x.command
 	}
-	opts.strategies = []catalog.Entry{execEntry(name, *x.command)}
+	opts.parts[0].Entries = []catalog.Entry{execEntry(name, *x.command)}
 	opts.undeclared = true
 	return nil
 }

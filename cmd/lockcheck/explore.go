@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/matrixrun"
 )
 
@@ -66,6 +67,10 @@ func (x exploreFlags) apply(opts *options, fs *flag.FlagSet) error {
 
 // explore runs the exploration of opts.
 func explore(opts options) matrixrun.Exploration {
-	return matrixrun.Exploration{Target: opts.redisAddr, TLS: opts.tls, Entries: opts.strategies,
+	var entries []catalog.Entry
+	for _, part := range opts.parts {
+		entries = append(entries, part.Entries...)
+	}
+	return matrixrun.Exploration{Target: opts.redisAddr, TLS: opts.tls, Entries: entries,
 		Seed: opts.explore.seed, Runs: opts.explore.runs, Budget: opts.explore.budget, Timeout: opts.timeout}
 }

@@ -1,8 +1,12 @@
 // Command lockcheck runs the conformance suite of package locktest on every
 // strategy of package catalog, on a real Redis, and prints the verdict
-// matrix: one column per strategy, one row per property, each cell holds,
-// breaks or n/a, marked with "!" when it is not the verdict the catalog
-// declares. The mismatches are listed under the table.
+// matrix of each kind of lock: the mutexes, the read-write locks, the
+// semaphores, each under a title that names its kind; in each, one column
+// per strategy, one row per property of the kind, each cell holds, breaks
+// or n/a, marked with "!" when it is not the verdict the catalog declares.
+// One summary under the matrices counts them all and lists the
+// mismatches; one exit status says whether every kind's verdicts are the
+// declared ones.
 //
 // Usage:
 //
@@ -26,7 +30,10 @@
 //		when set, else the width of the terminal standard output is, else
 //		100 (a pipe or a file).
 //	-strategy NAMES, -property NAMES
-//		check only these strategies or properties (comma-separated).
+//		check only these strategies or properties (comma-separated), of
+//		any kind: a kind is checked when the lists name some of its
+//		columns and properties, or none. A name of no kind is refused
+//		with the names there are, grouped by kind.
 //	-trace
 //		also print the counterexample of every break as a Mermaid
 //		sequence diagram.
@@ -53,23 +60,26 @@
 //		and the report's header says which columns ran so and why. By
 //		default each lock runs at the step it announces, else 1ms.
 //	-update
-//		write the verdicts found into the declared grid,
-//		catalog/verdicts.txt from the working directory (the repository's
-//		root), instead of printing the matrix, and say which cells
-//		changed: a change of verdict is then a diff of that file. A
-//		strategy or property the grid has no column or row for yet gets
-//		one, in its place, with "-" in the cells that did not run. A check
-//		without a verdict writes nothing. Without -update, such a
-//		strategy or property is refused in one line that says what to
-//		run, with exit status 1.
+//		write the verdicts found into the declared grid of each kind
+//		checked, catalog/verdicts.txt (and catalog/verdicts-<kind>.txt)
+//		from the working directory (the repository's root), instead of
+//		printing the matrix, and say which cells changed: a change of
+//		verdict is then a diff of that file. A strategy or property the
+//		grid has no column or row for yet gets one, in its place, with "-"
+//		in the cells that did not run. A check without a verdict writes
+//		nothing. Without -update, such a strategy or property is refused
+//		in one line that says what to run, with exit status 1.
 //	-cleanup
 //		remove what earlier runs left behind (see below), and nothing else.
 //	-kind mutex|read-write|semaphore
-//		the kind of locks to check: the mutexes by default; read-write
-//		checks the catalog's read-write locks, and semaphore its
+//		check only the locks of this kind: the mutexes, on the
+//		properties of a mutex (locktest.AllProperties) against
+//		catalog.GridFile; the catalog's read-write locks or its
 //		semaphores, on the properties of their kind
 //		(locktest.KindProperties), against the kind's own grid
-//		(catalog.KindGridFile), which -update writes.
+//		(catalog.KindGridFile). Without -kind, every kind, each against
+//		its grid, which -update writes; an -exec program is a mutex
+//		unless -kind says otherwise.
 //	-judge FILE
 //		judge again, without Redis, the results of a run saved with
 //		-format json: each break's history goes to the judge that gave
@@ -124,6 +134,7 @@
 //	  "results": [
 //	    {
 //	      "strategy": "setnxpx",
+//	      "kind": "semaphore",            // or read-write; none for a mutex
 //	      "property": "double-release",
 //	      "verdict": "breaks",            // holds, breaks, n/a, or error
 //	      "expected": "breaks",           // the verdict the catalog declares
@@ -144,9 +155,12 @@
 // With -lang zh, only "reason" and "mermaid" are in Chinese; the field
 // names, the verdicts, the errors and the timelines stay as they are.
 //
-// The results come strategy by strategy in the catalog's order, properties
-// in the suite's order. A result is what a locktest.Result marshals to,
-// plus "strategy", "expected", "match" and "mermaid". A timeline is a
+// The results come kind by kind (mutex, read-write, semaphore), strategy
+// by strategy in the catalog's order, properties in the suite's order. A
+// result is what a locktest.Result marshals to, plus "strategy", "kind",
+// "expected", "match" and "mermaid". A result without "kind" is a
+// mutex's, as every result was before there were other kinds: a saved
+// run of either time is read alike (-judge). A timeline is a
 // list of history.Event as it marshals: {"at_ns", "client", "kind",
 // "node", "command", "reply", "error", "msg"}, where kind is command,
 // clock, acquired, not-acquired, released, refreshed, enter, leave,
@@ -169,14 +183,16 @@
 // # HTML
 //
 // With -format html the output is one self-contained page (its style
-// sheet and drawings inline, nothing loaded, no script needed): a header
-// with the server, the date, the time scale and what ran; the matrix,
-// each cell a symbol and its verdict, a mismatch marked "!" with the
-// declared verdict; then every break with its reason, a link to its
-// strategy's page under docs/ (relative, when the working directory has
-// it) and its counterexample drawn as an SVG sequence diagram, linked to
-// and from its cell. -lang zh writes it in Chinese. make report writes the
-// whole matrix's page to locklab-report.html.
+// sheet and drawings inline, nothing loaded, no script needed), titled
+// with the kind it checked, or how many: a header with the server, the
+// date, the time scale and what ran; the matrix, in a section per kind
+// when there are several, each cell a symbol and its verdict, a mismatch
+// marked "!" with the declared verdict; then every break with its
+// reason, a link to its strategy's page under docs/ (docs/kinds.md for a
+// read-write lock or a semaphore; relative, when the working directory
+// has it) and its counterexample drawn as an SVG sequence diagram,
+// linked to and from its cell. -lang zh writes it in Chinese. make report
+// writes the page of every kind's matrix to locklab-report.html.
 //
 // # Languages
 //
@@ -231,11 +247,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/locklab/locklab/catalog"
-	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/matrixrun"
 	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/report"
@@ -280,23 +296,23 @@ func (e env) program() matrixrun.Program {
 
 // options are the parsed flags.
 type options struct {
-	format     report.Format
-	lang       report.Lang
-	strategies []catalog.Entry
-	properties []locktest.Property
-	trace      bool
-	width      int // -width; -1 when not given
-	runs       int
-	redisAddr  string
-	tls        redistest.TLSFiles
-	timeout    time.Duration
+	format report.Format
+	lang   report.Lang
+	// parts are the matrices to check: one per kind of lock, or the one
+	// of -kind.
+	parts     []matrixrun.Part
+	trace     bool
+	width     int // -width; -1 when not given
+	runs      int
+	redisAddr string
+	tls       redistest.TLSFiles
+	timeout   time.Duration
 	// granularity is -granularity: the time scale of every column that
 	// does not declare its own; 0 when not given.
 	granularity time.Duration
 	update      bool
 	cleanup     bool
 	judge       string // -judge: a saved run to judge again
-	kind        strategy.Kind
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
 	explore    *exploration // -explore; nil when not given
@@ -331,15 +347,22 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		wr := report.Writer{Format: opts.format, Lang: opts.lang}
 		return p.Explore(ctx, explore(opts), wr)
 	}
-	m := matrixrun.Matrix{Target: opts.redisAddr, TLS: opts.tls, Entries: opts.strategies, Properties: opts.properties,
+	m := matrixrun.Matrix{Target: opts.redisAddr, TLS: opts.tls, Parts: opts.parts,
 		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update, Granularity: opts.granularity}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		if opts.update {
-			return p.UpdateKindGrid(rep, cmp.Or(e.root, "."), opts.kind)
+			// Each kind's grid, from its results.
+			code := exitOK
+			for _, part := range opts.parts {
+				code = max(code, p.UpdateKindGrid(rep.Of(part.Kind), cmp.Or(e.root, "."), part.Kind))
+			}
+			return code
 		}
 		wr := report.Writer{Format: opts.format, Trace: opts.trace, Lang: opts.lang, Hint: !opts.undeclared, Width: e.width}
 		if !opts.undeclared {
-			wr.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "")
+			// A read-write lock or a semaphore has no page of its own:
+			// docs/kinds.md explains each, design by design.
+			wr.Pages = matrixrun.Pages(cmp.Or(e.root, "."), opts.lang, "kinds")
 		}
 		if opts.width >= 0 {
 			wr.Width = opts.width
@@ -365,14 +388,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	granularity := fs.Duration("granularity", 0, "run the columns at a time scale of `STEP` (1s for a lock that counts TTLs in whole seconds): every TTL asked is a whole multiple of it (default: what each lock announces, else 1ms)")
 	update := fs.Bool("update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" (run from the repository's root)")
 	cleanup := fs.Bool("cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
-	kind := fs.String("kind", "mutex", "the `kind` of locks to check: mutex, read-write or semaphore, each with its properties and grid")
+	kind := fs.String("kind", "", "check only the locks of this `kind`: mutex, read-write or semaphore (default: every kind, one matrix each, each with its properties and grid)")
 	judgeFile := fs.String("judge", "", "judge again, without Redis, the results of a run saved by -format json in `FILE`, and say whether each history gives its recorded verdict and reason")
 	execF := addExecFlags(fs)
 	exploreF := addExploreFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -update [-strategy NAMES] [-property NAMES]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -judge FILE [-lang en|zh]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n       lockcheck -explore [-strategy NAMES] [-seed N] [-runs N] [-for DURATION]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
-			"and prints the verdict matrix. Exit status: 0 when every verdict is the declared one,\n"+
+			"and prints the verdict matrix of each kind of lock (mutexes, read-write locks and\n"+
+			"semaphores). Exit status: 0 when every verdict is the declared one,\n"+
 			"1 when one is not, 2 for bad flags or no Redis (a replica, or one lost during the run),\n"+
 			"128+n when stopped by signal n "+
 			"(130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n\nFlags:\n")
@@ -434,19 +458,22 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if !timeoutSet && opts.granularity > 0 {
 		opts.timeout = 0 // the suite's own bound, which grows with the scale
 	}
-	all := strategies()
-	switch opts.kind = strategy.Kind(*kind); opts.kind {
-	case strategy.Mutex:
-	case strategy.ReadWrite, strategy.Semaphore:
-		all = catalog.KindStrategies(opts.kind)
-	default:
+	kinds := allKinds
+	one := strategy.Kind(*kind)
+	kindSet := false
+	fs.Visit(func(f *flag.Flag) { kindSet = kindSet || f.Name == "kind" })
+	switch {
+	case slices.Contains(allKinds, one):
+		kinds = []strategy.Kind{one}
+	case kindSet:
 		return opts, usageError{fmt.Sprintf("-kind %q: want mutex, read-write or semaphore", *kind)}
+	case *execF.command != "" || *exploreF.on:
+		// A program is a lock of one kind, and -explore explores
+		// mutexes: a mutex unless -kind says otherwise.
+		kinds = []strategy.Kind{strategy.Mutex}
 	}
-	if opts.strategies, err = catalog.Select(all, *strategyList); err != nil {
-		return opts, usageError{"-strategy: " + err.Error()}
-	}
-	if opts.properties, err = catalog.SelectKindProperties(opts.kind, *properties); err != nil {
-		return opts, usageError{"-property: " + err.Error()}
+	if opts.parts, err = selectParts(kinds, *strategyList, *properties); err != nil {
+		return opts, err
 	}
 	if err := execF.apply(&opts, *strategyList); err != nil {
 		return opts, err

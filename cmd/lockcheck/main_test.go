@@ -290,8 +290,10 @@ func TestBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"-format", "xml"}, `-format: unknown format "xml": want text, markdown, json or html`},
-		{[]string{"-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
-		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
+		{[]string{"-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are, by kind of lock:` + "\n  mutexes: " + strings.Join(strategies, ", ") + "\n"},
+		{[]string{"-property", "liveness"}, `unknown property "liveness"; the properties are, by kind of lock:` + "\n  mutexes: " + strings.Join(properties, ", ") + "\n"},
+		{[]string{"-kind", "mutex", "-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
+		{[]string{"-kind", "mutex", "-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
 		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},
 		{[]string{"-width", "-2"}, "-width -2: want 0 (no limit) or more"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},
@@ -393,28 +395,42 @@ func TestDefaultRedis(t *testing.T) {
 	assert.Regexp(t, `(?m)^double-release +holds$`, stdout.String())
 }
 
-// TestUpdate: -update writes the verdicts found into the declared grid, a
-// cell that was not the one found included, and says which changed.
+// TestUpdate: -update writes the verdicts found into the declared grid of
+// each kind that ran, a cell that was not the one found included, and
+// says which changed.
 func TestUpdate(t *testing.T) {
 	root := t.TempDir()
-	file := filepath.Join(root, catalog.GridFile)
-	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
-	committed, err := os.ReadFile(filepath.Join("../..", catalog.GridFile))
-	require.NoError(t, err)
-	stale := catalog.Declared().Clone()
-	stale.Set("setnxpx", locktest.DoubleRelease, locktest.Holds)
-	require.NoError(t, os.WriteFile(file, stale.Format(), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "catalog"), 0o755))
+	stale := map[string]*catalog.Grid{
+		catalog.GridFile:                         catalog.Declared().Clone(),
+		catalog.KindGridFile(strategy.Semaphore): catalog.DeclaredKind(strategy.Semaphore).Clone(),
+	}
+	stale[catalog.GridFile].Set("setnxpx", locktest.DoubleRelease, locktest.Holds)
+	stale[catalog.KindGridFile(strategy.Semaphore)].Set("semlua", locktest.PermitBound, locktest.Breaks)
+	for file, g := range stale {
+		require.NoError(t, os.WriteFile(filepath.Join(root, file), g.Format(), 0o644))
+	}
 
 	e, stdout, stderr := sharedEnv(t)
 	e.root = root
-	code := lockcheck(context.Background(), []string{"-update", "-strategy", "setnxpx,luatoken", "-property", "double-release"}, e)
+	code := lockcheck(context.Background(), []string{"-update", "-strategy", "setnxpx,luatoken,semlua", "-property", "double-release,permit-bound"}, e)
 	require.Equal(t, exitOK, code, stderr.String())
 	assert.Empty(t, stdout.String(), "-update prints no matrix")
-	assert.Contains(t, stderr.String(), "lockcheck: -update: setnxpx double-release: holds -> breaks\n")
-	assert.Contains(t, stderr.String(), "lockcheck: -update: 1 of 2 cells changed in "+catalog.GridFile+"\n")
-	got, err := os.ReadFile(file)
-	require.NoError(t, err)
-	assert.Equal(t, string(committed), string(got), "the grid is the committed one again")
+	for _, want := range []string{
+		"lockcheck: -update: setnxpx double-release: holds -> breaks\n",
+		"lockcheck: -update: 1 of 2 cells changed in " + catalog.GridFile + "\n",
+		"lockcheck: -update: semlua permit-bound: breaks -> holds\n",
+		"lockcheck: -update: 1 of 1 cells changed in " + catalog.KindGridFile(strategy.Semaphore) + "\n",
+	} {
+		assert.Contains(t, stderr.String(), want)
+	}
+	for file := range stale {
+		committed, err := os.ReadFile(filepath.Join("../..", file))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(root, file))
+		require.NoError(t, err)
+		assert.Equal(t, string(committed), string(got), "%s is the committed one again", file)
+	}
 }
 
 // TestUpdateBootstrap: -update adds a column and a row the grid does not

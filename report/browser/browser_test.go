@@ -30,12 +30,13 @@ var update = flag.Bool("update", false, "rewrite the screenshots of the docs (do
 // root is the repository's root, seen from this package's directory.
 const root = "../.."
 
-// The reduced matrix the browser sees: enough columns and rows for breaks
-// of every kind of event (a crash, a pause, clock readings, a waiter's
-// loop, two clients inside), in a few seconds.
+// The reduced matrices the browser sees: enough columns and rows for
+// breaks of every kind of event (a crash, a pause, clock readings, a
+// waiter's loop, two clients inside), and a break of a read-write lock
+// and of a semaphore, each kind's matrix in its section, in a few seconds.
 const (
-	strategies = "setnxdel,setnxexpire,getset,luatoken"
-	properties = "exclusion,crash-recovery,crash-mid-acquire,clock-skew,safe-release,double-release,holder-overrun"
+	strategies = "setnxdel,setnxexpire,getset,luatoken,refcountrwlock,zsetsemaphore"
+	properties = "exclusion,crash-recovery,crash-mid-acquire,clock-skew,safe-release,double-release,holder-overrun,reader-crash-recovery,permit-skew"
 )
 
 // The widths the page must fit: a laptop's, and a phone's.
@@ -209,6 +210,7 @@ func TestReport(t *testing.T) {
 			t.Run("Offline", func(t *testing.T) { testOffline(t, ctx, s) })
 			t.Run("Links", func(t *testing.T) { testLinks(t, ctx) })
 			t.Run("KnownBreak", func(t *testing.T) { testKnownBreak(t, ctx) })
+			t.Run("Kinds", func(t *testing.T) { testKinds(t, ctx, lang) })
 			t.Run("Filters", func(t *testing.T) { testFilters(t, ctx) })
 			t.Run("Widths", func(t *testing.T) { testWidths(t, ctx, lang) })
 			// Whatever the checks did (clicks, resizes) said nothing
@@ -306,6 +308,39 @@ func testKnownBreak(t *testing.T, ctx context.Context) {
 	// Drawn, not only written: its arrows and notes have a size.
 	arrows := eval[int](t, ctx, `[...document.querySelectorAll("#b-setnxdel--crash-recovery svg.seq path.a")].filter(p => p.getBBox().width > 20).length`)
 	assert.GreaterOrEqual(t, arrows, 2)
+}
+
+// testKinds: the page is titled with the kinds it shows, and each kind's
+// matrix is a section under its title, with its own columns, drawn.
+func testKinds(t *testing.T, ctx context.Context, lang string) {
+	type section struct {
+		ID, Title string
+		Columns   []string
+		W, H      float64
+	}
+	got := eval[[]section](t, ctx, `[...document.querySelectorAll("section.kind")].map(s => {
+		const m = s.querySelector(".matrix"), r = m.getBoundingClientRect();
+		return {id: s.id, title: s.querySelector("h2").textContent, w: r.width, h: r.height,
+			columns: [...m.querySelectorAll("thead th:not(.corner)")].map(th => th.textContent)};
+	})`)
+	require.Len(t, got, 3)
+	titles := map[string][]string{
+		"en": {"Mutexes: 4 columns, 7 properties", "Read-write locks: 1 column, 1 property", "Semaphores: 1 column, 1 property"},
+		"zh": {"互斥锁：4 列，7 个性质", "读写锁：1 列，1 个性质", "信号量：1 列，1 个性质"},
+	}[lang]
+	want := []section{
+		{ID: "kind-mutex", Title: titles[0], Columns: strings.Split(strategies, ",")[:4]},
+		{ID: "kind-read-write", Title: titles[1], Columns: []string{"refcountrwlock"}},
+		{ID: "kind-semaphore", Title: titles[2], Columns: []string{"zsetsemaphore"}},
+	}
+	for i, s := range got {
+		assert.Equal(t, want[i].ID, s.ID)
+		assert.Equal(t, want[i].Title, s.Title)
+		assert.Equal(t, want[i].Columns, s.Columns)
+		assert.True(t, s.W > 0 && s.H > 0, "%s: the matrix is drawn", s.ID)
+	}
+	title := eval[string](t, ctx, `document.title`)
+	assert.Equal(t, map[string]string{"en": "locklab: the verdict matrices of 3 kinds of locks", "zh": "locklab：3 种锁的判定矩阵"}[lang], title)
 }
 
 // testFilters: the two check boxes filter the matrix without a script:

@@ -2,8 +2,9 @@
 // real browser, Debian's chromium driven headless through chromedp: the
 // page loads offline without a console error, every break's cell lands on
 // its diagram and back, a known break's diagram carries its commands and
-// its key, and neither at 1280 nor at 390 pixels does the page scroll
-// sideways. The tests write screenshots of what they saw.
+// its key, each kind's matrix (mutexes, read-write locks, semaphores) is
+// a section under its title, and neither at 1280 nor at 390 pixels does
+// the page scroll sideways. The tests write screenshots of what they saw.
 //
 // It is a module of its own so that the browser driver never becomes a
 // dependency of the library's module. Without chromium the tests skip,

@@ -99,6 +99,7 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 					break
 				}
 				if !errors.Is(err, strategy.ErrNotAcquired) || op.Kind == Try || !time.Now().Add(lock.Poll).Before(deadline) || c.IsCrashed() {
+					r.ViewKey() // what the refused attempt left
 					break
 				}
 				time.Sleep(lock.Poll)
@@ -109,27 +110,34 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			}
 			r.Det.Enter(c.Name)
 			time.Sleep(op.For)
+			r.ViewKey() // what the judge reads of the holds: whose, and how long they have left
 			r.Det.Leave(c.Name)
 		case Refresh:
 			if cur == nil || cur.kind {
 				continue
 			}
 			if rf, ok := cur.l.(strategy.Refresher); ok {
+				r.ViewKey()
 				if err := c.Refresh(rf, op.TTL); err != nil {
 					cur = nil // a refused refresh: the hold is not to be relied on
 				}
+				r.ViewKey()
 			}
 		case Release:
 			if cur == nil {
 				continue
 			}
+			r.ViewKey()
 			release(c, cur)
+			r.ViewKey()
 			cur, last = nil, cur
 		case ReleaseAgain:
 			if last == nil {
 				continue
 			}
+			r.ViewKey()
 			release(c, last)
+			r.ViewKey()
 		case Crash:
 			c.Crash(mCrashes.New())
 			return

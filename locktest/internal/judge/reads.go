@@ -303,6 +303,9 @@ func shown(pttl int64) time.Duration { return ms(pttl).Round(100 * time.Millisec
 func grantOwned(tl []history.Event) (finding, bool) {
 	hs := holds(tl)
 	for _, g := range hs {
+		if g.from >= g.to-serverTick {
+			continue // granted once its TTL had run out: its holder holds nothing
+		}
 		for j := g.event + 1; j < len(tl); j++ {
 			e := tl[j]
 			if e.Kind == history.EvCommand && e.Client != g.client {
@@ -311,7 +314,7 @@ func grantOwned(tl []history.Event) (finding, bool) {
 			if e.Kind != history.EvRead || e.Read == nil || len(e.Read.Keys) == 0 {
 				continue
 			}
-			if !(e.At < g.to) {
+			if !(e.At < g.to-serverTick) {
 				break
 			}
 			var others []string

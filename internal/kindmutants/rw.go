@@ -17,6 +17,9 @@ import (
 // rwScripts are one lock's scripts, made with its slips.
 type rwScripts struct {
 	read, write, readRelease, readRefresh, writeRelease, writeRefresh *redis.Script
+	// readLease and readPark, with the slips that split them out, run
+	// after read and before readRelease: nil otherwise.
+	readLease, readPark *redis.Script
 }
 
 // keepReaders is Lua that makes K:readers live at least the TTL, never
@@ -30,12 +33,18 @@ func rwScriptsOf(s slip) rwScripts {
 	if s.writersFirst {
 		intentGuard = `if redis.call('exists', KEYS[3]) == 1 then return 0 end`
 	}
+	lease := `redis.call('zadd', KEYS[2], 'xx', now + tonumber(ARGV[2]), ARGV[1])
+` + keepReaders
+	join := `redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+` + keepReaders
+	if s.joinThenLease {
+		join = `redis.call('zadd', KEYS[2], 'inf', ARGV[1])`
+	}
 	read := redisNow + `
 if redis.call('exists', KEYS[1]) == 1 then return 0 end
 ` + intentGuard + `
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
-redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-` + keepReaders + `
+` + join + `
 return 1`
 
 	selfGuard, intent, clear := "", "", `redis.call('del', KEYS[3])`
@@ -60,8 +69,14 @@ redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2])
 return 1`
 
 	readRelease := `return redis.call('zrem', KEYS[2], ARGV[1])`
-	if s.releaseDropsReaders {
+	switch {
+	case s.releaseDropsReaders:
 		readRelease = `return redis.call('del', KEYS[2])`
+	case s.lastReaderDels:
+		readRelease = `
+local n = redis.call('zrem', KEYS[2], ARGV[1])
+if redis.call('zcard', KEYS[2]) == 0 then redis.call('del', KEYS[1]) end
+return n`
 	}
 
 	renew := `redis.call('zadd', KEYS[2], 'xx', now + tonumber(ARGV[2]), ARGV[1])`
@@ -82,18 +97,22 @@ if not redis.call('zscore', KEYS[2], ARGV[1]) then return 0 end
 ` + renew + keep + `
 return 1`
 
-	return rwScripts{
-		read:        redis.NewScript(3, read),
-		write:       redis.NewScript(3, write),
-		readRelease: redis.NewScript(3, readRelease),
-		readRefresh: redis.NewScript(3, readRefresh),
-		writeRelease: redis.NewScript(3, `
-if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0`),
-		writeRefresh: redis.NewScript(3, `
-if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
-return 0`),
+	var sc rwScripts
+	if s.joinThenLease {
+		sc.readLease = redis.NewScript(3, redisNow+lease+`return 1`)
 	}
+	if s.parkThenRemove {
+		sc.readPark = redis.NewScript(3, `redis.call('zadd', KEYS[2], 'xx', 'inf', ARGV[1]) return 1`)
+	}
+	sc.read, sc.write = redis.NewScript(3, read), redis.NewScript(3, write)
+	sc.readRelease, sc.readRefresh = redis.NewScript(3, readRelease), redis.NewScript(3, readRefresh)
+	sc.writeRelease = redis.NewScript(3, `
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0`)
+	sc.writeRefresh = redis.NewScript(3, `
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0`)
+	return sc
 }
 
 // rw is the read-write lock on one client.
@@ -145,6 +164,14 @@ func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, acquire
 	if n == 0 {
 		return nil, strategy.ErrNotAcquired
 	}
+	if acquire == l.sc.read && l.sc.readLease != nil {
+		if _, err := eval(ctx, l.p, l.sc.readLease, append(l.keys(key), h.token, ms(ttl))...); err != nil {
+			return nil, err
+		}
+	}
+	if release == l.sc.readRelease {
+		h.park = l.sc.readPark
+	}
 	return h, nil
 }
 
@@ -153,6 +180,7 @@ type rwHold struct {
 	*rw
 	key, token       string
 	release, refresh *redis.Script
+	park             *redis.Script // run before release, with the slip that parks a reader
 }
 
 var _ strategy.Refresher = (*rwHold)(nil)
@@ -160,6 +188,11 @@ var _ strategy.Refresher = (*rwHold)(nil)
 func (h *rwHold) Key() string { return h.key }
 
 func (h *rwHold) Release(ctx context.Context) error {
+	if h.park != nil {
+		if _, err := eval(ctx, h.p, h.park, append(h.keys(h.key), h.token)...); err != nil {
+			return err
+		}
+	}
 	n, err := eval(ctx, h.p, h.release, append(h.keys(h.key), h.token)...)
 	if err == nil && n == 0 {
 		err = strategy.ErrNotHeld

@@ -57,20 +57,21 @@ func TestKinds(t *testing.T) {
 		// PEXPIREs K to the caller's TTL: a short one drops every holder's
 		// member with K. Its release is a ZREM of its own members, and its
 		// acquire of n one script: both exact. A permit whose reply is
-		// lost outlives its TTL as a crashed holder's does.
+		// lost, or whose holder stalls past its TTL, outlives it as a
+		// crashed holder's does.
 		{"zsetsemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) {
 			return zsetsemaphore.New(c.Pool, 2, zsetsemaphore.WithClock(c.Clock))
-		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitLeaseIndependence, locktest.PermitFaults, locktest.PermitSkew},
+		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitLeaseIndependence, locktest.PermitSafeRefresh, locktest.PermitFaults, locktest.PermitSkew},
 			[]locktest.Property{locktest.PermitCrashMidAcquire, locktest.PermitCrashMidRelease}},
 		// No lease at all: a crashed holder's permit is lost for good (and
 		// so never cuts the others'), and a release is an INCRBY, however
 		// often it comes (a second release lets N+1 in). Its acquire of n is one decrement-if-enough script;
-		// it reads no clock (permit-skew n/a). A decrement whose reply is
+		// it reads no clock (permit-skew n/a), and has no Refresh. A decrement whose reply is
 		// lost loses its permit for good, as a crash does; a death
 		// between its two scripts (set the count, decrement) takes none.
 		{"countersemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) { return countersemaphore.New(c.Pool, 2) },
 			[]locktest.Property{locktest.PermitCrashRecovery, locktest.PermitReleaseExact, locktest.PermitFaults},
-			[]locktest.Property{locktest.PermitCrashMidRelease, locktest.PermitSkew}},
+			[]locktest.Property{locktest.PermitCrashMidRelease, locktest.PermitSafeRefresh, locktest.PermitSkew}},
 		{"luatoken", strategy.Mutex, func(c locktest.Client) (strategy.Strategy, error) { return luatoken.New(c.Pool) }, nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,12 +26,12 @@ const HolderClock Property = "holder-clock" // the holder's own clock sets its l
 const HolderOverrun Property = "holder-overrun" // work outlasts the TTL while others wait
 
 const (
-	ReaderCrashRecovery                          Property = "reader-crash-recovery"                                // a crashed reader's hold frees within its TTL
-	PermitCrashRecovery                          Property = "permit-crash-recovery"                                // a crashed holder's permit comes back within its TTL
+	ReaderCrashRecovery, PermitCrashRecovery     Property = "reader-crash-recovery", "permit-crash-recovery"       // a crashed reader's hold, a permit, frees within its TTL
 	ReaderCrashMidAcquire, PermitCrashMidAcquire Property = "reader-crash-mid-acquire", "permit-crash-mid-acquire" // dies inside its acquire
 	ReaderCrashMidRelease, PermitCrashMidRelease Property = "reader-crash-mid-release", "permit-crash-mid-release" // dies inside its release
 	ReaderFaults, PermitFaults                   Property = "reader-faults", "permit-faults"                       // faults inside its acquire and release
 	ReaderSafeRelease, ReaderDoubleRelease       Property = "reader-safe-release", "reader-double-release"         // a reader's late, second release
+	ReaderSafeRefresh, PermitSafeRefresh         Property = "reader-safe-refresh", "permit-safe-refresh"           // a late Refresh of a reader's hold, a permit
 )
 
 const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed

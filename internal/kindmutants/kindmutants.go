@@ -79,6 +79,7 @@ type slip struct {
 	joinThenLease  bool // an acquire adds its hold with no lease, then sets the lease in a second script
 	parkThenRemove bool // a release parks its hold with no lease, then removes it in a second script
 	lastReaderDels bool // the last reader's release deletes K, whoever holds it
+	refreshReAdds  bool // a refresh scores its hold with a plain ZADD, which adds it back once gone
 }
 
 // with is s with the slips of t added.
@@ -97,6 +98,7 @@ func (s slip) with(t slip) slip {
 	s.joinThenLease = s.joinThenLease || t.joinThenLease
 	s.parkThenRemove = s.parkThenRemove || t.parkThenRemove
 	s.lastReaderDels = s.lastReaderDels || t.lastReaderDels
+	s.refreshReAdds = s.refreshReAdds || t.refreshReAdds
 	return s
 }
 
@@ -134,7 +136,7 @@ var mutants = []Mutant{
 	{
 		Name: "rw-writer-blocks-itself", Base: "rw-writers-first",
 		Slip:    "a writer's acquire refuses while an intent stands, as a reader's does, its own intent included",
-		Killers: []locktest.Property{locktest.ReadSharing, locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.ReaderSafeRelease, locktest.ReaderFaults, locktest.WriterProgress},
+		Killers: []locktest.Property{locktest.ReadSharing, locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.ReaderSafeRelease, locktest.ReaderSafeRefresh, locktest.ReaderFaults, locktest.WriterProgress},
 		slip:    slip{writerBlocksItself: true},
 	},
 	{
@@ -154,6 +156,18 @@ var mutants = []Mutant{
 		Slip:    "the release that leaves no reader deletes K, as a shared key's last unlock does, without asking whose K it is",
 		Killers: []locktest.Property{locktest.ReaderSafeRelease, locktest.ReaderDoubleRelease},
 		slip:    slip{lastReaderDels: true},
+	},
+	{
+		Name: "rw-refresh-re-adds", Base: "rw-readers-first",
+		Slip:    "a reader's refresh scores its member with a plain ZADD and never asks whether it is still there: a late one adds it back",
+		Killers: []locktest.Property{locktest.ReaderSafeRefresh},
+		slip:    slip{refreshReAdds: true},
+	},
+	{
+		Name: "semaphore-refresh-re-adds", Base: "semaphore",
+		Slip:    "a refresh scores its permit with a plain ZADD and never asks whether it is still there: a late one takes it back, room or not",
+		Killers: []locktest.Property{locktest.PermitSafeRefresh},
+		slip:    slip{refreshReAdds: true},
 	},
 	{
 		Name: "semaphore-join-then-lease", Base: "semaphore",

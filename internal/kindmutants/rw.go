@@ -91,9 +91,13 @@ end
 	if s.refreshCutsReaders {
 		keep = `redis.call('pexpire', KEYS[2], ARGV[2])`
 	}
+	held := `if not redis.call('zscore', KEYS[2], ARGV[1]) then return 0 end`
+	if s.refreshReAdds {
+		held, renew = "", `redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])`
+	}
 	readRefresh := redisNow + `
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
-if not redis.call('zscore', KEYS[2], ARGV[1]) then return 0 end
+` + held + `
 ` + renew + keep + `
 return 1`
 

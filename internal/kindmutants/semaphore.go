@@ -63,6 +63,10 @@ return n`
 	if s.releaseAny {
 		release = `return #redis.call('zpopmin', KEYS[1], ARGV[2]) / 2`
 	}
+	held := `if not redis.call('zscore', KEYS[1], ARGV[3] .. '_0') then return 0 end`
+	if s.refreshReAdds {
+		held = ""
+	}
 	return semScripts{
 		acquire: redis.NewScript(1, now+`
 redis.call('zremrangebyscore', KEYS[1], '-inf', now)
@@ -70,8 +74,7 @@ if redis.call('zcard', KEYS[1]) + tonumber(ARGV[2]) > tonumber(ARGV[1]) then ret
 `+join),
 		refresh: redis.NewScript(1, now+`
 redis.call('zremrangebyscore', KEYS[1], '-inf', now)
-if not redis.call('zscore', KEYS[1], ARGV[3] .. '_0') then return 0 end
-`+add),
+`+held+add),
 		release: redis.NewScript(1, release),
 		// The count-then-add slip's two halves of the acquire.
 		count: redis.NewScript(1, now+`

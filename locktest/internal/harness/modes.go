@@ -126,11 +126,12 @@ func takePermits(r *Run, from, to int) (took int, refused string) {
 	return to - from, ""
 }
 
-// CountOps counts the commands of a successful acquire and release in m,
-// with the holders beside it (Beside) when beside; a first round loads
-// what a strategy loads once per server (a script), so that it is not
-// counted.
-func (m KindMode) CountOps(newRun func(string) *Run, beside bool) (acquire, release int) {
+// CountOps counts the commands of a successful acquire, refresh (where
+// the hold is a strategy.Refresher) and release in m, with the holders
+// beside it (Beside) when beside; a first round loads what a strategy
+// loads once per server (a script), so that it is not counted.
+func (m KindMode) CountOps(newRun func(string) *Run, beside bool) opCounts {
+	var n opCounts
 	for _, suffix := range []string{"/warm-up", "/count"} {
 		r := newRun(suffix)
 		if beside {
@@ -142,13 +143,19 @@ func (m KindMode) CountOps(newRun func(string) *Run, beside bool) (acquire, rele
 		if !ok {
 			r.Fail(MsgFailNotFree.New("P"))
 		}
-		acquire = p.CommandsSent() - from
+		n.Acquire = p.CommandsSent() - from
+		if rf, ok := h.L.(strategy.Refresher); ok {
+			n.Refresher = true
+			from = p.CommandsSent()
+			_ = p.Refresh(rf, r.Tm.Long) // counted, not judged
+			n.Refresh = p.CommandsSent() - from
+		}
 		from = p.CommandsSent()
 		p.ReleaseHeld(h)
-		release = p.CommandsSent() - from
+		n.Release = p.CommandsSent() - from
 		r.Shutdown()
 	}
-	return acquire, release
+	return n
 }
 
 // WaitMode is WaitFree in mode (n permits of a semaphore): attempts Poll
@@ -289,6 +296,52 @@ func Refused(c *Client, mode history.Mode, permits int, broke msg.Msg) *Outcome 
 	return &res
 }
 
+// TakeOver has the kind's others take the lock from A, paused at at
+// inside p past its Short TTL: W waits to write, or, the other permits
+// taken by H1…HN-1, for A's. It returns the break when they could not
+// (A resumed and done), or nil.
+func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
+	var res Outcome
+	since := r.Rec.Now() + r.Tm.Short
+	mode, n := history.Exclusive, 0
+	if m.Kind == strategy.Semaphore {
+		mode, n = history.Permit, 1
+		if took, no := takePermits(r, 0, m.Permits-1); no != "" {
+			p.Resume()
+			res = r.BreaksFreeRefusedOf(no, m.Permits, mLeftPermitRefused.New(mLatePausedAt.New(at), no, took+1, m.Permits))
+			return &res
+		}
+	}
+	r.Note(mLateTakeover.New(r.Tm.Short, r.Tm.Short+r.Tm.Slack))
+	if _, ok := WaitMode(clientOf(r, "W"), mode, n, r.Tm.Long, r.Tm.Short+r.Tm.Slack, r.Tm.Short+r.Tm.StaleAfter()); !ok {
+		// A paused holds nothing past its TTL: what it sent of its
+		// operation left a hold that outlives it.
+		why := r.LifeLeft(r.Tm.Short, r.Tm.Short+r.Tm.Slack)
+		p.Resume()
+		res = r.BreaksUnfreed("W", since, r.Tm.Slack-r.Tm.Poll, mLateKept.New(at, r.Tm.Short+r.Tm.Slack, why))
+		return &res
+	}
+	r.Note(mLateSteps.New())
+	return nil
+}
+
+// Intruders is the probe of A's late op, paused at at, once W holds the
+// lock: R must be refused a read and X the write lock; for a semaphore,
+// X a permit.
+func (m KindMode) Intruders(r *Run, at msg.Msg, op string) func() *Outcome {
+	x := clientOf(r, "X")
+	if m.Kind == strategy.Semaphore {
+		return func() *Outcome { return Refused(x, history.Permit, m.Permits, mLatePermitIn.New(at, op, m.Permits)) }
+	}
+	rd := clientOf(r, "R")
+	return func() *Outcome {
+		if res := Refused(rd, history.Shared, 0, mLateReadIn.New(at, op)); res != nil {
+			return res
+		}
+		return Refused(x, history.Exclusive, 0, mLateWriteIn.New(at, op))
+	}
+}
+
 // StepLate takes p, an operation paused at a boundary, one command at a
 // time to its end; after each command, probe says whether what it did so
 // far broke something. It returns probe's break, once p has ended, or nil.
@@ -328,6 +381,18 @@ var (
 		"{0}; then {1} was refused a permit while only {2} of the {3} were held")
 	mLeftPermitOut = msg.Define("modes.permit-out", msg.K(msg.Sub, msg.Count, msg.Duration, msg.Sub),
 		"{0}, and W still could not take the last of the {1} permits in {2}: {3}")
+	mLatePausedAt = msg.Define("modes.late-paused", msg.K(msg.Sub),
+		"A was paused {0} past its TTL")
+	mLateTakeover = msg.Define("modes.late-takeover", msg.K(msg.Duration, msg.Duration),
+		"A stays paused past its TTL ({0}); W waits up to {1} to take the lock")
+	mLateKept = msg.Define("modes.late-kept", msg.K(msg.Sub, msg.Duration, msg.Sub),
+		"A was paused {0} past its TTL, and W still could not take the lock {1} later: {2}")
+	mLateReadIn = msg.Define("modes.late-read-in", msg.K(msg.Sub, msg.Op),
+		"A was paused {0} until its TTL ran out and W took the lock to write; when A's {1} went on, R got a read lock while W held the write lock")
+	mLateWriteIn = msg.Define("modes.late-write-in", msg.K(msg.Sub, msg.Op),
+		"A was paused {0} until its TTL ran out and W took the lock to write; when A's {1} went on, X took the write lock while W held it")
+	mLatePermitIn = msg.Define("modes.late-permit-in", msg.K(msg.Sub, msg.Op, msg.Count),
+		"A was paused {0} until its TTL ran out and W took its permit; when A's {1} went on, X took one permit more than the {2}")
 	mReleasedWriterOut = msg.Define("modes.released-writer-out", msg.K(msg.Sub, msg.Client, msg.Duration),
 		"{0}; once {1} had released it, W still could not write {2} later")
 	mExcludesWriter = msg.Define("modes.excludes-writer", msg.K(msg.Sub, msg.Client),

@@ -64,10 +64,10 @@ func modeCrashMid(kind strategy.Kind, op string, ms modeCrashMsgs) Scenario {
 		var last *harness.Run
 		counts := []int{}
 		for _, beside := range []bool{false, true} {
-			acquire, release := m.CountOps(newRun, beside)
-			n := acquire
+			ops := m.CountOps(newRun, beside)
+			n := ops.Acquire
 			if op == "release" {
-				n = release
+				n = ops.Release
 			}
 			counts = append(counts, n)
 			for k := 1; k < n; k++ {

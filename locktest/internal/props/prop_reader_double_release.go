@@ -36,7 +36,7 @@ func readerDoubleRelease(newRun func(string) *harness.Run) harness.Outcome {
 	if res != nil {
 		return *res
 	}
-	_, n := m.CountOps(newRun, false)
+	n := m.CountOps(newRun, false).Release
 	second := func(a *harness.Client, h sim.Held, probe func() *harness.Outcome) *harness.Outcome {
 		p := a.PauseInside(0, n, "second release", func() { a.ReleaseHeld(h) })
 		if !p.Reached {

@@ -32,6 +32,8 @@ const (
 	ReaderFaults, PermitFaults                   Property = "reader-faults", "permit-faults"                       // faults inside its acquire and release
 	ReaderSafeRelease, ReaderDoubleRelease       Property = "reader-safe-release", "reader-double-release"         // a reader's late, second release
 	ReaderSafeRefresh, PermitSafeRefresh         Property = "reader-safe-refresh", "permit-safe-refresh"           // a late Refresh of a reader's hold, a permit
+	ReadSharing, RWExclusion                     Property = "read-sharing", "rw-exclusion"                         // readers share, a writer holds alone; in every interleaving
+	ReaderReentrant                              Property = "reader-reentrant"                                     // a read unlock under the holder's own write lock (strategy.Reentrant)
 )
 
 const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed
@@ -50,8 +52,6 @@ const PermitReleaseExact Property = "permit-release-exact" // a release frees it
 
 const PermitSkew Property = "permit-skew" // a client's clock runs ahead by more than the holders' TTL
 
-const ReadSharing Property = "read-sharing" // readers share, a writer holds alone
-
 const ReaderLeaseIndependence Property = "reader-lease-independence" // a reader's calls never move another's lease
 
 const ReleaseFaults Property = "release-faults" // errors, lost replies and drops inside the release
@@ -63,8 +63,6 @@ const RenewAfterRelease Property = "renew-after-release" // no command of a hold
 const RenewedOverrun Property = "renewed-overrun" // a stalled holder learns its lease is lost (strategy.Leased)
 
 const RestartAmnesia Property = "restart-amnesia" // a master restarts empty (topology)
-
-const RWExclusion Property = "rw-exclusion" // a writer excludes readers and writers, in every interleaving
 
 const SafeRefresh Property = "safe-refresh" // a late Refresh must not claim, extend or free
 

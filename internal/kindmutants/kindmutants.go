@@ -63,6 +63,7 @@ func (m Mutant) Kind() strategy.Kind {
 // slip is none.
 type slip struct {
 	writersFirst bool // a variant's policy: a waiting writer's intent keeps new readers out
+	reentrant    bool // a variant's policy: a holder (strategy.Reentrant) may read while it writes
 
 	releaseDropsReaders bool // a reader's release deletes K:readers
 	refreshCutsReaders  bool // a reader's refresh sets K:readers' expiry to its own TTL
@@ -85,6 +86,7 @@ type slip struct {
 // with is s with the slips of t added.
 func (s slip) with(t slip) slip {
 	s.writersFirst = s.writersFirst || t.writersFirst
+	s.reentrant = s.reentrant || t.reentrant
 	s.releaseDropsReaders = s.releaseDropsReaders || t.releaseDropsReaders
 	s.refreshCutsReaders = s.refreshCutsReaders || t.refreshCutsReaders
 	s.refreshRenewsAll = s.refreshRenewsAll || t.refreshRenewsAll
@@ -105,6 +107,7 @@ func (s slip) with(t slip) slip {
 var variants = []Variant{
 	{Name: "rw-readers-first", Kind: strategy.ReadWrite, make: newRW},
 	{Name: "rw-writers-first", Kind: strategy.ReadWrite, make: newRW, base: slip{writersFirst: true}},
+	{Name: "rw-reentrant", Kind: strategy.ReadWrite, make: newRW, base: slip{reentrant: true}},
 	{Name: "semaphore", Kind: strategy.Semaphore, make: newSemaphore},
 }
 
@@ -168,6 +171,12 @@ var mutants = []Mutant{
 		Slip:    "a refresh scores its permit with a plain ZADD and never asks whether it is still there: a late one takes it back, room or not",
 		Killers: []locktest.Property{locktest.PermitSafeRefresh},
 		slip:    slip{refreshReAdds: true},
+	},
+	{
+		Name: "rw-reentrant-read-unlock-deletes-write", Base: "rw-reentrant",
+		Slip:    "the read unlock that leaves no reader deletes K, the holder's own write lock included (Redisson issue 891)",
+		Killers: []locktest.Property{locktest.ReaderSafeRelease, locktest.ReaderDoubleRelease, locktest.ReaderReentrant},
+		slip:    slip{lastReaderDels: true},
 	},
 	{
 		Name: "semaphore-join-then-lease", Base: "semaphore",

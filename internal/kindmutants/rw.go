@@ -40,8 +40,14 @@ func rwScriptsOf(s slip) rwScripts {
 	if s.joinThenLease {
 		join = `redis.call('zadd', KEYS[2], 'inf', ARGV[1])`
 	}
+	writer := `if redis.call('exists', KEYS[1]) == 1 then return 0 end`
+	if s.reentrant {
+		// A holder's own write lock (its id at K, ARGV[3]) lets it read.
+		writer = `local w = redis.call('get', KEYS[1])
+if w and w ~= ARGV[3] then return 0 end`
+	}
 	read := redisNow + `
-if redis.call('exists', KEYS[1]) == 1 then return 0 end
+` + writer + `
 ` + intentGuard + `
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
 ` + join + `
@@ -131,7 +137,37 @@ var (
 )
 
 func newRW(c locktest.Client, s slip) (strategy.Strategy, error) {
-	return &rw{p: c.Pool, sc: rwScriptsOf(s)}, nil
+	l := &rw{p: c.Pool, sc: rwScriptsOf(s)}
+	if s.reentrant {
+		return rwReentrant{l}, nil
+	}
+	return l, nil
+}
+
+// rwReentrant is the read-write lock whose holders may read while they
+// write.
+type rwReentrant struct{ *rw }
+
+var _ strategy.Reentrant = rwReentrant{}
+
+// Reentrant returns a new holder.
+func (l rwReentrant) Reentrant() strategy.Shared { return &rwHolder{rw: l.rw, id: token()} }
+
+// rwHolder is one holder of a rwReentrant.
+type rwHolder struct {
+	*rw
+	id string
+}
+
+// TryAcquire takes the lock to write, as the holder.
+func (h *rwHolder) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	return h.acquire(ctx, key, ttl, true, h.id)
+}
+
+// TryAcquireShared takes the lock to read, as the holder: its own write
+// lock lets it in.
+func (h *rwHolder) TryAcquireShared(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	return h.acquire(ctx, key, ttl, false, h.id)
 }
 
 // Keys returns the writer's key, the readers' set and a waiting writer's
@@ -148,20 +184,33 @@ func (l *rw) keys(key string) []any {
 
 // TryAcquire takes the lock to write.
 func (l *rw) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
-	return l.acquire(ctx, key, ttl, l.sc.write, l.sc.writeRelease, l.sc.writeRefresh)
+	return l.acquire(ctx, key, ttl, true, "")
 }
 
 // TryAcquireShared takes the lock to read.
 func (l *rw) TryAcquireShared(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
-	return l.acquire(ctx, key, ttl, l.sc.read, l.sc.readRelease, l.sc.readRefresh)
+	return l.acquire(ctx, key, ttl, false, "")
 }
 
-func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, acquire, release, refresh *redis.Script) (strategy.Lock, error) {
+// acquire takes the lock to write or to read, for holder when it is not
+// "" (rwHolder): its write lock is its id at K, and its reads pass it.
+func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, write bool, holder string) (strategy.Lock, error) {
 	if err := checkTTL(ttl); err != nil {
 		return nil, err
 	}
+	acquire, release, refresh := l.sc.read, l.sc.readRelease, l.sc.readRefresh
+	if write {
+		acquire, release, refresh = l.sc.write, l.sc.writeRelease, l.sc.writeRefresh
+	}
 	h := &rwHold{rw: l, key: key, token: token(), release: release, refresh: refresh}
-	n, err := eval(ctx, l.p, acquire, append(l.keys(key), h.token, ms(ttl))...)
+	if write && holder != "" {
+		h.token = holder
+	}
+	args := append(l.keys(key), h.token, ms(ttl))
+	if !write && holder != "" {
+		args = append(args, holder)
+	}
+	n, err := eval(ctx, l.p, acquire, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func TestKinds(t *testing.T) {
 		// unlock under the holder's own write lock sets K's expiry to its
 		// other read's lease, cutting the write lock's.
 		{"hashrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return hashrwlock.New(c.Pool) },
-			[]locktest.Property{locktest.ReaderLeaseIndependence, locktest.ReaderReentrant}, []locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease}},
+			[]locktest.Property{locktest.ReaderLeaseIndependence, locktest.ReaderOverrun, locktest.ReaderReentrant}, []locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease}},
 		// The readers' count outlives K: once a crashed reader's K has
 		// expired, its count lets the next reader hold without K, and a
 		// writer takes K beside it. All readers share K's one lease, set by
@@ -50,7 +50,7 @@ func TestKinds(t *testing.T) {
 		// another reader, whose K it deletes; and a read script whose
 		// reply is lost leaves its count behind, as a crash does.
 		{"refcountrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return refcountrwlock.New(c.Pool) },
-			[]locktest.Property{locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.ReaderSafeRelease, locktest.ReaderDoubleRelease, locktest.ReaderFaults},
+			[]locktest.Property{locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.ReaderSafeRelease, locktest.ReaderDoubleRelease, locktest.ReaderFaults, locktest.ReaderOverrun},
 			[]locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease, locktest.ReaderReentrant}},
 		// A waiter's acquire drops only the members older than its own
 		// TTL, by its own clock: a crashed holder's permit outlives the TTL

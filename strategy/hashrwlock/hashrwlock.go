@@ -51,7 +51,8 @@
 // other reader still holds it, and a writer gets in beside it
 // (reader-lease-independence). And a read unlock under the same holder's write lock
 // sets K's expiry to the remaining read hold's lease, cutting the write
-// lock's: another writer gets in beside it.
+// lock's: another writer gets in beside it (reader-reentrant, through
+// Reentrant).
 package hashrwlock
 
 import (

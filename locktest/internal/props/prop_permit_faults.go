@@ -45,7 +45,7 @@ var (
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("permit-faults.scenario", nil,
-		"at each command of the acquire of a permit, then of its release, in turn, the suite answers the command with an error reply in Redis's place, lets it run and drops the connection before the reply, or drops the connection before the command")
+		"at each command of the acquire of a permit, then of its release, in turn, the suite answers the command with an error reply in Redis's place (`ERR`, and `NOSCRIPT` for an `EVALSHA`), lets it run and drops the connection before the reply, or drops the connection before the command")
 	_ = msg.Define("permit-faults.must", nil,
 		"a permit the acquire returns counts among the N, and its release gives it back; once the holder's TTL has passed, whatever the faulted call left gives its permit back, and nobody holds one more than N")
 )

@@ -3,6 +3,7 @@ package props
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/harness"
@@ -12,9 +13,9 @@ import (
 
 // ReaderFaults: acquire-faults and release-faults for a reader. At each
 // command of a reader's acquire, and then of its release, in turn, the
-// suite injects each fault of acquire-faults but the late reply (a
-// reader's calls take no deadline of their own here): an error reply in
-// Redis's place, a lost reply, a connection dropped before the command.
+// suite injects a fault of acquire-faults (modeFaultKept): the error
+// reply ERR, or NOSCRIPT to an EVALSHA, in Redis's place, a lost reply,
+// a connection dropped before the command.
 // A read lock the faulted acquire returns must keep a writer out, and its
 // release let the writer in; whatever else the faulted call left must
 // let a reader in and keep a writer out, and let the writer in once
@@ -69,7 +70,7 @@ func modeFaults(kind strategy.Kind, ms modeFaultMsgs) Scenario {
 			r.Shutdown()
 			commands += len(cmds)
 			for i, f := range faultPoints(op, cmds) {
-				if f.kind == sim.FaultLate {
+				if !modeFaultKept(f) {
 					continue
 				}
 				r, b := modeFaultSetup(newRun, m, fmt.Sprintf("/%s-%d", op, i+1))
@@ -89,6 +90,21 @@ func modeFaults(kind strategy.Kind, ms modeFaultMsgs) Scenario {
 		}
 		return last.Holds(ms.holds.New(injected, commands))
 	}
+}
+
+// modeFaultKept says whether a kind's faults properties inject f: not a
+// late reply (a call in a mode takes no deadline of its own here), and
+// of the error replies only ERR, which stands for those a lock can only
+// fail on, and NOSCRIPT, which a lock answers by sending its script
+// again: a third of the mutex's faults, each of which waits out a TTL.
+func modeFaultKept(f faultPoint) bool {
+	switch f.kind {
+	case sim.FaultLate:
+		return false
+	case sim.FaultReply:
+		return strings.HasPrefix(f.code, "ERR ") || strings.HasPrefix(f.code, "NOSCRIPT ")
+	}
+	return true
 }
 
 // modeFaultSetup starts a run in which B, warm, has taken the lock in m
@@ -180,7 +196,7 @@ var (
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("reader-faults.scenario", nil,
-		"at each command of a reader's acquire, then of its release, in turn, the suite answers the command with an error reply in Redis's place, lets it run and drops the connection before the reply, or drops the connection before the command")
+		"at each command of a reader's acquire, then of its release, in turn, the suite answers the command with an error reply in Redis's place (`ERR`, and `NOSCRIPT` for an `EVALSHA`), lets it run and drops the connection before the reply, or drops the connection before the command")
 	_ = msg.Define("reader-faults.must", nil,
 		"a read lock the acquire returns keeps a writer out, and its release lets the writer in; once the reader's TTL has passed, whatever the faulted call left lets a reader in, keeps a writer out while it reads, and lets the writer in once it has gone")
 )

@@ -76,8 +76,7 @@ func (cfg Config) setting() harness.Setting {
 		Factory: func(i sim.ClientInfo) (strategy.Strategy, error) { return cfg.New(clientOf(i)) }}
 }
 
-// Timing is the time scale of the scenarios; a zero field takes its
-// default, scaled to Granularity, and every TTL is a whole multiple of it.
+// Timing is the scenarios' time scale; a zero field takes its default.
 type Timing struct {
 	Granularity time.Duration // the lock's step of TTL; what it announces (strategy.Granular), else 1ms
 	Short       time.Duration // a TTL meant to run out during a scenario; 60ms

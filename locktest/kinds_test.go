@@ -32,9 +32,11 @@ func TestKinds(t *testing.T) {
 		// The watchdog's PEXPIRE K sets the whole lock's expiry to the
 		// renewing reader's lease: A's refresh with the Short TTL cuts B's
 		// Long one, and W writes beside B. Readers first: R2 reads while W
-		// waits, and W writes once the stream of readers ends.
+		// waits, and W writes once the stream of readers ends. A read
+		// unlock under the holder's own write lock sets K's expiry to its
+		// other read's lease, cutting the write lock's.
 		{"hashrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return hashrwlock.New(c.Pool) },
-			[]locktest.Property{locktest.ReaderLeaseIndependence}, nil},
+			[]locktest.Property{locktest.ReaderLeaseIndependence, locktest.ReaderOverrun, locktest.ReaderReentrant}, []locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease}},
 		// The readers' count outlives K: once a crashed reader's K has
 		// expired, its count lets the next reader hold without K, and a
 		// writer takes K beside it. All readers share K's one lease, set by
@@ -42,25 +44,36 @@ func TestKinds(t *testing.T) {
 		// for D, which crashed, and D's count keeps B's release from
 		// deleting K, so W waits out B's lease (and A's refresh would cut
 		// B's). Writers first (K:writer-intent): W writes as soon as R1
-		// leaves.
+		// leaves. A read released late or twice DECRs the count again:
+		// below zero once a writer has reset it, when the next reader's
+		// INCR to 0 lets it hold beside the writer, or to zero beside
+		// another reader, whose K it deletes; and a read script whose
+		// reply is lost leaves its count behind, as a crash does.
 		{"refcountrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return refcountrwlock.New(c.Pool) },
-			[]locktest.Property{locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence}, nil},
+			[]locktest.Property{locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.ReaderSafeRelease, locktest.ReaderDoubleRelease, locktest.ReaderFaults, locktest.ReaderOverrun},
+			[]locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease, locktest.ReaderReentrant}},
 		// A waiter's acquire drops only the members older than its own
 		// TTL, by its own clock: a crashed holder's permit outlives the TTL
 		// it was taken with, and a client whose clock runs ahead drops the
 		// live holders' members (permit-skew). Every acquire and refresh
 		// PEXPIREs K to the caller's TTL: a short one drops every holder's
 		// member with K. Its release is a ZREM of its own members, and its
-		// acquire of n one script: both exact.
+		// acquire of n one script: both exact. A permit whose reply is
+		// lost, or whose holder stalls past its TTL, outlives it as a
+		// crashed holder's does.
 		{"zsetsemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) {
 			return zsetsemaphore.New(c.Pool, 2, zsetsemaphore.WithClock(c.Clock))
-		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitLeaseIndependence, locktest.PermitSkew}, nil},
+		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitLeaseIndependence, locktest.PermitSafeRefresh, locktest.PermitFaults, locktest.PermitSkew},
+			[]locktest.Property{locktest.PermitCrashMidAcquire, locktest.PermitCrashMidRelease}},
 		// No lease at all: a crashed holder's permit is lost for good (and
 		// so never cuts the others'), and a release is an INCRBY, however
 		// often it comes (a second release lets N+1 in). Its acquire of n is one decrement-if-enough script;
-		// it reads no clock (permit-skew n/a).
+		// it reads no clock (permit-skew n/a), and has no Refresh. A decrement whose reply is
+		// lost loses its permit for good, as a crash does; a death
+		// between its two scripts (set the count, decrement) takes none.
 		{"countersemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) { return countersemaphore.New(c.Pool, 2) },
-			[]locktest.Property{locktest.PermitCrashRecovery, locktest.PermitReleaseExact}, []locktest.Property{locktest.PermitSkew}},
+			[]locktest.Property{locktest.PermitCrashRecovery, locktest.PermitReleaseExact, locktest.PermitFaults},
+			[]locktest.Property{locktest.PermitCrashMidRelease, locktest.PermitSafeRefresh, locktest.PermitSkew}},
 		{"luatoken", strategy.Mutex, func(c locktest.Client) (strategy.Strategy, error) { return luatoken.New(c.Pool) }, nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,8 +26,16 @@ const HolderClock Property = "holder-clock" // the holder's own clock sets its l
 const HolderOverrun Property = "holder-overrun" // work outlasts the TTL while others wait
 
 const (
-	ReaderCrashRecovery Property = "reader-crash-recovery" // a crashed reader's hold frees within its TTL
-	PermitCrashRecovery Property = "permit-crash-recovery" // a crashed holder's permit comes back within its TTL
+	ReaderCrashRecovery, PermitCrashRecovery         Property = "reader-crash-recovery", "permit-crash-recovery"         // a crashed reader's hold, a permit, frees within its TTL
+	ReaderCrashMidAcquire, PermitCrashMidAcquire     Property = "reader-crash-mid-acquire", "permit-crash-mid-acquire"   // dies inside its acquire
+	ReaderCrashMidRelease, PermitCrashMidRelease     Property = "reader-crash-mid-release", "permit-crash-mid-release"   // dies inside its release
+	ReaderFaults, PermitFaults                       Property = "reader-faults", "permit-faults"                         // faults inside its acquire and release
+	ReaderSafeRelease, ReaderDoubleRelease           Property = "reader-safe-release", "reader-double-release"           // a reader's late, second release
+	ReaderSafeRefresh, PermitSafeRefresh             Property = "reader-safe-refresh", "permit-safe-refresh"             // a late Refresh of a reader's hold, a permit
+	ReadSharing, RWExclusion                         Property = "read-sharing", "rw-exclusion"                           // readers share, a writer holds alone; in every interleaving
+	ReaderLeaseIndependence, PermitLeaseIndependence Property = "reader-lease-independence", "permit-lease-independence" // a reader's, a holder's calls never move another's lease
+	ReaderOverrun                                    Property = "reader-overrun"                                         // a reader's work outlasts its TTL while a writer waits
+	ReaderReentrant                                  Property = "reader-reentrant"                                       // a read unlock under the holder's own write lock (strategy.Reentrant)
 )
 
 const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed
@@ -40,15 +48,9 @@ const NodeClockJump Property = "node-clock-jump" // a master's clock jumps past 
 
 const PermitBound Property = "permit-bound" // never more than N permits held at once
 
-const PermitLeaseIndependence Property = "permit-lease-independence" // a holder's calls never cut another's lease
-
 const PermitReleaseExact Property = "permit-release-exact" // a release frees its own permit, once
 
 const PermitSkew Property = "permit-skew" // a client's clock runs ahead by more than the holders' TTL
-
-const ReadSharing Property = "read-sharing" // readers share, a writer holds alone
-
-const ReaderLeaseIndependence Property = "reader-lease-independence" // a reader's calls never move another's lease
 
 const ReleaseFaults Property = "release-faults" // errors, lost replies and drops inside the release
 
@@ -59,8 +61,6 @@ const RenewAfterRelease Property = "renew-after-release" // no command of a hold
 const RenewedOverrun Property = "renewed-overrun" // a stalled holder learns its lease is lost (strategy.Leased)
 
 const RestartAmnesia Property = "restart-amnesia" // a master restarts empty (topology)
-
-const RWExclusion Property = "rw-exclusion" // a writer excludes readers and writers, in every interleaving
 
 const SafeRefresh Property = "safe-refresh" // a late Refresh must not claim, extend or free
 

@@ -15,8 +15,7 @@ import (
 // Property names one scenario the suite runs against a strategy.
 type Property string
 
-// Floor is the least time a check of p at timing tm must sleep on TTLs
-// when it finds v, which no speed-up of the suite can remove.
+// Floor is the least time a check of p at tm must sleep on TTLs to find v.
 func (p Property) Floor(tm Timing, v Verdict) time.Duration {
 	d, ok := props.Lookup(string(p))
 	if !ok || v == NoVerdict {
@@ -34,8 +33,7 @@ func Properties() []Property {
 	return propertiesOf(func(d props.Property) bool { return !d.Topology && d.Kind == "" })
 }
 
-// TopologyProperties are a failover, a restart, a clock jump and a
-// minority down, on servers of their own; Run checks them when asked.
+// TopologyProperties run on servers of their own; Run checks them when asked.
 func TopologyProperties() []Property {
 	return propertiesOf(func(d props.Property) bool { return d.Topology && d.Kind == "" })
 }
@@ -45,9 +43,7 @@ func AllProperties() []Property {
 	return propertiesOf(func(d props.Property) bool { return d.Kind == "" })
 }
 
-// KindProperties are the properties of a read-write lock
-// (strategy.ReadWrite) or a semaphore (strategy.Semaphore), which the
-// mutex's (AllProperties) do not list.
+// KindProperties are those of a read-write lock or a semaphore (kind k).
 func KindProperties(k strategy.Kind) []Property {
 	return propertiesOf(func(d props.Property) bool { return d.Kind == k && k != strategy.Mutex })
 }

@@ -32,6 +32,16 @@ type WriterFirst interface {
 	WriterIntent() time.Duration
 }
 
+// Reentrant is implemented by read-write locks whose holder may hold
+// several locks on a key at once, as a Redisson thread does: the Shared
+// that Reentrant returns is one holder, whose acquires reenter its own
+// holds, and which may read while it writes; each of its locks is
+// released on its own.
+type Reentrant interface {
+	Shared
+	Reentrant() Shared
+}
+
 // Counting is implemented by semaphores: key is held by at most
 // Permits() holders at once, and TryAcquire takes one permit, returning
 // ErrNotAcquired (possibly wrapped) when all are taken. Each Lock is one

@@ -63,6 +63,7 @@ func (m Mutant) Kind() strategy.Kind {
 // slip is none.
 type slip struct {
 	writersFirst bool // a variant's policy: a waiting writer's intent keeps new readers out
+	reentrant    bool // a variant's policy: a holder (strategy.Reentrant) may read while it writes
 
 	releaseDropsReaders bool // a reader's release deletes K:readers
 	refreshCutsReaders  bool // a reader's refresh sets K:readers' expiry to its own TTL
@@ -75,11 +76,17 @@ type slip struct {
 	acquireNSingles bool // TryAcquireN takes n permits one at a time, and keeps them on failure
 	clientClock     bool // leases are scored by the client's clock, not Redis's
 	countThenAdd    bool // an acquire counts the permits held, then adds its own in a second script
+
+	joinThenLease  bool // an acquire adds its hold with no lease, then sets the lease in a second script
+	parkThenRemove bool // a release parks its hold with no lease, then removes it in a second script
+	lastReaderDels bool // the last reader's release deletes K, whoever holds it
+	refreshReAdds  bool // a refresh scores its hold with a plain ZADD, which adds it back once gone
 }
 
 // with is s with the slips of t added.
 func (s slip) with(t slip) slip {
 	s.writersFirst = s.writersFirst || t.writersFirst
+	s.reentrant = s.reentrant || t.reentrant
 	s.releaseDropsReaders = s.releaseDropsReaders || t.releaseDropsReaders
 	s.refreshCutsReaders = s.refreshCutsReaders || t.refreshCutsReaders
 	s.refreshRenewsAll = s.refreshRenewsAll || t.refreshRenewsAll
@@ -90,12 +97,17 @@ func (s slip) with(t slip) slip {
 	s.acquireNSingles = s.acquireNSingles || t.acquireNSingles
 	s.clientClock = s.clientClock || t.clientClock
 	s.countThenAdd = s.countThenAdd || t.countThenAdd
+	s.joinThenLease = s.joinThenLease || t.joinThenLease
+	s.parkThenRemove = s.parkThenRemove || t.parkThenRemove
+	s.lastReaderDels = s.lastReaderDels || t.lastReaderDels
+	s.refreshReAdds = s.refreshReAdds || t.refreshReAdds
 	return s
 }
 
 var variants = []Variant{
 	{Name: "rw-readers-first", Kind: strategy.ReadWrite, make: newRW},
 	{Name: "rw-writers-first", Kind: strategy.ReadWrite, make: newRW, base: slip{writersFirst: true}},
+	{Name: "rw-reentrant", Kind: strategy.ReadWrite, make: newRW, base: slip{reentrant: true}},
 	{Name: "semaphore", Kind: strategy.Semaphore, make: newSemaphore},
 }
 
@@ -103,7 +115,7 @@ var mutants = []Mutant{
 	{
 		Name: "rw-release-drops-readers", Base: "rw-readers-first",
 		Slip:    "a reader's release deletes the readers' set, as a mutex's deletes its key",
-		Killers: []locktest.Property{locktest.ReaderLeaseIndependence, locktest.WriterProgress},
+		Killers: []locktest.Property{locktest.ReaderLeaseIndependence, locktest.ReaderDoubleRelease, locktest.WriterProgress},
 		slip:    slip{releaseDropsReaders: true},
 	},
 	{
@@ -127,8 +139,56 @@ var mutants = []Mutant{
 	{
 		Name: "rw-writer-blocks-itself", Base: "rw-writers-first",
 		Slip:    "a writer's acquire refuses while an intent stands, as a reader's does, its own intent included",
-		Killers: []locktest.Property{locktest.ReadSharing, locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.WriterProgress},
+		Killers: []locktest.Property{locktest.ReadSharing, locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.ReaderSafeRelease, locktest.ReaderSafeRefresh, locktest.ReaderFaults, locktest.WriterProgress},
 		slip:    slip{writerBlocksItself: true},
+	},
+	{
+		Name: "rw-read-join-then-lease", Base: "rw-readers-first",
+		Slip:    "a reader's acquire joins the readers with no lease, and sets its lease in a second script: a reader that dies between them is one forever",
+		Killers: []locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderFaults},
+		slip:    slip{joinThenLease: true},
+	},
+	{
+		Name: "rw-release-park-then-remove", Base: "rw-readers-first",
+		Slip:    "a reader's release first parks its member with no lease, so that no refresh revives it, and removes it in a second script",
+		Killers: []locktest.Property{locktest.ReaderCrashMidRelease},
+		slip:    slip{parkThenRemove: true},
+	},
+	{
+		Name: "rw-last-reader-deletes-k", Base: "rw-readers-first",
+		Slip:    "the release that leaves no reader deletes K, as a shared key's last unlock does, without asking whose K it is",
+		Killers: []locktest.Property{locktest.ReaderSafeRelease, locktest.ReaderDoubleRelease},
+		slip:    slip{lastReaderDels: true},
+	},
+	{
+		Name: "rw-refresh-re-adds", Base: "rw-readers-first",
+		Slip:    "a reader's refresh scores its member with a plain ZADD and never asks whether it is still there: a late one adds it back",
+		Killers: []locktest.Property{locktest.ReaderSafeRefresh},
+		slip:    slip{refreshReAdds: true},
+	},
+	{
+		Name: "semaphore-refresh-re-adds", Base: "semaphore",
+		Slip:    "a refresh scores its permit with a plain ZADD and never asks whether it is still there: a late one takes it back, room or not",
+		Killers: []locktest.Property{locktest.PermitSafeRefresh},
+		slip:    slip{refreshReAdds: true},
+	},
+	{
+		Name: "rw-reentrant-read-unlock-deletes-write", Base: "rw-reentrant",
+		Slip:    "the read unlock that leaves no reader deletes K, the holder's own write lock included (Redisson issue 891)",
+		Killers: []locktest.Property{locktest.ReaderSafeRelease, locktest.ReaderDoubleRelease, locktest.ReaderReentrant},
+		slip:    slip{lastReaderDels: true},
+	},
+	{
+		Name: "semaphore-join-then-lease", Base: "semaphore",
+		Slip:    "an acquire adds its permit with no lease, and sets the lease in a second script: a holder that dies between them keeps it forever",
+		Killers: []locktest.Property{locktest.PermitCrashMidAcquire, locktest.PermitFaults},
+		slip:    slip{joinThenLease: true},
+	},
+	{
+		Name: "semaphore-release-park-then-remove", Base: "semaphore",
+		Slip:    "a release first parks its permit with no lease, so that no refresh revives it, and removes it in a second script",
+		Killers: []locktest.Property{locktest.PermitCrashMidRelease, locktest.PermitFaults},
+		slip:    slip{parkThenRemove: true},
 	},
 	{
 		Name: "semaphore-expiry-outright", Base: "semaphore",

@@ -17,6 +17,9 @@ import (
 // rwScripts are one lock's scripts, made with its slips.
 type rwScripts struct {
 	read, write, readRelease, readRefresh, writeRelease, writeRefresh *redis.Script
+	// readLease and readPark, with the slips that split them out, run
+	// after read and before readRelease: nil otherwise.
+	readLease, readPark *redis.Script
 }
 
 // keepReaders is Lua that makes K:readers live at least the TTL, never
@@ -30,12 +33,24 @@ func rwScriptsOf(s slip) rwScripts {
 	if s.writersFirst {
 		intentGuard = `if redis.call('exists', KEYS[3]) == 1 then return 0 end`
 	}
+	lease := `redis.call('zadd', KEYS[2], 'xx', now + tonumber(ARGV[2]), ARGV[1])
+` + keepReaders
+	join := `redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+` + keepReaders
+	if s.joinThenLease {
+		join = `redis.call('zadd', KEYS[2], 'inf', ARGV[1])`
+	}
+	writer := `if redis.call('exists', KEYS[1]) == 1 then return 0 end`
+	if s.reentrant {
+		// A holder's own write lock (its id at K, ARGV[3]) lets it read.
+		writer = `local w = redis.call('get', KEYS[1])
+if w and w ~= ARGV[3] then return 0 end`
+	}
 	read := redisNow + `
-if redis.call('exists', KEYS[1]) == 1 then return 0 end
+` + writer + `
 ` + intentGuard + `
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
-redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-` + keepReaders + `
+` + join + `
 return 1`
 
 	selfGuard, intent, clear := "", "", `redis.call('del', KEYS[3])`
@@ -60,8 +75,14 @@ redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2])
 return 1`
 
 	readRelease := `return redis.call('zrem', KEYS[2], ARGV[1])`
-	if s.releaseDropsReaders {
+	switch {
+	case s.releaseDropsReaders:
 		readRelease = `return redis.call('del', KEYS[2])`
+	case s.lastReaderDels:
+		readRelease = `
+local n = redis.call('zrem', KEYS[2], ARGV[1])
+if redis.call('zcard', KEYS[2]) == 0 then redis.call('del', KEYS[1]) end
+return n`
 	}
 
 	renew := `redis.call('zadd', KEYS[2], 'xx', now + tonumber(ARGV[2]), ARGV[1])`
@@ -76,24 +97,32 @@ end
 	if s.refreshCutsReaders {
 		keep = `redis.call('pexpire', KEYS[2], ARGV[2])`
 	}
+	held := `if not redis.call('zscore', KEYS[2], ARGV[1]) then return 0 end`
+	if s.refreshReAdds {
+		held, renew = "", `redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])`
+	}
 	readRefresh := redisNow + `
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
-if not redis.call('zscore', KEYS[2], ARGV[1]) then return 0 end
+` + held + `
 ` + renew + keep + `
 return 1`
 
-	return rwScripts{
-		read:        redis.NewScript(3, read),
-		write:       redis.NewScript(3, write),
-		readRelease: redis.NewScript(3, readRelease),
-		readRefresh: redis.NewScript(3, readRefresh),
-		writeRelease: redis.NewScript(3, `
-if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0`),
-		writeRefresh: redis.NewScript(3, `
-if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
-return 0`),
+	var sc rwScripts
+	if s.joinThenLease {
+		sc.readLease = redis.NewScript(3, redisNow+lease+`return 1`)
 	}
+	if s.parkThenRemove {
+		sc.readPark = redis.NewScript(3, `redis.call('zadd', KEYS[2], 'xx', 'inf', ARGV[1]) return 1`)
+	}
+	sc.read, sc.write = redis.NewScript(3, read), redis.NewScript(3, write)
+	sc.readRelease, sc.readRefresh = redis.NewScript(3, readRelease), redis.NewScript(3, readRefresh)
+	sc.writeRelease = redis.NewScript(3, `
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0`)
+	sc.writeRefresh = redis.NewScript(3, `
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0`)
+	return sc
 }
 
 // rw is the read-write lock on one client.
@@ -108,7 +137,37 @@ var (
 )
 
 func newRW(c locktest.Client, s slip) (strategy.Strategy, error) {
-	return &rw{p: c.Pool, sc: rwScriptsOf(s)}, nil
+	l := &rw{p: c.Pool, sc: rwScriptsOf(s)}
+	if s.reentrant {
+		return rwReentrant{l}, nil
+	}
+	return l, nil
+}
+
+// rwReentrant is the read-write lock whose holders may read while they
+// write.
+type rwReentrant struct{ *rw }
+
+var _ strategy.Reentrant = rwReentrant{}
+
+// Reentrant returns a new holder.
+func (l rwReentrant) Reentrant() strategy.Shared { return &rwHolder{rw: l.rw, id: token()} }
+
+// rwHolder is one holder of a rwReentrant.
+type rwHolder struct {
+	*rw
+	id string
+}
+
+// TryAcquire takes the lock to write, as the holder.
+func (h *rwHolder) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	return h.acquire(ctx, key, ttl, true, h.id)
+}
+
+// TryAcquireShared takes the lock to read, as the holder: its own write
+// lock lets it in.
+func (h *rwHolder) TryAcquireShared(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	return h.acquire(ctx, key, ttl, false, h.id)
 }
 
 // Keys returns the writer's key, the readers' set and a waiting writer's
@@ -125,25 +184,46 @@ func (l *rw) keys(key string) []any {
 
 // TryAcquire takes the lock to write.
 func (l *rw) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
-	return l.acquire(ctx, key, ttl, l.sc.write, l.sc.writeRelease, l.sc.writeRefresh)
+	return l.acquire(ctx, key, ttl, true, "")
 }
 
 // TryAcquireShared takes the lock to read.
 func (l *rw) TryAcquireShared(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
-	return l.acquire(ctx, key, ttl, l.sc.read, l.sc.readRelease, l.sc.readRefresh)
+	return l.acquire(ctx, key, ttl, false, "")
 }
 
-func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, acquire, release, refresh *redis.Script) (strategy.Lock, error) {
+// acquire takes the lock to write or to read, for holder when it is not
+// "" (rwHolder): its write lock is its id at K, and its reads pass it.
+func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, write bool, holder string) (strategy.Lock, error) {
 	if err := checkTTL(ttl); err != nil {
 		return nil, err
 	}
+	acquire, release, refresh := l.sc.read, l.sc.readRelease, l.sc.readRefresh
+	if write {
+		acquire, release, refresh = l.sc.write, l.sc.writeRelease, l.sc.writeRefresh
+	}
 	h := &rwHold{rw: l, key: key, token: token(), release: release, refresh: refresh}
-	n, err := eval(ctx, l.p, acquire, append(l.keys(key), h.token, ms(ttl))...)
+	if write && holder != "" {
+		h.token = holder
+	}
+	args := append(l.keys(key), h.token, ms(ttl))
+	if !write && holder != "" {
+		args = append(args, holder)
+	}
+	n, err := eval(ctx, l.p, acquire, args...)
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
 		return nil, strategy.ErrNotAcquired
+	}
+	if acquire == l.sc.read && l.sc.readLease != nil {
+		if _, err := eval(ctx, l.p, l.sc.readLease, append(l.keys(key), h.token, ms(ttl))...); err != nil {
+			return nil, err
+		}
+	}
+	if release == l.sc.readRelease {
+		h.park = l.sc.readPark
 	}
 	return h, nil
 }
@@ -153,6 +233,7 @@ type rwHold struct {
 	*rw
 	key, token       string
 	release, refresh *redis.Script
+	park             *redis.Script // run before release, with the slip that parks a reader
 }
 
 var _ strategy.Refresher = (*rwHold)(nil)
@@ -160,6 +241,11 @@ var _ strategy.Refresher = (*rwHold)(nil)
 func (h *rwHold) Key() string { return h.key }
 
 func (h *rwHold) Release(ctx context.Context) error {
+	if h.park != nil {
+		if _, err := eval(ctx, h.p, h.park, append(h.keys(h.key), h.token)...); err != nil {
+			return err
+		}
+	}
 	n, err := eval(ctx, h.p, h.release, append(h.keys(h.key), h.token)...)
 	if err == nil && n == 0 {
 		err = strategy.ErrNotHeld

@@ -21,7 +21,7 @@ const permits = 2
 // <id>_0 … <id>_n-1, scored by the expiry of its lease.
 
 // semScripts are one semaphore's scripts, made with its slips.
-type semScripts struct{ acquire, release, refresh, count, add *redis.Script }
+type semScripts struct{ acquire, release, refresh, count, add, lease, park *redis.Script }
 
 func semScriptsOf(s slip) semScripts {
 	now := redisNow
@@ -32,12 +32,28 @@ func semScriptsOf(s slip) semScripts {
 	if s.expiryOutright {
 		keep = `redis.call('pexpire', KEYS[1], ARGV[4])`
 	}
-	add := `
+	addAt := func(score string) string {
+		return `
 for i = 0, tonumber(ARGV[2]) - 1 do
-	redis.call('zadd', KEYS[1], now + tonumber(ARGV[4]), ARGV[3] .. '_' .. i)
+	redis.call('zadd', KEYS[1], ` + score + `, ARGV[3] .. '_' .. i)
 end
 ` + keep + `
 return 1`
+	}
+	add := addAt(`now + tonumber(ARGV[4])`)
+	join := add
+	if s.joinThenLease {
+		join = addAt(`'inf'`)
+	}
+	// The halves of the acquire and the release that the slips split
+	// out: the lease set after the join, the park before the removal.
+	each := func(cmd string) string {
+		return `
+for i = 0, tonumber(ARGV[2]) - 1 do
+	redis.call('zadd', KEYS[1], 'xx', ` + cmd + `, ARGV[3] .. '_' .. i)
+end
+return 1`
+	}
 	release := `
 local n = 0
 for i = 0, tonumber(ARGV[2]) - 1 do
@@ -47,21 +63,26 @@ return n`
 	if s.releaseAny {
 		release = `return #redis.call('zpopmin', KEYS[1], ARGV[2]) / 2`
 	}
+	held := `if not redis.call('zscore', KEYS[1], ARGV[3] .. '_0') then return 0 end`
+	if s.refreshReAdds {
+		held = ""
+	}
 	return semScripts{
 		acquire: redis.NewScript(1, now+`
 redis.call('zremrangebyscore', KEYS[1], '-inf', now)
 if redis.call('zcard', KEYS[1]) + tonumber(ARGV[2]) > tonumber(ARGV[1]) then return 0 end
-`+add),
+`+join),
 		refresh: redis.NewScript(1, now+`
 redis.call('zremrangebyscore', KEYS[1], '-inf', now)
-if not redis.call('zscore', KEYS[1], ARGV[3] .. '_0') then return 0 end
-`+add),
+`+held+add),
 		release: redis.NewScript(1, release),
 		// The count-then-add slip's two halves of the acquire.
 		count: redis.NewScript(1, now+`
 redis.call('zremrangebyscore', KEYS[1], '-inf', now)
 return redis.call('zcard', KEYS[1])`),
-		add: redis.NewScript(1, now+add),
+		add:   redis.NewScript(1, now+add),
+		lease: redis.NewScript(1, now+each(`now + tonumber(ARGV[4])`)),
+		park:  redis.NewScript(1, each(`'inf'`)),
 	}
 }
 
@@ -118,6 +139,13 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 // acquireOne takes h's permits in one script, or, with the count-then-add
 // slip, counts in one and adds in another: 1 when they were taken.
 func (s *semaphore) acquireOne(ctx context.Context, key string, h hold, ttl time.Duration) (int, error) {
+	if s.slip.joinThenLease {
+		ok, err := s.run(ctx, s.sc.acquire, key, h, ttl)
+		if err != nil || ok == 0 {
+			return ok, err
+		}
+		return s.run(ctx, s.sc.lease, key, h, ttl)
+	}
 	if !s.slip.countThenAdd {
 		return s.run(ctx, s.sc.acquire, key, h, ttl)
 	}
@@ -158,6 +186,11 @@ func (l *permitsHeld) Key() string { return l.key }
 func (l *permitsHeld) Release(ctx context.Context) error {
 	removed := 0
 	for _, h := range l.holds {
+		if l.s.slip.parkThenRemove {
+			if _, err := l.s.run(ctx, l.s.sc.park, l.key, h, time.Millisecond); err != nil {
+				return err
+			}
+		}
 		n, err := l.s.run(ctx, l.s.sc.release, l.key, h, time.Millisecond)
 		if err != nil {
 			return err

@@ -51,7 +51,8 @@
 // other reader still holds it, and a writer gets in beside it
 // (reader-lease-independence). And a read unlock under the same holder's write lock
 // sets K's expiry to the remaining read hold's lease, cutting the write
-// lock's: another writer gets in beside it.
+// lock's: another writer gets in beside it (reader-reentrant, through
+// Reentrant).
 package hashrwlock
 
 import (
@@ -84,8 +85,8 @@ type Strategy struct {
 }
 
 var (
-	_ strategy.Shared = (*Strategy)(nil)
-	_ strategy.Keyed  = (*Strategy)(nil)
+	_ strategy.Reentrant = (*Strategy)(nil)
+	_ strategy.Keyed     = (*Strategy)(nil)
 )
 
 // Option configures the strategy.
@@ -135,6 +136,9 @@ func (s *Strategy) TryAcquireShared(ctx context.Context, key string, ttl time.Du
 func (s *Strategy) Holder() *Holder {
 	return &Holder{s: s, name: s.id + ":" + strconv.FormatInt(s.threads.Add(1), 10)}
 }
+
+// Reentrant returns a new holder of s, as a strategy.Shared: Holder.
+func (s *Strategy) Reentrant() strategy.Shared { return s.Holder() }
 
 // Holder is one holder of the lock, Redisson's thread. It is a
 // strategy.Shared whose acquires reenter.

@@ -63,7 +63,7 @@ func startNode(ctx context.Context, bin, name string, bus bool, args []string, o
 		if err == nil {
 			return n, nil
 		}
-		if !errors.Is(err, errPortTaken) || attempt == 3 || ctx.Err() != nil {
+		if !errors.Is(err, errPortTaken) || attempt == 5 || ctx.Err() != nil {
 			return nil, err
 		}
 	}

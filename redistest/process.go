@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -33,7 +34,7 @@ func StartProcess(ctx context.Context, extra ...string) (*Server, error) {
 		if err == nil {
 			return s, nil
 		}
-		if !errors.Is(err, errPortTaken) || attempt == 3 || ctx.Err() != nil {
+		if !errors.Is(err, errPortTaken) || attempt == 5 || ctx.Err() != nil {
 			return nil, err
 		}
 	}
@@ -218,8 +219,20 @@ func stopProcess(p *os.Process, exited <-chan struct{}) error {
 	}
 }
 
-// freePort returns a loopback TCP port that nothing listens on now.
+// freePort returns a loopback TCP port that nothing listens on now. It
+// picks one below the range the system hands out to outgoing connections
+// (32768 and up on Linux), where the many connections of a run (each
+// client's proxy dials Redis) would take it before redis-server binds it;
+// the system's own choice when none there is free.
 func freePort() (int, error) {
+	for range 20 {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err == nil {
+			l.Close()
+			return port, nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

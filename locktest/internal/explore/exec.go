@@ -59,7 +59,7 @@ func Execute(r *harness.Run, p Plan, lock Lock) harness.Outcome {
 func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
 	tl, _ := r.Rec.Timeline()
 	d, found := judge.Free(tl, judge.Options{Permits: lock.Permits, Fenced: lock.Fenced, Leased: lock.Leased,
-		Slack: lock.Slack, Quick: lock.Short / 2, WriterIntent: lock.WriterIntent})
+		Slack: lock.Short, Quick: lock.Short / 2, WriterIntent: lock.WriterIntent})
 	if !found {
 		return r.Holds(mHeld.New(clients))
 	}

@@ -97,7 +97,11 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 	if len(broken) > 0 {
 		first := slices.MinFunc(broken, func(a, b brokenRun) int { return a.i - b.i })
 		f.Broken, f.Plan = true, first.plan
-		f.shrink(ctx, opts, first.out, run)
+		if opts.Knobs.NoShrink {
+			f.Shrunk, f.Outcome = first.plan, first.out
+		} else {
+			f.shrink(ctx, opts, first.out, run)
+		}
 	}
 	f.Elapsed = time.Since(start)
 	return f

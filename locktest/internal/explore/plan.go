@@ -146,6 +146,9 @@ func stream(seed int64, n uint64) *rand.Rand {
 type Knobs struct {
 	Sched   string // "pct" or "walk": every run's schedule; "": either, drawn
 	NoSwarm bool   // every kind of operation and fault on in every run
+	// NoShrink: report the first run that broke as it was drawn, without
+	// shrinking or replaying it.
+	NoShrink bool
 }
 
 // Draw draws the plan of seed for lock.
@@ -200,7 +203,9 @@ func drawSession(r *rand.Rand, lock Lock, sw Swarm) []Op {
 	if r.IntN(4) == 0 {
 		ttl = 2 * lock.Short
 	}
-	acq := Op{Kind: Acquire, Mode: history.Exclusive, N: 1, TTL: ttl, For: ttl + lock.Short}
+	// A waiter keeps trying past the TTL and the judge's slack (Short):
+	// a lock that stays taken once every hold has ended shows.
+	acq := Op{Kind: Acquire, Mode: history.Exclusive, N: 1, TTL: ttl, For: ttl + 3*lock.Short}
 	if r.IntN(3) == 0 {
 		acq.Kind = Try
 	}

@@ -108,21 +108,6 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 	return Decision{Verdict: Breaks, Reason: best.reason, Rule: best.rule, Event: best.event}, true
 }
 
-// finding is a violation: the rule, the event that shows it and what it
-// is.
-type finding struct {
-	rule   history.Rule
-	event  int
-	reason history.Message
-}
-
-// serverTick is how much sooner than its TTL by our clock a hold may end
-// by the server's: Redis counts expiries, and the TIME a script reads, in
-// whole milliseconds, so a key set at 10.9ms with a TTL of 60ms may be
-// gone at 70.0ms. A grant within a tick of a hold's end is no second
-// holder.
-const serverTick = time.Millisecond
-
 // twoHoldersAt is twoHolders as a finding: the grant's event.
 func twoHoldersAt(tl []history.Event, capacity int) (finding, bool) {
 	hs := holds(tl)

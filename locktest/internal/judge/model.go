@@ -297,3 +297,18 @@ func semaphore(tl []history.Event) []history.Event {
 	}
 	return out
 }
+
+// finding is a violation: the rule, the event that shows it and what it
+// is.
+type finding struct {
+	rule   history.Rule
+	event  int
+	reason history.Message
+}
+
+// serverTick is how much sooner than its TTL by our clock a hold may end
+// by the server's: Redis counts expiries, and the TIME a script reads, in
+// whole milliseconds, so a key set at 10.9ms with a TTL of 60ms may be
+// gone at 70.0ms. A grant within a tick of a hold's end is no second
+// holder.
+const serverTick = time.Millisecond

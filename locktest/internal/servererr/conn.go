@@ -199,3 +199,36 @@ func (c *Conn) inCommand(cmd Command, sc *script) (reply string, instead Command
 	}
 	return "", nil
 }
+
+// NewConn starts the model of one client connection to the server:
+// the transaction it is in, if any.
+func (s *Server) NewConn() *Conn { return &Conn{srv: s} }
+
+// learn records the scripts and functions a command sends.
+func (s *Server) learn(cmd Command) {
+	var body string
+	switch {
+	case cmd.is("eval", "eval_ro") && len(cmd) > 1:
+		body = cmd[1]
+	case cmd.is("script|load") && len(cmd) > 2:
+		body = cmd[2]
+	case cmd.is("function|load") && len(cmd) > 2:
+		for name, flags := range parseLibrary(cmd[len(cmd)-1]) {
+			if s.functions == nil {
+				s.functions = map[string]scriptFlag{}
+			}
+			s.functions[name] = flags
+		}
+		return
+	default:
+		return
+	}
+	sc := s.parse(body)
+	if s.scripts == nil {
+		s.scripts = map[string]script{}
+	}
+	s.scripts[sc.sha] = sc
+	if s.reloaded != nil {
+		s.reloaded[sc.sha] = true
+	}
+}

@@ -1,43 +1,9 @@
 package servererr
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 )
-
-// Version is a Redis server's version. Where servers differ, the package
-// answers as that version does; the zero Version answers as the newest.
-// Versions before 7.0, whose command flags differ, are not modelled.
-type Version struct{ Major, Minor int }
-
-// ParseVersion reads "7.0.15" or "7.4".
-func ParseVersion(s string) (Version, error) {
-	var v Version
-	parts := strings.SplitN(s, ".", 3)
-	if len(parts) < 2 {
-		return v, fmt.Errorf("servererr: version %q: want major.minor", s)
-	}
-	if _, err := fmt.Sscan(parts[0], &v.Major); err != nil {
-		return v, fmt.Errorf("servererr: version %q: %w", s, err)
-	}
-	if _, err := fmt.Sscan(parts[1], &v.Minor); err != nil {
-		return v, fmt.Errorf("servererr: version %q: %w", s, err)
-	}
-	return v, nil
-}
-
-// queuedOOM says whether, past maxmemory, the server refuses every
-// command queued inside MULTI, not only those that may grow memory: 7.0
-// to 7.2 do; 7.4 dropped it (redis/redis#12961).
-func (v Version) queuedOOM() bool {
-	return !v.atLeast(Version{7, 4})
-}
-
-// atLeast says whether v is o or later; the zero Version is the newest.
-func (v Version) atLeast(o Version) bool {
-	return v == Version{} || v.Major > o.Major || v.Major == o.Major && v.Minor >= o.Minor
-}
 
 // Server is a model of one Redis server: the states it is in, and what
 // it knows of the scripts and functions its clients sent. Its methods
@@ -94,39 +60,6 @@ func (s *Server) In(st State) bool {
 	return s.on[st]
 }
 
-// NewConn starts the model of one client connection to the server:
-// the transaction it is in, if any.
-func (s *Server) NewConn() *Conn { return &Conn{srv: s} }
-
-// learn records the scripts and functions a command sends.
-func (s *Server) learn(cmd Command) {
-	var body string
-	switch {
-	case cmd.is("eval", "eval_ro") && len(cmd) > 1:
-		body = cmd[1]
-	case cmd.is("script|load") && len(cmd) > 2:
-		body = cmd[2]
-	case cmd.is("function|load") && len(cmd) > 2:
-		for name, flags := range parseLibrary(cmd[len(cmd)-1]) {
-			if s.functions == nil {
-				s.functions = map[string]scriptFlag{}
-			}
-			s.functions[name] = flags
-		}
-		return
-	default:
-		return
-	}
-	sc := s.parse(body)
-	if s.scripts == nil {
-		s.scripts = map[string]script{}
-	}
-	s.scripts[sc.sha] = sc
-	if s.reloaded != nil {
-		s.reloaded[sc.sha] = true
-	}
-}
-
 // flags returns the flags the server checks for cmd (getCommandFlags,
 // server.c): a script's or a function's declared flags replace the
 // command's own. sc is the script cmd runs, when the server knows it.
@@ -159,4 +92,35 @@ func (s *Server) flags(cmd Command) (f Flag, sc *script, ok bool) {
 		f = sc.flags.toCmdFlags(f)
 	}
 	return f, sc, true
+}
+
+// Applies says what a server in state s answers cmd, sent outside a
+// transaction: the error reply it gives in place of running it, and ok
+// true; ok false when cmd runs, if only to meet the state as it runs (a
+// script, see Answer.Instead). It knows of scripts only what cmd
+// carries: an EVALSHA's script is taken as one without shebang (see
+// Server to tell it more).
+func (s State) Applies(cmd Command) (reply string, ok bool) {
+	srv := &Server{}
+	srv.Begin(s)
+	a := srv.NewConn().Answer(cmd)
+	return a.Reply, a.Reply != ""
+}
+
+// Replies lists the error replies a server can give cmd, sent outside a
+// transaction, in any of the States, before running it: the ones a fault
+// layer may answer it with. A command none applies to (MULTI, DISCARD,
+// WATCH, AUTH...) has none. A script without shebang meets stopped
+// writes only as it runs, if it gets to a write: those errors are not
+// listed (see Answer.Instead).
+func Replies(cmd Command) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range States {
+		if r, ok := s.Applies(cmd); ok && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }

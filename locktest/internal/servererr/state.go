@@ -94,34 +94,3 @@ const (
 func execAbort(reason string) string {
 	return "EXECABORT Transaction discarded because of: " + reason
 }
-
-// Applies says what a server in state s answers cmd, sent outside a
-// transaction: the error reply it gives in place of running it, and ok
-// true; ok false when cmd runs, if only to meet the state as it runs (a
-// script, see Answer.Instead). It knows of scripts only what cmd
-// carries: an EVALSHA's script is taken as one without shebang (see
-// Server to tell it more).
-func (s State) Applies(cmd Command) (reply string, ok bool) {
-	srv := &Server{}
-	srv.Begin(s)
-	a := srv.NewConn().Answer(cmd)
-	return a.Reply, a.Reply != ""
-}
-
-// Replies lists the error replies a server can give cmd, sent outside a
-// transaction, in any of the States, before running it: the ones a fault
-// layer may answer it with. A command none applies to (MULTI, DISCARD,
-// WATCH, AUTH...) has none. A script without shebang meets stopped
-// writes only as it runs, if it gets to a write: those errors are not
-// listed (see Answer.Instead).
-func Replies(cmd Command) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range States {
-		if r, ok := s.Applies(cmd); ok && !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	return out
-}

@@ -1,9 +1,7 @@
 package wire
 
 import (
-	"bytes"
 	"crypto/subtle"
-	"strconv"
 	"strings"
 )
 
@@ -13,36 +11,7 @@ var (
 	replyNoAuth   = []byte("-NOAUTH Authentication required.\r\n")
 	replyWrongPw  = []byte("-WRONGPASS invalid username-password pair or user is disabled.\r\n")
 	replyAuthArgs = []byte("-ERR wrong number of arguments for 'auth' command\r\n")
-	// RESET would undo the login and the database the proxy's connection
-	// to Redis was opened with: what follows would run as the default
-	// user, in database 0.
-	replyReset = []byte("-ERR RESET is refused: it would undo the suite's login and database on the connection to Redis\r\n")
 )
-
-// isAuth says whether a command logs in: AUTH, or HELLO with its AUTH
-// option.
-func isAuth(args [][]byte) bool {
-	if len(args) == 0 {
-		return false
-	}
-	switch strings.ToUpper(string(args[0])) {
-	case "AUTH":
-		return true
-	case "HELLO":
-		return helloAuth(args) > 0
-	}
-	return false
-}
-
-// helloAuth returns the place of HELLO's AUTH option among args, or -1.
-func helloAuth(args [][]byte) int {
-	for i := 2; i < len(args); i++ {
-		if strings.EqualFold(string(args[i]), "AUTH") {
-			return i
-		}
-	}
-	return -1
-}
 
 // login handles a command of a connection that must give the proxy's
 // Secret, or that gives it again. It returns the proxy's own answer, when
@@ -93,22 +62,6 @@ func (c *Conn) login(args [][]byte) (relay [][]byte, answer []byte) {
 // secretIs compares a password with the proxy's Secret in constant time.
 func (c *Conn) secretIs(pw []byte) bool {
 	return subtle.ConstantTimeCompare(pw, []byte(c.p.cfg.Secret)) == 1
-}
-
-// encodeCommand writes a command as a RESP array of bulk strings.
-func encodeCommand(args [][]byte) []byte {
-	var b bytes.Buffer
-	b.WriteByte('*')
-	b.WriteString(strconv.Itoa(len(args)))
-	b.WriteString("\r\n")
-	for _, a := range args {
-		b.WriteByte('$')
-		b.WriteString(strconv.Itoa(len(a)))
-		b.WriteString("\r\n")
-		b.Write(a)
-		b.WriteString("\r\n")
-	}
-	return b.Bytes()
 }
 
 // loggedIn notes that a connection of the proxy gave its Secret.

@@ -23,7 +23,7 @@ import (
 
 var (
 	explorerTable = flag.String("explorer-table", "", "with BenchmarkExplorer, write its table, as Markdown, to this `file` too")
-	explorerDocs  = flag.String("explorer-docs", "", "with BenchmarkExplorer, write its table into the explorer:table blocks of explorer.md and zh/explorer.md under this `dir` (docs)")
+	explorerDocs  = flag.String("explorer-docs", "", "with BenchmarkExplorer, write its table into the explorer:table blocks of explorer.md and zh/explorer.md under this `dir` (../docs from the package)")
 )
 
 // explored is one lock the explorer's benchmark runs: what it must find.

@@ -2,6 +2,7 @@ package locktest
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/locklab/locklab/locktest/internal/judge"
 )
@@ -17,7 +18,16 @@ func Judge(r Result) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	r.Verdict, r.Message, r.Err = Verdict(d.Verdict), d.Reason, nil
+	m := d.Reason
+	if w := r.Message; r.Property == Explored && w.ID == "explore.breaks" && len(w.Args) > 0 && d.Verdict == judge.Breaks {
+		// An exploration's reason wraps the judge's with its seed and
+		// counts: wrap the judge's again.
+		reason := d.Reason
+		w.Args = slices.Clone(w.Args)
+		w.Args[0].Msg = &reason
+		m = w
+	}
+	r.Verdict, r.Message, r.Err = Verdict(d.Verdict), m, nil
 	return r, nil
 }
 

@@ -120,21 +120,17 @@ func (f *Found) shrink(ctx context.Context, opts Options, out harness.Outcome, r
 		return o.Err == nil && o.Verdict == judge.Breaks && o.Message.ID == out.Message.ID
 	}
 	var mu sync.Mutex
-	last := out
-	f.Shrunk, f.ShrinkRuns = Shrink(f.Plan, func(p Plan) bool {
+	shrunk, kept, runs := Shrink(f.Plan, func(p Plan) (harness.Outcome, bool) {
 		if ctx.Err() != nil {
-			return false
+			return harness.Outcome{}, false
 		}
 		o := run(p)
-		if same(o) {
-			mu.Lock()
-			last = o
-			mu.Unlock()
-			return true
-		}
-		return false
+		return o, same(o)
 	})
-	f.Outcome = last
+	f.Shrunk, f.ShrinkRuns, f.Outcome = shrunk, runs, out
+	if kept.Verdict == judge.Breaks {
+		f.Outcome = kept // the history of a run of the shrunk plan itself
+	}
 	// The replays run at once, as the shrinking's tries do: under the
 	// same load, which a timing depends on.
 	f.Replays = opts.Replays

@@ -339,7 +339,7 @@ func (p Plan) Size() (clients, ops, faults int) {
 func (p Plan) String() string {
 	var b strings.Builder
 	c, o, f := p.Size()
-	fmt.Fprintf(&b, "seed %d: %d clients, %d operations, %d faults\n", p.Seed, c, o, f)
+	fmt.Fprintf(&b, "seed %d: %s, %s, %s\n", p.Seed, count(c, "client"), count(o, "operation"), count(f, "fault"))
 	for _, s := range p.Clients {
 		b.WriteString("  " + s.Name + ":")
 		if s.Skew != 0 {
@@ -389,4 +389,12 @@ func (op Op) String() string {
 		s += "]"
 	}
 	return s
+}
+
+// count writes n things: "1 fault", "2 faults".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

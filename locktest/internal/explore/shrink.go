@@ -3,8 +3,9 @@ package explore
 import (
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/locklab/locklab/locktest/internal/harness"
 )
 
 // Tries is how often a candidate of the shrinking is run: it is kept when
@@ -18,36 +19,42 @@ const (
 // Shrink makes p smaller while fails still finds the violation in it:
 // fewer clients, fewer operations, fewer faults, shorter work and a
 // schedule without change points, one step at a time, each step kept
-// only when fails says so in Keep of Tries runs, made at once. It returns the smallest
-// plan found and how many runs it took.
-func Shrink(p Plan, fails func(Plan) bool) (Plan, int) {
+// only when fails says so in Keep of Tries runs, made at once. It returns
+// the smallest plan found, the history of one of its own runs that failed
+// (none when p could not be shrunk at all), and how many runs it took.
+func Shrink(p Plan, fails func(Plan) (harness.Outcome, bool)) (Plan, harness.Outcome, int) {
 	runs := 0
+	var kept harness.Outcome
 	// keeps runs q Tries times at once and says whether it failed in
-	// Keep of them.
-	keeps := func(q Plan) bool {
-		var failed atomic.Int32
+	// Keep of them, with the history of one of its own failing runs.
+	keeps := func(q Plan) (harness.Outcome, bool) {
+		var mu sync.Mutex
+		var failed int
+		var last harness.Outcome
 		var wg sync.WaitGroup
 		for range Tries {
 			wg.Go(func() {
-				if fails(q) {
-					failed.Add(1)
+				if o, ok := fails(q); ok {
+					mu.Lock()
+					failed, last = failed+1, o
+					mu.Unlock()
 				}
 			})
 		}
 		wg.Wait()
 		runs += Tries
-		return int(failed.Load()) >= Keep
+		return last, failed >= Keep
 	}
 	for {
 		smaller := false
 		for _, q := range candidates(p) {
-			if keeps(q) {
-				p, smaller = q, true
+			if o, ok := keeps(q); ok {
+				p, kept, smaller = q, o, true
 				break
 			}
 		}
 		if !smaller {
-			return p, runs
+			return p, kept, runs
 		}
 	}
 }

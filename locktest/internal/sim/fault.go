@@ -35,6 +35,12 @@ func (c *Client) ArmFault(f Fault) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.fault, c.faultSeen, c.faultCmd, c.faultHit = f, 0, nil, FaultNone
+	c.state = nil
+	if f.Kind == FaultState {
+		srv := &servererr.Server{}
+		srv.Begin(f.State)
+		c.state = srv.NewConn()
+	}
 }
 
 // DisarmFault drops a fault that has not fired; faultFired still says
@@ -185,17 +191,30 @@ func (c *Client) inState(f Fault, cmd *wire.Command) error {
 	case c.faultSeen < f.At:
 		return nil
 	case !time.Now().Before(f.Until):
-		c.fault = Fault{}
+		c.fault, c.state = Fault{}, nil
 		return nil
+	}
+	// Every command goes through the model, which follows MULTI and the
+	// scripts the server has seen; its answer is taken outside a
+	// transaction only.
+	a := c.state.Answer(servererr.FromArgs(cmd.Args))
+	switch {
 	case cmd.InMulti || cmd.Name() == "EXEC":
 		return nil
+	case a.Reply != "":
+		c.faultCmd, c.faultHit = cmd, FaultReply
+		return replyErr(a.Reply)
+	case a.Instead != nil:
+		// A script the state fails only where it writes: the same script
+		// behind the model's shim, which fails its calls as the server
+		// would.
+		args := make([][]byte, len(a.Instead))
+		for i, s := range a.Instead {
+			args[i] = []byte(s)
+		}
+		cmd.Args, cmd.Rewritten = args, true
 	}
-	reply, ok := f.State.Applies(servererr.FromArgs(cmd.Args))
-	if !ok {
-		return nil
-	}
-	c.faultCmd, c.faultHit = cmd, FaultReply
-	return replyErr(reply)
+	return nil
 }
 
 // faultAfter is what after does for the command a fault hit: it says in

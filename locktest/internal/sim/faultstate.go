@@ -22,6 +22,10 @@ type faultState struct {
 	// lockCmds, while set, lists the commands on the lock's keys the
 	// client sends (renew-after-release).
 	lockCmds *[]lockCommand
+
+	// state answers the client's commands as a server in the state of
+	// an armed FaultState would (servererr), from its arming on.
+	state *servererr.Conn
 }
 
 // FaultKind is what the suite does to the command a fault is armed for.

@@ -4,10 +4,7 @@
 -- ARGV[3] the message; ARGV[4..] the hold's members.
 -- Returns how many members were removed: 0 when the hold had expired or
 -- was released already (nothing is published then).
-local removed = 0
-for i = 4, #ARGV do
-	removed = removed + redis.call("ZREM", KEYS[1], ARGV[i])
-end
+local removed = redis.call("ZREM", KEYS[1], unpack(ARGV, 4))
 if removed == 0 then
 	return 0
 end

@@ -13,7 +13,7 @@ local first = redis.call("ZRANGE", KEYS[1], "0", "0")[1]
 if first and string.sub(first, 1, 2) == "w:" then
 	return 0
 end
-local expiry = ms(now + tonumber(ARGV[2]))
+local expiry = ms(tonumber(nowms) + tonumber(ARGV[2]))
 redis.call("ZADD", KEYS[1], expiry, ARGV[1])
 extend(KEYS[1], expiry, not first)
 return 1

@@ -8,7 +8,7 @@ local n = #ARGV - 2
 if held + n > tonumber(ARGV[2]) then
 	return -held
 end
-local expiry = ms(now + tonumber(ARGV[1]))
+local expiry = ms(tonumber(nowms) + tonumber(ARGV[1]))
 if n == 1 then
 	redis.call("ZADD", KEYS[1], expiry, ARGV[3])
 else

@@ -234,8 +234,9 @@ func TestRefreshOwnOnly(t *testing.T) {
 }
 
 // The key lives as long as its longest hold, whichever order the holds
-// come and go in: a shorter hold taken later never shortens it, and the
-// release of the longest fits it to the next. A score that is not a whole
+// come and go in: a shorter hold taken later never shortens it, the
+// release of another changes nothing, and the release of the longest
+// (of one permit or several) fits it to the next. A score that is not a whole
 // number of milliseconds (written by hand here; the scripts never write
 // one) is fitted to as well.
 func TestKeyFitsLongestHold(t *testing.T) {
@@ -251,11 +252,15 @@ func TestKeyFitsLongestHold(t *testing.T) {
 	require.NoError(t, long.Release(ctx))
 	strategytest.RequireTTLNear(t, p, key, time.Second)
 
+	l := take(t, s, key, 1, 10*time.Second)
 	strategytest.Do(t, p, "ZADD", key, fmt.Sprintf("%d.5", strategytest.ServerMillis(t, p)+5000), "by-hand")
-	l := take(t, s, key, 1, 2*time.Second)
+	require.NoError(t, short.Release(ctx))
+	strategytest.RequireTTLNear(t, p, key, 10*time.Second)
 	require.NoError(t, l.Release(ctx))
 	strategytest.RequireTTLNear(t, p, key, 5*time.Second)
-	require.NoError(t, short.Release(ctx))
+	both := take(t, s, key, 2, 20*time.Second)
+	strategytest.RequireTTLNear(t, p, key, 20*time.Second)
+	require.NoError(t, both.Release(ctx))
 	strategytest.RequireTTLNear(t, p, key, 5*time.Second)
 }
 

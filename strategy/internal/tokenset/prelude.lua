@@ -12,10 +12,10 @@ if redis.replicate_commands then
 	redis.replicate_commands() -- before Redis 5, TIME before a write needs it
 end
 local t = redis.call("TIME")
--- now in milliseconds, as digits (the seconds, then the first three of the
--- six digits of the microseconds) and as a number.
+-- now in milliseconds, as digits: the seconds, then the first three of the
+-- six digits of the microseconds. A script that counts with it reads it
+-- with tonumber(nowms), which costs the server a strtod.
 local nowms = t[1] .. string.sub("00000" .. t[2], -6, -4)
-local now = tonumber(nowms)
 
 -- ms returns the digits of a whole number of milliseconds.
 local function ms(n)
@@ -27,16 +27,21 @@ local function prune(key)
 	redis.call("ZREMRANGEBYSCORE", key, "-inf", nowms)
 end
 
+-- expireAt makes key expire at score, a score as Redis replied it: its
+-- digits as they are, unless Redis wrote it as a float.
+local function expireAt(key, score)
+	if string.find(score, "[^%d]") then
+		score = ms(tonumber(score))
+	end
+	redis.call("PEXPIREAT", key, score)
+end
+
 -- fit makes key live as long as its longest member, so that the holds of
 -- holders that crashed leave nothing behind. An empty set is gone already.
 local function fit(key)
 	local last = redis.call("ZRANGE", key, "-1", "-1", "WITHSCORES")
-	local at = last[2]
-	if at then
-		if string.find(at, "[^%d]") then -- a score Redis wrote as a float
-			at = ms(tonumber(at))
-		end
-		redis.call("PEXPIREAT", key, at)
+	if last[2] then
+		expireAt(key, last[2])
 	end
 end
 

@@ -7,7 +7,7 @@ local score = redis.call("ZSCORE", KEYS[1], ARGV[2])
 if not score then
 	return 0
 end
-local expiry = now + tonumber(ARGV[1])
+local expiry = tonumber(nowms) + tonumber(ARGV[1])
 if expiry > tonumber(score) then
 	local at = ms(expiry)
 	local add = {"XX"}

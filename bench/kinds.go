@@ -46,7 +46,11 @@ import (
 // highest round. A count of overlaps the goroutines saw (a writer beside
 // a reader, more holders than permits) is kept beside each contended row:
 // a goroutine counts itself in after its acquire returns and out before it
-// releases, so an overlap counted is one that happened.
+// releases, so an overlap counted is one that happened. Each contended row
+// also says what a lock taken cost: the attempts (TryAcquire calls, taken
+// or refused) per lock taken, and the time the server spent running
+// commands per lock taken (INFO commandstats, around the round), both over
+// the whole round.
 
 // The sizes of the kinds figure's contended cases.
 const (
@@ -85,6 +89,10 @@ type KindsRow struct {
 	// Permits under contention: critical sections per second; hand-off, µs.
 	CSPerS    *Spread `json:"cs_per_s,omitempty"`
 	HandoffUs *Spread `json:"handoff_us,omitempty"`
+	// Contended: attempts per lock taken, and the server's µs running
+	// commands per lock taken (reads and writes, or permits).
+	AttemptsPerLock *Spread `json:"attempts_per_lock,omitempty"`
+	ServerUsPerLock *Spread `json:"server_us_per_lock,omitempty"`
 	// Overlaps that the lock's kind forbids, seen by the goroutines.
 	Overlaps int `json:"overlaps"`
 }
@@ -183,8 +191,10 @@ func (r *Runner) kinds(ctx context.Context, rep *Report) error {
 		switch e.row.Case {
 		case KindsReadersW:
 			e.row.ReadsPerS, e.row.WritesPerS, e.row.WriterWaitUs = e.spread(0), e.spread(1), e.spread(2)
+			e.row.AttemptsPerLock, e.row.ServerUsPerLock = e.spread(3), e.spread(4)
 		case KindsPermitsN:
 			e.row.CSPerS, e.row.HandoffUs = e.spread(0), e.spread(1)
+			e.row.AttemptsPerLock, e.row.ServerUsPerLock = e.spread(2), e.spread(3)
 		default:
 			e.row.CycleUs = e.spread(0)
 		}
@@ -271,7 +281,11 @@ func contention(ctx context.Context, w window, loops ...func(ctx context.Context
 // one key.
 func (r *Runner) kindsReadersWriter(ctx context.Context, e *kindsEntry, round int) error {
 	key := r.key("kinds", e.row.Name, e.row.Wait, e.row.Case, fmt.Sprint(round))
-	reader := strategy.Reader(e.s.(strategy.Shared))
+	cost, err := r.startCost(ctx, e.s)
+	if err != nil {
+		return err
+	}
+	reader := strategy.Reader(cost.s.(strategy.Shared))
 	retry := strategy.FixedInterval(kindsPoll)
 	var (
 		readers, writers atomic.Int32
@@ -288,6 +302,7 @@ func (r *Runner) kindsReadersWriter(ctx context.Context, e *kindsEntry, round in
 			if err != nil {
 				return err
 			}
+			cost.taken.Add(1)
 			if readers.Add(1); writers.Load() > 0 {
 				overlaps.Add(1)
 			}
@@ -307,10 +322,11 @@ func (r *Runner) kindsReadersWriter(ctx context.Context, e *kindsEntry, round in
 			mu.Lock()
 			waitFrom = t
 			mu.Unlock()
-			l, err := strategy.Acquire(ctx, e.s, key, TTL, retry)
+			l, err := strategy.Acquire(ctx, cost.s, key, TTL, retry)
 			if err != nil {
 				return err
 			}
+			cost.taken.Add(1)
 			if writers.Add(1); readers.Load() > 0 || writers.Load() > 1 {
 				overlaps.Add(1)
 			}
@@ -335,6 +351,10 @@ func (r *Runner) kindsReadersWriter(ctx context.Context, e *kindsEntry, round in
 	if err := contention(ctx, w, loops...); err != nil {
 		return err
 	}
+	attempts, serverUs, err := cost.end(ctx)
+	if err != nil {
+		return err
+	}
 	_ = doRedigo(bg, e.pool, "DEL", key)
 	sec := w.to.Sub(w.from).Seconds()
 	e.add(0, float64(reads.Load())/sec)
@@ -350,6 +370,8 @@ func (r *Runner) kindsReadersWriter(ctx context.Context, e *kindsEntry, round in
 	} else {
 		e.add(2, us(waits.Quantile(0.5)))
 	}
+	e.add(3, attempts)
+	e.add(4, serverUs)
 	e.row.Overlaps += int(overlaps.Load())
 	return nil
 }
@@ -403,6 +425,10 @@ func (p *permitLog) released() {
 // KindsPermits permits of one key.
 func (r *Runner) kindsPermits(ctx context.Context, e *kindsEntry, round int) error {
 	key := r.key("kinds", e.row.Name, e.row.Wait, e.row.Case, fmt.Sprint(round))
+	cost, err := r.startCost(ctx, e.s)
+	if err != nil {
+		return err
+	}
 	retry := strategy.FixedInterval(kindsPoll)
 	var (
 		holders  atomic.Int32
@@ -413,10 +439,11 @@ func (r *Runner) kindsPermits(ctx context.Context, e *kindsEntry, round int) err
 	log := &permitLog{free: KindsPermits, w: w}
 	loop := func(ctx context.Context) error {
 		for ctx.Err() == nil {
-			l, err := strategy.Acquire(ctx, e.s, key, TTL, retry)
+			l, err := strategy.Acquire(ctx, cost.s, key, TTL, retry)
 			if err != nil {
 				return err
 			}
+			cost.taken.Add(1)
 			log.acquired()
 			if holders.Add(1) > KindsPermits {
 				overlaps.Add(1)
@@ -439,9 +466,15 @@ func (r *Runner) kindsPermits(ctx context.Context, e *kindsEntry, round int) err
 	if err := contention(ctx, w, loops...); err != nil {
 		return err
 	}
+	attempts, serverUs, err := cost.end(ctx)
+	if err != nil {
+		return err
+	}
 	_ = doRedigo(bg, e.pool, "DEL", key)
 	e.add(0, float64(cs.Load())/w.to.Sub(w.from).Seconds())
 	e.add(1, us(log.gaps.Quantile(0.5)))
+	e.add(2, attempts)
+	e.add(3, serverUs)
 	e.row.Overlaps += int(overlaps.Load())
 	return nil
 }
@@ -450,10 +483,12 @@ func (r *Runner) kindsPermits(ctx context.Context, e *kindsEntry, round int) err
 func (k *KindsRow) figures() string {
 	switch k.Case {
 	case KindsReadersW:
-		return fmt.Sprintf("reads/s %s  writes/s %s  writer's wait µs %s  starved %d  overlaps %d",
-			k.ReadsPerS.Text("%.0f"), k.WritesPerS.Text("%.0f"), k.WriterWaitUs.Text("%.0f"), k.Starved, k.Overlaps)
+		return fmt.Sprintf("reads/s %s  writes/s %s  writer's wait µs %s  starved %d  overlaps %d  attempts/lock %s  server µs/lock %s",
+			k.ReadsPerS.Text("%.0f"), k.WritesPerS.Text("%.0f"), k.WriterWaitUs.Text("%.0f"), k.Starved, k.Overlaps,
+			spreadText(k.AttemptsPerLock, "%.2f"), spreadText(k.ServerUsPerLock, "%.1f"))
 	case KindsPermitsN:
-		return fmt.Sprintf("CS/s %s  hand-off µs %s  overlaps %d", k.CSPerS.Text("%.0f"), k.HandoffUs.Text("%.0f"), k.Overlaps)
+		return fmt.Sprintf("CS/s %s  hand-off µs %s  overlaps %d  attempts/lock %s  server µs/lock %s", k.CSPerS.Text("%.0f"),
+			k.HandoffUs.Text("%.0f"), k.Overlaps, spreadText(k.AttemptsPerLock, "%.2f"), spreadText(k.ServerUsPerLock, "%.1f"))
 	}
 	return "µs " + k.CycleUs.Text("%.0f")
 }
@@ -487,10 +522,12 @@ func (rep *Report) kindsRatio(k *KindsRow, of func(*KindsRow) *Spread) string {
 // writer, permits under contention.
 func (rep *Report) kindsTables() (unc, rw, sem *table) {
 	unc = &table{head: []string{"lock", "case", "acquire + release, µs", "against the project's"}, right: []bool{false, false, true, true}}
-	rw = &table{head: []string{"lock", "waiting", "reads/s", "writes/s", "writer's wait, µs", "rounds the writer got none", "overlaps"},
-		right: []bool{false, false, true, true, true, true, true}}
-	sem = &table{head: []string{"lock", "waiting", "critical sections/s", "against the project's", "hand-off, µs", "overlaps"},
-		right: []bool{false, false, true, true, true, true}}
+	rw = &table{head: []string{"lock", "waiting", "reads/s", "writes/s", "writer's wait, µs", "rounds the writer got none", "overlaps",
+		"attempts per lock", "server µs per lock"},
+		right: []bool{false, false, true, true, true, true, true, true, true}}
+	sem = &table{head: []string{"lock", "waiting", "critical sections/s", "against the project's", "hand-off, µs", "overlaps",
+		"attempts per lock", "server µs per lock"},
+		right: []bool{false, false, true, true, true, true, true, true}}
 	cycle := func(k *KindsRow) *Spread { return k.CycleUs }
 	cs := func(k *KindsRow) *Spread { return k.CSPerS }
 	for i := range rep.Kinds {
@@ -498,9 +535,11 @@ func (rep *Report) kindsTables() (unc, rw, sem *table) {
 		switch k.Case {
 		case KindsReadersW:
 			rw.add(k.Name, k.Wait, k.ReadsPerS.Text("%.0f"), k.WritesPerS.Text("%.0f"), k.WriterWaitUs.Text("%.0f"),
-				fmt.Sprintf("%d of %d", k.Starved, len(k.WritesPerS.Rounds)), fmt.Sprint(k.Overlaps))
+				fmt.Sprintf("%d of %d", k.Starved, len(k.WritesPerS.Rounds)), fmt.Sprint(k.Overlaps),
+				spreadText(k.AttemptsPerLock, "%.2f"), spreadText(k.ServerUsPerLock, "%.1f"))
 		case KindsPermitsN:
-			sem.add(k.Name, k.Wait, k.CSPerS.Text("%.0f"), rep.kindsRatio(k, cs), k.HandoffUs.Text("%.0f"), fmt.Sprint(k.Overlaps))
+			sem.add(k.Name, k.Wait, k.CSPerS.Text("%.0f"), rep.kindsRatio(k, cs), k.HandoffUs.Text("%.0f"), fmt.Sprint(k.Overlaps),
+				spreadText(k.AttemptsPerLock, "%.2f"), spreadText(k.ServerUsPerLock, "%.1f"))
 		default:
 			unc.add(k.Name, k.Case, k.CycleUs.Text("%.0f"), rep.kindsRatio(k, cycle))
 		}
@@ -519,10 +558,10 @@ func (rep *Report) writeKinds(w io.Writer, md bool) {
 			fmt.Fprintf(w, "Uncontended: one goroutine, a key of its own, %d cycles per round; each round's median:\n\n", st.KindsCycles)
 		case 1:
 			fmt.Fprintf(w, "%d readers and 1 writer on one key, empty critical sections, %.1f s per round; the writer's wait is each round's median "+
-				"(in a round where it got none, the time it had waited when the round ended):\n\n", KindsReaders, st.KindsS)
+				"(in a round where it got none, the time it had waited when the round ended); %s:\n\n", KindsReaders, st.KindsS, kindsCostNote)
 		case 2:
 			fmt.Fprintf(w, "%d permits, %d goroutines on one key, empty critical sections, %.1f s per round; the hand-off "+
-				"(how long a given-back permit stood free) is each round's median:\n\n", KindsPermits, KindsGoroutines, st.KindsS)
+				"(how long a given-back permit stood free) is each round's median; %s:\n\n", KindsPermits, KindsGoroutines, st.KindsS, kindsCostNote)
 		}
 		if md {
 			t.markdown(w)
@@ -531,4 +570,107 @@ func (rep *Report) writeKinds(w io.Writer, md bool) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// spreadText is s.Text, or "–" for a figure the run did not measure
+// (a report saved before it had that figure).
+func spreadText(s *Spread, format string) string {
+	if s == nil {
+		return "–"
+	}
+	return s.Text(format)
+}
+
+// kindsCostNote says what the contended tables' last two columns count.
+const kindsCostNote = "per lock taken (a read, a write or a permit), over the whole round: the attempts " +
+	"(tries, taken or refused) and the time the server spent running commands (INFO commandstats)"
+
+// roundCost counts what the locks of a contended round cost: the
+// attempts its strategy made, the locks the goroutines took, and the
+// server's time running commands between start and end.
+type roundCost struct {
+	s        strategy.Strategy // the round's strategy, counting its attempts
+	attempts atomic.Int64
+	taken    atomic.Int64
+	r        *Runner
+	before   map[string]cmdStat
+}
+
+// startCost reads INFO commandstats and wraps s to count its attempts,
+// as a reader too, keeping it a Notifier if it is one.
+func (r *Runner) startCost(ctx context.Context, s strategy.Strategy) (*roundCost, error) {
+	before, err := r.commandStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &roundCost{r: r, before: before}
+	n, isNotifier := s.(strategy.Notifier)
+	sh, isShared := s.(strategy.Shared)
+	counted := countedStrategy{s, &c.attempts}
+	switch {
+	case isShared && isNotifier:
+		c.s = countedSharedNotifier{countedShared{counted, sh}, notifying{n}}
+	case isShared:
+		c.s = countedShared{counted, sh}
+	case isNotifier:
+		c.s = countedNotifier{counted, notifying{n}}
+	default:
+		c.s = counted
+	}
+	return c, nil
+}
+
+// end returns the attempts and the server's µs (every command but INFO)
+// per lock taken since startCost.
+func (c *roundCost) end(ctx context.Context) (attempts, serverUs float64, err error) {
+	after, err := c.r.commandStats(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	var usec int64
+	for name, st := range statsDelta(c.before, after) {
+		if name != "info" {
+			usec += st.Usec
+		}
+	}
+	taken := float64(max(c.taken.Load(), 1))
+	return float64(c.attempts.Load()) / taken, float64(usec) / taken, nil
+}
+
+// countedStrategy counts the attempts of s.
+type countedStrategy struct {
+	strategy.Strategy
+	n *atomic.Int64
+}
+
+func (c countedStrategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	c.n.Add(1)
+	return c.Strategy.TryAcquire(ctx, key, ttl)
+}
+
+type countedShared struct {
+	countedStrategy
+	sh strategy.Shared
+}
+
+func (c countedShared) TryAcquireShared(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	c.n.Add(1)
+	return c.sh.TryAcquireShared(ctx, key, ttl)
+}
+
+// notifying passes Subscribe on to the strategy's own.
+type notifying struct{ notifier strategy.Notifier }
+
+func (n notifying) Subscribe(ctx context.Context, key string) (<-chan struct{}, func(), error) {
+	return n.notifier.Subscribe(ctx, key)
+}
+
+type countedNotifier struct {
+	countedStrategy
+	notifying
+}
+
+type countedSharedNotifier struct {
+	countedShared
+	notifying
 }

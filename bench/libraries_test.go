@@ -70,7 +70,8 @@ func TestReplaceKindsBlock(t *testing.T) {
 			{Kind: "read-write", Name: "hashrwlock", Case: KindsWriter, Wait: WaitFixed, CycleUs: sp(200, 210, 220)},
 			{Kind: "read-write", Name: "hashrwlock", Case: KindsReadersW, Wait: WaitFixed,
 				ReadsPerS: sp(900, 1000, 1100), WritesPerS: sp(0, 0, 1), WriterWaitUs: sp(600000, 600000, 50), Starved: 2},
-			{Kind: "semaphore", Name: "semlua", Case: KindsPermitsN, Wait: WaitFixed, CSPerS: sp(500, 600, 700), HandoffUs: sp(80, 90, 100)},
+			{Kind: "semaphore", Name: "semlua", Case: KindsPermitsN, Wait: WaitFixed, CSPerS: sp(500, 600, 700), HandoffUs: sp(80, 90, 100),
+				AttemptsPerLock: sp(1.1, 1.15, 1.2), ServerUsPerLock: sp(30, 35, 40)},
 			{Kind: "semaphore", Name: "countersemaphore", Case: KindsPermitsN, Wait: WaitFixed, CSPerS: sp(550, 650, 750), HandoffUs: sp(80, 90, 100), Overlaps: 3},
 		},
 	}
@@ -82,7 +83,8 @@ func TestReplaceKindsBlock(t *testing.T) {
 	}
 	got := string(out)
 	for _, want := range []string{lib, kindsEnd + "\nafter\n", "load average 3.50", "| hashrwlock | uncontended, writer | 210 (200–220) | 1.91× |",
-		"| 2 of 3 |", "no difference measured | 90 (80–100) | 3 |", "3 rounds"} {
+		"| 2 of 3 |", "no difference measured | 90 (80–100) | 3 | – | – |", "| 90 (80–100) | 0 | 1.15 (1.10–1.20) | 35.0 (30.0–40.0) |",
+		"attempts per lock", "3 rounds"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the page has no %q:\n%s", want, got)
 		}

@@ -79,9 +79,12 @@ func LimitTries(r Retry, n int) Retry { return limitTries{r: r, tries: max(n, 1)
 // subscribes when its first attempt finds the lock taken, tries again at
 // once, and from then on wakes as soon as the key is released, keeping the
 // Retry delays as a fallback so that a lost message never strands a waiter.
+// A Notifier whose Subscribe returns a nil channel announces nothing, and
+// Acquire waits for it as for any Strategy, without the second attempt.
 type Notifier interface {
 	// Subscribe returns a channel that receives after each release of key,
-	// and a function that ends the subscription.
+	// or nil when the strategy announces none, and a function that ends
+	// the subscription.
 	Subscribe(ctx context.Context, key string) (wake <-chan struct{}, stop func(), err error)
 }
 
@@ -138,14 +141,18 @@ func Acquire(ctx context.Context, s Strategy, key string, ttl time.Duration, r R
 			// Subscribe only once the lock is found taken, so that an
 			// uncontended Acquire costs no subscription; then try again
 			// at once: the lock may have been released before the
-			// subscription was in place.
+			// subscription was in place. A nil channel subscribes to
+			// nothing (the strategies without notifications): then
+			// nothing was missed, and Acquire waits as r says.
 			w, stop, err := notifier.Subscribe(ctx, key)
 			if err != nil {
 				return nil, err
 			}
 			defer stop()
 			wake, subscribed = w, true
-			continue
+			if wake != nil {
+				continue
+			}
 		}
 		if timer == nil {
 			timer = time.NewTimer(d)

@@ -322,7 +322,7 @@ func TestAcquireSubscribesOnlyWhenTaken(t *testing.T) {
 	assert.Empty(t, free.subscribed, "subscribed for a free lock")
 	assert.Equal(t, int64(1), free.attempts.Load())
 
-	released := &notifier{fake: fake{busy: 1}, subscribed: make(chan string, 1)}
+	released := &notifier{fake: fake{busy: 1}, wake: make(chan struct{}), subscribed: make(chan string, 1)}
 	start := time.Now()
 	_, err = strategy.Acquire(context.Background(), released, "k", time.Second, strategy.FixedInterval(time.Hour))
 	require.NoError(t, err)
@@ -330,6 +330,26 @@ func TestAcquireSubscribesOnlyWhenTaken(t *testing.T) {
 	assert.Len(t, released.subscribed, 1)
 	assert.Equal(t, int64(2), released.attempts.Load())
 	assert.True(t, released.stopped.Load(), "the subscription was not ended")
+}
+
+// A Notifier that announces nothing (a nil channel) is polled as any
+// Strategy: no second attempt at once after its Subscribe, which
+// subscribed to nothing, but the retry delay first.
+func TestAcquireNilSubscription(t *testing.T) {
+	n := &notifier{fake: fake{busy: 1}, subscribed: make(chan string, 1)}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := strategy.Acquire(ctx, n, "k", time.Second, strategy.FixedInterval(time.Hour))
+	require.ErrorIs(t, err, strategy.ErrNotAcquired)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, int64(1), n.attempts.Load(), "tried again at once")
+	assert.Len(t, n.subscribed, 1)
+	assert.True(t, n.stopped.Load(), "the subscription was not ended")
+
+	polled := &notifier{fake: fake{busy: 1}, subscribed: make(chan string, 1)}
+	_, err = strategy.Acquire(context.Background(), polled, "k", time.Second, strategy.FixedInterval(time.Millisecond))
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), polled.attempts.Load())
 }
 
 func TestAcquireSubscribeError(t *testing.T) {

@@ -9,10 +9,11 @@ prune(KEYS[2])
 if redis.call("EXISTS", KEYS[2]) == 1 then
 	return -1
 end
-local first = redis.call("ZRANGE", KEYS[1], 0, 0)[1]
+local first = redis.call("ZRANGE", KEYS[1], "0", "0")[1]
 if first and string.sub(first, 1, 2) == "w:" then
 	return 0
 end
-redis.call("ZADD", KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-fit(KEYS[1])
+local expiry = ms(tonumber(nowms) + tonumber(ARGV[2]))
+redis.call("ZADD", KEYS[1], expiry, ARGV[1])
+extend(KEYS[1], expiry, not first)
 return 1

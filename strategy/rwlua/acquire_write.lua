@@ -6,11 +6,11 @@
 -- Returns 1 when taken; 0 when a writer holds it, -1 when readers do
 -- (the intent, if any, is then registered or renewed).
 prune(KEYS[2])
-local first = redis.call("ZRANGE", KEYS[1], 0, 0)[1]
+local first = redis.call("ZRANGE", KEYS[1], "0", "0")[1]
 if not first then
-	local ttl = tonumber(ARGV[2])
-	redis.call("ZADD", KEYS[1], now + ttl, ARGV[1])
-	redis.call("PEXPIRE", KEYS[1], ttl)
+	local expiry = ms(tonumber(nowms) + tonumber(ARGV[2]))
+	redis.call("ZADD", KEYS[1], expiry, ARGV[1])
+	redis.call("PEXPIREAT", KEYS[1], expiry)
 	if redis.call("ZREM", KEYS[2], ARGV[3]) == 1 then
 		fit(KEYS[2])
 	end
@@ -18,7 +18,7 @@ if not first then
 end
 local intent = tonumber(ARGV[4])
 if intent > 0 then
-	redis.call("ZADD", KEYS[2], now + intent, ARGV[3])
+	redis.call("ZADD", KEYS[2], ms(tonumber(nowms) + intent), ARGV[3])
 	fit(KEYS[2])
 end
 if string.sub(first, 1, 2) == "w:" then

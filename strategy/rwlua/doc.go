@@ -10,8 +10,8 @@
 // own expiry in milliseconds of the server's clock (TIME). The set holds
 // readers only, or one writer alone. Every script first removes the
 // members whose expiry has passed (ZREMRANGEBYSCORE), so an expired hold
-// is never counted, kept or refreshed; and it leaves the key with a PEXPIRE
-// equal to the longest remaining hold, so the holds of holders that crash
+// is never counted, kept or refreshed; and it leaves the key expiring
+// with the longest remaining hold, so the holds of holders that crash
 // disappear with the key within their own TTL. Writers waiting for the
 // lock keep their intents in a second sorted set, IntentKey(key) (in key's
 // Redis Cluster slot), scored the same way.

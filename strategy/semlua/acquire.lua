@@ -8,9 +8,16 @@ local n = #ARGV - 2
 if held + n > tonumber(ARGV[2]) then
 	return -held
 end
-local expiry = now + tonumber(ARGV[1])
-for i = 3, #ARGV do
-	redis.call("ZADD", KEYS[1], expiry, ARGV[i])
+local expiry = ms(tonumber(nowms) + tonumber(ARGV[1]))
+if n == 1 then
+	redis.call("ZADD", KEYS[1], expiry, ARGV[3])
+else
+	local add = {}
+	for i = 3, #ARGV do
+		add[#add + 1] = expiry
+		add[#add + 1] = ARGV[i]
+	end
+	redis.call("ZADD", KEYS[1], unpack(add))
 end
-fit(KEYS[1])
+extend(KEYS[1], expiry, held == 0)
 return 1

@@ -11,9 +11,9 @@
 // members scored by the hold's expiry in milliseconds of the server's
 // clock (TIME). Every script first removes the members whose expiry has
 // passed (ZREMRANGEBYSCORE), so an expired permit is never counted, kept
-// or refreshed; and it leaves the key with a PEXPIRE equal to the longest
-// remaining hold, so the permits of holders that crash come back within
-// their own TTL, and the key goes with the last of them.
+// or refreshed; and it leaves the key expiring with the longest remaining
+// hold, so the permits of holders that crash come back within their own
+// TTL, and the key goes with the last of them.
 //
 // # The scripts
 //

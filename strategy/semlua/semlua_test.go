@@ -2,6 +2,7 @@ package semlua_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -230,6 +231,37 @@ func TestRefreshOwnOnly(t *testing.T) {
 	require.NoError(t, a.Release(ctx))
 	assert.LessOrEqual(t, strategytest.PTTL(t, p, key), int64(5000))
 	require.NoError(t, b.Release(ctx))
+}
+
+// The key lives as long as its longest hold, whichever order the holds
+// come and go in: a shorter hold taken later never shortens it, the
+// release of another changes nothing, and the release of the longest
+// (of one permit or several) fits it to the next. A score that is not a whole
+// number of milliseconds (written by hand here; the scripts never write
+// one) is fitted to as well.
+func TestKeyFitsLongestHold(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	s := newSem(t, p, 4)
+	long := take(t, s, key, 1, 10*time.Second)
+	strategytest.RequireTTLNear(t, p, key, 10*time.Second)
+	short := take(t, s, key, 2, time.Second)
+	strategytest.RequireTTLNear(t, p, key, 10*time.Second)
+	require.NoError(t, long.Release(ctx))
+	strategytest.RequireTTLNear(t, p, key, time.Second)
+
+	l := take(t, s, key, 1, 10*time.Second)
+	strategytest.Do(t, p, "ZADD", key, fmt.Sprintf("%d.5", strategytest.ServerMillis(t, p)+5000), "by-hand")
+	require.NoError(t, short.Release(ctx))
+	strategytest.RequireTTLNear(t, p, key, 10*time.Second)
+	require.NoError(t, l.Release(ctx))
+	strategytest.RequireTTLNear(t, p, key, 5*time.Second)
+	both := take(t, s, key, 2, 20*time.Second)
+	strategytest.RequireTTLNear(t, p, key, 20*time.Second)
+	require.NoError(t, both.Release(ctx))
+	strategytest.RequireTTLNear(t, p, key, 5*time.Second)
 }
 
 // With WithNotify a release of n permits wakes n waiters at once.

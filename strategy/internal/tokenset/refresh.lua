@@ -7,11 +7,15 @@ local score = redis.call("ZSCORE", KEYS[1], ARGV[2])
 if not score then
 	return 0
 end
-local expiry = now + tonumber(ARGV[1])
+local expiry = tonumber(nowms) + tonumber(ARGV[1])
 if expiry > tonumber(score) then
+	local at = ms(expiry)
+	local add = {"XX"}
 	for i = 2, #ARGV do
-		redis.call("ZADD", KEYS[1], "XX", expiry, ARGV[i])
+		add[#add + 1] = at
+		add[#add + 1] = ARGV[i]
 	end
-	fit(KEYS[1])
+	redis.call("ZADD", KEYS[1], unpack(add))
+	extend(KEYS[1], at, false)
 end
 return 1

@@ -4,14 +4,35 @@
 -- ARGV[3] the message; ARGV[4..] the hold's members.
 -- Returns how many members were removed: 0 when the hold had expired or
 -- was released already (nothing is published then).
-local removed = 0
-for i = 4, #ARGV do
-	removed = removed + redis.call("ZREM", KEYS[1], ARGV[i])
-end
+--
+-- The key lives as long as its longest member. Removing members that are
+-- not the longest changes nothing of that, and removing the last ones
+-- removes the key: the key is fitted again only when this hold's members
+-- were the longest and others are left, to the longest of those, read
+-- among the n + 1 last members before the removal.
+local n = #ARGV - 3
+local last = redis.call("ZRANGE", KEYS[1], n == 1 and "-2" or ms(-n - 1), "-1")
+local removed = redis.call("ZREM", KEYS[1], unpack(ARGV, 4))
 if removed == 0 then
 	return 0
 end
-fit(KEYS[1])
+-- mine says whether member is one of this hold's.
+local function mine(member)
+	for i = 4, #ARGV do
+		if ARGV[i] == member then
+			return true
+		end
+	end
+	return false
+end
+if mine(last[#last]) then
+	for i = #last - 1, 1, -1 do
+		if not mine(last[i]) then
+			expireAt(KEYS[1], redis.call("ZSCORE", KEYS[1], last[i]))
+			break
+		end
+	end
+end
 if ARGV[2] ~= "" and (ARGV[1] == "any" or redis.call("EXISTS", KEYS[1]) == 0) then
 	redis.call("PUBLISH", ARGV[2], ARGV[3])
 end

@@ -4,4 +4,4 @@ local score = redis.call("ZSCORE", KEYS[1], ARGV[1])
 if not score then
 	return -3
 end
-return tonumber(score) - now
+return tonumber(score) - tonumber(nowms)

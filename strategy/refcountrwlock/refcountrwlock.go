@@ -62,6 +62,21 @@ func ReadersKey(key string) string { return key + ":readers" }
 func IntentKey(key string) string { return key + ":writer-intent" }
 
 var (
+	_ strategy.Keyed     = (*Strategy)(nil)
+	_ strategy.SideKeyed = (*Strategy)(nil)
+)
+
+// Keys implements strategy.Keyed: the lock on key is K and the readers'
+// count, which says whether a reader holds it without K. The count never
+// expires: where the suite reads the lock's remaining time, a count left
+// behind reads as none.
+func (s *Strategy) Keys(key string) []string { return []string{key, ReadersKey(key)} }
+
+// SideKeys implements strategy.SideKeyed: the writer's intent, which
+// keeps readers out while a writer waits, and holds nothing.
+func (s *Strategy) SideKeys(key string) []string { return []string{IntentKey(key)} }
+
+var (
 	// KEYS: K, readers, intent; ARGV: token, ttl, writer preference (0/1).
 	readLock = redis.NewScript(3, `
 if tonumber(ARGV[3]) ~= 0 and redis.call('exists', KEYS[3]) == 1 then

@@ -1,9 +1,10 @@
 <?php
 /*
  * refcountrwlock: the read-write lock of the Go module e-chip/redis-rwlock,
- * as strategy/refcountrwlock writes it (docs/kinds.md): a global lock key
- * K, a count of readers that never expires, K:readers, and a writer's
- * intent, K:writer-intent, each step one of the module's Lua scripts.
+ * as strategy/refcountrwlock writes it (docs/kinds.md), whose script files
+ * it sends as they are: a global lock key K, a count of readers that never
+ * expires, K:readers, and a writer's intent, K:writer-intent, each step
+ * one of the module's Lua scripts.
  *
  *   read:          unless a writer waits, INCR K:readers; the reader that
  *                  brings it to 1 takes K with SET NX PX and the readers'
@@ -24,53 +25,12 @@ require __DIR__ . '/protocol.php';
 
 const READER_TOKEN = 'read_c2d-75a1-4b5b-a6fb-b0754224c666';
 
-const READ_LOCK = <<<'LUA'
-if tonumber(ARGV[3]) ~= 0 and redis.call('exists', KEYS[3]) == 1 then
-	return 0
-end
-if redis.call('incr', KEYS[2]) ~= 1 then
-	return 1
-end
-if redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2], 'nx') then
-	return 1
-end
-redis.call('decr', KEYS[2])
-return 0
-LUA;
-
-const WRITE_LOCK = <<<'LUA'
-redis.call('set', KEYS[3], 1, 'px', ARGV[2])
-if redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2], 'nx') then
-	redis.call('del', KEYS[2], KEYS[3])
-	return 1
-end
-return 0
-LUA;
-
-const READ_UNLOCK = <<<'LUA'
-if redis.call('decr', KEYS[2]) ~= 0 then
-	return 1
-end
-if redis.call('get', KEYS[1]) == ARGV[1] then
-	redis.call('del', KEYS[1])
-	return 1
-end
-return 0
-LUA;
-
-const WRITE_UNLOCK = <<<'LUA'
-if redis.call('get', KEYS[1]) == ARGV[1] then
-	return redis.call('del', KEYS[1])
-end
-return 0
-LUA;
-
-const REFRESH = <<<'LUA'
-if redis.call('get', KEYS[1]) == ARGV[1] then
-	return redis.call('pexpire', KEYS[1], ARGV[2])
-end
-return 0
-LUA;
+/** The Go strategy's scripts, from its files, as it sends them. */
+function script(string $name): string
+{
+    static $scripts = [];
+    return $scripts[$name] ??= file_get_contents(__DIR__ . "/../../strategy/refcountrwlock/$name.lua");
+}
 
 /** This client's writer token. */
 function writerToken(): string
@@ -82,30 +42,30 @@ function writerToken(): string
 function lock($key, $ttl_ms)
 {
     $token = writerToken();
-    $won = getRedis()->eval(WRITE_LOCK, [$key, "$key:readers", "$key:writer-intent", $token, $ttl_ms], 3);
+    $won = getRedis()->eval(script('write_lock'), [$key, "$key:readers", "$key:writer-intent", $token, $ttl_ms], 3);
     return $won === 1 ? $token : false;
 }
 
 function readLock($key, $ttl_ms)
 {
     // Writer preference, the module's default: a waiting writer keeps new readers out.
-    $won = getRedis()->eval(READ_LOCK, [$key, "$key:readers", "$key:writer-intent", READER_TOKEN, $ttl_ms, 1], 3);
+    $won = getRedis()->eval(script('read_lock'), [$key, "$key:readers", "$key:writer-intent", READER_TOKEN, $ttl_ms, 1], 3);
     return $won === 1 ? READER_TOKEN : false;
 }
 
 function unlock($key, $token)
 {
     if ($token === READER_TOKEN) {
-        $ok = getRedis()->eval(READ_UNLOCK, [$key, "$key:readers", $token], 2);
+        $ok = getRedis()->eval(script('read_unlock'), [$key, "$key:readers", $token], 2);
     } else {
-        $ok = getRedis()->eval(WRITE_UNLOCK, [$key, $token], 1);
+        $ok = getRedis()->eval(script('write_unlock'), [$key, $token], 1);
     }
     return $ok === 1 ? true : 'K does not hold the lock\'s token';
 }
 
 function refresh($key, $token, $ttl_ms)
 {
-    if (getRedis()->eval(REFRESH, [$key, $token, $ttl_ms], 1) !== 1) {
+    if (getRedis()->eval(script('refresh'), [$key, $token, $ttl_ms], 1) !== 1) {
         return 'K does not hold the lock\'s token';
     }
     return true;

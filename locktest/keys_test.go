@@ -124,12 +124,10 @@ func TestProbeKey(t *testing.T) {
 }
 
 // tallyLock is prefixLock at K that also counts each client's acquires
-// in a key beside K named after the client, {K}:acquires:<client>; with
-// side, it declares those keys (strategy.SideKeyed).
+// in a key beside K named after the client, {K}:acquires:<client>.
 type tallyLock struct {
 	prefixLock
 	client string
-	side   bool
 }
 
 func (s tallyLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {

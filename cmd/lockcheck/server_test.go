@@ -25,7 +25,7 @@ import (
 var aclRules = strings.Fields(`~lockcheck:* ~{lockcheck:* resetchannels -@all +ping +info +select
 	+get +set +setnx +getset +del +exists +ttl +pttl +pexpire +incr
 	+incrby +decr +decrby +hget +hset +hdel +hexists +hincrby +hlen +hkeys
-	+zadd +zrem +zscore +zcard +zrange +zremrangebyscore +time
+	+zadd +zrem +zscore +zcard +zrange +zremrangebyscore +time +type
 	+eval +evalsha +watch +unwatch +multi +exec +discard +dump +restore +scan`)
 
 // kindSubset is a quick selection of the other kinds: a read-write lock

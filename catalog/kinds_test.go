@@ -18,9 +18,9 @@ import (
 
 // TestKindGrids runs every read-write lock and semaphore of the catalog on
 // the properties of its kind, on a real Redis, and requires the verdicts
-// each kind's grid declares, exactly; LOCKLAB_REPEAT times when set (make
-// repeat), the same every time. With -update, it writes the grids
-// instead.
+// each kind's grid declares, exactly, and no note of a key written
+// outside the lock's own; LOCKLAB_REPEAT times when set (make repeat),
+// the same every time. With -update, it writes the grids instead.
 func TestKindGrids(t *testing.T) {
 	runs := 1
 	if s := os.Getenv("LOCKLAB_REPEAT"); s != "" && !*update {
@@ -41,6 +41,11 @@ func TestKindGrids(t *testing.T) {
 						cfg := e.Config(locktest.Config{Addr: addr, Key: fmt.Sprintf("%s:%d:%s", redistest.Key(t), i, e.Name)})
 						res := locktest.Check(context.Background(), cfg, p)
 						require.NoError(t, res.Err, "%s %s: no verdict", e.Name, p)
+						// Every key the lock wrote is one it declares
+						// (strategy.Keyed, strategy.SideKeyed).
+						for _, n := range res.Notes {
+							assert.NotEqual(t, "keys.outside", n.ID, "%s %s: %s", e.Name, p, n)
+						}
 						found.Add(e.Name, p, res.Verdict)
 						if *update {
 							continue

@@ -123,6 +123,57 @@ func TestProbeKey(t *testing.T) {
 	assert.Equal(t, "keys.outside", res.Notes[0].ID)
 }
 
+// tallyLock is prefixLock at K that also counts each client's acquires
+// in a key beside K named after the client, {K}:acquires:<client>.
+type tallyLock struct {
+	prefixLock
+	client string
+}
+
+func (s tallyLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	c, err := s.p.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, err = c.Do("INCR", "{"+key+"}:acquires:"+s.client)
+	c.Close()
+	if err != nil {
+		return nil, err
+	}
+	return s.prefixLock.TryAcquire(ctx, key, ttl)
+}
+
+// sideTally is tallyLock with its keys declared.
+type sideTally struct{ tallyLock }
+
+func (s sideTally) SideKeys(key string) []string { return []string{"{" + key + "}:acquires:*"} }
+
+// TestSideKeys: keys a lock writes beside K, named as it goes, are named
+// in a note until the strategy declares them (strategy.SideKeyed, a *
+// standing for the client's name): then they are the lock's own, and the
+// verdict, which reads K alone, is the same.
+func TestSideKeys(t *testing.T) {
+	ctx := context.Background()
+	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, Key: redistest.Key(t), New: func(c locktest.Client) (strategy.Strategy, error) {
+		return tallyLock{prefixLock: prefixLock{p: c.Pool}, client: c.Name}, nil
+	}}
+	res := locktest.Check(ctx, cfg, locktest.SafeRelease)
+	require.NoError(t, res.Err)
+	assert.Equal(t, locktest.Holds, res.Verdict, res.Reason())
+	require.Len(t, res.Notes, 1)
+	assert.Equal(t, "keys.outside", res.Notes[0].ID)
+	assert.Contains(t, res.Notes[0].String(), "{K}:acquires:A")
+
+	cfg.Key += ":declared"
+	cfg.New = func(c locktest.Client) (strategy.Strategy, error) {
+		return sideTally{tallyLock{prefixLock: prefixLock{p: c.Pool}, client: c.Name}}, nil
+	}
+	res = locktest.Check(ctx, cfg, locktest.SafeRelease)
+	require.NoError(t, res.Err)
+	assert.Equal(t, locktest.Holds, res.Verdict, res.Reason())
+	assert.Empty(t, res.Notes)
+}
+
 // TestWrittenKeys: the keys a command writes, by position.
 func TestWrittenKeys(t *testing.T) {
 	for cmd, want := range map[string][]int{

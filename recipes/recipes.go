@@ -41,14 +41,12 @@ type Program struct {
 	Needs []string
 	// Kind is the lock's kind, as its ready line announces it: "" for
 	// the mutexes, strategy.ReadWrite or strategy.Semaphore for the
-	// programs of Kinds.
+	// programs of Kinds and KindRecipes.
 	Kind strategy.Kind
-	// Elsewhere names the keys the lock keeps its state under when it is
-	// not the suite's key K ("{K}:time, {K}:weight"), K standing for the
-	// suite's key. A program has no word of the line protocol to name
-	// them, as a Go strategy does (strategy.Keyed): the suite's contract
-	// then puts its hash of wrong-type at K, which the lock never reads.
-	Elsewhere string
+	// ContractFails names the checks of the suite's contract
+	// (locktest.Contract) that the lock is known to fail, each with why,
+	// from its source.
+	ContractFails map[string]string
 }
 
 // Factory returns the factory that runs p, from the repository's root
@@ -112,35 +110,62 @@ func Libraries() []Program {
 // component on its RedisStore, and Laravel's concurrency limiter
 // (Redis::funnel). The semaphores have the program's number of permits,
 // LOCKLAB_PERMITS (2 unless set), and count whole seconds, as does the
-// suite with them (granularity=1000). Each is declared here on the
-// properties of its kind (locktest.KindProperties), none of which the
-// grid of package catalog lists: all hold, as their sources call for
-// (docs/kinds.md, "The PHP libraries", gives the reasons); and n/a on
-// those of the other kind.
+// suite with them (granularity=1000); their ready lines name the keys
+// they keep their state under ({K}:time and {K}:weight, K1 to Kn). Each is
+// declared in its column of its kind's grid (catalog.KindGridFile), on
+// the properties of its kind (locktest.KindProperties; docs/kinds.md,
+// "The PHP libraries", gives the reasons), and n/a on those of the other
+// kind.
 func Kinds() []Program {
-	php := func(name string, kind strategy.Kind, elsewhere string, needs []string, file ...string) Program {
-		other := strategy.Semaphore
-		if kind == strategy.Semaphore {
-			other = strategy.ReadWrite
-		}
+	php := func(name string, kind strategy.Kind, needs []string, file ...string) Program {
 		declared, _ := catalog.DeclaredKind(kind).Expect(name)
 		return Program{
-			Name:      name,
-			Argv:      slices.Concat(libraryPHPCommand(), file),
-			Expect:    locktest.Expect{Breaks: declared.Breaks, NotApplicable: append(declared.NotApplicable, locktest.KindProperties(other)...), Strict: true},
-			Needs:     append([]string{langtest.PHP}, needs...),
-			Kind:      kind,
-			Elsewhere: elsewhere,
+			Name:   name,
+			Argv:   slices.Concat(libraryPHPCommand(), file),
+			Expect: kindExpect(kind, declared),
+			Needs:  append([]string{langtest.PHP}, needs...),
+			Kind:   kind,
 		}
 	}
-	return []Program{
-		php("symfony-lock-shared", strategy.ReadWrite, "",
-			[]string{langtest.SymfonyLock}, "recipes/php/symfony-lock.php", "shared"),
-		php("symfony-semaphore", strategy.Semaphore, "{K}:time, {K}:weight",
-			[]string{langtest.SymfonySemaphore}, "recipes/php/symfony-semaphore.php"),
-		php("laravel-funnel", strategy.Semaphore, "K1 to Kn, one per permit",
-			[]string{langtest.LaravelRedis}, "recipes/php/laravel-funnel.php"),
+	funnel := php("laravel-funnel", strategy.Semaphore,
+		[]string{langtest.LaravelRedis}, "recipes/php/laravel-funnel.php")
+	funnel.ContractFails = map[string]string{
+		"wrong-type": "the limiter's acquire script MGETs the slots, which reads a key holding a hash as nil, and SETs the first nil one with EX and no NX: it takes a slot over whatever the key holds (Illuminate/Redis/Limiters/ConcurrencyLimiter.php, lockScript, lines 126-128 in 8.83)",
 	}
+	return []Program{
+		php("symfony-lock-shared", strategy.ReadWrite,
+			[]string{langtest.SymfonyLock}, "recipes/php/symfony-lock.php", "shared"),
+		php("symfony-semaphore", strategy.Semaphore,
+			[]string{langtest.SymfonySemaphore}, "recipes/php/symfony-semaphore.php"),
+		funnel,
+	}
+}
+
+// KindRecipes are PHP copies of the Go columns of the kinds' grids, each
+// declared to give its Go column's verdicts there (and n/a on the other
+// kind's properties): refcountrwlock.php, e-chip/redis-rwlock's scripts as
+// strategy/refcountrwlock sends them, whose ready line names the keys the
+// Go strategy declares (strategy.Keyed, strategy.SideKeyed).
+func KindRecipes() []Program {
+	const name, kind = "refcountrwlock", strategy.ReadWrite
+	declared, _ := catalog.DeclaredKind(kind).Expect(name)
+	return []Program{{
+		Name:   name,
+		Argv:   append(PHPCommand(), "recipes/php/"+name+".php"),
+		Expect: kindExpect(kind, declared),
+		Needs:  []string{langtest.PHP},
+		Kind:   kind,
+	}}
+}
+
+// kindExpect is declared, a column of kind's grid, with n/a on the other
+// kind's properties, strict.
+func kindExpect(kind strategy.Kind, declared locktest.Expect) locktest.Expect {
+	other := strategy.Semaphore
+	if kind == strategy.Semaphore {
+		other = strategy.ReadWrite
+	}
+	return locktest.Expect{Breaks: declared.Breaks, NotApplicable: append(slices.Clone(declared.NotApplicable), locktest.KindProperties(other)...), Strict: true}
 }
 
 // PHP returns the PHP recipes, in the catalog's order: one per Go column

@@ -55,24 +55,22 @@ func selected(t *testing.T) []recipes.Program {
 }
 
 // run checks p's contract and the properties props, each against p's
-// declared verdict. A check that the server disturbed in each of its three
-// runs (a stall: on a busy machine, more likely the longer a check runs,
-// and a program's column runs ten times longer than a Go one) says nothing
-// about the lock: it is run again, twice at most.
-func run(t *testing.T, p recipes.Program, props ...locktest.Property) {
+// declared verdict, and returns the results. A check that the server
+// disturbed in each of its three runs (a stall: on a busy machine, more
+// likely the longer a check runs, and a program's column runs ten times
+// longer than a Go one) says nothing about the lock: it is run again,
+// twice at most.
+func run(t *testing.T, p recipes.Program, props ...locktest.Property) []locktest.Result {
 	t.Helper()
 	cfg := locktest.Config{Addr: redistest.Shared(t).Addr, New: p.Factory(".."), Key: redistest.Key(t)}
 	ctx := context.Background()
 	t.Run("contract", func(t *testing.T) {
 		for _, c := range locktest.Contract(ctx, cfg) {
-			if c.Name == "wrong-type" && p.Elsewhere != "" {
-				// The hash went to K, where the lock keeps nothing: its
-				// answer says nothing of the lock. Once the suite can
-				// learn a program's keys, this says so.
+			if why, ok := p.ContractFails[c.Name]; ok {
 				if c.Err == nil {
-					t.Errorf("%s: passes, although the lock keeps its state under %s and the hash went to K: the suite now finds the program's keys, drop Elsewhere", c.Name, p.Elsewhere)
+					t.Errorf("%s: passes, although it is declared to fail (%s): drop it from ContractFails", c.Name, why)
 				} else {
-					t.Logf("%s: not judged: the lock keeps its state under %s, which a program cannot name; the hash went to K (%v)", c.Name, p.Elsewhere, c.Err)
+					t.Logf("%s: fails, as declared: %v (%s)", c.Name, c.Err, why)
 				}
 				continue
 			}
@@ -83,6 +81,7 @@ func run(t *testing.T, p recipes.Program, props ...locktest.Property) {
 			}
 		}
 	})
+	var out []locktest.Result
 	for _, prop := range props {
 		t.Run(string(prop), func(t *testing.T) {
 			res := locktest.Check(ctx, cfg, prop)
@@ -91,8 +90,10 @@ func run(t *testing.T, p recipes.Program, props ...locktest.Property) {
 				res = locktest.Check(ctx, cfg, prop)
 			}
 			locktest.Report(t, res, p.Expect.Verdict(prop))
+			out = append(out, res)
 		})
 	}
+	return out
 }
 
 func TestPrograms(t *testing.T) {
@@ -175,20 +176,36 @@ func runColumns(t *testing.T, progs []recipes.Program, props []locktest.Property
 // against its declared verdicts, and n/a on the others', which says that
 // its ready line announces its kind. A column whose packages are missing
 // is skipped, naming them (it fails under LOCKLAB_REQUIRE_LANGS=1).
-// A cell its kind's grid leaves undeclared (-) is not run: a program
-// cannot declare the keys it keeps its state under, and a property that
-// reads them gets no verdict (docs/kinds.md).
 func TestKinds(t *testing.T) {
 	for _, p := range recipes.Kinds() {
-		var props []locktest.Property
-		for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
-			for _, prop := range locktest.KindProperties(k) {
-				if k != p.Kind || catalog.DeclaredKind(k).Verdict(p.Name, prop) != "" {
-					props = append(props, prop)
+		runColumns(t, []recipes.Program{p}, kindRows())
+	}
+}
+
+// kindRows are the properties of both kinds.
+func kindRows() []locktest.Property {
+	return append(locktest.KindProperties(strategy.ReadWrite), locktest.KindProperties(strategy.Semaphore)...)
+}
+
+// TestKindRecipes runs the PHP copies of the kinds' Go columns on the
+// properties of both kinds: each gives its Go column's verdicts, cell by
+// cell, and its ready line names the keys the Go strategy declares, so
+// that no check notes a key written outside the lock's own.
+func TestKindRecipes(t *testing.T) {
+	langtest.Need(t, langtest.PHP)
+	progs := recipes.KindRecipes()
+	require.NotEmpty(t, progs)
+	for _, p := range progs {
+		t.Run(p.Name, func(t *testing.T) {
+			declared, ok := catalog.DeclaredKind(p.Kind).Expect(p.Name)
+			require.True(t, ok, "%s: a Go column of %s", p.Name, catalog.KindGridFile(p.Kind))
+			assert.ElementsMatch(t, declared.Breaks, p.Expect.Breaks, "%s: its Go column's breaks", p.Name)
+			for _, res := range run(t, p, kindRows()...) {
+				for _, n := range res.Notes {
+					assert.NotEqual(t, "keys.outside", n.ID, "%s %s: %s", p.Name, res.Property, n)
 				}
 			}
-		}
-		runColumns(t, []recipes.Program{p}, props)
+		})
 	}
 }
 

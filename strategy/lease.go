@@ -62,6 +62,18 @@ type Keyed interface {
 	Keys(key string) []string
 }
 
+// SideKeyed is implemented by strategies that write keys beside those
+// that say whether a lock is held (key, or Keyed's): a waiting writer's
+// intent, a counter of fencing tokens, keys named after each holder.
+// SideKeys returns their names for a lock on key, a * in a name standing
+// for any text (a holder's id, drawn as the lock goes). The conformance
+// suite counts the keys written that match as the lock's own, and reads
+// none of them: it judges the lock by its Keys.
+type SideKeyed interface {
+	Strategy
+	SideKeys(key string) []string
+}
+
 // OwnClock is implemented by strategies that read a clock of their own,
 // which Client.Clock in the conformance suite cannot replace (a library
 // that calls time.Now), and send absolute times taken from it (PXAT,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,11 +19,22 @@ import (
 )
 
 // aclRules are the ACL rules docs/lockcheck.md says the suite needs: the
-// commands of every strategy of the catalog, of the suite and of -cleanup,
-// on the run's keys only.
+// commands of every strategy of the catalog, of every kind (hashes,
+// counters, sorted sets, the server's clock, mostly inside scripts), of
+// the suite and of -cleanup, on the run's keys only.
 var aclRules = strings.Fields(`~lockcheck:* ~{lockcheck:* resetchannels -@all +ping +info +select
 	+get +set +setnx +getset +del +exists +ttl +pttl +pexpire +incr
+	+incrby +decr +decrby +hget +hset +hdel +hexists +hincrby +hlen +hkeys
+	+zadd +zrem +zscore +zcard +zrange +zremrangebyscore +time +type
 	+eval +evalsha +watch +unwatch +multi +exec +discard +dump +restore +scan`)
+
+// kindSubset is a quick selection of the other kinds: a read-write lock
+// and a semaphore whose scripts use hashes, sorted sets and the server's
+// clock, on one property each.
+var kindSubset = [][]string{
+	{"-kind", "read-write", "-strategy", "hashrwlock,rwlua", "-property", "rw-exclusion"},
+	{"-kind", "semaphore", "-strategy", "countersemaphore,semlua", "-property", "permit-bound"},
+}
 
 // guarded starts a server that wants a login, as o says.
 func guarded(t *testing.T, o redistest.GuardOptions) *redistest.Guarded {
@@ -90,44 +102,48 @@ func runOn(t *testing.T, target string, files redistest.TLSFiles, args ...string
 	return code, stdout.String(), stderr.String()
 }
 
-// TestUserServer runs the mutexes' whole matrix as a user runs it on a
-// managed server: over TLS with a client certificate, as an ACL user
-// restricted to the rules docs/lockcheck.md gives, in database 5 beside
-// another user's keys. Every verdict is the declared one (those of a plain
+// TestUserServer runs the whole matrix of every kind (the mutexes, the
+// read-write locks, the semaphores) as a user runs it on a managed
+// server: over TLS with a client certificate, as an ACL user restricted
+// to the rules docs/lockcheck.md gives, in database 5 beside another
+// user's keys. Every verdict is the declared one (those of a plain
 // server), the other keys are untouched and nothing is left behind.
 func TestUserServer(t *testing.T) {
 	g := guarded(t, redistest.GuardOptions{User: "locklab", Rules: aclRules, DB: 5, TLS: true})
 	check := othersKeys(t, g, 5)
-	args := subset
+	runs := append([][]string{subset}, kindSubset...)
 	if !testing.Short() {
-		// The whole matrix of the mutexes: the rules docs/lockcheck.md
-		// gives do not cover the commands of the read-write locks and
-		// semaphores yet (sorted sets, hashes, counters).
-		args = []string{"-kind", "mutex"}
+		runs = [][]string{nil} // the whole matrix of every kind
 	}
-	code, out, errOut := runOn(t, g.URL, g.TLSFiles, append([]string{"-format", "json"}, args...)...)
-	assert.NotContains(t, errOut+out, g.Login.Password, "the password is never printed")
-	var rep report.JSONReport
-	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-	require.NotEmpty(t, rep.Results)
-	for _, r := range rep.Results {
-		if r.Match {
-			continue
+	for _, args := range runs {
+		code, out, errOut := runOn(t, g.URL, g.TLSFiles, append([]string{"-format", "json"}, args...)...)
+		assert.NotContains(t, errOut+out, g.Login.Password, "the password is never printed")
+		var rep report.JSONReport
+		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+		require.NotEmpty(t, rep.Results)
+		kind := args[:min(len(args), 2)]
+		if len(kind) == 0 || kind[0] != "-kind" {
+			kind = nil
 		}
-		// A check that got no verdict (the machine's load disturbed it,
-		// or a lock over five masters could not take a 60 ms lock over
-		// TLS in time) is asked again, on its own; a verdict must still be
-		// the declared one.
-		for try := 1; !r.Match && r.Err != nil && try <= 2; try++ {
-			_, again, _ := runOn(t, g.URL, g.TLSFiles, "-format", "json", "-strategy", r.Strategy, "-property", string(r.Property))
-			var one report.JSONReport
-			require.NoError(t, json.Unmarshal([]byte(again), &one), again)
-			require.Len(t, one.Results, 1)
-			r = one.Results[0]
+		for _, r := range rep.Results {
+			if r.Match {
+				continue
+			}
+			// A check that got no verdict (the machine's load disturbed
+			// it, or a lock over five masters could not take a 60 ms lock
+			// over TLS in time) is asked again, on its own; a verdict must
+			// still be the declared one.
+			for try := 1; !r.Match && r.Err != nil && try <= 2; try++ {
+				_, again, _ := runOn(t, g.URL, g.TLSFiles, append([]string{"-format", "json", "-strategy", r.Strategy, "-property", string(r.Property)}, kind...)...)
+				var one report.JSONReport
+				require.NoError(t, json.Unmarshal([]byte(again), &one), again)
+				require.Len(t, one.Results, 1)
+				r = one.Results[0]
+			}
+			assert.True(t, r.Match, "%s/%s: %s, declared %s: %s %s", r.Strategy, r.Property, r.Verdict, r.Expected, r.Reason, errText(r.Err))
 		}
-		assert.True(t, r.Match, "%s/%s: %s, declared %s: %s %s", r.Strategy, r.Property, r.Verdict, r.Expected, r.Reason, errText(r.Err))
+		assert.Contains(t, []int{exitOK, exitMismatch}, code, errOut)
 	}
-	assert.Contains(t, []int{exitOK, exitMismatch}, code, errOut)
 	check()
 	if t.Failed() {
 		return
@@ -139,7 +155,7 @@ func TestUserServer(t *testing.T) {
 	t.Setenv(redistest.EnvCert, g.TLSFiles.Cert)
 	t.Setenv(redistest.EnvKey, g.TLSFiles.Key)
 	var stdout, stderr bytes.Buffer
-	code = lockcheck(context.Background(), subset, env{stdout: &stdout, stderr: &stderr, start: redistest.Start})
+	code := lockcheck(context.Background(), subset, env{stdout: &stdout, stderr: &stderr, start: redistest.Start})
 	assert.Equal(t, exitOK, code, stderr.String())
 	check()
 }
@@ -188,6 +204,17 @@ func TestACLMissingRule(t *testing.T) {
 	assert.NotContains(t, out, `"verdict": "breaks"`)
 	assert.NotContains(t, out, `"verdict": "holds"`)
 	assert.Contains(t, errOut, "luatoken")
+
+	// A command inside a script, refused by an error that names the
+	// script's line, names its rule too: semlua's acquire reads the
+	// server's clock first.
+	rules = slices.DeleteFunc(slices.Clone(aclRules), func(r string) bool { return r == "+time" })
+	g = guarded(t, redistest.GuardOptions{User: "locklab", Rules: rules})
+	code, out, _ = runOn(t, g.URL, redistest.TLSFiles{}, "-format", "json", "-kind", "semaphore", "-strategy", "semlua", "-property", "permit-bound")
+	assert.Equal(t, exitMismatch, code)
+	assert.Contains(t, out, "The user executing the script can't run this command")
+	assert.Contains(t, out, "add +time to the user's ACL rules")
+	assert.NotContains(t, out, `"verdict": "holds"`)
 }
 
 // TestACLRulesDocumented: docs/lockcheck.md gives the rules the tests run

@@ -29,7 +29,11 @@
 // A read-write lock adds the word shared to its ready line, and answers
 // "acquire-shared <key> <ttl_ms>", a reader's attempt, as it answers
 // acquire, a writer's; a semaphore adds permits=<n>, and weighted when it
-// answers "acquire-n <key> <n> <ttl_ms>" (see kinds.go). An acquire is
+// answers "acquire-n <key> <n> <ttl_ms>" (see kinds.go). A lock that
+// does not live at the suite's key alone names its keys, K standing for
+// that key: keys=<names> those of its state, which make the strategy a
+// strategy.Keyed, and beside=<names> those it writes beside them, a
+// strategy.SideKeyed (see keys.go). An acquire is
 // one attempt; the suite does the waiting. A handle is one
 // word the program chooses; the suite may release the same handle twice.
 // refresh comes only to a program that announced it, and its locks then

@@ -113,6 +113,8 @@ type capabilities struct {
 	shared      bool          // a read-write lock: acquire-shared
 	permits     int           // a semaphore of permits=<n>; 0 when not one
 	weighted    bool          // a semaphore that takes several permits: acquire-n
+	keys        []string      // keys=<names>: the keys of the lock's state, K for the run's key; nil: K
+	beside      []string      // beside=<names>: the keys it writes beside them
 }
 
 // start starts the program for one client and waits for its ready line.
@@ -243,8 +245,18 @@ func (p *proc) handshake() error {
 					return p.fail("start", fmt.Sprintf("its ready line %q announces %q, where granularity= takes a whole number of milliseconds, 1 or more", line, w))
 				}
 				p.caps.granularity = time.Duration(ms) * time.Millisecond
+			case (name == "keys" || name == "beside") && hasValue:
+				keys, why := parseKeys(name, value)
+				if why != "" {
+					return p.fail("start", fmt.Sprintf("its ready line %q announces %q, where %s", line, w, why))
+				}
+				if name == "keys" {
+					p.caps.keys = keys
+				} else {
+					p.caps.beside = keys
+				}
 			default:
-				return p.fail("start", fmt.Sprintf("its ready line %q announces %q, which the protocol does not know (it knows refresh, granularity=<ms>, shared, permits=<n> and weighted)", line, w))
+				return p.fail("start", fmt.Sprintf("its ready line %q announces %q, which the protocol does not know (it knows refresh, granularity=<ms>, shared, permits=<n>, weighted, keys=<names> and beside=<names>)", line, w))
 			}
 		}
 		switch {

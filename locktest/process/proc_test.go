@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -175,7 +176,7 @@ func TestProtocolStartErrors(t *testing.T) {
 		parts []string
 	}{
 		{"no ready", sh(`echo hello`), []string{`at start: its first line is "hello", where the protocol wants "ready"`}},
-		{"unknown capability", sh(`echo 'ready refesh'; cat >/dev/null`), []string{`its ready line "ready refesh" announces "refesh", which the protocol does not know (it knows refresh, granularity=<ms>, shared, permits=<n> and weighted)`}},
+		{"unknown capability", sh(`echo 'ready refesh'; cat >/dev/null`), []string{`its ready line "ready refesh" announces "refesh", which the protocol does not know (it knows refresh, granularity=<ms>, shared, permits=<n>, weighted, keys=<names> and beside=<names>)`}},
 		{"bad granularity", sh(`echo 'ready granularity=1s'; cat >/dev/null`), []string{`its ready line "ready granularity=1s" announces "granularity=1s", where granularity= takes a whole number of milliseconds, 1 or more`}},
 		{"exits", sh(`echo 'php: command not found' >&2; exit 127`), []string{"it exited before it wrote its ready line (exit status 127)", "php: command not found"}},
 		{"hangs", sh(`sleep 30`), []string{"at start: no ready line within 300ms", "it wrote nothing to standard error"}},
@@ -543,5 +544,44 @@ func TestKinds(t *testing.T) {
 	} {
 		_, err := start(kind)
 		assert.ErrorContains(t, err, want, kind)
+	}
+}
+
+// TestReadyKeys: keys= and beside= on the ready line name the lock's keys,
+// K standing for the run's key: the strategy, of whatever kind, is then a
+// strategy.Keyed and a strategy.SideKeyed that return them; without them,
+// both return nil (the lock is at K). A name without K, a * in keys=, an
+// empty name or one named twice is refused.
+func TestReadyKeys(t *testing.T) {
+	s, err := begin(t, sh(`echo 'ready shared keys=K,K:readers beside={K}*,K:writer-intent'; cat >/dev/null`))
+	require.NoError(t, err)
+	st := s.kind()
+	require.Equal(t, strategy.ReadWrite, strategy.KindOf(st))
+	k, ok := st.(strategy.Keyed)
+	require.True(t, ok, "a read-write program's strategy is Keyed")
+	assert.Equal(t, []string{"orders:1", "orders:1:readers"}, k.Keys("orders:1"))
+	side, ok := st.(strategy.SideKeyed)
+	require.True(t, ok, "and SideKeyed")
+	assert.Equal(t, []string{"{orders:1}*", "orders:1:writer-intent"}, side.SideKeys("orders:1"))
+
+	s, err = begin(t, sh(`echo 'ready permits=2 keys={K}:time,{K}:weight'; cat >/dev/null`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"{k}:time", "{k}:weight"}, s.kind().(strategy.Keyed).Keys("k"))
+	assert.Nil(t, s.SideKeys("k"))
+
+	s, err = begin(t, sh(serveScript))
+	require.NoError(t, err)
+	assert.Nil(t, s.Keys("k"), "no keys=: the lock is at K")
+	assert.Nil(t, s.SideKeys("k"))
+
+	for ready, want := range map[string]string{
+		"keys=":               "keys= takes names separated by commas, none of them empty",
+		"keys=K,,K:x":         "keys= takes names separated by commas, none of them empty",
+		"beside=lock:counter": "each name of beside= holds K, the run's key (lock:counter does not)",
+		"keys=K*":             "keys= names keys the suite reads, which a * cannot stand in (beside= takes patterns)",
+		"keys=K,K":            "keys= names K twice",
+	} {
+		_, err := begin(t, sh(`echo 'ready `+ready+`'; cat >/dev/null`), WithTimeout(300*time.Millisecond))
+		protocolError(t, err, fmt.Sprintf("its ready line %q announces %q, where %s", "ready "+ready, ready, want))
 	}
 }

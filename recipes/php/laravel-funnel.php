@@ -72,4 +72,4 @@ function unlock($name, $held)
     return true;
 }
 
-serve('lock', 'unlock', null, 1000, ['permits' => $limit]);
+serve('lock', 'unlock', null, 1000, ['permits' => $limit, 'keys' => array_map(fn ($i) => "K$i", range(1, $limit))]);

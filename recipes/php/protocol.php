@@ -202,6 +202,13 @@ function oneLine(string $s): string
  *   'weighted' => lockN($key, $n, $ttl)  with 'permits': $n permits at
  *                                        once, all or nothing ("acquire-n")
  *
+ * A lock of any kind that does not live at the suite's key alone names its
+ * keys, K standing for the suite's key, and the ready line announces them
+ * (docs/exec.md): 'keys' => ['{K}:time', ...], those whose state says
+ * whether the lock is held, K among them when the lock writes it, which
+ * the suite reads where it reads K; 'beside' => ['K:writer-intent', ...],
+ * those it writes beside them, which the suite counts as the lock's own.
+ *
  * readLock and lockN return as $lock does.
  */
 function serve(callable $lock, callable $unlock, ?callable $refresh = null, ?int $granularity_ms = null, array $kind = []): void
@@ -213,6 +220,11 @@ function serve(callable $lock, callable $unlock, ?callable $refresh = null, ?int
     }
     if (isset($kind['permits'])) {
         $ready .= " permits={$kind['permits']}" . (isset($kind['weighted']) ? ' weighted' : '');
+    }
+    foreach (['keys', 'beside'] as $word) {
+        if (isset($kind[$word])) {
+            $ready .= " $word=" . implode(',', $kind[$word]);
+        }
     }
     answer($ready);
     while (($line = fgets(STDIN)) !== false) {

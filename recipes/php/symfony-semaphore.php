@@ -94,4 +94,4 @@ function refresh($key, $semaphore, $ttl_ms)
     return true;
 }
 
-serve('lock', 'unlock', 'refresh', 1000, ['permits' => $limit, 'weighted' => 'lockN']);
+serve('lock', 'unlock', 'refresh', 1000, ['permits' => $limit, 'weighted' => 'lockN', 'keys' => ['{K}:time', '{K}:weight'], 'beside' => ['{K}']]);

@@ -87,6 +87,7 @@ type Strategy struct {
 var (
 	_ strategy.Reentrant = (*Strategy)(nil)
 	_ strategy.Keyed     = (*Strategy)(nil)
+	_ strategy.SideKeyed = (*Strategy)(nil)
 )
 
 // Option configures the strategy.
@@ -117,8 +118,13 @@ func New(p strategy.Pool, opts ...Option) (*Strategy, error) {
 // Keys returns K alone: the lock is the hash, and its remaining time is
 // the hash's. The timeout keys it writes beside K, one per read hold, are
 // named after holders not known in advance, and their expiry is a
-// hold's, not the lock's.
+// hold's, not the lock's: SideKeys names them.
 func (s *Strategy) Keys(key string) []string { return []string{key} }
+
+// SideKeys implements strategy.SideKeyed: the names the lock derives from
+// K in braces, the timeout keys and their prefixes, which the scripts are
+// given as keys ({K}:<holder>:rwlock_timeout).
+func (s *Strategy) SideKeys(key string) []string { return []string{tagged(key) + "*"} }
 
 // TryAcquire takes the write lock, as a new holder.
 func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {

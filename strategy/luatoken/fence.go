@@ -1,6 +1,9 @@
 package luatoken
 
-import "github.com/locklab/locklab/strategy/internal/recipe"
+import (
+	"github.com/locklab/locklab/strategy"
+	"github.com/locklab/locklab/strategy/internal/recipe"
+)
 
 // FenceSuffix ends the name of every fencing counter key.
 const FenceSuffix = ":fence"
@@ -18,3 +21,15 @@ const FenceSuffix = ":fence"
 //     spell it: "{" + n + "}:fence:" + key, where n is the smallest decimal
 //     number whose slot is key's slot: "a}b" → "{20658}:fence:a}b".
 func FenceKey(key string) string { return recipe.SideKey(key, FenceSuffix) }
+
+var _ strategy.SideKeyed = (*Strategy)(nil)
+
+// SideKeys implements strategy.SideKeyed: with WithFencing, the fencing
+// counter, FenceKey(key), which the lock writes beside key and which says
+// nothing of who holds it; nil otherwise.
+func (s *Strategy) SideKeys(key string) []string {
+	if !s.cfg.fencing {
+		return nil
+	}
+	return []string{FenceKey(key)}
+}

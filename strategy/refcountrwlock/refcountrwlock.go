@@ -40,6 +40,7 @@ package refcountrwlock
 
 import (
 	"context"
+	_ "embed"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -62,49 +63,46 @@ func ReadersKey(key string) string { return key + ":readers" }
 func IntentKey(key string) string { return key + ":writer-intent" }
 
 var (
+	_ strategy.Keyed     = (*Strategy)(nil)
+	_ strategy.SideKeyed = (*Strategy)(nil)
+)
+
+// Keys implements strategy.Keyed: the lock on key is K and the readers'
+// count, which says whether a reader holds it without K. The count never
+// expires: where the suite reads the lock's remaining time, a count left
+// behind reads as none.
+func (s *Strategy) Keys(key string) []string { return []string{key, ReadersKey(key)} }
+
+// SideKeys implements strategy.SideKeyed: the writer's intent, which
+// keeps readers out while a writer waits, and holds nothing.
+func (s *Strategy) SideKeys(key string) []string { return []string{IntentKey(key)} }
+
+// The module's scripts, one file each, which recipes/php/refcountrwlock.php
+// sends as they are.
+var (
+	//go:embed read_lock.lua
+	readLockSrc string
+	//go:embed write_lock.lua
+	writeLockSrc string
+	//go:embed read_unlock.lua
+	readUnlockSrc string
+	//go:embed write_unlock.lua
+	writeUnlockSrc string
+	//go:embed refresh.lua
+	refreshSrc string
+)
+
+var (
 	// KEYS: K, readers, intent; ARGV: token, ttl, writer preference (0/1).
-	readLock = redis.NewScript(3, `
-if tonumber(ARGV[3]) ~= 0 and redis.call('exists', KEYS[3]) == 1 then
-	return 0
-end
-if redis.call('incr', KEYS[2]) ~= 1 then
-	return 1
-end
-if redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2], 'nx') then
-	return 1
-end
-redis.call('decr', KEYS[2])
-return 0`)
+	readLock = redis.NewScript(3, readLockSrc)
 	// KEYS: K, readers, intent; ARGV: token, ttl.
-	writeLock = redis.NewScript(3, `
-redis.call('set', KEYS[3], 1, 'px', ARGV[2])
-if redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2], 'nx') then
-	redis.call('del', KEYS[2], KEYS[3])
-	return 1
-end
-return 0`)
+	writeLock = redis.NewScript(3, writeLockSrc)
 	// KEYS: K, readers; ARGV: token.
-	readUnlock = redis.NewScript(2, `
-if redis.call('decr', KEYS[2]) ~= 0 then
-	return 1
-end
-if redis.call('get', KEYS[1]) == ARGV[1] then
-	redis.call('del', KEYS[1])
-	return 1
-end
-return 0`)
+	readUnlock = redis.NewScript(2, readUnlockSrc)
 	// KEYS: K; ARGV: token.
-	writeUnlock = redis.NewScript(1, `
-if redis.call('get', KEYS[1]) == ARGV[1] then
-	return redis.call('del', KEYS[1])
-end
-return 0`)
+	writeUnlock = redis.NewScript(1, writeUnlockSrc)
 	// KEYS: K; ARGV: token, ttl.
-	refresh = redis.NewScript(1, `
-if redis.call('get', KEYS[1]) == ARGV[1] then
-	return redis.call('pexpire', KEYS[1], ARGV[2])
-end
-return 0`)
+	refresh = redis.NewScript(1, refreshSrc)
 )
 
 // Strategy is the lock of one client: a writer token of its own.

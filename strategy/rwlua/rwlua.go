@@ -46,6 +46,7 @@ var (
 	_ strategy.Shared      = (*Strategy)(nil)
 	_ strategy.Notifier    = (*Strategy)(nil)
 	_ strategy.WriterFirst = (*Strategy)(nil)
+	_ strategy.SideKeyed   = (*Strategy)(nil)
 )
 
 // New returns the read-write lock on pool p. Without options, writers come
@@ -141,11 +142,16 @@ const IntentSuffix = ":writers"
 
 // IntentKey returns the name of the sorted set that holds the intents of
 // the writers waiting for key. It is a waiting room, not a hold: who holds
-// key is all in key, so the Strategy does not implement strategy.Keyed
-// (whose keys tell whether the lock is held). It lies in key's Redis Cluster slot, named as
+// key is all in key, so the Strategy declares it as a key beside the lock
+// (strategy.SideKeyed), not as one of its state (strategy.Keyed, whose
+// keys tell whether the lock is held). It lies in key's Redis Cluster slot, named as
 // luatoken.FenceKey names its counter: "orders:42" →
 // "{orders:42}:writers", "{order:42}:lock" → "{order:42}:lock:writers".
 func IntentKey(key string) string { return recipe.SideKey(key, IntentSuffix) }
+
+// SideKeys implements strategy.SideKeyed: beside the holders' set at key,
+// the lock writes the waiting writers' set, IntentKey(key).
+func (s *Strategy) SideKeys(key string) []string { return []string{IntentKey(key)} }
 
 // ChannelPrefix begins the name of every release channel.
 const ChannelPrefix = "rwlua:released:"

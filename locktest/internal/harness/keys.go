@@ -10,6 +10,7 @@ import (
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/strategy"
 )
 
 // Keys a lock did not declare. The suite judges a lock by what it reads at
@@ -19,7 +20,9 @@ import (
 // wrapped without Keyed writes rueidislock:<i>:K) would be judged on a key
 // it does not use, and the check says so instead of giving a verdict; a
 // key written besides K (Symfony's probe, symfony_check_support_time; a
-// counter of fencing tokens) is named in a note, and judged on nothing.
+// counter of fencing tokens) is named in a note, and judged on nothing,
+// unless the strategy declares it beside its state (strategy.SideKeyed):
+// then it is the lock's own, and still judged on nothing.
 
 // WrittenKeys returns the positions of the keys that a command writes, in
 // args (args[0] its name, upper-cased in name): the key of the commands
@@ -77,20 +80,64 @@ func WrittenKeys(name string, args []history.Arg) []int {
 // as the timeline writes them (K for the run's key), each marked true
 // when it has the run's key in its name.
 func keysWritten(r *Run, others map[string]bool) (own bool) {
+	side := sideKeys(r)
 	for _, e := range r.Rec.Events() {
 		if e.Kind != history.EvCommand || e.Client == "" || len(e.Command) == 0 {
 			continue
 		}
 		for _, i := range WrittenKeys(strings.ToUpper(e.Command[0].Text), e.Command) {
-			switch a := e.Command[i]; a.Kind {
-			case history.ArgKey, history.ArgLockKey:
+			switch a := e.Command[i]; {
+			case a.Kind == history.ArgKey, a.Kind == history.ArgLockKey:
 				own = true
+			case slices.ContainsFunc(side, func(p string) bool { return matchKey(p, a.Text) }):
+				// A key the lock declares beside its state.
 			default:
 				others[strings.ReplaceAll(a.Text, r.Key, "K")] = strings.Contains(a.Text, r.Key)
 			}
 		}
 	}
 	return own
+}
+
+// sideKeys are the names of the keys the lock of r writes beside its
+// state (strategy.SideKeyed), from the first client's strategy.
+func sideKeys(r *Run) []string {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	for _, c := range r.Clients {
+		if c.S == nil {
+			continue
+		}
+		if s, ok := c.S.(strategy.SideKeyed); ok {
+			return s.SideKeys(r.Key)
+		}
+		return nil
+	}
+	return nil
+}
+
+// matchKey says whether key matches pattern, a name a lock declares
+// (strategy.SideKeyed) in which each * stands for any text, the empty
+// text too: "{K}:*:rwlock_timeout*" for the keys of a lock that draws its
+// holders' ids.
+func matchKey(pattern, key string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == key
+	}
+	if !strings.HasPrefix(key, parts[0]) {
+		return false
+	}
+	key = key[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(key, p)
+		if i < 0 {
+			return false
+		}
+		key = key[i+len(p):]
+	}
+	return len(key) >= len(last) && strings.HasSuffix(key, last)
 }
 
 // DeclareKeys adds to res what the lock's commands wrote in the runs of a

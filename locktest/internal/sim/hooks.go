@@ -148,6 +148,7 @@ func (c *Client) after(node int, cmd *wire.Command, reply wire.Value, err error)
 		return // in flight when the suite cut the client: it never learned the outcome
 	}
 	name := cmd.Name()
+	c.r.Perms.Script(cmd.Args)
 	e := history.Event{Client: c.Name, Kind: history.EvCommand, Command: c.commandArgs(cmd.Args)}
 	if len(c.nodes) > 1 {
 		e.Node = c.nodes[node]

@@ -230,7 +230,7 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 	wait := max(at+ttl+r.Tm.Slack-now, r.Tm.Slack)
 	r.Note(mLeftWaits.New("W", wait, who, ttl))
 	if _, ok := WaitMode(w, history.Permit, 1, r.Tm.Long, wait, max(at+ttl+r.Tm.StaleAfter()-now, 0)); !ok {
-		res = r.BreaksUnfreed("W", now, wait-r.Tm.Poll, mLeftPermitOut.New(what, n, wait, r.LifeLeft(ttl, r.Rec.Now()-at)))
+		res = r.BreaksUnfreedBy("W", n, mLeftPermitOut.New(what, n, wait, r.LifeLeft(ttl, r.Rec.Now()-at)))
 		return &res
 	}
 	if _, ok := x.TryMode(history.Permit, 1, r.Tm.Long); ok {
@@ -302,7 +302,6 @@ func Refused(c *Client, mode history.Mode, permits int, broke msg.Msg) *Outcome 
 // (A resumed and done), or nil.
 func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
 	var res Outcome
-	since := r.Rec.Now() + r.Tm.Short
 	mode, n := history.Exclusive, 0
 	if m.Kind == strategy.Semaphore {
 		mode, n = history.Permit, 1
@@ -318,7 +317,10 @@ func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
 		// operation left a hold that outlives it.
 		why := r.LifeLeft(r.Tm.Short, r.Tm.Short+r.Tm.Slack)
 		p.Resume()
-		res = r.BreaksUnfreed("W", since, r.Tm.Slack-r.Tm.Poll, mLateKept.New(at, r.Tm.Short+r.Tm.Slack, why))
+		// Observed, not Unfreed: the late call returns (a Refresh that
+		// reports success) after the claim's window, and the judge's
+		// window from the holds counts it; what W met is the scenario's.
+		res = r.Breaks(mLateKept.New(at, r.Tm.Short+r.Tm.Slack, why))
 		return &res
 	}
 	r.Note(mLateSteps.New())

@@ -147,7 +147,8 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 			// only where the work checks them; the explorer's work is a
 			// critical section that checks neither, so it does not ask
 			// the judge to count overruns (Lock.Fenced, Lock.Leased).
-			lock.Refresh = capabilitiesOf(s, l).Refresh
+			caps := capabilitiesOf(s, l)
+			lock.Refresh, lock.Renews = caps.Refresh, caps.Lease
 			_ = l.Release(ctx)
 		}
 		return struct{}{}

@@ -153,7 +153,18 @@ type Holder struct {
 	name string
 }
 
-var _ strategy.Shared = (*Holder)(nil)
+var (
+	_ strategy.Shared    = (*Holder)(nil)
+	_ strategy.Keyed     = (*Holder)(nil)
+	_ strategy.SideKeyed = (*Holder)(nil)
+)
+
+// Keys and SideKeys are its Strategy's: a holder keeps its holds where
+// the lock does.
+func (h *Holder) Keys(key string) []string { return h.s.Keys(key) }
+
+// SideKeys implements strategy.SideKeyed, as its Strategy does.
+func (h *Holder) SideKeys(key string) []string { return h.s.SideKeys(key) }
 
 // Name returns the holder's field in K, <client id>:<thread>.
 func (h *Holder) Name() string { return h.name }

@@ -58,8 +58,14 @@ func Execute(r *harness.Run, p Plan, lock Lock) harness.Outcome {
 // wrong one (they raised false alarms on luatoken, rwlua and semlua).
 func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
 	tl, _ := r.Rec.Timeline()
+	slack := lock.Short
+	if lock.Renews {
+		// Its holds end when it stops renewing them, which the history
+		// does not show: no refusal proves it stuck.
+		slack = time.Hour
+	}
 	d, found := judge.Free(tl, judge.Options{Permits: lock.Permits, Fenced: lock.Fenced, Leased: lock.Leased,
-		Slack: lock.Short, Quick: lock.Short / 2, WriterIntent: lock.WriterIntent})
+		Slack: slack, Quick: lock.Short / 2, WriterIntent: lock.WriterIntent})
 	if !found {
 		return r.Holds(mHeld.New(clients))
 	}

@@ -30,6 +30,9 @@ type Lock struct {
 	Refresh bool // its locks refresh (strategy.Refresher)
 	Fenced  bool // it promises fencing tokens (strategy.Fenced)
 	Leased  bool // it promises a lease signal (strategy.Leased)
+	// Renews: it renews its holds on its own, unseen by the history, so
+	// a hold's end is not its call plus its TTL.
+	Renews bool
 	// WriterIntent: how long a write attempt may keep readers out
 	// (strategy.WriterFirst).
 	WriterIntent time.Duration

@@ -205,24 +205,23 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 		c, w := clientOf(r, "C"), clientOf(r, "W")
 		hc, ok := c.TryMode(history.Shared, 0, r.Tm.Long)
 		if !ok {
-			res = r.BreaksFreeRefused("C", mLeftReadRefused.New(what, who))
+			res = r.Breaks(mLeftReadRefused.New(what, who))
 			return &res
 		}
 		if _, ok := w.TryMode(history.Exclusive, 0, r.Tm.Long); ok {
-			res = r.BreaksRule(history.OneHolder, mLeftWriterIn.New(what, who))
+			res = r.Breaks(mLeftWriterIn.New(what, who))
 			return &res
 		}
 		c.ReleaseHeld(hc)
-		since := r.Rec.Now()
 		if _, ok := WaitMode(w, history.Exclusive, 0, r.Tm.Long, r.Tm.Slack, 0); !ok {
-			res = r.BreaksUnfreed("W", since, r.Tm.Slack-r.Tm.Poll, mLeftWriterOut.New(what, who, r.Tm.Slack, r.LifeLeft(ttl, r.Rec.Now()-at)))
+			res = r.Breaks(mLeftWriterOut.New(what, who, r.Tm.Slack, r.LifeLeft(ttl, r.Rec.Now()-at)))
 			return &res
 		}
 		return nil
 	}
 	n := m.Permits
 	if took, no := takePermits(r, held, n-1); no != "" {
-		res = r.BreaksFreeRefusedOf(no, n, mLeftPermitRefused.New(what, no, held+took, n))
+		res = r.Breaks(mLeftPermitRefused.New(what, no, held+took, n))
 		return &res
 	}
 	w, x := clientOf(r, "W"), clientOf(r, "X")
@@ -230,11 +229,11 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 	wait := max(at+ttl+r.Tm.Slack-now, r.Tm.Slack)
 	r.Note(mLeftWaits.New("W", wait, who, ttl))
 	if _, ok := WaitMode(w, history.Permit, 1, r.Tm.Long, wait, max(at+ttl+r.Tm.StaleAfter()-now, 0)); !ok {
-		res = r.BreaksUnfreedBy("W", n, mLeftPermitOut.New(what, n, wait, r.LifeLeft(ttl, r.Rec.Now()-at)))
+		res = r.Breaks(mLeftPermitOut.New(what, n, wait, r.LifeLeft(ttl, r.Rec.Now()-at)))
 		return &res
 	}
 	if _, ok := x.TryMode(history.Permit, 1, r.Tm.Long); ok {
-		res = r.BreaksRuleOf(history.OneHolder, n, mLeftPermitExtra.New(what, n))
+		res = r.Breaks(mLeftPermitExtra.New(what, n))
 		return &res
 	}
 	return nil
@@ -259,7 +258,7 @@ func (m KindMode) Excludes(r *Run, who string, what msg.Msg) (*Outcome, int) {
 	}
 	n := m.Permits
 	if took, no := takePermits(r, 0, n-1); no != "" {
-		res := r.BreaksFreeRefusedOf(no, n, mLeftPermitRefused.New(what, no, took+1, n))
+		res := r.Breaks(mLeftPermitRefused.New(what, no, took+1, n))
 		return &res, 0
 	}
 	return Refused(clientOf(r, "X"), history.Permit, n, mExcludesPermit.New(what, who, n)), n - 1
@@ -273,9 +272,8 @@ func (m KindMode) Released(r *Run, who string, held int, what msg.Msg) *Outcome 
 	if m.Kind == strategy.Semaphore {
 		return m.LeftFree(r, who, r.Rec.Now(), 0, held, what)
 	}
-	since := r.Rec.Now()
 	if _, ok := WaitMode(clientOf(r, "W"), history.Exclusive, 0, r.Tm.Long, r.Tm.Slack, 0); !ok {
-		res := r.BreaksUnfreed("W", since, r.Tm.Slack-r.Tm.Poll, mReleasedWriterOut.New(what, who, r.Tm.Slack))
+		res := r.Breaks(mReleasedWriterOut.New(what, who, r.Tm.Slack))
 		return &res
 	}
 	return nil
@@ -292,9 +290,14 @@ func Refused(c *Client, mode history.Mode, permits int, broke msg.Msg) *Outcome 
 	if _, ok := c.TryMode(mode, n, c.R.Tm.Long); !ok {
 		return nil
 	}
-	res := c.R.BreaksRuleOf(history.OneHolder, permits, broke)
+	res := c.R.Breaks(broke)
 	return &res
 }
+
+// The breaks of the kinds' modes are claimed as observed (history.Observed):
+// their scenarios were written against the judge's claimed windows, and
+// the judge's rules from the holds do not yet see what they stage (a late
+// Refresh that re-adds an entry, a crash inside a permit's acquire).
 
 // TakeOver has the kind's others take the lock from A, paused at at
 // inside p past its Short TTL: W waits to write, or, the other permits
@@ -307,7 +310,7 @@ func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
 		mode, n = history.Permit, 1
 		if took, no := takePermits(r, 0, m.Permits-1); no != "" {
 			p.Resume()
-			res = r.BreaksFreeRefusedOf(no, m.Permits, mLeftPermitRefused.New(mLatePausedAt.New(at), no, took+1, m.Permits))
+			res = r.Breaks(mLeftPermitRefused.New(mLatePausedAt.New(at), no, took+1, m.Permits))
 			return &res
 		}
 	}
@@ -317,9 +320,6 @@ func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
 		// operation left a hold that outlives it.
 		why := r.LifeLeft(r.Tm.Short, r.Tm.Short+r.Tm.Slack)
 		p.Resume()
-		// Observed, not Unfreed: the late call returns (a Refresh that
-		// reports success) after the claim's window, and the judge's
-		// window from the holds counts it; what W met is the scenario's.
 		res = r.Breaks(mLateKept.New(at, r.Tm.Short+r.Tm.Slack, why))
 		return &res
 	}

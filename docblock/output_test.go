@@ -110,7 +110,7 @@ func TestGrid(t *testing.T) {
 	got, err := style.Generate(b, rep, ".", report.English)
 	require.NoError(t, err)
 	assert.Contains(t, got, "| property | "+strings.Join(g.Columns, " | ")+" |\n")
-	assert.Contains(t, got, "| permit-lease-independence | breaks | holds | holds | - | - |\n")
+	assert.Contains(t, got, "| permit-lease-independence | breaks | holds | holds | holds | holds |\n")
 	assert.Contains(t, got, "`go test -run TestKinds ./recipes` checks symfony-semaphore, laravel-funnel, run as programs.")
 
 	rep.Results[0].Verdict = locktest.Breaks // zsetsemaphore's permit-bound

@@ -23,7 +23,7 @@ import (
 // counters, sorted sets, the server's clock, mostly inside scripts), of
 // the suite and of -cleanup, on the run's keys only.
 var aclRules = strings.Fields(`~lockcheck:* ~{lockcheck:* resetchannels -@all +ping +info +select
-	+get +set +setnx +getset +del +exists +ttl +pttl +pexpire +incr
+	+get +set +setnx +getset +del +exists +ttl +pttl +pexpire +pexpireat +incr
 	+incrby +decr +decrby +hget +hset +hdel +hexists +hincrby +hlen +hkeys
 	+zadd +zrem +zscore +zcard +zrange +zremrangebyscore +time +type
 	+eval +evalsha +watch +unwatch +multi +exec +discard +dump +restore +scan`)

@@ -229,7 +229,9 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 	wait := max(at+ttl+r.Tm.Slack-now, r.Tm.Slack)
 	r.Note(mLeftWaits.New("W", wait, who, ttl))
 	if _, ok := WaitMode(w, history.Permit, 1, r.Tm.Long, wait, max(at+ttl+r.Tm.StaleAfter()-now, 0)); !ok {
-		res = r.Breaks(mLeftPermitOut.New(what, n, wait, r.LifeLeft(ttl, r.Rec.Now()-at)))
+		// The wait to a tenth of a second, as Shown rounds a PTTL: the
+		// reason is the same on every run.
+		res = r.Breaks(mLeftPermitOut.New(what, n, wait.Round(100*time.Millisecond), r.LifeLeft(ttl, r.Rec.Now()-at)))
 		return &res
 	}
 	if _, ok := x.TryMode(history.Permit, 1, r.Tm.Long); ok {

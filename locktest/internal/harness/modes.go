@@ -227,7 +227,7 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 	w, x := clientOf(r, "W"), clientOf(r, "X")
 	now := r.Rec.Now()
 	wait := max(at+ttl+r.Tm.Slack-now, r.Tm.Slack)
-	r.Note(mLeftWaits.New("W", wait, who, ttl))
+	r.Note(mLeftWaits.New("W", wait.Round(100*time.Millisecond), who, ttl))
 	if _, ok := WaitMode(w, history.Permit, 1, r.Tm.Long, wait, max(at+ttl+r.Tm.StaleAfter()-now, 0)); !ok {
 		// The wait to a tenth of a second, as Shown rounds a PTTL: the
 		// reason is the same on every run.

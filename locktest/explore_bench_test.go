@@ -51,8 +51,11 @@ func reachable(ps []locktest.Property) bool {
 	for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
 		one = append(one, locktest.KindProperties(k)...)
 	}
+	// A reader's overrun is the mutex's; a reentrant read unlock needs a
+	// holder that reenters, which the explorer's workloads do not draw.
+	unreachable := append(slices.Clone(overrun), locktest.ReaderOverrun, locktest.ReaderReentrant)
 	for _, p := range ps {
-		if slices.Contains(one, p) && !slices.Contains(overrun, p) {
+		if slices.Contains(one, p) && !slices.Contains(unreachable, p) {
 			return true
 		}
 	}

@@ -19,8 +19,10 @@ import (
 // maxSchedules bounds the exploration of one scenario.
 const maxSchedules = 2000
 
-// stepTimeout is how long a client may run between two commands.
-const stepTimeout = 5 * time.Second
+// stepTimeout is how long a client may run between two commands: long
+// enough for a loaded machine (a CI lane beside another), within the
+// watchdog's bound on a check.
+const stepTimeout = 15 * time.Second
 
 type schedEvent struct {
 	simClient int

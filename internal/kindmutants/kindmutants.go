@@ -262,14 +262,14 @@ var mutants = []Mutant{
 	},
 	{
 		Name: "rw-watchdog-outlives-release", Base: "rw-watchdog",
-		Slip:    "a hold's watchdog renews on a context of its own, which Release never cancels: it renews after the release, until a renewal finds the hold gone (Redisson pull request 7251)",
-		Killers: []locktest.Property{locktest.ReaderRenewAfterRelease},
+		Slip:    "a hold's watchdog renews on a context of its own, which Release never cancels: it renews after the release until a renewal finds the hold gone, and for good after a release that failed (Redisson pull request 7251)",
+		Killers: []locktest.Property{locktest.ReaderFaults, locktest.ReaderRenewAfterRelease},
 		slip:    slip{watchdogOutlives: true},
 	},
 	{
 		Name: "semaphore-watchdog-outlives-release", Base: "semaphore-watchdog",
-		Slip:    "a permit's watchdog renews on a context of its own, which Release never cancels: it renews after the release, until a renewal finds the permit gone",
-		Killers: []locktest.Property{locktest.PermitRenewAfterRelease},
+		Slip:    "a permit's watchdog renews on a context of its own, which Release never cancels: it renews after the release until a renewal finds the permit gone, and for good after a release that failed",
+		Killers: []locktest.Property{locktest.PermitFaults, locktest.PermitRenewAfterRelease},
 		slip:    slip{watchdogOutlives: true},
 	},
 }

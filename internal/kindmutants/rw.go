@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
-	mutex "github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 )
@@ -233,7 +232,7 @@ func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, write b
 		h.park = l.sc.readPark
 	}
 	if l.s.watchdog {
-		h.stop = mutex.Watchdog(h, ttl, !l.s.watchdogOutlives)
+		h.stop = h.lease.watch(ttl, h.extend, l.s.watchdogOutlives)
 	}
 	return h, nil
 }
@@ -245,6 +244,7 @@ type rwHold struct {
 	release, refresh *redis.Script
 	park             *redis.Script // run before release, with the slip that parks a reader
 	stop             func()        // stops the hold's watchdog, with the policy that has one
+	lease            lease
 }
 
 var _ strategy.Refresher = (*rwHold)(nil)
@@ -271,6 +271,11 @@ func (h *rwHold) Release(ctx context.Context) error {
 }
 
 func (h *rwHold) Refresh(ctx context.Context, ttl time.Duration) error {
+	return h.lease.asked(ctx, ttl, h.extend)
+}
+
+// extend runs the refresh script with ttl.
+func (h *rwHold) extend(ctx context.Context, ttl time.Duration) error {
 	if err := checkTTL(ttl); err != nil {
 		return err
 	}

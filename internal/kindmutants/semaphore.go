@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
-	mutex "github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 )
@@ -140,7 +139,7 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 		l.holds = append(l.holds, h)
 	}
 	if s.slip.watchdog {
-		l.stop = mutex.Watchdog(l, ttl, !s.slip.watchdogOutlives)
+		l.stop = l.lease.watch(ttl, l.extend, s.slip.watchdogOutlives)
 	}
 	return l, nil
 }
@@ -186,6 +185,7 @@ type permitsHeld struct {
 	key   string
 	holds []hold
 	stop  func() // stops the holder's watchdog, with the policy that has one
+	lease lease
 }
 
 var _ strategy.Refresher = (*permitsHeld)(nil)
@@ -222,6 +222,11 @@ func (l *permitsHeld) Release(ctx context.Context) error {
 // Refresh scores the holder's members again; ErrNotHeld when they are
 // gone.
 func (l *permitsHeld) Refresh(ctx context.Context, ttl time.Duration) error {
+	return l.lease.asked(ctx, ttl, l.extend)
+}
+
+// extend runs the refresh script with ttl for each of the holder's holds.
+func (l *permitsHeld) extend(ctx context.Context, ttl time.Duration) error {
 	if err := checkTTL(ttl); err != nil {
 		return err
 	}

@@ -657,12 +657,17 @@ func renewEvery(stops bool) func(*lock, time.Duration) func() {
 	return func(l *lock, ttl time.Duration) func() { return Watchdog(l, ttl, stops) }
 }
 
+// Renewable is what a watchdog renews: a hold's Refresh.
+type Renewable interface {
+	Refresh(ctx context.Context, ttl time.Duration) error
+}
+
 // Watchdog starts a hold's watchdog: it refreshes h every third of ttl
 // until a refresh fails or, when stops, the function it returns is
 // called, which waits for it. Without stops (the slip of the corpora's
 // watchdog-outlives-release), that function does nothing: the watchdog
 // renews on after the release, until a refresh finds the hold gone.
-func Watchdog(h strategy.Refresher, ttl time.Duration, stops bool) (stop func()) {
+func Watchdog(h Renewable, ttl time.Duration, stops bool) (stop func()) {
 	done := make(chan struct{})
 	if !stops {
 		go renewLoop(context.Background(), h, ttl, done)
@@ -675,7 +680,7 @@ func Watchdog(h strategy.Refresher, ttl time.Duration, stops bool) (stop func())
 
 // renewLoop refreshes h every third of ttl until a refresh fails or ctx
 // ends, then closes done.
-func renewLoop(ctx context.Context, h strategy.Refresher, ttl time.Duration, done chan<- struct{}) {
+func renewLoop(ctx context.Context, h Renewable, ttl time.Duration, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(ttl / 3)
 	defer t.Stop()

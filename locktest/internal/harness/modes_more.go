@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/locklab/locklab/history"
@@ -18,16 +19,20 @@ import (
 
 // Others has the kind's others take what A's hold in m is to be taken
 // among: nothing for a read-write lock (A reads alone), and for a
-// semaphore every permit but one, by H1…HN-1 with the Long TTL, held to
-// the end of the run. A permit refused them is the run's break, which it
-// returns; else nil.
+// semaphore every permit but one, by H1…HN-1 with twice the Long TTL,
+// which outlives any hold of A's at any time scale, held to the end of
+// the run. A permit refused them is the run's break, which it returns;
+// else nil.
 func (m KindMode) Others(r *Run) *Outcome {
 	if m.Kind != strategy.Semaphore {
 		return nil
 	}
-	if took, no := takePermits(r, 0, m.Permits-1); no != "" {
-		res := r.BreaksFreeRefusedOf(no, m.Permits, mOthersRefused.New(no, took, m.Permits))
-		return &res
+	for i := 1; i < m.Permits; i++ {
+		name := fmt.Sprintf("H%d", i)
+		if _, ok := clientOf(r, name).TryMode(history.Permit, 1, 2*r.Tm.Long); !ok {
+			res := r.BreaksFreeRefusedOf(name, m.Permits, mOthersRefused.New(name, i-1, m.Permits))
+			return &res
+		}
 	}
 	return nil
 }

@@ -111,6 +111,7 @@ func keptRound(newRun func(string) *harness.Run, refreshed bool, way keptWay) (r
 				return *broke, false
 			}
 		}
+		lateInStep(r.Tm.Granularity)
 		asked := time.Now()
 		what, askedFor := mKeptHoldsFor, mKeptAskedFor
 		if !refreshed {
@@ -174,6 +175,24 @@ func keptRound(newRun func(string) *harness.Run, refreshed bool, way keptWay) (r
 	r := newRun("/spoiled")
 	r.Fail(mKeptAllSpoiled.New(keptTries))
 	return harness.Outcome{}, false
+}
+
+// lateInStep waits, at a time scale coarser than a millisecond, until
+// nine tenths into a step of granularity g by the wall clock: a lock
+// that counts whole steps and rounds the start of a lease down to one
+// (an expiry of time() + ttl, in whole seconds) loses the most of the
+// lease there, nine tenths of a step, more than lease-kept's tolerance,
+// on every run rather than on some.
+func lateInStep(g time.Duration) {
+	if g <= time.Millisecond {
+		return
+	}
+	phase := time.Duration(time.Now().UnixNano()) % g
+	d := g*9/10 - phase
+	if d < 0 {
+		d += g
+	}
+	time.Sleep(d)
 }
 
 // leaseGranularity is how much shorter than asked a key may live for

@@ -17,7 +17,12 @@ import (
 // judged by how the kind's other holders fare: a writer kept out past
 // the reader's TTL, a reader let in beside a writer, a permit that never
 // comes back, one permit too many. Every grant is a hold of its own in
-// the history (sim.Client.TryMode), which the judge counts by mode.
+// the history (sim.Client.TryMode), which the judge counts by mode, and
+// every break is claimed as the rule it breaks, which the judge finds in
+// the history or gives no verdict: a grant beside a hold that forbids it
+// (history.OneHolder, by mode and permits), a refusal with room left
+// (history.FreeRefused), a lock kept past the holds' own TTLs and
+// releases (history.Unfreed, the window the judge's).
 
 // KindMode is how a property of a kind takes the lock: a reader's shared
 // hold of a read-write lock, or one permit of a semaphore of Permits.
@@ -205,23 +210,23 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 		c, w := clientOf(r, "C"), clientOf(r, "W")
 		hc, ok := c.TryMode(history.Shared, 0, r.Tm.Long)
 		if !ok {
-			res = r.Breaks(mLeftReadRefused.New(what, who))
+			res = r.BreaksFreeRefused("C", mLeftReadRefused.New(what, who))
 			return &res
 		}
 		if _, ok := w.TryMode(history.Exclusive, 0, r.Tm.Long); ok {
-			res = r.Breaks(mLeftWriterIn.New(what, who))
+			res = r.BreaksRule(history.OneHolder, mLeftWriterIn.New(what, who))
 			return &res
 		}
 		c.ReleaseHeld(hc)
 		if _, ok := WaitMode(w, history.Exclusive, 0, r.Tm.Long, r.Tm.Slack, 0); !ok {
-			res = r.Breaks(mLeftWriterOut.New(what, who, r.Tm.Slack, r.LifeLeft(ttl, r.Rec.Now()-at)))
+			res = r.BreaksUnfreedBy("W", 0, mLeftWriterOut.New(what, who, r.Tm.Slack, r.LifeLeft(ttl, r.Rec.Now()-at)))
 			return &res
 		}
 		return nil
 	}
 	n := m.Permits
 	if took, no := takePermits(r, held, n-1); no != "" {
-		res = r.Breaks(mLeftPermitRefused.New(what, no, held+took, n))
+		res = r.BreaksFreeRefusedOf(no, n, mLeftPermitRefused.New(what, no, held+took, n))
 		return &res
 	}
 	w, x := clientOf(r, "W"), clientOf(r, "X")
@@ -231,11 +236,11 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 	if _, ok := WaitMode(w, history.Permit, 1, r.Tm.Long, wait, max(at+ttl+r.Tm.StaleAfter()-now, 0)); !ok {
 		// The wait to a tenth of a second, as Shown rounds a PTTL: the
 		// reason is the same on every run.
-		res = r.Breaks(mLeftPermitOut.New(what, n, wait.Round(100*time.Millisecond), r.LifeLeft(ttl, r.Rec.Now()-at)))
+		res = r.BreaksUnfreedBy("W", n, mLeftPermitOut.New(what, n, wait.Round(100*time.Millisecond), r.LifeLeft(ttl, r.Rec.Now()-at)))
 		return &res
 	}
 	if _, ok := x.TryMode(history.Permit, 1, r.Tm.Long); ok {
-		res = r.Breaks(mLeftPermitExtra.New(what, n))
+		res = r.BreaksRuleOf(history.OneHolder, n, mLeftPermitExtra.New(what, n))
 		return &res
 	}
 	return nil
@@ -260,7 +265,7 @@ func (m KindMode) Excludes(r *Run, who string, what msg.Msg) (*Outcome, int) {
 	}
 	n := m.Permits
 	if took, no := takePermits(r, 0, n-1); no != "" {
-		res := r.Breaks(mLeftPermitRefused.New(what, no, took+1, n))
+		res := r.BreaksFreeRefusedOf(no, n, mLeftPermitRefused.New(what, no, took+1, n))
 		return &res, 0
 	}
 	return Refused(clientOf(r, "X"), history.Permit, n, mExcludesPermit.New(what, who, n)), n - 1
@@ -275,7 +280,7 @@ func (m KindMode) Released(r *Run, who string, held int, what msg.Msg) *Outcome 
 		return m.LeftFree(r, who, r.Rec.Now(), 0, held, what)
 	}
 	if _, ok := WaitMode(clientOf(r, "W"), history.Exclusive, 0, r.Tm.Long, r.Tm.Slack, 0); !ok {
-		res := r.Breaks(mReleasedWriterOut.New(what, who, r.Tm.Slack))
+		res := r.BreaksUnfreedBy("W", 0, mReleasedWriterOut.New(what, who, r.Tm.Slack))
 		return &res
 	}
 	return nil
@@ -292,14 +297,9 @@ func Refused(c *Client, mode history.Mode, permits int, broke msg.Msg) *Outcome 
 	if _, ok := c.TryMode(mode, n, c.R.Tm.Long); !ok {
 		return nil
 	}
-	res := c.R.Breaks(broke)
+	res := c.R.BreaksRuleOf(history.OneHolder, permits, broke)
 	return &res
 }
-
-// The breaks of the kinds' modes are claimed as observed (history.Observed):
-// their scenarios were written against the judge's claimed windows, and
-// the judge's rules from the holds do not yet see what they stage (a late
-// Refresh that re-adds an entry, a crash inside a permit's acquire).
 
 // TakeOver has the kind's others take the lock from A, paused at at
 // inside p past its Short TTL: W waits to write, or, the other permits
@@ -312,7 +312,7 @@ func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
 		mode, n = history.Permit, 1
 		if took, no := takePermits(r, 0, m.Permits-1); no != "" {
 			p.Resume()
-			res = r.Breaks(mLeftPermitRefused.New(mLatePausedAt.New(at), no, took+1, m.Permits))
+			res = r.BreaksFreeRefusedOf(no, m.Permits, mLeftPermitRefused.New(mLatePausedAt.New(at), no, took+1, m.Permits))
 			return &res
 		}
 	}
@@ -322,7 +322,7 @@ func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
 		// operation left a hold that outlives it.
 		why := r.LifeLeft(r.Tm.Short, r.Tm.Short+r.Tm.Slack)
 		p.Resume()
-		res = r.Breaks(mLateKept.New(at, r.Tm.Short+r.Tm.Slack, why))
+		res = r.BreaksUnfreedBy("W", m.Permits, mLateKept.New(at, r.Tm.Short+r.Tm.Slack, why))
 		return &res
 	}
 	r.Note(mLateSteps.New())

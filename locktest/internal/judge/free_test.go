@@ -168,6 +168,13 @@ func TestFreeRecorded(t *testing.T) {
 		// A lock that refuses a free lock; not once A's first attempt
 		// may have taken it.
 		{"refuses-without-replica.release-frees.json", judge.Options{}, history.FreeRefused, editFirstLost("A")},
+		// The kinds, by mode and permits (see TestEdited).
+		{"refcountrwlock.reader-double-release.json", judge.Options{}, history.OneHolder, editTTL("B", time.Millisecond)},
+		{"refcountrwlock.reader-safe-release.json", judge.Options{}, history.OneHolder, editTTL("W", time.Millisecond)},
+		{"refcountrwlock.reader-lease-independence.json", judge.Options{Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("D", 10000*time.Second)},
+		{"countersemaphore.permit-release-exact.json", judge.Options{Permits: 2}, history.OneHolder, editTTL("H1", time.Millisecond)},
+		{"zsetsemaphore.permit-faults.json", judge.Options{Permits: 2, Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("B", 10000*time.Second)},
+		{"zsetsemaphore.permit-safe-refresh.json", judge.Options{Permits: 2, Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("A", 10000*time.Second)},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			tl := readRecorded(t, tt.file).Timeline

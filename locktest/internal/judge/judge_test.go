@@ -312,17 +312,24 @@ func editCrashTTL(client string, ttl time.Duration) func([]history.Event) {
 	}
 }
 
-// editPTTL makes every read find K with pttl ms left.
-func editPTTL(pttl int64) func([]history.Event) {
+// editEach applies edit to each event of kind.
+func editEach(kind history.EventKind, edit func(*history.Event)) func([]history.Event) {
 	return func(tl []history.Event) {
-		for i, e := range tl {
-			if e.Kind == history.EvRead {
-				rd := *e.Read
-				rd.PTTL = pttl
-				tl[i].Read = &rd
+		for i := range tl {
+			if tl[i].Kind == kind {
+				edit(&tl[i])
 			}
 		}
 	}
+}
+
+// editPTTL makes every read find K with pttl ms left.
+func editPTTL(pttl int64) func([]history.Event) {
+	return editEach(history.EvRead, func(e *history.Event) {
+		rd := *e.Read
+		rd.PTTL = pttl
+		e.Read = &rd
+	})
 }
 
 // editFirstLost makes client's first refused attempt one whose reply
@@ -341,6 +348,31 @@ func editLost(client string) func([]history.Event) {
 				tl[i].Err = "i/o timeout"
 			}
 		}
+	}
+}
+
+// editPermits makes every claim of the history count permits.
+func editPermits(permits int) func([]history.Event) {
+	return editEach(history.EvCheck, func(e *history.Event) {
+		c := *e.Check
+		c.Permits = permits
+		e.Check = &c
+	})
+}
+
+// editSentFirst has client send the first command of its last refresh
+// right after its grant returned, at the refresh's call: the refresh
+// may have acted on the lock from then on.
+func editSentFirst(client string) func([]history.Event) []history.Event {
+	return func(tl []history.Event) []history.Event {
+		r := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvRefreshed })
+		g := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvAcquired })
+		c := slices.IndexFunc(tl[g:], func(e history.Event) bool {
+			return e.Client == client && e.Kind == history.EvCommand && e.At > tl[r].Call
+		})
+		sent := tl[g+c]
+		sent.At = tl[r].Call
+		return slices.Insert(tl, g+1, sent)
 	}
 }
 
@@ -376,6 +408,24 @@ func TestEdited(t *testing.T) {
 		{"refresh-pexpire.safe-refresh.json", editTTL("B", time.Millisecond)},
 		// A died inside an acquire that asked for 10,000s.
 		{"setnxexpire.crash-mid-acquire.json", editCrashTTL("A", 10000*time.Second)},
+		// The kinds: OneHolder by mode. W wrote beside B's read lock,
+		// which A's second release of its own had cut; not once B's
+		// TTL had run out.
+		{"refcountrwlock.reader-double-release.json", editTTL("B", time.Millisecond)},
+		// R read beside W's write lock; not once W's TTL had run out.
+		{"refcountrwlock.reader-safe-release.json", editTTL("W", time.Millisecond)},
+		// Unfreed in a mode: W could not write once D, crashed with its
+		// read lock, had let its TTL run out; not with 10,000s.
+		{"refcountrwlock.reader-lease-independence.json", editTTL("D", 10000*time.Second)},
+		// OneHolder by permits: with H1's permit, Y's and X's are three
+		// of two; not once H1's TTL had run out, nor of three permits.
+		{"countersemaphore.permit-release-exact.json", editTTL("H1", time.Millisecond)},
+		{"countersemaphore.permit-release-exact.json", editPermits(3)},
+		// Unfreed with permits: beside H1's, A's permit, its acquire's
+		// reply lost, may have stood for its TTL; for 10,000s, W's
+		// refusals are right.
+		{"zsetsemaphore.permit-faults.json", editTTL("B", 10000*time.Second)},
+		{"zsetsemaphore.permit-safe-refresh.json", editTTL("A", 10000*time.Second)},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			r := readRecorded(t, tt.file)
@@ -387,4 +437,11 @@ func TestEdited(t *testing.T) {
 			assert.False(t, err == nil && d.Verdict == judge.Breaks, "edited, it still breaks: %s", d.Reason)
 		})
 	}
+	// A's late refresh of its permit, paused before its first command,
+	// returned with success once W had been refused for long past A's
+	// TTL: it could not have kept A's permit before it sent anything.
+	// Sent at once, its first command may have.
+	r := readRecorded(t, "zsetsemaphore.permit-safe-refresh.json")
+	d, err := judge.Mutex(editSentFirst("A")(r.Timeline))
+	assert.False(t, err == nil && d.Verdict == judge.Breaks, "edited, it still breaks: %s", d.Reason)
 }

@@ -175,6 +175,8 @@ func TestFreeRecorded(t *testing.T) {
 		{"countersemaphore.permit-release-exact.json", judge.Options{Permits: 2}, history.OneHolder, editTTL("H1", time.Millisecond)},
 		{"zsetsemaphore.permit-faults.json", judge.Options{Permits: 2, Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("B", 10000*time.Second)},
 		{"zsetsemaphore.permit-safe-refresh.json", judge.Options{Permits: 2, Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("A", 10000*time.Second)},
+		{"rw-refresh-re-adds.reader-safe-refresh.json", judge.Options{}, history.OneHolder, editRefreshFailed("A")},
+		{"semaphore-refresh-re-adds.permit-safe-refresh.json", judge.Options{Permits: 2}, history.OneHolder, editRefreshFailed("A")},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			tl := readRecorded(t, tt.file).Timeline

@@ -351,6 +351,15 @@ func editLost(client string) func([]history.Event) {
 	}
 }
 
+// editRefreshFailed makes client's refreshes return an error.
+func editRefreshFailed(client string) func([]history.Event) {
+	return editEach(history.EvRefreshed, func(e *history.Event) {
+		if e.Client == client {
+			e.Err = "not held"
+		}
+	})
+}
+
 // editPermits makes every claim of the history count permits.
 func editPermits(permits int) func([]history.Event) {
 	return editEach(history.EvCheck, func(e *history.Event) {
@@ -426,6 +435,14 @@ func TestEdited(t *testing.T) {
 		// refusals are right.
 		{"zsetsemaphore.permit-faults.json", editTTL("B", 10000*time.Second)},
 		{"zsetsemaphore.permit-safe-refresh.json", editTTL("A", 10000*time.Second)},
+		// A late refresh that returned with success once its hold had
+		// lapsed: A holds again, a reader beside W's write lock, a third
+		// permit beside H1's and W's; not once W's TTL had run out, nor
+		// when the refresh said it held nothing.
+		{"rw-refresh-re-adds.reader-safe-refresh.json", editTTL("W", time.Millisecond)},
+		{"rw-refresh-re-adds.reader-safe-refresh.json", editRefreshFailed("A")},
+		{"semaphore-refresh-re-adds.permit-safe-refresh.json", editTTL("W", time.Millisecond)},
+		{"semaphore-refresh-re-adds.permit-safe-refresh.json", editRefreshFailed("A")},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			r := readRecorded(t, tt.file)
@@ -444,4 +461,67 @@ func TestEdited(t *testing.T) {
 	r := readRecorded(t, "zsetsemaphore.permit-safe-refresh.json")
 	d, err := judge.Mutex(editSentFirst("A")(r.Timeline))
 	assert.False(t, err == nil && d.Verdict == judge.Breaks, "edited, it still breaks: %s", d.Reason)
+}
+
+// editReadsAfter applies edit to each read after client's first grant.
+func editReadsAfter(client string, edit func(*history.Read)) func([]history.Event) {
+	return func(tl []history.Event) {
+		g := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvAcquired })
+		editEach(history.EvRead, func(e *history.Event) {
+			rd := *e.Read
+			rd.Keys = slices.Clone(rd.Keys)
+			edit(&rd)
+			e.Read = &rd
+		})(tl[g:])
+	}
+}
+
+// TestEditedGrantOwned: while A held K, B's acquire took an error reply
+// for a grant (the mutant error-taken-for-grant, on acquire-faults), and
+// the suite's read right after found A's value at K and none of B's: a
+// grant without the lock, as well as two holders. Claimed as a grant
+// without the lock, the break stands; found without a claim once A's
+// hold is edited to have expired (no two holders), it is GrantOwned.
+// Edited so that the read finds B's own value, or K gone, neither
+// gives a break.
+func TestEditedGrantOwned(t *testing.T) {
+	const file = "error-taken-for-grant.acquire-faults.json"
+	asGrantOwned := editEach(history.EvCheck, func(e *history.Event) {
+		c := *e.Check
+		c.Rule = history.GrantOwned
+		e.Check = &c
+	})
+	bOwns := editReadsAfter("B", func(rd *history.Read) {
+		rd.Keys[0].Value = &history.Arg{Kind: history.ArgToken, Text: "b-token", Client: "B"}
+	})
+	gone := editReadsAfter("B", func(rd *history.Read) { rd.Keys[0].Value, rd.PTTL = nil, -2 })
+
+	r := readRecorded(t, file)
+	asGrantOwned(r.Timeline)
+	d, err := judge.Mutex(r.Timeline)
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict, "as saved, claimed as a grant without the lock")
+
+	r = readRecorded(t, file)
+	editTTL("A", time.Millisecond)(r.Timeline)
+	d, found := judge.Free(r.Timeline, judge.Options{})
+	require.True(t, found, "A's hold expired, B's grant without the lock")
+	assert.Equal(t, history.GrantOwned, d.Rule, "%s", d.Reason)
+	assert.Equal(t, "B was granted the lock, but the lock's keys held A's value and none of its own", d.Reason.String())
+
+	for name, edit := range map[string]func([]history.Event){"B's own value": bOwns, "K gone": gone} {
+		t.Run(name, func(t *testing.T) {
+			r := readRecorded(t, file)
+			asGrantOwned(r.Timeline)
+			edit(r.Timeline)
+			d, err := judge.Mutex(r.Timeline)
+			assert.False(t, err == nil && d.Verdict == judge.Breaks, "edited, it still breaks: %s", d.Reason)
+
+			r = readRecorded(t, file)
+			editTTL("A", time.Millisecond)(r.Timeline)
+			edit(r.Timeline)
+			d, found := judge.Free(r.Timeline, judge.Options{})
+			assert.False(t, found, "%s", d.Reason)
+		})
+	}
 }

@@ -323,6 +323,10 @@ func injectOne(r *harness.Run, a, b *harness.Client, f faultPoint) (res harness.
 	what := f.what()
 	if held {
 		if lb != nil {
+			// What K holds once B's acquire returned: A's value and
+			// none of B's is also a grant without the lock, which the
+			// judge reads (GrantOwned).
+			r.ViewKey()
 			r.Det.Enter("B")
 			return r.BreaksRule(history.OneHolder, mFaultsGrantedHeld.New(what)), true
 		}

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -55,48 +54,24 @@ func (m KindMode) mode() history.Mode {
 
 // Take makes one attempt of c in m with ttl: a read lock, or one permit.
 func (m KindMode) Take(c *Client, ttl time.Duration) (sim.Held, bool) {
-	if m.Kind == strategy.ReadWrite {
-		return c.TryMode(history.Shared, 0, ttl)
-	}
-	return c.TryMode(history.Permit, 1, ttl)
+	return c.TryMode(m.mode(), m.permits(), ttl)
 }
 
 // TakeErr is Take that returns the attempt's error, whatever it is
-// (a fault's, on which Take ends the run), recorded with its mode. Its
-// hold has no number of its own in the history: the client's next
-// release ends it, so a client takes one such hold at a time.
+// (a fault's, on which Take ends the run), recorded with its mode; a
+// grant is a hold of its own in the history, which ReleaseHeld ends.
 func (m KindMode) TakeErr(c *Client, ttl time.Duration) (sim.Held, error) {
-	var l strategy.Lock
-	var err error
-	o := c.Begin(ttl)
-	c.R.Guard(c.Name, "TryAcquire", func() {
-		if m.Kind == strategy.ReadWrite {
-			l, err = c.S.(strategy.Shared).TryAcquireShared(c.R.Ctx, c.R.Key, ttl)
-		} else {
-			l, err = c.S.TryAcquire(c.R.Ctx, c.R.Key, ttl)
-		}
-	})
-	if err == nil && l == nil {
-		err = errNeither
-	}
-	e := c.Outcome(o, history.EvAcquired, err)
-	e.Mode = m.mode()
-	if e.Mode == history.Permit {
-		e.Permits = 1
-	}
-	if errors.Is(err, strategy.ErrNotAcquired) {
-		e.Kind, e.Err = history.EvNotAcquired, ""
-	}
-	c.R.Rec.Add(e)
-	if err != nil {
-		return sim.Held{}, err
-	}
-	return sim.Held{L: l}, nil
+	return c.TryModeErr(m.mode(), m.permits(), ttl)
 }
 
-// errNeither is what TakeErr says of an attempt that returned neither a
-// lock nor an error.
-var errNeither = errors.New("locktest: TryAcquire returned neither a lock nor an error")
+// permits is how many permits a hold in m takes: one of a semaphore's,
+// none of a read-write lock.
+func (m KindMode) permits() int {
+	if m.Kind == strategy.Semaphore {
+		return 1
+	}
+	return 0
+}
 
 // Beside has the holders beside the scenario's take the lock with the
 // Long TTL: a reader named name for a read-write lock, and for a

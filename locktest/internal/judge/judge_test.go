@@ -417,6 +417,9 @@ func TestEdited(t *testing.T) {
 		{"refresh-pexpire.safe-refresh.json", editTTL("B", time.Millisecond)},
 		// A died inside an acquire that asked for 10,000s.
 		{"setnxexpire.crash-mid-acquire.json", editCrashTTL("A", 10000*time.Second)},
+		// A's 5s lock read with 2.5s left, right after its grant; not
+		// with 5s.
+		{"ttl-halved.lease-kept.json", editPTTL(5000)},
 		// The kinds: OneHolder by mode. W wrote beside B's read lock,
 		// which A's second release of its own had cut; not once B's
 		// TTL had run out.

@@ -65,6 +65,9 @@ func renewAfterRelease(newRun func(string) *harness.Run) harness.Outcome {
 	after := a.LockCommands()
 	switch {
 	case len(after) > 0:
+		// Observed: a command after the release returned changes no
+		// hold the history shows (the renewal may find K gone); what
+		// breaks is the lock's promise to stop, which no rule states.
 		return r.Breaks(mRenewBreaks.New(after[0].Name, window))
 	case !renewed:
 		return r.NotApplicable(mRenewNA.New(ttl, window))

@@ -207,6 +207,11 @@ func TestUnfreed(t *testing.T) {
 		{"a permit left", []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("H1", 1, history.Permit, 1, 2*ms, 3*ms, time.Hour), refusedB(140 * ms)}, true},
 		{"no permit left", []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("H1", 1, history.Permit, 1, 2*ms, 3*ms, time.Hour), refusedB(100 * ms)}, false},
 		{"a crash inside a release, within the TTL", []history.Event{a, command("A", 10*ms), crashIn(0), refusedB(90 * ms)}, false},
+		// A refresh acts no sooner than its first command: one that sent
+		// it once A's TTL had passed did not keep B out before; one
+		// that sent it within the TTL may have, whenever it returned.
+		{"a refresh sent after the refusal", []history.Event{a, refusedB(150 * ms), command("A", 200*ms), refresh("A", 10*ms, 201*ms, time.Second)}, true},
+		{"a refresh sent within the TTL", []history.Event{a, command("A", 20*ms), refusedB(150 * ms), refresh("A", 10*ms, 201*ms, time.Second)}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := judge.Mutex(append(slices.Clone(tt.events), unfreed))
@@ -417,6 +422,9 @@ func TestEdited(t *testing.T) {
 		{"refresh-pexpire.safe-refresh.json", editTTL("B", time.Millisecond)},
 		// A died inside an acquire that asked for 10,000s.
 		{"setnxexpire.crash-mid-acquire.json", editCrashTTL("A", 10000*time.Second)},
+		// A lock that refuses a free lock; not once A's first attempt,
+		// its reply lost, may have taken it for an hour.
+		{"refuses-without-replica.release-frees.json", editFirstLost("A")},
 		// A's 5s lock read with 2.5s left, right after its grant; not
 		// with 5s.
 		{"ttl-halved.lease-kept.json", editPTTL(5000)},

@@ -150,6 +150,7 @@ type live struct {
 	permits  int // 0: unknown, all of them
 	from, to time.Duration
 	expired  bool
+	unknown  bool // an acquire of unknown outcome: an error, a crash inside it
 }
 
 // lives reads the holds that may have stood in tl: a grant, or an
@@ -182,7 +183,7 @@ func lives(tl []history.Event) []live {
 		switch {
 		case e.Kind == history.EvAcquired:
 			permits := max(e.Permits, 1)
-			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true})
+			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true, unknown: e.Err != ""})
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0 && out[i].to < acted[k]:
 			h := out[i]
@@ -211,7 +212,7 @@ func lives(tl []history.Event) []live {
 			for _, j := range o.all(e.Client) {
 				out[j].to, out[j].expired = max(out[j].to, end), true
 			}
-			out = append(out, live{client: e.Client, from: c.start, to: end, expired: true})
+			out = append(out, live{client: e.Client, from: c.start, to: end, expired: true, unknown: true})
 		}
 	}
 	return out

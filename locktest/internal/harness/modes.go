@@ -6,6 +6,7 @@ import (
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/judge"
 	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
@@ -189,8 +190,7 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 			return &res
 		}
 		if _, ok := w.TryMode(history.Exclusive, 0, r.Tm.Long); ok {
-			res = r.BreaksRule(history.OneHolder, mLeftWriterIn.New(what, who))
-			return &res
+			return r.twoHolders(w.Name, 0, mLeftWriterIn.New(what, who))
 		}
 		c.ReleaseHeld(hc)
 		if _, ok := WaitMode(w, history.Exclusive, 0, r.Tm.Long, r.Tm.Slack, 0); !ok {
@@ -215,8 +215,7 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 		return &res
 	}
 	if _, ok := x.TryMode(history.Permit, 1, r.Tm.Long); ok {
-		res = r.BreaksRuleOf(history.OneHolder, n, mLeftPermitExtra.New(what, n))
-		return &res
+		return r.twoHolders(x.Name, n, mLeftPermitExtra.New(what, n))
 	}
 	return nil
 }
@@ -272,7 +271,21 @@ func Refused(c *Client, mode history.Mode, permits int, broke msg.Msg) *Outcome 
 	if _, ok := c.TryMode(mode, n, c.R.Tm.Long); !ok {
 		return nil
 	}
-	res := c.R.BreaksRuleOf(history.OneHolder, permits, broke)
+	return c.R.twoHolders(c.Name, permits, broke)
+}
+
+// twoHolders claims that who's grant broke history.OneHolder (of a
+// semaphore of permits), which m explains. A grant that came only once
+// the holds that had to keep it out had run out their TTLs (the
+// scenario's steps took that long on a loaded machine) is no break: the
+// judge would give no verdict, and the run is disturbed instead.
+func (r *Run) twoHolders(who string, permits int, m msg.Msg) *Outcome {
+	tl, _ := r.Rec.Timeline()
+	claim := history.Check{Rule: history.OneHolder, Broken: true, Reason: &m, Permits: permits}
+	if _, err := judge.Mutex(append(tl, history.Event{Kind: history.EvCheck, Check: &claim})); err != nil {
+		r.Disturbed(mGrantedLapsed.New(who))
+	}
+	res := r.BreaksRuleOf(history.OneHolder, permits, m)
 	return &res
 }
 
@@ -378,6 +391,8 @@ var (
 		"{0}, and W took the lock to write while {1} held its read lock")
 	mExcludesPermit = msg.Define("modes.excludes-permit", msg.K(msg.Sub, msg.Client, msg.Count),
 		"{0}, and X took a permit while {1} and the others held all {2}")
+	mGrantedLapsed = msg.Define("disturbed.granted-lapsed", msg.K(msg.Client),
+		"{0} was granted the lock only once the holds that had to keep it out had run out their TTLs: the machine was too slow for the scenario's timing")
 	mLeftPermitExtra = msg.Define("modes.permit-extra", msg.K(msg.Sub, msg.Count),
 		"{0}; then X took one permit more than the {1} the semaphore has")
 )

@@ -169,6 +169,7 @@ func TestFreeRecorded(t *testing.T) {
 		// may have taken it.
 		{"refuses-without-replica.release-frees.json", judge.Options{}, history.FreeRefused, editFirstLost("A")},
 		// The kinds, by mode and permits (see TestEdited).
+		{"rwlua.reader-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
 		{"refcountrwlock.reader-double-release.json", judge.Options{}, history.OneHolder, editTTL("B", time.Millisecond)},
 		{"refcountrwlock.reader-safe-release.json", judge.Options{}, history.OneHolder, editTTL("W", time.Millisecond)},
 		{"refcountrwlock.reader-lease-independence.json", judge.Options{Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("D", 10000*time.Second)},

@@ -432,6 +432,9 @@ func TestEdited(t *testing.T) {
 		// which A's second release of its own had cut; not once B's
 		// TTL had run out.
 		{"refcountrwlock.reader-double-release.json", editTTL("B", time.Millisecond)},
+		// OneInside by mode: W wrote while A, past its read lock's TTL,
+		// still read; not once A left before W entered.
+		{"rwlua.reader-overrun.json", leaveFirst("A")},
 		// R read beside W's write lock; not once W's TTL had run out.
 		{"refcountrwlock.reader-safe-release.json", editTTL("W", time.Millisecond)},
 		// Unfreed in a mode: W could not write once D, crashed with its

@@ -32,8 +32,10 @@ const (
 	// nobody for Within after it, while Client kept trying: its refusals
 	// reach Since plus Within.
 	Unfreed Rule = "unfreed"
-	// FreeRefused: Client's last attempt was refused although no valid
-	// hold stood in its way when it began: none at all for an exclusive
+	// FreeRefused: Client's last attempt was refused although no hold
+	// that may have stood while it ran was in its way (a grant until its
+	// TTL or its release, and one of unknown outcome, a lost reply or a
+	// crash inside its acquire, too): none at all for an exclusive
 	// attempt, no writer for a reader's, room among Check.Permits for a
 	// semaphore's. The lock was free, for it, and did not say so.
 	FreeRefused Rule = "free-refused"

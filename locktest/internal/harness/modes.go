@@ -1,12 +1,12 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
+	"github.com/locklab/locklab/locktest/internal/judge"
 	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
@@ -17,7 +17,12 @@ import (
 // judged by how the kind's other holders fare: a writer kept out past
 // the reader's TTL, a reader let in beside a writer, a permit that never
 // comes back, one permit too many. Every grant is a hold of its own in
-// the history (sim.Client.TryMode), which the judge counts by mode.
+// the history (sim.Client.TryMode), which the judge counts by mode, and
+// every break is claimed as the rule it breaks, which the judge finds in
+// the history or gives no verdict: a grant beside a hold that forbids it
+// (history.OneHolder, by mode and permits), a refusal with room left
+// (history.FreeRefused), a lock kept past the holds' own TTLs and
+// releases (history.Unfreed, the window the judge's).
 
 // KindMode is how a property of a kind takes the lock: a reader's shared
 // hold of a read-write lock, or one permit of a semaphore of Permits.
@@ -50,48 +55,24 @@ func (m KindMode) mode() history.Mode {
 
 // Take makes one attempt of c in m with ttl: a read lock, or one permit.
 func (m KindMode) Take(c *Client, ttl time.Duration) (sim.Held, bool) {
-	if m.Kind == strategy.ReadWrite {
-		return c.TryMode(history.Shared, 0, ttl)
-	}
-	return c.TryMode(history.Permit, 1, ttl)
+	return c.TryMode(m.mode(), m.permits(), ttl)
 }
 
 // TakeErr is Take that returns the attempt's error, whatever it is
-// (a fault's, on which Take ends the run), recorded with its mode. Its
-// hold has no number of its own in the history: the client's next
-// release ends it, so a client takes one such hold at a time.
+// (a fault's, on which Take ends the run), recorded with its mode; a
+// grant is a hold of its own in the history, which ReleaseHeld ends.
 func (m KindMode) TakeErr(c *Client, ttl time.Duration) (sim.Held, error) {
-	var l strategy.Lock
-	var err error
-	o := c.Begin(ttl)
-	c.R.Guard(c.Name, "TryAcquire", func() {
-		if m.Kind == strategy.ReadWrite {
-			l, err = c.S.(strategy.Shared).TryAcquireShared(c.R.Ctx, c.R.Key, ttl)
-		} else {
-			l, err = c.S.TryAcquire(c.R.Ctx, c.R.Key, ttl)
-		}
-	})
-	if err == nil && l == nil {
-		err = errNeither
-	}
-	e := c.Outcome(o, history.EvAcquired, err)
-	e.Mode = m.mode()
-	if e.Mode == history.Permit {
-		e.Permits = 1
-	}
-	if errors.Is(err, strategy.ErrNotAcquired) {
-		e.Kind, e.Err = history.EvNotAcquired, ""
-	}
-	c.R.Rec.Add(e)
-	if err != nil {
-		return sim.Held{}, err
-	}
-	return sim.Held{L: l}, nil
+	return c.TryModeErr(m.mode(), m.permits(), ttl)
 }
 
-// errNeither is what TakeErr says of an attempt that returned neither a
-// lock nor an error.
-var errNeither = errors.New("locktest: TryAcquire returned neither a lock nor an error")
+// permits is how many permits a hold in m takes: one of a semaphore's,
+// none of a read-write lock.
+func (m KindMode) permits() int {
+	if m.Kind == strategy.Semaphore {
+		return 1
+	}
+	return 0
+}
 
 // Beside has the holders beside the scenario's take the lock with the
 // Long TTL: a reader named name for a read-write lock, and for a
@@ -205,23 +186,22 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 		c, w := clientOf(r, "C"), clientOf(r, "W")
 		hc, ok := c.TryMode(history.Shared, 0, r.Tm.Long)
 		if !ok {
-			res = r.Breaks(mLeftReadRefused.New(what, who))
+			res = r.BreaksFreeRefused("C", mLeftReadRefused.New(what, who))
 			return &res
 		}
 		if _, ok := w.TryMode(history.Exclusive, 0, r.Tm.Long); ok {
-			res = r.Breaks(mLeftWriterIn.New(what, who))
-			return &res
+			return r.twoHolders(w.Name, 0, mLeftWriterIn.New(what, who))
 		}
 		c.ReleaseHeld(hc)
 		if _, ok := WaitMode(w, history.Exclusive, 0, r.Tm.Long, r.Tm.Slack, 0); !ok {
-			res = r.Breaks(mLeftWriterOut.New(what, who, r.Tm.Slack, r.LifeLeft(ttl, r.Rec.Now()-at)))
+			res = r.BreaksUnfreedBy("W", 0, mLeftWriterOut.New(what, who, r.Tm.Slack, r.LifeLeft(ttl, r.Rec.Now()-at)))
 			return &res
 		}
 		return nil
 	}
 	n := m.Permits
 	if took, no := takePermits(r, held, n-1); no != "" {
-		res = r.Breaks(mLeftPermitRefused.New(what, no, held+took, n))
+		res = r.BreaksFreeRefusedOf(no, n, mLeftPermitRefused.New(what, no, held+took, n))
 		return &res
 	}
 	w, x := clientOf(r, "W"), clientOf(r, "X")
@@ -231,12 +211,11 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 	if _, ok := WaitMode(w, history.Permit, 1, r.Tm.Long, wait, max(at+ttl+r.Tm.StaleAfter()-now, 0)); !ok {
 		// The wait to a tenth of a second, as Shown rounds a PTTL: the
 		// reason is the same on every run.
-		res = r.Breaks(mLeftPermitOut.New(what, n, wait.Round(100*time.Millisecond), r.LifeLeft(ttl, r.Rec.Now()-at)))
+		res = r.BreaksUnfreedBy("W", n, mLeftPermitOut.New(what, n, wait.Round(100*time.Millisecond), r.LifeLeft(ttl, r.Rec.Now()-at)))
 		return &res
 	}
 	if _, ok := x.TryMode(history.Permit, 1, r.Tm.Long); ok {
-		res = r.Breaks(mLeftPermitExtra.New(what, n))
-		return &res
+		return r.twoHolders(x.Name, n, mLeftPermitExtra.New(what, n))
 	}
 	return nil
 }
@@ -260,7 +239,7 @@ func (m KindMode) Excludes(r *Run, who string, what msg.Msg) (*Outcome, int) {
 	}
 	n := m.Permits
 	if took, no := takePermits(r, 0, n-1); no != "" {
-		res := r.Breaks(mLeftPermitRefused.New(what, no, took+1, n))
+		res := r.BreaksFreeRefusedOf(no, n, mLeftPermitRefused.New(what, no, took+1, n))
 		return &res, 0
 	}
 	return Refused(clientOf(r, "X"), history.Permit, n, mExcludesPermit.New(what, who, n)), n - 1
@@ -275,7 +254,7 @@ func (m KindMode) Released(r *Run, who string, held int, what msg.Msg) *Outcome 
 		return m.LeftFree(r, who, r.Rec.Now(), 0, held, what)
 	}
 	if _, ok := WaitMode(clientOf(r, "W"), history.Exclusive, 0, r.Tm.Long, r.Tm.Slack, 0); !ok {
-		res := r.Breaks(mReleasedWriterOut.New(what, who, r.Tm.Slack))
+		res := r.BreaksUnfreedBy("W", 0, mReleasedWriterOut.New(what, who, r.Tm.Slack))
 		return &res
 	}
 	return nil
@@ -292,14 +271,23 @@ func Refused(c *Client, mode history.Mode, permits int, broke msg.Msg) *Outcome 
 	if _, ok := c.TryMode(mode, n, c.R.Tm.Long); !ok {
 		return nil
 	}
-	res := c.R.Breaks(broke)
-	return &res
+	return c.R.twoHolders(c.Name, permits, broke)
 }
 
-// The breaks of the kinds' modes are claimed as observed (history.Observed):
-// their scenarios were written against the judge's claimed windows, and
-// the judge's rules from the holds do not yet see what they stage (a late
-// Refresh that re-adds an entry, a crash inside a permit's acquire).
+// twoHolders claims that who's grant broke history.OneHolder (of a
+// semaphore of permits), which m explains. A grant that came only once
+// the holds that had to keep it out had run out their TTLs (the
+// scenario's steps took that long on a loaded machine) is no break: the
+// judge would give no verdict, and the run is disturbed instead.
+func (r *Run) twoHolders(who string, permits int, m msg.Msg) *Outcome {
+	tl, _ := r.Rec.Timeline()
+	claim := history.Check{Rule: history.OneHolder, Broken: true, Reason: &m, Permits: permits}
+	if _, err := judge.Mutex(append(tl, history.Event{Kind: history.EvCheck, Check: &claim})); err != nil {
+		r.Disturbed(mGrantedLapsed.New(who))
+	}
+	res := r.BreaksRuleOf(history.OneHolder, permits, m)
+	return &res
+}
 
 // TakeOver has the kind's others take the lock from A, paused at at
 // inside p past its Short TTL: W waits to write, or, the other permits
@@ -312,7 +300,7 @@ func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
 		mode, n = history.Permit, 1
 		if took, no := takePermits(r, 0, m.Permits-1); no != "" {
 			p.Resume()
-			res = r.Breaks(mLeftPermitRefused.New(mLatePausedAt.New(at), no, took+1, m.Permits))
+			res = r.BreaksFreeRefusedOf(no, m.Permits, mLeftPermitRefused.New(mLatePausedAt.New(at), no, took+1, m.Permits))
 			return &res
 		}
 	}
@@ -322,7 +310,7 @@ func (m KindMode) TakeOver(r *Run, p *pausedOp, at msg.Msg) *Outcome {
 		// operation left a hold that outlives it.
 		why := r.LifeLeft(r.Tm.Short, r.Tm.Short+r.Tm.Slack)
 		p.Resume()
-		res = r.Breaks(mLateKept.New(at, r.Tm.Short+r.Tm.Slack, why))
+		res = r.BreaksUnfreedBy("W", m.Permits, mLateKept.New(at, r.Tm.Short+r.Tm.Slack, why))
 		return &res
 	}
 	r.Note(mLateSteps.New())
@@ -403,6 +391,8 @@ var (
 		"{0}, and W took the lock to write while {1} held its read lock")
 	mExcludesPermit = msg.Define("modes.excludes-permit", msg.K(msg.Sub, msg.Client, msg.Count),
 		"{0}, and X took a permit while {1} and the others held all {2}")
+	mGrantedLapsed = msg.Define("disturbed.granted-lapsed", msg.K(msg.Client),
+		"{0} was granted the lock only once the holds that had to keep it out had run out their TTLs: the machine was too slow for the scenario's timing")
 	mLeftPermitExtra = msg.Define("modes.permit-extra", msg.K(msg.Sub, msg.Count),
 		"{0}; then X took one permit more than the {1} the semaphore has")
 )

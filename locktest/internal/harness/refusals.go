@@ -102,9 +102,10 @@ func (c *Client) AbortRefused(found *refusals, took time.Duration) {
 }
 
 // BreaksRefused is release-frees's break for a lock that refuses free
-// locks.
+// locks: who's last attempt was refused with nothing in its way
+// (history.FreeRefused).
 func (r *Run) BreaksRefused(who string, found *refusals) Outcome {
-	return r.Breaks(mFreesRefused.New(who, found.attempts, found.slow, r.Tm.Quick()))
+	return r.BreaksFreeRefused(who, mFreesRefused.New(who, found.attempts, found.slow, r.Tm.Quick()))
 }
 
 // A lock that refuses free locks, as a failure of the other properties.

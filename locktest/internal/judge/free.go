@@ -180,7 +180,7 @@ func twoValidInside(tl []history.Event, opts Options) (finding, bool) {
 
 // conflict says whether b, granted while the holds during were valid,
 // breaks history.OneHolder, and how; capacity is a semaphore's number
-// of permits.
+// of permits. A hold a late refresh revived says so.
 func conflict(b hold, during []hold, capacity int) (history.Message, bool) {
 	var others []string
 	taken := b.permits
@@ -197,18 +197,23 @@ func conflict(b hold, during []hold, capacity int) (history.Message, bool) {
 			others = append(others, a.client)
 		}
 	}
+	var m history.Message
 	switch {
 	case b.mode == history.Permit && taken > max(capacity, 1):
-		return mTooMany.New(b.client, b.permits, others, max(capacity, 1)), true
+		m = mTooMany.New(b.client, b.permits, others, max(capacity, 1))
 	case b.mode == history.Permit || len(others) == 0:
+		return history.Message{}, false
 	case b.mode == history.Shared:
-		return mReadDuringWrite.New(b.client, others), true
+		m = mReadDuringWrite.New(b.client, others)
 	case slices.ContainsFunc(during, func(a hold) bool { return a.mode == history.Shared && slices.Contains(others, a.client) }):
-		return mWriteDuringRead.New(b.client, others), true
+		m = mWriteDuringRead.New(b.client, others)
 	default:
-		return mTwoHolders.New(b.client, others), true
+		m = mTwoHolders.New(b.client, others)
 	}
-	return history.Message{}, false
+	if b.revived {
+		m = mRefreshedLapsed.New(b.client, others)
+	}
+	return m, true
 }
 
 // liveness is how stuck judges refusals: how long after a hold in the
@@ -310,6 +315,8 @@ func inTheWay(a attempt, ls []live, l liveness) (bool, *live) {
 }
 
 var (
+	mRefreshedLapsed = msg.Define("judge.refreshed-lapsed", msg.K(msg.Client, msg.Clients),
+		"{0}'s refresh returned with success once its hold had lapsed, and so said that {0} held the lock again while {1} held it within {1|its|their} TTL")
 	mRefusedFree = msg.Define("judge.refused-free", msg.K(msg.Client, msg.Count, msg.Duration),
 		"{0} was refused {1} times in a row, each attempt within {2}, with no hold in its way")
 	mUnfreed = msg.Define("judge.unfreed", msg.K(msg.Client, msg.Count, msg.Duration, msg.Client, msg.Duration),

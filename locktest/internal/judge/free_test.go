@@ -160,12 +160,24 @@ func TestFreeRecorded(t *testing.T) {
 		// A's late release deleted K while B held it; not once B's TTL
 		// had run out.
 		{"setnxpx.safe-release.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
-		{"refresh-pexpire.safe-refresh.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
+		// Its late refresh also returned with success beside B's hold:
+		// A held the lock again, by the lock's word, before the read.
+		{"refresh-pexpire.safe-refresh.json", judge.Options{}, history.OneHolder, editTTL("B", time.Millisecond)},
 		// The key of a 5s lock is read with 2.5s left; not with 5s.
 		{"ttl-halved.lease-kept.json", judge.Options{}, history.FullLease, editPTTL(5000)},
 		// A lock that refuses a free lock; not once A's first attempt
 		// may have taken it.
 		{"refuses-without-replica.release-frees.json", judge.Options{}, history.FreeRefused, editFirstLost("A")},
+		// The kinds, by mode and permits (see TestEdited).
+		{"rwlua.reader-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
+		{"refcountrwlock.reader-double-release.json", judge.Options{}, history.OneHolder, editTTL("B", time.Millisecond)},
+		{"refcountrwlock.reader-safe-release.json", judge.Options{}, history.OneHolder, editTTL("W", time.Millisecond)},
+		{"refcountrwlock.reader-lease-independence.json", judge.Options{Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("D", 10000*time.Second)},
+		{"countersemaphore.permit-release-exact.json", judge.Options{Permits: 2}, history.OneHolder, editTTL("H1", time.Millisecond)},
+		{"zsetsemaphore.permit-faults.json", judge.Options{Permits: 2, Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("B", 10000*time.Second)},
+		{"zsetsemaphore.permit-safe-refresh.json", judge.Options{Permits: 2, Slack: 100 * time.Millisecond}, history.Unfreed, editTTL("A", 10000*time.Second)},
+		{"rw-refresh-re-adds.reader-safe-refresh.json", judge.Options{}, history.OneHolder, editRefreshFailed("A")},
+		{"semaphore-refresh-re-adds.permit-safe-refresh.json", judge.Options{Permits: 2}, history.OneHolder, editRefreshFailed("A")},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			tl := readRecorded(t, tt.file).Timeline
@@ -287,14 +299,27 @@ func TestFreeReads(t *testing.T) {
 			history.Untouched, "C's acquire deleted K, A's lock"},
 		// Every client writes the same value: it is the valid holder's
 		// whose grant sent it; A's refresh, after its own hold lapsed,
-		// is no owner of it.
+		// is no owner of it (here it said so, and pushed B's expiry).
 		{"a late refresh pushed a shared value's expiry", []history.Event{
 			setLocked("A", 0), grant("A", 0, ms, 60*ms),
 			setLocked("B", 81*ms), grant("B", 80*ms, 82*ms, 5*time.Second),
 			read(83*ms, 5000, at(keyK, text("locked"))),
-			setLocked("A", 84*ms), refresh("A", 18*ms, 85*ms, 15*time.Second),
+			setLocked("A", 84*ms), {Client: "A", Kind: history.EvRefreshed, Call: 18 * ms, At: 85 * ms, TTL: 15 * time.Second, Err: "not held"},
 			read(86*ms, 15000, at(keyK, text("locked"))),
 		}, history.Untouched, "A's refresh pushed the expiry of K, B's lock, back from 5s to 15s"},
+		// A refresh that returns with success once its hold has lapsed
+		// says its client holds the lock again, from its return: beside
+		// B's valid hold, a second holder; alone, nobody's.
+		{"a late refresh held beside another", []history.Event{
+			grant("A", 0, ms, 60*ms), grant("B", 80*ms, 82*ms, 5*time.Second),
+			command("A", 84*ms), refresh("A", 18*ms, 85*ms, 15*time.Second),
+		}, history.OneHolder, "A's refresh returned with success once its hold had lapsed, and so said that A held the lock again while B held it within its TTL"},
+		{"a late refresh held alone", []history.Event{
+			grant("A", 0, ms, 60*ms), command("A", 84*ms), refresh("A", 18*ms, 85*ms, 15*time.Second), grant("B", 15030*ms, 15031*ms, time.Second),
+		}, "", ""},
+		{"a late refresh, then another granted", []history.Event{
+			grant("A", 0, ms, 60*ms), command("A", 84*ms), refresh("A", 18*ms, 85*ms, 15*time.Second), grant("B", 90*ms, 91*ms, time.Second),
+		}, history.OneHolder, "B was granted the lock while A still held it within its TTL"},
 		// A reader's hold is its entry among the lock's readers.
 		{"a release removed a reader's entry", cat([]history.Event{moded("R", 1, history.Shared, 0, 0, ms, 100*ms), read(2*ms, 99, readers("R", "S"))}, callOf(history.EvReleased, "S", 10*ms, ""), []history.Event{read(20*ms, 90, history.KeyValue{Key: readers().Key})}),
 			history.Untouched, "S's release removed R's entry from K:readers, one of the keys of the lock, while R held it"},

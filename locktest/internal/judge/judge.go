@@ -172,10 +172,13 @@ func claimed(permits int) liveness {
 }
 
 // freeRefused says whether client's last attempt in tl was refused while
-// no valid hold at its start stood in its way: none at all for an
-// exclusive attempt, no other client's exclusive one for a shared one,
-// and room among capacity permits for a semaphore's.
+// nothing stood in its way: no valid hold when it began (holds), nor an
+// acquire of unknown outcome (a lost reply, a crash inside it) that may
+// have taken the lock until its TTL (lives) while it ran; none at all for
+// an exclusive attempt, no other client's exclusive one for a shared
+// one, and room among capacity permits for a semaphore's.
 func freeRefused(client string, capacity int, tl []history.Event) bool {
+	tl = semaphore(tl)
 	last := -1
 	for i, e := range tl {
 		if e.Client == client && (e.Kind == history.EvNotAcquired || e.Kind == history.EvAcquired) {
@@ -185,19 +188,29 @@ func freeRefused(client string, capacity int, tl []history.Event) bool {
 	if last < 0 || tl[last].Kind != history.EvNotAcquired {
 		return false
 	}
-	refusal := tl[last]
-	taken := max(refusal.Permits, 1)
-	for _, h := range holds(tl[:last]) {
-		if !(h.from <= refusal.Call && refusal.Call < h.to) {
-			continue
-		}
+	all := attempts(tl[:last+1])
+	a := all[len(all)-1]
+	call := tl[last].Call
+	taken := max(a.permits, 1)
+	inTheWay := func(mode history.Mode, owner string, permits int) bool {
 		switch {
-		case refusal.Mode == history.Permit:
-			taken += h.permits
-		case refusal.Mode == history.Shared && (h.mode == history.Shared || h.client == refusal.Client):
+		case a.mode == history.Shared && (mode == history.Shared || owner == client):
+		case a.mode == history.Permit && mode == history.Permit && permits > 0:
+			taken += permits
 		default:
+			return true
+		}
+		return false
+	}
+	for _, h := range holds(tl[:last]) {
+		if h.from <= call && call < h.to && inTheWay(h.mode, h.client, h.permits) {
 			return false
 		}
 	}
-	return refusal.Mode != history.Permit || taken <= max(capacity, 1)
+	for _, h := range lives(tl[:last]) {
+		if h.unknown && h.from <= a.end && a.start < h.to && inTheWay(h.mode, h.client, h.permits) {
+			return false
+		}
+	}
+	return taken <= max(capacity, 1)
 }

@@ -207,6 +207,11 @@ func TestUnfreed(t *testing.T) {
 		{"a permit left", []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("H1", 1, history.Permit, 1, 2*ms, 3*ms, time.Hour), refusedB(140 * ms)}, true},
 		{"no permit left", []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("H1", 1, history.Permit, 1, 2*ms, 3*ms, time.Hour), refusedB(100 * ms)}, false},
 		{"a crash inside a release, within the TTL", []history.Event{a, command("A", 10*ms), crashIn(0), refusedB(90 * ms)}, false},
+		// A refresh acts no sooner than its first command: one that sent
+		// it once A's TTL had passed did not keep B out before; one
+		// that sent it within the TTL may have, whenever it returned.
+		{"a refresh sent after the refusal", []history.Event{a, refusedB(150 * ms), command("A", 200*ms), refresh("A", 10*ms, 201*ms, time.Second)}, true},
+		{"a refresh sent within the TTL", []history.Event{a, command("A", 20*ms), refusedB(150 * ms), refresh("A", 10*ms, 201*ms, time.Second)}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := judge.Mutex(append(slices.Clone(tt.events), unfreed))
@@ -312,17 +317,24 @@ func editCrashTTL(client string, ttl time.Duration) func([]history.Event) {
 	}
 }
 
-// editPTTL makes every read find K with pttl ms left.
-func editPTTL(pttl int64) func([]history.Event) {
+// editEach applies edit to each event of kind.
+func editEach(kind history.EventKind, edit func(*history.Event)) func([]history.Event) {
 	return func(tl []history.Event) {
-		for i, e := range tl {
-			if e.Kind == history.EvRead {
-				rd := *e.Read
-				rd.PTTL = pttl
-				tl[i].Read = &rd
+		for i := range tl {
+			if tl[i].Kind == kind {
+				edit(&tl[i])
 			}
 		}
 	}
+}
+
+// editPTTL makes every read find K with pttl ms left.
+func editPTTL(pttl int64) func([]history.Event) {
+	return editEach(history.EvRead, func(e *history.Event) {
+		rd := *e.Read
+		rd.PTTL = pttl
+		e.Read = &rd
+	})
 }
 
 // editFirstLost makes client's first refused attempt one whose reply
@@ -341,6 +353,40 @@ func editLost(client string) func([]history.Event) {
 				tl[i].Err = "i/o timeout"
 			}
 		}
+	}
+}
+
+// editRefreshFailed makes client's refreshes return an error.
+func editRefreshFailed(client string) func([]history.Event) {
+	return editEach(history.EvRefreshed, func(e *history.Event) {
+		if e.Client == client {
+			e.Err = "not held"
+		}
+	})
+}
+
+// editPermits makes every claim of the history count permits.
+func editPermits(permits int) func([]history.Event) {
+	return editEach(history.EvCheck, func(e *history.Event) {
+		c := *e.Check
+		c.Permits = permits
+		e.Check = &c
+	})
+}
+
+// editSentFirst has client send the first command of its last refresh
+// right after its grant returned, at the refresh's call: the refresh
+// may have acted on the lock from then on.
+func editSentFirst(client string) func([]history.Event) []history.Event {
+	return func(tl []history.Event) []history.Event {
+		r := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvRefreshed })
+		g := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvAcquired })
+		c := slices.IndexFunc(tl[g:], func(e history.Event) bool {
+			return e.Client == client && e.Kind == history.EvCommand && e.At > tl[r].Call
+		})
+		sent := tl[g+c]
+		sent.At = tl[r].Call
+		return slices.Insert(tl, g+1, sent)
 	}
 }
 
@@ -376,6 +422,41 @@ func TestEdited(t *testing.T) {
 		{"refresh-pexpire.safe-refresh.json", editTTL("B", time.Millisecond)},
 		// A died inside an acquire that asked for 10,000s.
 		{"setnxexpire.crash-mid-acquire.json", editCrashTTL("A", 10000*time.Second)},
+		// A lock that refuses a free lock; not once A's first attempt,
+		// its reply lost, may have taken it for an hour.
+		{"refuses-without-replica.release-frees.json", editFirstLost("A")},
+		// A's 5s lock read with 2.5s left, right after its grant; not
+		// with 5s.
+		{"ttl-halved.lease-kept.json", editPTTL(5000)},
+		// The kinds: OneHolder by mode. W wrote beside B's read lock,
+		// which A's second release of its own had cut; not once B's
+		// TTL had run out.
+		{"refcountrwlock.reader-double-release.json", editTTL("B", time.Millisecond)},
+		// OneInside by mode: W wrote while A, past its read lock's TTL,
+		// still read; not once A left before W entered.
+		{"rwlua.reader-overrun.json", leaveFirst("A")},
+		// R read beside W's write lock; not once W's TTL had run out.
+		{"refcountrwlock.reader-safe-release.json", editTTL("W", time.Millisecond)},
+		// Unfreed in a mode: W could not write once D, crashed with its
+		// read lock, had let its TTL run out; not with 10,000s.
+		{"refcountrwlock.reader-lease-independence.json", editTTL("D", 10000*time.Second)},
+		// OneHolder by permits: with H1's permit, Y's and X's are three
+		// of two; not once H1's TTL had run out, nor of three permits.
+		{"countersemaphore.permit-release-exact.json", editTTL("H1", time.Millisecond)},
+		{"countersemaphore.permit-release-exact.json", editPermits(3)},
+		// Unfreed with permits: beside H1's, A's permit, its acquire's
+		// reply lost, may have stood for its TTL; for 10,000s, W's
+		// refusals are right.
+		{"zsetsemaphore.permit-faults.json", editTTL("B", 10000*time.Second)},
+		{"zsetsemaphore.permit-safe-refresh.json", editTTL("A", 10000*time.Second)},
+		// A late refresh that returned with success once its hold had
+		// lapsed: A holds again, a reader beside W's write lock, a third
+		// permit beside H1's and W's; not once W's TTL had run out, nor
+		// when the refresh said it held nothing.
+		{"rw-refresh-re-adds.reader-safe-refresh.json", editTTL("W", time.Millisecond)},
+		{"rw-refresh-re-adds.reader-safe-refresh.json", editRefreshFailed("A")},
+		{"semaphore-refresh-re-adds.permit-safe-refresh.json", editTTL("W", time.Millisecond)},
+		{"semaphore-refresh-re-adds.permit-safe-refresh.json", editRefreshFailed("A")},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			r := readRecorded(t, tt.file)
@@ -385,6 +466,76 @@ func TestEdited(t *testing.T) {
 			tt.edit(r.Timeline)
 			d, err = judge.Mutex(r.Timeline)
 			assert.False(t, err == nil && d.Verdict == judge.Breaks, "edited, it still breaks: %s", d.Reason)
+		})
+	}
+	// A's late refresh of its permit, paused before its first command,
+	// returned with success once W had been refused for long past A's
+	// TTL: it could not have kept A's permit before it sent anything.
+	// Sent at once, its first command may have.
+	r := readRecorded(t, "zsetsemaphore.permit-safe-refresh.json")
+	d, err := judge.Mutex(editSentFirst("A")(r.Timeline))
+	assert.False(t, err == nil && d.Verdict == judge.Breaks, "edited, it still breaks: %s", d.Reason)
+}
+
+// editReadsAfter applies edit to each read after client's first grant.
+func editReadsAfter(client string, edit func(*history.Read)) func([]history.Event) {
+	return func(tl []history.Event) {
+		g := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == client && e.Kind == history.EvAcquired })
+		editEach(history.EvRead, func(e *history.Event) {
+			rd := *e.Read
+			rd.Keys = slices.Clone(rd.Keys)
+			edit(&rd)
+			e.Read = &rd
+		})(tl[g:])
+	}
+}
+
+// TestEditedGrantOwned: while A held K, B's acquire took an error reply
+// for a grant (the mutant error-taken-for-grant, on acquire-faults), and
+// the suite's read right after found A's value at K and none of B's: a
+// grant without the lock, as well as two holders. Claimed as a grant
+// without the lock, the break stands; found without a claim once A's
+// hold is edited to have expired (no two holders), it is GrantOwned.
+// Edited so that the read finds B's own value, or K gone, neither
+// gives a break.
+func TestEditedGrantOwned(t *testing.T) {
+	const file = "error-taken-for-grant.acquire-faults.json"
+	asGrantOwned := editEach(history.EvCheck, func(e *history.Event) {
+		c := *e.Check
+		c.Rule = history.GrantOwned
+		e.Check = &c
+	})
+	bOwns := editReadsAfter("B", func(rd *history.Read) {
+		rd.Keys[0].Value = &history.Arg{Kind: history.ArgToken, Text: "b-token", Client: "B"}
+	})
+	gone := editReadsAfter("B", func(rd *history.Read) { rd.Keys[0].Value, rd.PTTL = nil, -2 })
+
+	r := readRecorded(t, file)
+	asGrantOwned(r.Timeline)
+	d, err := judge.Mutex(r.Timeline)
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict, "as saved, claimed as a grant without the lock")
+
+	r = readRecorded(t, file)
+	editTTL("A", time.Millisecond)(r.Timeline)
+	d, found := judge.Free(r.Timeline, judge.Options{})
+	require.True(t, found, "A's hold expired, B's grant without the lock")
+	assert.Equal(t, history.GrantOwned, d.Rule, "%s", d.Reason)
+	assert.Equal(t, "B was granted the lock, but the lock's keys held A's value and none of its own", d.Reason.String())
+
+	for name, edit := range map[string]func([]history.Event){"B's own value": bOwns, "K gone": gone} {
+		t.Run(name, func(t *testing.T) {
+			r := readRecorded(t, file)
+			asGrantOwned(r.Timeline)
+			edit(r.Timeline)
+			d, err := judge.Mutex(r.Timeline)
+			assert.False(t, err == nil && d.Verdict == judge.Breaks, "edited, it still breaks: %s", d.Reason)
+
+			r = readRecorded(t, file)
+			editTTL("A", time.Millisecond)(r.Timeline)
+			edit(r.Timeline)
+			d, found := judge.Free(r.Timeline, judge.Options{})
+			assert.False(t, found, "%s", d.Reason)
 		})
 	}
 }

@@ -23,6 +23,9 @@ type hold struct {
 	permits  int
 	from, to time.Duration
 	event    int // its grant's index in the history
+	// revived: the hold is a refresh's that returned with success once
+	// its client's hold had lapsed, and event is that refresh's.
+	revived bool
 }
 
 // forever is the end of a hold that nothing ends.
@@ -66,6 +69,20 @@ func (o opens) close(e history.Event, i int, all bool) {
 	o.last[e.Client] = -1
 }
 
+// move has the refs of hold i name hold j instead: a refresh that
+// revived a lapsed hold (holds, lives) carries it on as a new one, which
+// the client's next release or refresh of it ends or extends.
+func (o opens) move(client string, i, j int) {
+	for r, k := range o.open {
+		if k == i && r.client == client {
+			o.open[r] = j
+		}
+	}
+	if o.last[client] == i {
+		o.last[client] = j
+	}
+}
+
 // all returns the indices of the open holds of client.
 func (o opens) all(client string) []int {
 	var out []int
@@ -80,9 +97,12 @@ func (o opens) all(client string) []int {
 // holds reads the valid holds of tl: each grant from its return until the
 // earliest of its holder's release call and its call plus its TTL, which
 // a refresh that succeeded pushes on to its own call plus its TTL, if it
-// returned while the hold was valid: one that returned after may have
-// run once the hold had lapsed, and cannot revive it, whoever held the
-// lock meanwhile (Untouched finds what it did to theirs). A
+// returned while the hold was valid. One that returned after may have
+// run once the hold had lapsed, and cannot push it on across the gap:
+// whoever was granted the lock meanwhile was granted it rightly. But its
+// success says its client holds the lock again: from its return to its
+// call plus its TTL it is a hold of its own (revived), which another's
+// valid hold beside it breaks. A
 // release or refresh ends or extends the hold of its Event.Hold, or,
 // without one, the client's last. A grant recorded without a TTL is
 // valid until its release. A crash inside a lock call that may have been
@@ -103,6 +123,10 @@ func holds(tl []history.Event) []hold {
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < out[i].to:
 			out[i].to = max(out[i].to, e.Call+e.TTL)
+		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < e.Call+e.TTL:
+			h := out[i]
+			out = append(out, hold{client: h.client, id: h.id, mode: h.mode, permits: h.permits, from: e.At, to: e.Call + e.TTL, event: k, revived: true})
+			o.move(e.Client, i, len(out)-1)
 		case e.Kind == history.EvReleased && held:
 			out[i].to = min(out[i].to, e.Call)
 			o.close(e, i, false)
@@ -126,13 +150,17 @@ type live struct {
 	permits  int // 0: unknown, all of them
 	from, to time.Duration
 	expired  bool
+	unknown  bool // an acquire of unknown outcome: an error, a crash inside it
 }
 
 // lives reads the holds that may have stood in tl: a grant, or an
 // acquire of unknown outcome, from its last attempt's start to its return plus its TTL
 // (when the key it wrote expires at the latest), which a refresh sets
 // to its own return plus its TTL (one that failed only pushes it on),
-// until a release that returned without an error. A crash inside an acquire or
+// until a release that returned without an error. A refresh acts on the
+// lock no sooner than its first command: one whose first command came
+// once the hold had ended makes a hold that may stand of its own, from
+// that command on, and the gap before it was free. A crash inside an acquire or
 // a refresh may have taken or extended the lock to the crash plus its
 // TTL; inside a call the history does not say, for good.
 func lives(tl []history.Event) []live {
@@ -143,6 +171,7 @@ func lives(tl []history.Event) []live {
 	for _, a := range attempts(tl) {
 		began[a.event] = a.start
 	}
+	acted := firstCommands(tl)
 	until := func(at, ttl time.Duration) time.Duration {
 		if ttl <= 0 {
 			return forever
@@ -154,8 +183,12 @@ func lives(tl []history.Event) []live {
 		switch {
 		case e.Kind == history.EvAcquired:
 			permits := max(e.Permits, 1)
-			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true})
+			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true, unknown: e.Err != ""})
 			o.add(e, len(out)-1)
+		case e.Kind == history.EvRefreshed && held && e.TTL > 0 && out[i].to < acted[k]:
+			h := out[i]
+			out = append(out, live{client: h.client, mode: h.mode, permits: h.permits, from: acted[k], to: until(e.At, e.TTL), expired: true})
+			o.move(e.Client, i, len(out)-1)
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0:
 			// A refresh makes the lock live TTL from when it ran; one
 			// that failed may or may not have.
@@ -179,7 +212,7 @@ func lives(tl []history.Event) []live {
 			for _, j := range o.all(e.Client) {
 				out[j].to, out[j].expired = max(out[j].to, end), true
 			}
-			out = append(out, live{client: e.Client, from: c.start, to: end, expired: true})
+			out = append(out, live{client: e.Client, from: c.start, to: end, expired: true, unknown: true})
 		}
 	}
 	return out
@@ -217,6 +250,30 @@ func inflight(tl []history.Event) map[int]call {
 			continue
 		}
 		delete(since, e.Client)
+	}
+	return out
+}
+
+// firstCommands gives, for each lock call's return in tl (by its index),
+// when the call could first act on the lock: its client's first command
+// since its last return, or, when it sent none, the return itself.
+func firstCommands(tl []history.Event) map[int]time.Duration {
+	out := map[int]time.Duration{}
+	first := map[string]time.Duration{}
+	for k, e := range tl {
+		switch {
+		case e.Kind == history.EvCommand:
+			if _, ok := first[e.Client]; !ok {
+				first[e.Client] = e.At
+			}
+		case returns(e.Kind):
+			at, ok := first[e.Client]
+			if !ok {
+				at = e.At
+			}
+			out[k] = at
+			delete(first, e.Client)
+		}
 	}
 	return out
 }

@@ -303,8 +303,10 @@ func shown(pttl int64) time.Duration { return ms(pttl).Round(100 * time.Millisec
 func grantOwned(tl []history.Event) (finding, bool) {
 	hs := holds(tl)
 	for _, g := range hs {
-		if g.from >= g.to-serverTick {
-			continue // granted once its TTL had run out: its holder holds nothing
+		if g.from >= g.to-serverTick || g.revived {
+			// Granted once its TTL had run out, its holder holds nothing;
+			// a late refresh's hold is no grant (OneHolder reads it).
+			continue
 		}
 		for j := g.event + 1; j < len(tl); j++ {
 			e := tl[j]

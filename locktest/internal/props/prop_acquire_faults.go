@@ -121,7 +121,7 @@ func acquireFaults(newRun func(string) *harness.Run) harness.Outcome {
 		if l != nil && held {
 			b.R.Det.Enter("A")
 			b.R.Det.Enter("B")
-			return r.Breaks(mFaultsNoFault.New())
+			return r.BreaksRule(history.OneHolder, mFaultsNoFault.New())
 		}
 		r.Shutdown()
 		commands += len(cmds)
@@ -204,6 +204,10 @@ func refreshFaults(newRun func(string) *harness.Run) (res harness.Outcome, injec
 			injected++
 			// Extended, K lives past the TTL B acquired with.
 			if ms := r.ReadPTTL(); err == nil && ms != -1 && time.Duration(ms)*time.Millisecond <= faultTTL(r)+r.Tm.Slack/5 {
+				// Observed: the suite shortens K itself between the
+				// faults of a run (expireKey), which no hold in the
+				// history does, so FullLease cannot tell this key's
+				// short life from the suite's.
 				return r.Breaks(mFaultsRefreshFaith.New(f.what(), r.ViewKey().Msg())), 0, false
 			}
 		}
@@ -323,18 +327,25 @@ func injectOne(r *harness.Run, a, b *harness.Client, f faultPoint) (res harness.
 	what := f.what()
 	if held {
 		if lb != nil {
+			// What K holds once B's acquire returned: A's value and
+			// none of B's is also a grant without the lock, which the
+			// judge reads (GrantOwned).
+			r.ViewKey()
 			r.Det.Enter("B")
 			return r.BreaksRule(history.OneHolder, mFaultsGrantedHeld.New(what)), true
 		}
 		// A change is B's doing only if A sent nothing meanwhile (its
 		// renewals, the keys it writes after its acquire returned).
 		if changed := r.ViewKey().ChangedFrom(before, "B", b.Name, "acquire", "A", false); !changed.IsZero() && a.CommandsSent() == aSent {
-			return r.Breaks(mFaultsChangedHeld.New(what, changed)), true
+			return r.BreaksRule(history.Untouched, mFaultsChangedHeld.New(what, changed)), true
 		}
 		return harness.Outcome{}, false
 	}
 	if lb != nil {
 		if !r.KeyExists() {
+			// Observed: a grant that finds the lock's keys gone holds
+			// nothing, but GrantOwned reads another's value in place of
+			// the grantee's, and here there is none.
 			return r.Breaks(mFaultsGrantedFree.New(what)), true
 		}
 		owned := r.ViewKey()
@@ -344,6 +355,8 @@ func injectOne(r *harness.Run, a, b *harness.Client, f faultPoint) (res harness.
 			if rerr != nil {
 				why = r.ErrText(rerr)
 			}
+			// Observed: a release that frees nothing keeps out only a
+			// waiter, and nobody waits here.
 			return r.Breaks(mFaultsNotOwn.New(what, why)), true
 		}
 		return harness.Outcome{}, false
@@ -356,6 +369,8 @@ func injectOne(r *harness.Run, a, b *harness.Client, f faultPoint) (res harness.
 	case ms == -2:
 	case ms >= 0:
 		if left := time.Duration(ms) * time.Millisecond; left > ttl+r.Tm.Slack {
+			// Observed: a key left to live longer than any hold asked
+			// keeps out only a waiter, and nobody waits here.
 			return r.Breaks(mFaultsTooLong.New(what, reason, harness.Shown(ms), ttl)), true
 		}
 	default:

@@ -2,6 +2,7 @@ package props
 
 import (
 	"context"
+	"github.com/locklab/locklab/history"
 	"net"
 	"sync/atomic"
 	"time"
@@ -89,7 +90,7 @@ func failover(newRun func(string) *harness.Run) harness.Outcome {
 	current.Store(&rep.Replica.Addr)
 	wait := r.Tm.Slack
 	if harness.Contend(r, wait) {
-		return r.Breaks(mFailoverBreaks.New())
+		return r.BreaksRule(history.OneHolder, mFailoverBreaks.New())
 	}
 	if broke := harness.Obtainable(r, a, la, mTheFailover.New()); broke != nil {
 		return *broke

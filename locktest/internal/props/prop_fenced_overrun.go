@@ -75,6 +75,8 @@ func fencedOverrun(newRun func(string) *harness.Run) harness.Outcome {
 		return r.NotApplicable(mFencedNA.New(why))
 	}
 	res.write("B", lb)
+	// Observed: a fenced write the resource took from a stale holder is
+	// the resource's to see, not an event of the lock's history.
 	if res.write("A", la) {
 		return r.Breaks(mFencedBreaks.New())
 	}

@@ -47,7 +47,7 @@ func holderClock(newRun func(string) *harness.Run) harness.Outcome {
 	wait := r.Tm.Short + r.Tm.Slack
 	r.Note(mBWaitsTTL.New(wait, r.Tm.Short))
 	if b.WaitFree(r.Tm.Short, wait, r.Tm.Short+r.Tm.StaleAfter()) == nil {
-		return r.Breaks(mAheadOutlived.New(ahead, wait, r.Tm.Short))
+		return r.BreaksUnfreedBy("B", 0, mAheadOutlived.New(ahead, wait, r.Tm.Short))
 	}
 	r.Shutdown()
 

@@ -1,6 +1,7 @@
 package props
 
 import (
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/harness"
 	"github.com/locklab/locklab/locktest/internal/sim"
@@ -42,7 +43,7 @@ func nodeClockJump(newRun func(string) *harness.Run) harness.Outcome {
 	r.Note(mJumps.New(r.Label(node), jump, r.Tm.Long))
 	wait := r.Tm.Slack
 	if harness.Contend(r, wait) {
-		return r.Breaks(mJumpBreaks.New(r.Tm.Long, r.Label(node), jump))
+		return r.BreaksRule(history.OneHolder, mJumpBreaks.New(r.Tm.Long, r.Label(node), jump))
 	}
 	return r.Holds(mJumpHolds.New(wait, r.Label(node), jump))
 }

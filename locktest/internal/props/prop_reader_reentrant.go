@@ -60,17 +60,17 @@ func readerReentrant(newRun func(string) *harness.Run) harness.Outcome {
 	}
 	h, ok := a.TryMode(history.Shared, 0, r.Tm.Long)
 	if !ok {
-		return r.Breaks(mReentrantRefused.New())
+		return r.BreaksFreeRefused("A", mReentrantRefused.New())
 	}
 	a.ReleaseHeld(h)
 	if res := intruders(mReentrantAtOnce); res != nil {
 		return *res
 	}
 	if _, ok := a.TryMode(history.Shared, 0, r.Tm.Short); !ok {
-		return r.Breaks(mReentrantRefused.New())
+		return r.BreaksFreeRefused("A", mReentrantRefused.New())
 	}
 	if h, ok = a.TryMode(history.Shared, 0, r.Tm.Long); !ok {
-		return r.Breaks(mReentrantRefused.New())
+		return r.BreaksFreeRefused("A", mReentrantRefused.New())
 	}
 	a.ReleaseHeld(h)
 	time.Sleep(r.Tm.Outlast(r.Tm.Short))

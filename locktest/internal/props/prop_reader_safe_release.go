@@ -3,6 +3,7 @@ package props
 import (
 	"fmt"
 
+	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/harness"
 	"github.com/locklab/locklab/locktest/internal/sim"
@@ -86,10 +87,9 @@ func modeLate(kind strategy.Kind, op string, ms modeLateMsgs) Scenario {
 				return *res
 			}
 			if op == "refresh" && err == nil {
-				// A's late Refresh reported success beside W's hold: the
-				// judge does not extend a hold by a Refresh that returns
-				// once it has lapsed, so this is claimed as observed.
-				return r.Breaks(ms.claimed.New(at))
+				// A's late Refresh reported success beside W's hold: a
+				// hold of A's again from its return (OneHolder).
+				return r.BreaksRuleOf(history.OneHolder, m.Permits, ms.claimed.New(at))
 			}
 			r.Shutdown()
 		}

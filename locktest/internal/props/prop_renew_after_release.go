@@ -71,6 +71,9 @@ func renewWatched(r *harness.Run, a *harness.Client, release func()) harness.Out
 	after := a.LockCommands()
 	switch {
 	case len(after) > 0:
+		// Observed: a command after the release returned changes no
+		// hold the history shows (the renewal may find K gone); what
+		// breaks is the lock's promise to stop, which no rule states.
 		return r.Breaks(mRenewBreaks.New(after[0].Name, window))
 	case !renewed:
 		return r.NotApplicable(mRenewNA.New(ttl, window))

@@ -47,6 +47,9 @@ func renewedOverrun(newRun func(string) *harness.Run) harness.Outcome {
 	time.Sleep(r.Tm.RenewedTTL() / 3)
 	a.Resume()
 	r.Note(harness.MsgLateResumes.New())
+	// Observed, both: the lock renews A's hold on its own, which the
+	// history does not see (its holds end at their TTLs), and a lease
+	// signal is no event of it.
 	if ctx := harness.LeaseOf(la); ctx != nil && ctx.Err() != nil {
 		return r.Breaks(mLostThird.New(fmt.Sprint(context.Cause(ctx))))
 	}

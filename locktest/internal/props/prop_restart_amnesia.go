@@ -1,6 +1,7 @@
 package props
 
 import (
+	"github.com/locklab/locklab/history"
 	"time"
 
 	"github.com/locklab/locklab/internal/msg"
@@ -54,7 +55,7 @@ func restartAmnesia(newRun func(string) *harness.Run) harness.Outcome {
 	}
 	wait := r.Tm.Slack
 	if harness.Contend(r, wait) {
-		return r.Breaks(mAmnesiaBreaks.New(r.Label(node)))
+		return r.BreaksRule(history.OneHolder, mAmnesiaBreaks.New(r.Label(node)))
 	}
 	if broke := harness.Obtainable(r, r.Client("A"), l, mTheRestart.New(r.Label(node))); broke != nil {
 		return *broke

@@ -190,7 +190,7 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 			return &res
 		}
 		if _, ok := w.TryMode(history.Exclusive, 0, r.Tm.Long); ok {
-			return r.twoHolders(w.Name, 0, mLeftWriterIn.New(what, who))
+			return twoHolders(r, w.Name, 0, mLeftWriterIn.New(what, who))
 		}
 		c.ReleaseHeld(hc)
 		if _, ok := WaitMode(w, history.Exclusive, 0, r.Tm.Long, r.Tm.Slack, 0); !ok {
@@ -215,7 +215,7 @@ func (m KindMode) LeftFree(r *Run, who string, at, ttl time.Duration, held int, 
 		return &res
 	}
 	if _, ok := x.TryMode(history.Permit, 1, r.Tm.Long); ok {
-		return r.twoHolders(x.Name, n, mLeftPermitExtra.New(what, n))
+		return twoHolders(r, x.Name, n, mLeftPermitExtra.New(what, n))
 	}
 	return nil
 }
@@ -271,15 +271,15 @@ func Refused(c *Client, mode history.Mode, permits int, broke msg.Msg) *Outcome 
 	if _, ok := c.TryMode(mode, n, c.R.Tm.Long); !ok {
 		return nil
 	}
-	return c.R.twoHolders(c.Name, permits, broke)
+	return twoHolders(c.R, c.Name, permits, broke)
 }
 
-// twoHolders claims that who's grant broke history.OneHolder (of a
+// twoHolders claims that who's grant in r broke history.OneHolder (of a
 // semaphore of permits), which m explains. A grant that came only once
 // the holds that had to keep it out had run out their TTLs (the
 // scenario's steps took that long on a loaded machine) is no break: the
 // judge would give no verdict, and the run is disturbed instead.
-func (r *Run) twoHolders(who string, permits int, m msg.Msg) *Outcome {
+func twoHolders(r *Run, who string, permits int, m msg.Msg) *Outcome {
 	tl, _ := r.Rec.Timeline()
 	claim := history.Check{Rule: history.OneHolder, Broken: true, Reason: &m, Permits: permits}
 	if _, err := judge.Mutex(append(tl, history.Event{Kind: history.EvCheck, Check: &claim})); err != nil {

@@ -90,7 +90,7 @@ func KindOf(s Strategy) Kind {
 func Reader(s Shared) Strategy {
 	r := reader{s}
 	if n, ok := s.(SharedNotifier); ok {
-		return notifyingReader{r, sharedSubscriber{n}}
+		return sharedReader{r, sharedSubscriber{n}}
 	}
 	if n, ok := s.(Notifier); ok {
 		return notifyingReader{r, n}
@@ -106,11 +106,23 @@ type SharedNotifier interface {
 	SubscribeShared(ctx context.Context, key string) (wake <-chan struct{}, stop func(), err error)
 }
 
-// sharedSubscriber is a SharedNotifier's readers' Notifier.
+// sharedSubscriber is a SharedNotifier's readers' Notifier, eager when
+// the SharedNotifier is.
 type sharedSubscriber struct{ n SharedNotifier }
 
 func (s sharedSubscriber) Subscribe(ctx context.Context, key string) (<-chan struct{}, func(), error) {
 	return s.n.SubscribeShared(ctx, key)
+}
+
+func (s sharedSubscriber) SubscribeFirst() bool {
+	e, ok := s.n.(EagerNotifier)
+	return ok && e.SubscribeFirst()
+}
+
+// sharedReader is a SharedNotifier's Reader.
+type sharedReader struct {
+	reader
+	sharedSubscriber
 }
 
 type reader struct{ s Shared }

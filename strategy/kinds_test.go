@@ -67,6 +67,11 @@ func TestReaderSubscribesShared(t *testing.T) {
 	c, _, err := sub.Subscribe(context.Background(), "k")
 	assert.NoError(t, err)
 	assert.Equal(t, (<-chan struct{})(n.readers), c)
+	_, isEager := strategy.Reader(n).(strategy.EagerNotifier)
+	assert.True(t, isEager && !strategy.Reader(n).(strategy.EagerNotifier).SubscribeFirst(),
+		"a reader subscribes first when its lock does, not otherwise")
+	e := strategy.Reader(eagerRWN{n}).(strategy.EagerNotifier)
+	assert.True(t, e.SubscribeFirst(), "the reader of an eager lock does not subscribe first")
 
 	plain, ok := strategy.Reader(struct {
 		rw
@@ -77,3 +82,8 @@ func TestReaderSubscribesShared(t *testing.T) {
 		assert.Equal(t, (<-chan struct{})(n.writers), c, "a Notifier's readers wait with Subscribe")
 	}
 }
+
+// eagerRWN is an rwn whose subscriptions come first.
+type eagerRWN struct{ rwn }
+
+func (eagerRWN) SubscribeFirst() bool { return true }

@@ -55,10 +55,15 @@
 // and then one waiting writer wakes if any waits, or else every waiting
 // reader. A reader refused for a writer's intent so waits for that
 // writer's write rather than for its next retry, and the writer, when the
-// readers leave, is woken alone rather than with them. Releases made
-// through other Strategies (other processes) and holds that expire wake
-// nobody: their waiters find out at their next retry, as with any lock
-// that polls.
+// readers leave, is woken alone rather than with them. The readers a
+// release wakes have their turn: a writer of the same Strategy that tries
+// again before they have all tried waits for them (a millisecond at
+// most), so that a writer taking the lock again as soon as it has let it
+// go does not shut them out each time. strategy.Acquire subscribes such
+// a waiter before its first attempt (strategy.EagerNotifier), as the
+// subscription costs no round trip. Releases made through other
+// Strategies (other processes) and holds that expire wake nobody: their
+// waiters find out at their next retry, as with any lock that polls.
 //
 // # Options
 //

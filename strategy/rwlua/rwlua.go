@@ -47,6 +47,7 @@ var (
 	_ strategy.Shared         = (*Strategy)(nil)
 	_ strategy.Notifier       = (*Strategy)(nil)
 	_ strategy.SharedNotifier = (*Strategy)(nil)
+	_ strategy.EagerNotifier  = (*Strategy)(nil)
 	_ strategy.WriterFirst    = (*Strategy)(nil)
 	_ strategy.SideKeyed      = (*Strategy)(nil)
 )
@@ -90,6 +91,9 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 	if err := s.b.Check(key, ttl); err != nil {
 		return nil, err
 	}
+	if s.b.Hub == nil {
+		s.rooms.writing(ctx, key)
+	}
 	h := s.hold(key, writerPrefix)
 	l, err := s.b.Acquire(ctx, h, ttl, acquireWriteScript, func(reply any) error {
 		return s.refused(key, reply, "readers hold it")
@@ -109,6 +113,9 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 func (s *Strategy) TryAcquireShared(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
 	if err := s.b.Check(key, ttl); err != nil {
 		return nil, err
+	}
+	if s.b.Hub == nil {
+		s.rooms.reading(key)
 	}
 	h := s.hold(key, readerPrefix)
 	l, err := s.b.Acquire(ctx, h, ttl, acquireReadScript, func(reply any) error {
@@ -194,6 +201,14 @@ func (s *Strategy) SubscribeShared(ctx context.Context, key string) (wake <-chan
 	wake, stop = s.rooms.wait(key, true)
 	return wake, stop, nil
 }
+
+// SubscribeFirst implements strategy.EagerNotifier: without WithNotify,
+// a subscription is an entry in a map of the process, and
+// strategy.Acquire subscribes before its first attempt, so that it makes
+// no attempt at once after subscribing and misses no release through this
+// Strategy. With WithNotify, Acquire subscribes through Redis only once
+// the lock is found taken.
+func (s *Strategy) SubscribeFirst() bool { return s.b.Hub == nil }
 
 // WriterIntent returns the intent TTL: how long a writer's failed attempt
 // keeps new readers out; 0 when readers come first.

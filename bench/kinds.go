@@ -658,11 +658,31 @@ func (c countedShared) TryAcquireShared(ctx context.Context, key string, ttl tim
 	return c.sh.TryAcquireShared(ctx, key, ttl)
 }
 
-// notifying passes Subscribe on to the strategy's own.
+// notifying passes Subscribe on to the strategy's own, and so are a
+// reader's subscription (SubscribeShared, the writer's where the strategy
+// has none of its own) and SubscribeFirst: the count changes nothing of
+// how the strategy's waiters wait.
 type notifying struct{ notifier strategy.Notifier }
+
+var (
+	_ strategy.SharedNotifier = notifying{}
+	_ strategy.EagerNotifier  = notifying{}
+)
 
 func (n notifying) Subscribe(ctx context.Context, key string) (<-chan struct{}, func(), error) {
 	return n.notifier.Subscribe(ctx, key)
+}
+
+func (n notifying) SubscribeShared(ctx context.Context, key string) (<-chan struct{}, func(), error) {
+	if sh, ok := n.notifier.(strategy.SharedNotifier); ok {
+		return sh.SubscribeShared(ctx, key)
+	}
+	return n.notifier.Subscribe(ctx, key)
+}
+
+func (n notifying) SubscribeFirst() bool {
+	e, ok := n.notifier.(strategy.EagerNotifier)
+	return ok && e.SubscribeFirst()
 }
 
 type countedNotifier struct {

@@ -41,7 +41,9 @@ import (
 //
 // Every waiter waits with strategy.Acquire, trying every 5ms; rwlua and
 // semlua are also measured woken on release (WithNotify), the way of
-// waiting they add. The rows take turns in rounds shuffled every time;
+// waiting they add. A lock that also wakes its own Strategy's waiters in
+// the process (rwlua without WithNotify) is labelled WaitInProcess in the
+// contended case: the figure's goroutines share one Strategy. The rows take turns in rounds shuffled every time;
 // each figure is the median over the rounds with the lowest and the
 // highest round. A count of overlaps the goroutines saw (a writer beside
 // a reader, more holders than permits) is kept beside each contended row:
@@ -70,6 +72,12 @@ const (
 
 // kindsPoll is how often a waiter tries again (WaitFixed).
 const kindsPoll = 5 * time.Millisecond
+
+// WaitInProcess names the waiting of a contended row whose lock, polled
+// every 5ms, also wakes the waiters of its own Strategy on its own
+// releases, in the process (strategy.EagerNotifier; rwlua without
+// WithNotify): every goroutine of the figure shares one Strategy.
+const WaitInProcess = "fixed 5ms, woken in the process"
 
 // KindsRow is one lock in one case of the kinds figure.
 type KindsRow struct {
@@ -170,11 +178,14 @@ func (r *Runner) kinds(ctx context.Context, rep *Report) error {
 				entries = append(entries, &kindsEntry{pool: pool, row: row(KindsPermit), s: s, round: r.kindsCycles})
 			}
 		}
+		contended, round := row(KindsPermitsN), r.kindsPermits
 		if isRW {
-			entries = append(entries, &kindsEntry{pool: pool, row: row(KindsReadersW), s: s, round: r.kindsReadersWriter})
-		} else {
-			entries = append(entries, &kindsEntry{pool: pool, row: row(KindsPermitsN), s: s, round: r.kindsPermits})
+			contended, round = row(KindsReadersW), r.kindsReadersWriter
 		}
+		if e, ok := s.(strategy.EagerNotifier); ok && e.SubscribeFirst() {
+			contended.Wait = WaitInProcess
+		}
+		entries = append(entries, &kindsEntry{pool: pool, row: contended, s: s, round: round})
 	}
 	order := slices.Clone(entries)
 	rng := rand.New(rand.NewPCG(13, 17))
@@ -658,11 +669,31 @@ func (c countedShared) TryAcquireShared(ctx context.Context, key string, ttl tim
 	return c.sh.TryAcquireShared(ctx, key, ttl)
 }
 
-// notifying passes Subscribe on to the strategy's own.
+// notifying passes Subscribe on to the strategy's own, and so are a
+// reader's subscription (SubscribeShared, the writer's where the strategy
+// has none of its own) and SubscribeFirst: the count changes nothing of
+// how the strategy's waiters wait.
 type notifying struct{ notifier strategy.Notifier }
+
+var (
+	_ strategy.SharedNotifier = notifying{}
+	_ strategy.EagerNotifier  = notifying{}
+)
 
 func (n notifying) Subscribe(ctx context.Context, key string) (<-chan struct{}, func(), error) {
 	return n.notifier.Subscribe(ctx, key)
+}
+
+func (n notifying) SubscribeShared(ctx context.Context, key string) (<-chan struct{}, func(), error) {
+	if sh, ok := n.notifier.(strategy.SharedNotifier); ok {
+		return sh.SubscribeShared(ctx, key)
+	}
+	return n.notifier.Subscribe(ctx, key)
+}
+
+func (n notifying) SubscribeFirst() bool {
+	e, ok := n.notifier.(strategy.EagerNotifier)
+	return ok && e.SubscribeFirst()
 }
 
 type countedNotifier struct {

@@ -85,13 +85,44 @@ func KindOf(s Strategy) Kind {
 //
 //	l, err := strategy.Acquire(ctx, strategy.Reader(rw), "orders", ttl, retry)
 //
-// A Notifier's wake-ups are kept.
+// A Notifier's wake-ups are kept: a SharedNotifier's readers wait with
+// SubscribeShared, any other Notifier's with Subscribe.
 func Reader(s Shared) Strategy {
 	r := reader{s}
+	if n, ok := s.(SharedNotifier); ok {
+		return sharedReader{r, sharedSubscriber{n}}
+	}
 	if n, ok := s.(Notifier); ok {
 		return notifyingReader{r, n}
 	}
 	return r
+}
+
+// SharedNotifier is implemented by read-write locks whose readers and
+// writers wait for different releases: Subscribe (the Notifier's) is a
+// writer's wait, SubscribeShared a reader's, as Subscribe is otherwise.
+type SharedNotifier interface {
+	Notifier
+	SubscribeShared(ctx context.Context, key string) (wake <-chan struct{}, stop func(), err error)
+}
+
+// sharedSubscriber is a SharedNotifier's readers' Notifier, eager when
+// the SharedNotifier is.
+type sharedSubscriber struct{ n SharedNotifier }
+
+func (s sharedSubscriber) Subscribe(ctx context.Context, key string) (<-chan struct{}, func(), error) {
+	return s.n.SubscribeShared(ctx, key)
+}
+
+func (s sharedSubscriber) SubscribeFirst() bool {
+	e, ok := s.n.(EagerNotifier)
+	return ok && e.SubscribeFirst()
+}
+
+// sharedReader is a SharedNotifier's Reader.
+type sharedReader struct {
+	reader
+	sharedSubscriber
 }
 
 type reader struct{ s Shared }

@@ -88,6 +88,18 @@ type Notifier interface {
 	Subscribe(ctx context.Context, key string) (wake <-chan struct{}, stop func(), err error)
 }
 
+// EagerNotifier is a Notifier whose Subscribe may cost nothing worth
+// saving, such as one whose waiters are woken in the process only. When
+// SubscribeFirst reports true, Acquire subscribes before its first
+// attempt rather than after it: no release between an attempt and the
+// subscription can then go unseen, and Acquire makes no attempt at once
+// after subscribing, but waits for a wake or r's delay from the first
+// refusal on.
+type EagerNotifier interface {
+	Notifier
+	SubscribeFirst() bool
+}
+
 // Acquire waits for the lock on key: it calls s.TryAcquire, and after each
 // ErrNotAcquired waits as r says (or until a release is announced, when s is
 // a Notifier) and tries again. A nil r means NoRetry.
@@ -95,6 +107,7 @@ type Notifier interface {
 // With a Notifier, the attempt made right after subscribing takes the place
 // of the first wait: it counts as an attempt (LimitTries(r, 2) never waits
 // for a release message), and the first delay Acquire sleeps is r.Delay(2).
+// An EagerNotifier that subscribes first makes no such attempt.
 //
 // It gives up when r does or when ctx is done; then the error matches
 // ErrNotAcquired, and also ctx.Err() when the context ended the wait. Any
@@ -112,6 +125,14 @@ func Acquire(ctx context.Context, s Strategy, key string, ttl time.Duration, r R
 	notifier, _ := s.(Notifier)
 	subscribed := notifier == nil
 	var wake <-chan struct{}
+	if e, ok := s.(EagerNotifier); ok && e.SubscribeFirst() {
+		w, stop, err := e.Subscribe(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		wake, subscribed = w, true
+	}
 	var timer *time.Timer
 	for failed := 1; ; failed++ {
 		lock, err := s.TryAcquire(ctx, key, ttl)

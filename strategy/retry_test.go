@@ -294,21 +294,12 @@ func TestAcquireWakesOnNotify(t *testing.T) {
 		wake:       make(chan struct{}),
 		subscribed: make(chan string, 1),
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := strategy.Acquire(context.Background(), n, "k", time.Second, strategy.FixedInterval(time.Hour))
-		done <- err
-	}()
+	done := acquireHourly(n)
 	assert.Equal(t, "k", <-n.keys, "the first attempt comes before the subscription")
 	assert.Equal(t, "k", <-n.subscribed)
 	<-n.keys // the attempt right after subscribing failed too
 	n.wake <- struct{}{}
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Acquire slept through the release announcement")
-	}
+	awaitWoken(t, done)
 	assert.Equal(t, int64(3), n.attempts.Load())
 	assert.True(t, n.stopped.Load(), "the subscription was not ended")
 }
@@ -358,4 +349,48 @@ func TestAcquireSubscribeError(t *testing.T) {
 	_, err := strategy.Acquire(context.Background(), n, "k", time.Second, strategy.FixedInterval(time.Millisecond))
 	require.ErrorIs(t, err, boom)
 	assert.Equal(t, int64(1), n.attempts.Load())
+}
+
+// eager is a notifier that asks to be subscribed before the first attempt.
+type eager struct{ *notifier }
+
+func (eager) SubscribeFirst() bool { return true }
+
+// An EagerNotifier that subscribes first is subscribed before the first
+// attempt, and Acquire then makes no attempt at once after a refusal: it
+// waits for the wake.
+func TestAcquireSubscribesFirst(t *testing.T) {
+	n := eager{&notifier{
+		fake:       fake{busy: 1, keys: make(chan string, 2)},
+		wake:       make(chan struct{}),
+		subscribed: make(chan string, 1),
+	}}
+	done := acquireHourly(n)
+	assert.Equal(t, "k", <-n.subscribed)
+	assert.Equal(t, "k", <-n.keys)
+	n.wake <- struct{}{} // taken once the first attempt has failed
+	awaitWoken(t, done)
+	assert.Equal(t, int64(2), n.attempts.Load(), "an attempt at once after the refusal")
+	assert.True(t, n.stopped.Load(), "the subscription was not ended")
+}
+
+// acquireHourly starts an Acquire of k on s that retries once an hour.
+func acquireHourly(s strategy.Strategy) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := strategy.Acquire(context.Background(), s, "k", time.Second, strategy.FixedInterval(time.Hour))
+		done <- err
+	}()
+	return done
+}
+
+// awaitWoken waits for an Acquire that only a wake can end.
+func awaitWoken(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Acquire slept through the release announcement")
+	}
 }

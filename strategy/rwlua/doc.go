@@ -37,13 +37,33 @@
 // By default a writer's failed attempt keeps new readers out for
 // DefaultWriterIntent (WithWriterIntent sets it), renewed by each of its
 // attempts. The readers already in finish; the writer gets in at its first
-// attempt after the last of them has left, and at once with WithNotify.
+// attempt after the last of them has left, and at once with WithNotify or
+// when the last of them released through the writer's own Strategy.
 // The bound: a writer that keeps trying more often than its intent TTL
 // gets in within the longest remaining hold of the readers that held the
 // lock at its first failed attempt (their TTL, or longer while they
 // Refresh or renew), plus one retry interval; other writers compete with
 // it as for a mutex. With WithWriterIntent(0), readers come first and a
 // stream of overlapping readers can keep writers out for ever.
+//
+// # Waking in the process
+//
+// Without WithNotify, the waiters of one Strategy (strategy.Acquire, and
+// strategy.Reader's for readers) are still woken by the releases made
+// through that same Strategy, in the process and without a message
+// through Redis: the release script says whether it left the lock free,
+// and then one waiting writer wakes if any waits, or else every waiting
+// reader. A reader refused for a writer's intent so waits for that
+// writer's write rather than for its next retry, and the writer, when the
+// readers leave, is woken alone rather than with them. The readers a
+// release wakes have their turn: a writer of the same Strategy that tries
+// again before they have all tried waits for them (a millisecond at
+// most), so that a writer taking the lock again as soon as it has let it
+// go does not shut them out each time. strategy.Acquire subscribes such
+// a waiter before its first attempt (strategy.EagerNotifier), as the
+// subscription costs no round trip. Releases made through other
+// Strategies (other processes) and holds that expire wake nobody: their
+// waiters find out at their next retry, as with any lock that polls.
 //
 // # Options
 //

@@ -85,7 +85,9 @@ func WithLeaseMargin(d time.Duration) Option {
 // WithNotify makes the release that leaves the lock free announce itself
 // on ChannelName(key), in the same script, and makes strategy.Acquire (for
 // readers through strategy.Reader) wake at once rather than at its next
-// retry. Holds and intents that expire are not announced: their waiters
+// retry, whichever process released; every waiter of the Strategy wakes.
+// Without it, only the releases through the same Strategy wake its
+// waiters (see the package's "Waking in the process"). Holds and intents that expire are not announced: their waiters
 // find out at their next retry. The waiters of a Strategy share one
 // Pub/Sub connection from its pool while anyone waits: a pool with
 // MaxActive must leave room for it.

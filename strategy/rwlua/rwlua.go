@@ -40,13 +40,16 @@ type Strategy struct {
 	b      *tokenset.Base
 	intent time.Duration // 0: readers first
 	writer string        // this Strategy's id among the waiting writers
+	rooms  rooms         // its waiters, woken by its releases (without WithNotify)
 }
 
 var (
-	_ strategy.Shared      = (*Strategy)(nil)
-	_ strategy.Notifier    = (*Strategy)(nil)
-	_ strategy.WriterFirst = (*Strategy)(nil)
-	_ strategy.SideKeyed   = (*Strategy)(nil)
+	_ strategy.Shared         = (*Strategy)(nil)
+	_ strategy.Notifier       = (*Strategy)(nil)
+	_ strategy.SharedNotifier = (*Strategy)(nil)
+	_ strategy.EagerNotifier  = (*Strategy)(nil)
+	_ strategy.WriterFirst    = (*Strategy)(nil)
+	_ strategy.SideKeyed      = (*Strategy)(nil)
 )
 
 // New returns the read-write lock on pool p. Without options, writers come
@@ -66,7 +69,11 @@ func New(p strategy.Pool, opts ...Option) (*Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Strategy{b: b, intent: cfg.intent, writer: xid.New().String()}, nil
+	s := &Strategy{b: b, intent: cfg.intent, writer: xid.New().String()}
+	if b.Hub == nil {
+		b.Emptied = s.rooms.freed
+	}
+	return s, nil
 }
 
 // TryAcquire makes one attempt to take key as a writer for ttl: one script
@@ -83,6 +90,9 @@ func New(p strategy.Pool, opts ...Option) (*Strategy, error) {
 func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
 	if err := s.b.Check(key, ttl); err != nil {
 		return nil, err
+	}
+	if s.b.Hub == nil {
+		s.rooms.writing(ctx, key)
 	}
 	h := s.hold(key, writerPrefix)
 	l, err := s.b.Acquire(ctx, h, ttl, acquireWriteScript, func(reply any) error {
@@ -103,6 +113,9 @@ func (s *Strategy) TryAcquire(ctx context.Context, key string, ttl time.Duration
 func (s *Strategy) TryAcquireShared(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
 	if err := s.b.Check(key, ttl); err != nil {
 		return nil, err
+	}
+	if s.b.Hub == nil {
+		s.rooms.reading(key)
 	}
 	h := s.hold(key, readerPrefix)
 	l, err := s.b.Acquire(ctx, h, ttl, acquireReadScript, func(reply any) error {
@@ -160,16 +173,42 @@ const ChannelPrefix = "rwlua:released:"
 // release that leaves key free is announced: ChannelPrefix + key.
 func ChannelName(key string) string { return ChannelPrefix + key }
 
-// Subscribe implements strategy.Notifier: the channel it returns receives
-// when a release leaves key free (made with WithNotify), until stop is
-// called; every waiter of the Strategy is woken, as every reader may
-// enter. It returns once the server has confirmed the subscription, so a
-// release after it returns is never missed. Without WithNotify it returns
-// a nil channel, and Acquire only polls. strategy.Reader keeps it, so
-// readers wake as writers do.
+// Subscribe implements strategy.Notifier, for a writer: the channel it
+// returns receives when a release leaves key free, until stop is called.
+// With WithNotify, the release is announced through Redis and every
+// waiter of the Strategy is woken, as every reader may enter; Subscribe
+// returns once the server has confirmed the subscription, so a release
+// after it returns is never missed. Without WithNotify, only the releases
+// made through this Strategy wake its waiters, in the process and without
+// a message: one writer if any waits, otherwise every reader (see
+// SubscribeShared); a release made elsewhere is found at the next retry.
 func (s *Strategy) Subscribe(ctx context.Context, key string) (wake <-chan struct{}, stop func(), err error) {
-	return s.b.Subscribe(ctx, key)
+	if s.b.Hub != nil {
+		return s.b.Subscribe(ctx, key)
+	}
+	wake, stop = s.rooms.wait(key, false)
+	return wake, stop, nil
 }
+
+// SubscribeShared implements strategy.SharedNotifier, for a reader, as
+// Subscribe does for a writer; strategy.Reader waits with it. Without
+// WithNotify, a release through this Strategy that leaves key free wakes
+// the readers only when no writer of the Strategy waits for key.
+func (s *Strategy) SubscribeShared(ctx context.Context, key string) (wake <-chan struct{}, stop func(), err error) {
+	if s.b.Hub != nil {
+		return s.b.Subscribe(ctx, key)
+	}
+	wake, stop = s.rooms.wait(key, true)
+	return wake, stop, nil
+}
+
+// SubscribeFirst implements strategy.EagerNotifier: without WithNotify,
+// a subscription is an entry in a map of the process, and
+// strategy.Acquire subscribes before its first attempt, so that it makes
+// no attempt at once after subscribing and misses no release through this
+// Strategy. With WithNotify, Acquire subscribes through Redis only once
+// the lock is found taken.
+func (s *Strategy) SubscribeFirst() bool { return s.b.Hub == nil }
 
 // WriterIntent returns the intent TTL: how long a writer's failed attempt
 // keeps new readers out; 0 when readers come first.

@@ -2,8 +2,9 @@
 -- ARGV[1] "any" to publish after every release, "empty" to publish only
 -- when the set is left empty; ARGV[2] the channel, or "" not to publish;
 -- ARGV[3] the message; ARGV[4..] the hold's members.
--- Returns how many members were removed: 0 when the hold had expired or
--- was released already (nothing is published then).
+-- Returns {removed, empty}: how many members were removed, 0 when the
+-- hold had expired or was released already (nothing is published then),
+-- and 1 when the release left the set empty, else 0.
 --
 -- The key lives as long as its longest member. Removing members that are
 -- not the longest changes nothing of that, and removing the last ones
@@ -14,8 +15,11 @@ local n = #ARGV - 3
 local last = redis.call("ZRANGE", KEYS[1], n == 1 and "-2" or ms(-n - 1), "-1")
 local removed = redis.call("ZREM", KEYS[1], unpack(ARGV, 4))
 if removed == 0 then
-	return 0
+	return {0, 0}
 end
+-- The set is left empty when the hold's members were all it had: then
+-- last, which reads one member more than the hold has, held them only.
+local empty = #last == removed
 -- mine says whether member is one of this hold's.
 local function mine(member)
 	for i = 4, #ARGV do
@@ -33,7 +37,7 @@ if mine(last[#last]) then
 		end
 	end
 end
-if ARGV[2] ~= "" and (ARGV[1] == "any" or redis.call("EXISTS", KEYS[1]) == 0) then
+if ARGV[2] ~= "" and (ARGV[1] == "any" or empty) then
 	redis.call("PUBLISH", ARGV[2], ARGV[3])
 end
-return removed
+return {removed, empty and 1 or 0}

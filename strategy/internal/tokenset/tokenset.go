@@ -51,7 +51,10 @@ type Base struct {
 	Pool   strategy.Pool
 	Config *Config
 	Hub    *notify.Hub // nil unless Config.Notify
-	prefix string
+	// Emptied, when set, is called after each Release of a Lock of this
+	// Base that left the lock's set empty, with the lock's key.
+	Emptied func(key string)
+	prefix  string
 }
 
 // NewBase checks the pool and the options; channels are named prefix + key.
@@ -192,13 +195,19 @@ func (l *Lock) Release(ctx context.Context) error {
 		return l.b.opError("connect", l.h.Key, err)
 	}
 	defer conn.Close()
-	n, err := redis.Int(recipe.EvalBounded(ctx, conn, releaseScript, l.release...))
+	reply, err := redis.Ints(recipe.EvalBounded(ctx, conn, releaseScript, l.release...))
 	wait(ctx)
+	if err == nil && len(reply) != 2 {
+		err = fmt.Errorf("release script replied %v, not two numbers", reply)
+	}
 	if err != nil {
 		return l.b.opError("release", l.h.Key, err)
 	}
-	if n == 0 {
+	if reply[0] == 0 {
 		return l.b.opError("release", l.h.Key, strategy.ErrNotHeld)
+	}
+	if reply[1] == 1 && l.b.Emptied != nil {
+		l.b.Emptied(l.h.Key)
 	}
 	return nil
 }

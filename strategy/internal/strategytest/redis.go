@@ -115,17 +115,6 @@ func WaitGone(tb testing.TB, p *redis.Pool, key string) {
 	}
 }
 
-// ClosedPort returns 127.0.0.1:<port> where nothing listens: connections are
-// refused at once.
-func ClosedPort(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(tb, err)
-	addr := l.Addr().String()
-	require.NoError(tb, l.Close())
-	return addr
-}
-
 // PoolTo returns a pool that dials addr, closed at cleanup.
 func PoolTo(tb testing.TB, addr string) *redis.Pool {
 	p := &redis.Pool{

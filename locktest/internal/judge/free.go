@@ -68,7 +68,8 @@ func (o Options) withDefaults() Options {
 //
 //   - history.OneHolder: no grant returns while the valid holds forbid
 //     it, by mode and permits (see history.OneHolder; an acquire of
-//     unknown outcome is nobody's hold here);
+//     unknown outcome is nobody's hold here), and no refresh returns
+//     success while they forbid the hold it refreshes (lateRefresh);
 //   - history.OneInside: no client enters the critical section while
 //     others are inside whose holds conflict with its own, counted among
 //     the clients whose hold is valid, or among all of them when the
@@ -90,6 +91,7 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 	var best *finding
 	for _, f := range []func() (finding, bool){
 		func() (finding, bool) { return twoHoldersAt(tl, opts.Permits) },
+		func() (finding, bool) { return lateRefresh(tl, opts.Permits) },
 		func() (finding, bool) { return twoValidInside(tl, opts) },
 		func() (finding, bool) {
 			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent})

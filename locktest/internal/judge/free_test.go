@@ -79,6 +79,17 @@ func TestFree(t *testing.T) {
 		{"after a crash outside a call", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), crash("A", 21*ms), grant("B", 40*ms, 50*ms, 100*ms)},
 			history.OneHolder, "B was granted the lock while A still held it within its TTL"},
 
+		// A refresh that returns success while another holds: two
+		// clients are told that they hold the lock.
+		{"a late refresh that succeeds", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 110*ms, 111*ms, 100*ms), refresh("A", 120*ms, 121*ms, 100*ms)},
+			history.OneHolder, "A's refresh returned success while B held the lock within its TTL: two clients were told that they hold it"},
+		{"a late refresh refused", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 110*ms, 111*ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Call: 120 * ms, At: 121 * ms, TTL: 100 * ms, Err: "not held"}}, "", ""},
+		{"a refresh after the other's TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 110*ms, 111*ms, 100*ms), refresh("A", 220*ms, 221*ms, 100*ms)}, "", ""},
+		{"a refresh whose reply came past its TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), refresh("A", 90*ms, 300*ms, 100*ms), grant("B", 200*ms, 201*ms, 100*ms)}, "", ""},
+		{"a refresh under a reader", liveOpts, []history.Event{moded("A", 1, history.Shared, 0, 0, ms, 100*ms), moded("B", 2, history.Shared, 0, 110*ms, 111*ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Hold: 1, Call: 120 * ms, At: 121 * ms, TTL: 100 * ms}}, "", ""},
+		{"a permit refreshed past the permits", judge.Options{Permits: 1}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("B", 2, history.Permit, 1, 110*ms, 111*ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Hold: 1, Call: 120 * ms, At: 121 * ms, TTL: 100 * ms}},
+			history.OneHolder, "A's refresh returned success while B held the lock within its TTL: two clients were told that they hold it"},
+
 		// (b) one inside.
 		{"inside without a hold", liveOpts, []history.Event{enter("A", 2*ms), enter("B", 3*ms)}, "", ""},
 		{"inside with valid holds", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), {Client: "B", Kind: history.EvAcquired, Call: 10 * ms, At: 11 * ms, TTL: 100 * ms, Mode: history.Shared}, enter("B", 12*ms)},
@@ -117,6 +128,12 @@ func TestFree(t *testing.T) {
 		{"a release that failed", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 10 * ms, At: 11 * ms, Err: "i/o timeout"}}, tries("B", 20*ms, 12)), "", ""},
 		{"a crash inside an acquire the history does not give", liveOpts, cat([]history.Event{command("A", 0), crash("A", ms)}, tries("B", 10*ms, 40)), "", ""},
 		{"a crash inside an acquire", liveOpts, cat([]history.Event{command("A", 0), {Client: "A", Kind: history.EvCrash, At: ms, Call: ms / 2, TTL: 100 * ms}}, tries("B", 10*ms, 20)),
+			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
+		// A command sent between the holder's calls may be a renewal of
+		// its own (a watchdog): its hold may stand a TTL past it, but
+		// not once its holder has begun to release it.
+		{"renewed between its calls", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), command("A", 60*ms), command("A", 120*ms)}, tries("B", 10*ms, 22)), "", ""},
+		{"renewed after its release", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 10 * ms, At: 11 * ms, Err: "i/o timeout"}, command("A", 60*ms), command("A", 120*ms)}, tries("B", 10*ms, 22)),
 			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
 		{"a crash inside an acquire, within its TTL", liveOpts, cat([]history.Event{command("A", 0), {Client: "A", Kind: history.EvCrash, At: ms, Call: ms / 2, TTL: 100 * ms}}, tries("B", 10*ms, 14)), "", ""},
 	} {
@@ -160,7 +177,11 @@ func TestFreeRecorded(t *testing.T) {
 		// A's late release deleted K while B held it; not once B's TTL
 		// had run out.
 		{"setnxpx.safe-release.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
-		{"refresh-pexpire.safe-refresh.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
+		// A's late refresh returned success while B held: two clients
+		// were told that they hold the lock (it also pushed B's expiry
+		// back, which the reads show, later); not once B's TTL had run
+		// out.
+		{"refresh-pexpire.safe-refresh.json", judge.Options{}, history.OneHolder, editTTL("B", time.Millisecond)},
 		// The key of a 5s lock is read with 2.5s left; not with 5s.
 		{"ttl-halved.lease-kept.json", judge.Options{}, history.FullLease, editPTTL(5000)},
 		// A lock that refuses a free lock; not once A's first attempt
@@ -287,12 +308,13 @@ func TestFreeReads(t *testing.T) {
 			history.Untouched, "C's acquire deleted K, A's lock"},
 		// Every client writes the same value: it is the valid holder's
 		// whose grant sent it; A's refresh, after its own hold lapsed,
-		// is no owner of it.
+		// is no owner of it. (Its reply lost: one that came would tell
+		// A that it holds, a second holder found before the read.)
 		{"a late refresh pushed a shared value's expiry", []history.Event{
 			setLocked("A", 0), grant("A", 0, ms, 60*ms),
 			setLocked("B", 81*ms), grant("B", 80*ms, 82*ms, 5*time.Second),
 			read(83*ms, 5000, at(keyK, text("locked"))),
-			setLocked("A", 84*ms), refresh("A", 18*ms, 85*ms, 15*time.Second),
+			setLocked("A", 84*ms), {Client: "A", Kind: history.EvRefreshed, Call: 18 * ms, At: 85 * ms, TTL: 15 * time.Second, Err: "i/o timeout"},
 			read(86*ms, 15000, at(keyK, text("locked"))),
 		}, history.Untouched, "A's refresh pushed the expiry of K, B's lock, back from 5s to 15s"},
 		// A reader's hold is its entry among the lock's readers.

@@ -90,6 +90,21 @@ func TestOneHolder(t *testing.T) {
 	}
 }
 
+// TestLateRefreshClaim: a claimed second holder stands on a refresh that
+// returned success while another held (a break judge.Free finds); a
+// scenario's promise is not checked for it.
+func TestLateRefreshClaim(t *testing.T) {
+	late := []history.Event{grant("A", 0, ms, 100*ms), grant("B", 110*ms, 111*ms, 100*ms), refresh("A", 120*ms, 121*ms, 100*ms)}
+	d, err := judge.Mutex(append(slices.Clone(late), claim(history.OneHolder)))
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
+	_, err = judge.Mutex(append(slices.Clone(late[:2]), claim(history.OneHolder)))
+	assert.Error(t, err, "without the refresh, the history shows no second holder")
+	d, err = judge.Mutex(append(slices.Clone(late), promise(history.OneHolder), kept))
+	require.NoError(t, err)
+	assert.Equal(t, judge.Holds, d.Verdict)
+}
+
 // TestOneInside: never two clients in the critical section.
 func TestOneInside(t *testing.T) {
 	d, err := judge.Mutex([]history.Event{enter("A", ms), enter("B", 2*ms), promise(history.OneInside), kept})

@@ -126,19 +126,25 @@ type live struct {
 	permits  int // 0: unknown, all of them
 	from, to time.Duration
 	expired  bool
+	ttl      time.Duration // what its grant asked for
 }
 
 // lives reads the holds that may have stood in tl: a grant, or an
 // acquire of unknown outcome, from its last attempt's start to its return plus its TTL
 // (when the key it wrote expires at the latest), which a refresh sets
 // to its own return plus its TTL (one that failed only pushes it on),
-// until a release that returned without an error. A crash inside an acquire or
+// and a command its client sent between its calls (outsideCalls) pushes
+// on to the command plus the grant's TTL, until a release that returned
+// without an error. A release call, whatever it returned, ends what such
+// commands can do: a lock that renews a hold its holder gave up keeps it
+// taken. A crash inside an acquire or
 // a refresh may have taken or extended the lock to the crash plus its
 // TTL; inside a call the history does not say, for good.
 func lives(tl []history.Event) []live {
 	var out []live
 	o := newOpens()
 	fl := inflight(tl)
+	outside := outsideCalls(tl)
 	began := map[int]time.Duration{}
 	for _, a := range attempts(tl) {
 		began[a.event] = a.start
@@ -154,7 +160,7 @@ func lives(tl []history.Event) []live {
 		switch {
 		case e.Kind == history.EvAcquired:
 			permits := max(e.Permits, 1)
-			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true})
+			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true, ttl: e.TTL})
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0:
 			// A refresh makes the lock live TTL from when it ran; one
@@ -167,6 +173,14 @@ func lives(tl []history.Event) []live {
 				out[i].to, out[i].expired = e.At, false
 			}
 			o.close(e, i, false)
+		case e.Kind == history.EvCommand && outside(e.Client, e.At):
+			// Sent while it held, between its calls: maybe a renewal
+			// of its own (a watchdog), which the history cannot read.
+			for _, j := range o.all(e.Client) {
+				if end := until(e.At, out[j].ttl); end > out[j].to {
+					out[j].to, out[j].expired = end, true
+				}
+			}
 		case e.Kind == history.EvCrash:
 			c, ok := fl[k]
 			if !ok || (c.known && c.ttl == 0) {

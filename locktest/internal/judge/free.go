@@ -269,14 +269,25 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 
 // writerWaiting says whether a's refusal, a reader's, may be the lock's
 // preference for writers (strategy.WriterFirst): a write attempt, by any
-// client, a itself too, began before a ended and ended at most intent
-// before it began.
+// client, a itself too, that was refused or whose outcome is unknown,
+// began before a ended, and a began at most intent after it ended and
+// before that writer's next grant returned (a writer that gets in
+// leaves no intent behind).
 func writerWaiting(a attempt, all []attempt, intent time.Duration) bool {
 	if a.mode != history.Shared || intent <= 0 {
 		return false
 	}
-	for _, w := range all {
-		if w.mode != history.Shared && w.mode != history.Permit && w.start <= a.end && a.start-w.end <= intent {
+	for k, w := range all {
+		if w.mode == history.Shared || w.mode == history.Permit || w.start > a.end || a.start-w.end > intent {
+			continue
+		}
+		if w.kind != history.EvNotAcquired && (w.kind != history.EvAcquired || !w.unknown) {
+			continue // a grant, a release or a refresh: no intent
+		}
+		got := slices.IndexFunc(all[k+1:], func(g attempt) bool {
+			return g.client == w.client && g.kind == history.EvAcquired && !g.unknown && g.mode != history.Shared
+		})
+		if got < 0 || a.start <= all[k+1+got].end {
 			return true
 		}
 	}

@@ -54,6 +54,21 @@ func cat(parts ...[]history.Event) []history.Event {
 
 var liveOpts = judge.Options{Slack: 50 * ms, Quick: 5 * ms, Attempts: 3}
 
+// intentOpts are liveOpts for a lock whose waiting writers go first.
+var intentOpts = judge.Options{Slack: 50 * ms, Quick: 5 * ms, Attempts: 3, WriterIntent: 500 * ms}
+
+// wroteRefused is W's write attempt, refused at 10ms.
+var wroteRefused = []history.Event{{Client: "W", Kind: history.EvNotAcquired, Mode: history.Write, Call: 10 * ms, At: 11 * ms, TTL: 30 * ms}}
+
+// readTries is n read attempts of R, refused, one every 10ms from t.
+func readTries(t time.Duration, n int) []history.Event {
+	out := tries("R", t, n)
+	for i := range out {
+		out[i].Mode = history.Shared
+	}
+	return out
+}
+
 // TestFree: each rule found from the events alone, and beside each a
 // history that comes close and keeps it.
 func TestFree(t *testing.T) {
@@ -116,6 +131,12 @@ func TestFree(t *testing.T) {
 		{"refreshed", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), refresh("A", 90*ms, 91*ms, 100*ms)}, tries("B", 160*ms, 6)), "", ""},
 		{"a reader may read under a reader", liveOpts, cat([]history.Event{moded("A", 1, history.Shared, 0, 0, ms, time.Hour)}, []history.Event{{Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 9 * ms, At: 10 * ms}}),
 			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
+		// A lock that lets waiting writers in first keeps readers out
+		// for its writer intent after a write attempt it refused, until
+		// that writer gets in.
+		{"a reader behind a writer's intent", intentOpts, cat(wroteRefused, readTries(120*ms, 4)), "", ""},
+		{"a reader behind the intent of a writer that got in", intentOpts, cat(wroteRefused, []history.Event{moded("W", 2, history.Write, 0, 20*ms, 21*ms, 30*ms), {Client: "W", Kind: history.EvReleased, Hold: 2, Call: 40 * ms, At: 41 * ms}}, readTries(120*ms, 4)),
+			history.Unfreed, "R was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, W's, had ended 99ms before"},
 		{"a writer waits on a reader", liveOpts, cat([]history.Event{moded("A", 1, history.Shared, 0, 0, ms, time.Hour)}, tries("B", 10*ms, 20)), "", ""},
 		{"a permit left", judge.Options{Permits: 2, Slack: 50 * ms, Quick: 5 * ms}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, time.Hour), {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 9 * ms, At: 10 * ms}},
 			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},

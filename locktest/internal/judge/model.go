@@ -253,6 +253,7 @@ type attempt struct {
 	mode       history.Mode
 	permits    int
 	start, end time.Duration
+	unknown    bool // it returned an error: its outcome is unknown
 }
 
 // attempts reads the lock calls of tl, one for each return, with each
@@ -280,7 +281,7 @@ func attempts(tl []history.Event) []attempt {
 		if !ok {
 			start = max(e.Call, last[e.Client])
 		}
-		a := attempt{event: k, client: e.Client, kind: e.Kind, mode: e.Mode, permits: e.Permits, start: start, end: e.At}
+		a := attempt{event: k, client: e.Client, kind: e.Kind, mode: e.Mode, permits: e.Permits, start: start, end: e.At, unknown: e.Err != ""}
 		out = append(out, a)
 		if e.Call == 0 && e.Kind == history.EvNotAcquired {
 			pending[e.Client] = append(pending[e.Client], len(out)-1)

@@ -82,16 +82,12 @@ func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
 	return r.BreaksRuleOf(d.Rule, lock.Permits, d.Reason)
 }
 
-// holding is what a client holds: the lock of a mutex, or a hold of a kind.
-type holding struct {
-	l    strategy.Lock
-	h    sim.Held
-	kind bool // h, not l
-}
-
-// play runs script s on c.
+// play runs script s on c. Every grant is a hold of its own in the
+// history (sim.Held), a mutex's too: a release or a refresh names the
+// hold it acts on, so that a late second release of an earlier hold is
+// told from one of the client's current hold.
 func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
-	var cur, last *holding
+	var cur, last *sim.Held
 	for _, op := range s.Ops {
 		if c.IsCrashed() {
 			return
@@ -102,9 +98,9 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			cur = nil
 			deadline := time.Now().Add(op.For)
 			for {
-				h, err := tryOnce(c, op, lock)
+				h, err := c.TryModeErr(op.Mode, op.N, op.TTL)
 				if err == nil {
-					cur = h
+					cur = &h
 					break
 				}
 				if !errors.Is(err, strategy.ErrNotAcquired) || op.Kind == Try || !time.Now().Add(lock.Poll).Before(deadline) || c.IsCrashed() {
@@ -120,11 +116,11 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			time.Sleep(op.For)
 			r.Det.Leave(c.Name)
 		case Refresh:
-			if cur == nil || cur.kind {
+			if cur == nil {
 				continue
 			}
-			if rf, ok := cur.l.(strategy.Refresher); ok {
-				if err := c.Refresh(rf, op.TTL); err != nil {
+			if _, ok := cur.L.(strategy.Refresher); ok {
+				if err := c.RefreshHeldErr(*cur, op.TTL); err != nil {
 					cur = nil // a refused refresh: the hold is not to be relied on
 				}
 			}
@@ -132,13 +128,13 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			if cur == nil {
 				continue
 			}
-			release(c, cur)
+			_ = c.ReleaseHeldErr(*cur)
 			cur, last = nil, cur
 		case ReleaseAgain:
 			if last == nil {
 				continue
 			}
-			release(c, last)
+			_ = c.ReleaseHeldErr(*last)
 		case Crash:
 			c.Crash(mCrashes.New())
 			return
@@ -146,32 +142,8 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 		disarm(c, op.Fault)
 	}
 	if cur != nil && !c.IsCrashed() {
-		release(c, cur)
+		_ = c.ReleaseHeldErr(*cur)
 	}
-}
-
-// tryOnce makes one attempt of op, recorded.
-func tryOnce(c *harness.Client, op Op, lock Lock) (*holding, error) {
-	if lock.Kind == strategy.Mutex {
-		l, err := c.TryAcquireErr(op.TTL)
-		if err != nil {
-			return nil, err
-		}
-		return &holding{l: l}, nil
-	}
-	h, err := c.TryModeErr(op.Mode, op.N, op.TTL)
-	if err != nil {
-		return nil, err
-	}
-	return &holding{h: h, kind: true}, nil
-}
-
-func release(c *harness.Client, h *holding) {
-	if h.kind {
-		_ = c.ReleaseHeldErr(h.h)
-		return
-	}
-	_ = c.ReleaseErr(h.l)
 }
 
 // arm arms f on the client's next commands: those of the operation

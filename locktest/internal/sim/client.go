@@ -648,6 +648,18 @@ func (c *Client) ReleaseHeldErr(h Held) error {
 	return err
 }
 
+// RefreshHeldErr extends h, whose lock is a strategy.Refresher, to ttl,
+// records it as h's refresh, and returns what Refresh returned.
+func (c *Client) RefreshHeldErr(h Held, ttl time.Duration) error {
+	var err error
+	o := c.Begin(ttl)
+	c.r.Guard(c.Name, "Refresh", func() { err = h.L.(strategy.Refresher).Refresh(c.r.Ctx, ttl) })
+	e := c.Outcome(o, history.EvRefreshed, err)
+	e.Hold = h.id
+	c.r.Rec.Add(e)
+	return err
+}
+
 // acquiredIn is what a grant in mode of n permits says in a timeline, so
 // that a diagram shows who reads, who writes and how many permits each
 // holds.

@@ -193,6 +193,10 @@ func TestFreeRecorded(t *testing.T) {
 		// A works past its TTL: only a lock that promises a lease or a
 		// fence is broken by that; not once A leaves before B enters.
 		{"luatoken.holder-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
+		// A crashed holding a lock that never expires; had A lived on,
+		// sending commands between its calls (a watchdog's renewals,
+		// which the history cannot read), its hold might stand.
+		{"setnxdel.crash-recovery.json", judge.Options{Slack: 100 * time.Millisecond, Attempts: 3}, history.Unfreed, editRenewing("A", "B")},
 		// A died inside its acquire, whose TTL B then waits out.
 		{"setnxexpire.crash-mid-acquire.json", judge.Options{Slack: 100 * time.Millisecond}, history.Unfreed, editCrashTTL("A", 10000*time.Second)},
 		// A's late release deleted K while B held it; not once B's TTL
@@ -366,5 +370,24 @@ func TestFreeReads(t *testing.T) {
 			assert.Equal(t, tt.rule, d.Rule)
 			assert.Equal(t, tt.found, d.Reason.String())
 		})
+	}
+}
+
+// editRenewing lets holder live on: its crash goes, and one command in
+// three of waiter's becomes its own, sent between its calls.
+func editRenewing(holder, waiter string) func([]history.Event) {
+	return func(tl []history.Event) {
+		n := 0
+		for i, e := range tl {
+			switch {
+			case e.Client == holder && e.Kind == history.EvCrash:
+				tl[i].Kind, tl[i].Client = history.EvNote, ""
+			case e.Client == waiter && e.Kind == history.EvCommand:
+				if n%3 == 0 {
+					tl[i].Client = holder
+				}
+				n++
+			}
+		}
 	}
 }

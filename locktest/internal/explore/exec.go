@@ -168,6 +168,9 @@ func arm(c *harness.Client, f Fault) {
 	case Lost:
 		c.ArmFault(sim.Fault{Kind: sim.FaultLost, At: f.At})
 	case Late:
+		// A reply held past its caller's deadline: the call gives up
+		// and returns an error, its outcome unknown.
+		c.SetCallTimeout(f.For / 2)
 		c.ArmFault(sim.Fault{Kind: sim.FaultLate, At: f.At, Until: time.Now().Add(f.For)})
 	case InState:
 		c.ArmFault(sim.Fault{Kind: sim.FaultState, At: f.At, Until: time.Now().Add(f.For), State: f.State})
@@ -184,6 +187,9 @@ func disarm(c *harness.Client, f Fault) {
 		c.DropPause()
 	case InState:
 		// A state lasts its time, past the operation.
+	case Late:
+		c.SetCallTimeout(0)
+		c.DisarmFault()
 	default:
 		c.DisarmFault()
 	}

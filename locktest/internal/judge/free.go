@@ -84,7 +84,10 @@ func (o Options) withDefaults() Options {
 //     what the suite read of the lock's keys (history.EvRead): no call
 //     of another client removes, overwrites or extends a valid hold, a
 //     grant finds no other client's value in place of its own, and a
-//     hold's key does not expire before the hold's end.
+//     hold's key does not expire before the hold's end;
+//   - history.FullLease also when a release or refresh of a hold
+//     returns, within its TTL, that the lock holds nothing of its caller's
+//     (cutShort).
 func Free(tl []history.Event, opts Options) (Decision, bool) {
 	opts = opts.withDefaults()
 	tl = semaphore(tl)
@@ -92,6 +95,7 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 	for _, f := range []func() (finding, bool){
 		func() (finding, bool) { return twoHoldersAt(tl, opts.Permits) },
 		func() (finding, bool) { return lateRefresh(tl, opts.Permits) },
+		func() (finding, bool) { return cutShort(tl) },
 		func() (finding, bool) { return twoValidInside(tl, opts) },
 		func() (finding, bool) {
 			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent})

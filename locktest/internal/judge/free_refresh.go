@@ -2,6 +2,7 @@ package judge
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/history"
@@ -71,6 +72,57 @@ func outsideCalls(tl []history.Event) func(client string, t time.Duration) bool 
 		return !slices.ContainsFunc(calls[c], func(span [2]time.Duration) bool { return span[0] <= t && t <= span[1] })
 	}
 }
+
+// notHeld is the text of strategy.ErrNotHeld, which a lock call's
+// error (Event.Err) holds when the lock said that its caller holds
+// nothing: the call ran, and found no hold of its caller's.
+const notHeld = "lock not held"
+
+// cutShort finds the first release or refresh of a hold, granted and not
+// yet released, that the lock refused as not held (notHeld) and that
+// returned before the hold's TTL had run out, counted from its grant's
+// call (or its last refresh's, one that succeeded in time): the lock
+// lost the hold before the end of its lease (history.FullLease). A lock
+// that keeps its word keeps a hold until its TTL, whoever else acts,
+// and its call ran before it returned.
+func cutShort(tl []history.Event) (finding, bool) {
+	o := newOpens()
+	var ends []time.Duration // each hold's end, by its TTL
+	for k, e := range tl {
+		i, held := o.of(e)
+		switch {
+		case e.Kind == history.EvAcquired && e.Err == "":
+			end := forever
+			if e.TTL > 0 {
+				end = e.Call + e.TTL
+			}
+			ends = append(ends, end)
+			o.add(e, len(ends)-1)
+		case !held || (e.Kind != history.EvRefreshed && e.Kind != history.EvReleased):
+			if e.Kind == history.EvCrash {
+				o.close(e, -1, true)
+			}
+		case strings.Contains(e.Err, notHeld) && e.At < ends[i]-serverTick:
+			m := mReleaseNotHeld
+			if e.Kind == history.EvRefreshed {
+				m = mRefreshNotHeld
+			}
+			return finding{history.FullLease, k, m.New(e.Client, (ends[i] - e.At).Round(time.Millisecond))}, true
+		case e.Kind == history.EvReleased:
+			o.close(e, i, false)
+		case e.Err == "" && e.TTL > 0 && e.At < ends[i]:
+			ends[i] = max(ends[i], e.Call+e.TTL)
+		}
+	}
+	return finding{}, false
+}
+
+var (
+	mReleaseNotHeld = msg.Define("judge.release-not-held", msg.K(msg.Client, msg.Duration),
+		"{0}'s release found no hold of its own, {1} before the end of the TTL it asked for: its lease was cut short")
+	mRefreshNotHeld = msg.Define("judge.refresh-not-held", msg.K(msg.Client, msg.Duration),
+		"{0}'s refresh found no hold of its own, {1} before the end of the TTL it asked for: its lease was cut short")
+)
 
 var mRefreshWhileHeld = msg.Define("judge.refresh-while-held", msg.K(msg.Client, msg.Clients),
 	"{0}'s refresh returned success while {1} held the lock within its TTL: two clients were told that they hold it")

@@ -105,6 +105,16 @@ func TestFree(t *testing.T) {
 		{"a permit refreshed past the permits", judge.Options{Permits: 1}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("B", 2, history.Permit, 1, 110*ms, 111*ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Hold: 1, Call: 120 * ms, At: 121 * ms, TTL: 100 * ms}},
 			history.OneHolder, "A's refresh returned success while B held the lock within its TTL: two clients were told that they hold it"},
 
+		// A release or refresh that finds no hold of its caller's while
+		// its TTL runs: the lock lost the hold early.
+		{"a release found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}},
+			history.FullLease, "A's release found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
+		{"a refresh found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Call: 50 * ms, At: 51 * ms, TTL: 100 * ms, Err: "refresh K: locklab: lock not held"}},
+			history.FullLease, "A's refresh found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
+		{"a release found nothing past the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 99 * ms, At: 101 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		{"a second release found nothing", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), release("A", 10*ms, 11*ms), {Client: "A", Kind: history.EvReleased, Call: 20 * ms, At: 21 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		{"a release failed within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "i/o timeout"}}, "", ""},
+
 		// (b) one inside.
 		{"inside without a hold", liveOpts, []history.Event{enter("A", 2*ms), enter("B", 3*ms)}, "", ""},
 		{"inside with valid holds", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), {Client: "B", Kind: history.EvAcquired, Call: 10 * ms, At: 11 * ms, TTL: 100 * ms, Mode: history.Shared}, enter("B", 12*ms)},

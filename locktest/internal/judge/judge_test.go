@@ -11,6 +11,7 @@ import (
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/judge"
+	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,6 +104,11 @@ func TestLateRefreshClaim(t *testing.T) {
 	d, err = judge.Mutex(append(slices.Clone(late), promise(history.OneHolder), kept))
 	require.NoError(t, err)
 	assert.Equal(t, judge.Holds, d.Verdict)
+}
+
+// TestNotHeldText: the judge knows strategy.ErrNotHeld by its text.
+func TestNotHeldText(t *testing.T) {
+	assert.Contains(t, strategy.ErrNotHeld.Error(), "lock not held")
 }
 
 // TestOneInside: never two clients in the critical section.

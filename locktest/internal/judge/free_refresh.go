@@ -92,11 +92,7 @@ func cutShort(tl []history.Event) (finding, bool) {
 		i, held := o.of(e)
 		switch {
 		case e.Kind == history.EvAcquired && e.Err == "":
-			end := forever
-			if e.TTL > 0 {
-				end = e.Call + e.TTL
-			}
-			ends = append(ends, end)
+			ends = append(ends, ttlEnd(e))
 			o.add(e, len(ends)-1)
 		case !held || (e.Kind != history.EvRefreshed && e.Kind != history.EvReleased):
 			if e.Kind == history.EvCrash {

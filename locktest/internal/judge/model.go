@@ -95,11 +95,7 @@ func holds(tl []history.Event) []hold {
 		i, held := o.of(e)
 		switch {
 		case e.Kind == history.EvAcquired && e.Err == "":
-			end := forever
-			if e.TTL > 0 {
-				end = e.Call + e.TTL
-			}
-			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: end, event: k})
+			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: ttlEnd(e), event: k})
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < out[i].to:
 			out[i].to = max(out[i].to, e.Call+e.TTL)
@@ -116,6 +112,15 @@ func holds(tl []history.Event) []hold {
 		}
 	}
 	return out
+}
+
+// ttlEnd is when a grant's hold ends by its TTL, counted from its call:
+// never, for a grant recorded without a TTL.
+func ttlEnd(e history.Event) time.Duration {
+	if e.TTL <= 0 {
+		return forever
+	}
+	return e.Call + e.TTL
 }
 
 // live is a hold that may have stood: from its call to its end, and

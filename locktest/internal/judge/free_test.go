@@ -207,6 +207,10 @@ func TestFreeRecorded(t *testing.T) {
 		// sending commands between its calls (a watchdog's renewals,
 		// which the history cannot read), its hold might stand.
 		{"setnxdel.crash-recovery.json", judge.Options{Slack: 100 * time.Millisecond, Attempts: 3}, history.Unfreed, editRenewing("A", "B")},
+		// Explored: B's late second release of its first hold took K:1
+		// of its second, whose refresh then finds nothing 56ms before
+		// its TTL ends; not once B asks for a TTL of 1ms.
+		{"release-second-key-unchecked.explore.json", judge.Options{}, history.FullLease, editTTL("B", time.Millisecond)},
 		// A died inside its acquire, whose TTL B then waits out.
 		{"setnxexpire.crash-mid-acquire.json", judge.Options{Slack: 100 * time.Millisecond}, history.Unfreed, editCrashTTL("A", 10000*time.Second)},
 		// A's late release deleted K while B held it; not once B's TTL

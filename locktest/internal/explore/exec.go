@@ -65,7 +65,7 @@ func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
 		slack = time.Hour
 	}
 	d, found := judge.Free(tl, judge.Options{Permits: lock.Permits, Fenced: lock.Fenced, Leased: lock.Leased,
-		Slack: slack, Quick: lock.Short / 2, WriterIntent: lock.WriterIntent})
+		Slack: slack, Quick: lock.Short / 2, WriterIntent: lock.WriterIntent, Late: lateFor(lock)})
 	if !found {
 		return r.Holds(mHeld.New(clients))
 	}
@@ -81,6 +81,11 @@ func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
 	}
 	return r.BreaksRuleOf(d.Rule, lock.Permits, d.Reason)
 }
+
+// lateFor is how long a late reply is held (Fault.For of a Late fault):
+// its command is recorded when the reply goes, up to that long after the
+// call that sent it gave up.
+func lateFor(lock Lock) time.Duration { return 2 * lock.Short }
 
 // play runs script s on c. Every grant is a hold of its own in the
 // history (sim.Held), a mutex's too: a release or a refresh names the

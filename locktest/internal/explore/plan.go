@@ -324,7 +324,7 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 					f.For = 2 * lock.Short
 				}
 			case Late:
-				f.For = 2 * lock.Short
+				f.For = lateFor(lock)
 			case InState:
 				f.State = servererr.States[r.IntN(len(servererr.States))]
 				f.For = lock.Short * time.Duration(1+r.IntN(3))

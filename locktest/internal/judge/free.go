@@ -37,6 +37,11 @@ type Options struct {
 	// WriterIntent is how long a write attempt may keep new readers out
 	// of a lock that lets waiting writers in first (strategy.WriterFirst).
 	WriterIntent time.Duration
+	// Late is how long after a lock call returned the suite may record
+	// one of its commands whose reply it held past the call's deadline
+	// (a late reply): a command that met trouble may belong to a call
+	// that returned up to Late before it.
+	Late time.Duration
 }
 
 // The defaults of Options.
@@ -95,7 +100,7 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 	for _, f := range []func() (finding, bool){
 		func() (finding, bool) { return twoHoldersAt(tl, opts.Permits) },
 		func() (finding, bool) { return lateRefresh(tl, opts.Permits) },
-		func() (finding, bool) { return cutShort(tl) },
+		func() (finding, bool) { return cutShort(tl, opts.Late) },
 		func() (finding, bool) { return twoValidInside(tl, opts) },
 		func() (finding, bool) {
 			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent})

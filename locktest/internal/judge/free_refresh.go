@@ -84,8 +84,14 @@ const notHeld = "lock not held"
 // call (or its last refresh's, one that succeeded in time): the lock
 // lost the hold before the end of its lease (history.FullLease). A lock
 // that keeps its word keeps a hold until its TTL, whoever else acts,
-// and its call ran before it returned.
-func cutShort(tl []history.Event) (finding, bool) {
+// and its call ran before it returned. A call one of whose commands met
+// trouble (an error reply, no reply, a fault the suite notes) may have
+// removed the hold itself before it tried again, and proves nothing;
+// the suite records a command whose reply it held past its caller's
+// deadline once it lets the reply go, up to late after the call
+// returned (Options.Late).
+func cutShort(tl []history.Event, late time.Duration) (finding, bool) {
+	troubled := troubles(tl)
 	o := newOpens()
 	var ends []time.Duration // each hold's end, by its TTL
 	for k, e := range tl {
@@ -98,7 +104,7 @@ func cutShort(tl []history.Event) (finding, bool) {
 			if e.Kind == history.EvCrash {
 				o.close(e, -1, true)
 			}
-		case strings.Contains(e.Err, notHeld) && e.At < ends[i]-serverTick:
+		case strings.Contains(e.Err, notHeld) && e.At < ends[i]-serverTick && !troubled(e.Client, e.Call, e.At+late):
 			m := mReleaseNotHeld
 			if e.Kind == history.EvRefreshed {
 				m = mRefreshNotHeld
@@ -111,6 +117,23 @@ func cutShort(tl []history.Event) (finding, bool) {
 		}
 	}
 	return finding{}, false
+}
+
+// troubles says whether a client met trouble between two times: a
+// command of its with an error reply or none, or a note on it (a fault
+// the suite made).
+func troubles(tl []history.Event) func(client string, from, to time.Duration) bool {
+	at := map[string][]time.Duration{}
+	for _, e := range tl {
+		switch {
+		case e.Client == "":
+		case e.Kind == history.EvCommand && (e.Err != "" || e.Msg != nil), e.Kind == history.EvNote:
+			at[e.Client] = append(at[e.Client], e.At)
+		}
+	}
+	return func(c string, from, to time.Duration) bool {
+		return slices.ContainsFunc(at[c], func(t time.Duration) bool { return from <= t && t <= to })
+	}
 }
 
 var (

@@ -113,6 +113,10 @@ func TestFree(t *testing.T) {
 			history.FullLease, "A's refresh found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
 		{"a release found nothing past the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 99 * ms, At: 101 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		{"a second release found nothing", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), release("A", 10*ms, 11*ms), {Client: "A", Kind: history.EvReleased, Call: 20 * ms, At: 21 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		// A release that met a fault may have deleted the hold before it
+		// tried again: its "not held" proves nothing.
+		{"a release retried after a lost reply", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvCommand, At: 50 * ms, Msg: &history.Message{ID: "event.no-reply"}}, {Client: "A", Kind: history.EvReleased, Call: 49 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		{"a release retried after a late reply", judge.Options{Slack: 50 * ms, Quick: 5 * ms, Late: 100 * ms}, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 49 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}, {Client: "A", Kind: history.EvCommand, At: 130 * ms, Msg: &history.Message{ID: "event.no-reply"}}}, "", ""},
 		{"a release failed within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "i/o timeout"}}, "", ""},
 
 		// (b) one inside.

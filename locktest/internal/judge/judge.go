@@ -75,7 +75,7 @@ func Mutex(tl []history.Event) (Decision, error) {
 		case history.Untouched, history.GrantOwned, history.FullLease:
 			_, ok := onReads[c.Rule](tl[:i])
 			if !ok && c.Rule == history.FullLease {
-				_, ok = cutShort(tl[:i]) // a lease cut short, as a call's reply shows it
+				_, ok = cutShort(tl[:i], 0) // a lease cut short, as a call's reply shows it
 			}
 			if !ok {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)

@@ -62,7 +62,7 @@ func TestUndeclaredKeys(t *testing.T) {
 	srv := redistest.Shared(t)
 	bare := func(c locktest.Client) (strategy.Strategy, error) { return prefixLock{p: c.Pool, prefix: "app:"}, nil }
 	cfg := locktest.Config{Addr: srv.Addr, New: bare, Key: redistest.Key(t)}
-	const said = "the lock wrote app:K, not K: declare strategy.Keyed (docs/your-own-lock.md)"
+	const said = "the lock wrote app:K, not K: declare its keys (strategy.Keyed in Go, keys= on an -exec program's ready line; docs/your-own-lock.md)"
 
 	res := locktest.Check(ctx, cfg, locktest.SafeRelease)
 	require.Error(t, res.Err)
@@ -118,7 +118,7 @@ func TestProbeKey(t *testing.T) {
 	cfg.Key += ":prefixed"
 	res = locktest.Check(ctx, cfg, locktest.SafeRelease)
 	require.Error(t, res.Err)
-	assert.Equal(t, "the lock wrote app:K, not K: declare strategy.Keyed (docs/your-own-lock.md)", res.Err.Error())
+	assert.Equal(t, "the lock wrote app:K, not K: declare its keys (strategy.Keyed in Go, keys= on an -exec program's ready line; docs/your-own-lock.md)", res.Err.Error())
 	require.Len(t, res.Notes, 1)
 	assert.Equal(t, "keys.outside", res.Notes[0].ID)
 }

@@ -65,7 +65,9 @@ func staged(v locktest.Verdict) locktest.Verdict {
 
 // TestKindVariants: a correct lock of a kind holds every property of its
 // kind but reader-overrun, which it breaks as every lock without a lease
-// does; it may be n/a only where the scenario cannot be staged on it.
+// does (one whose holds renew themselves, Renews, is not judged there,
+// as TestCorrectVariants does not judge holder-overrun); it may be n/a
+// only where the scenario cannot be staged on it.
 func TestKindVariants(t *testing.T) {
 	for _, v := range kindmutants.Variants() {
 		t.Run(v.Name, func(t *testing.T) {
@@ -75,6 +77,13 @@ func TestKindVariants(t *testing.T) {
 					return
 				}
 				t.Logf("%s: %s: %s", p, res.Verdict, res.Reason())
+				if p == locktest.ReaderOverrun && v.Renews {
+					// Its renewals keep A's read lock only while each comes
+					// in time, which a loaded machine does not promise; with
+					// no lease to tell A, a late one lets W in.
+					t.Logf("%s: %s, not judged: %s", p, res.Verdict, res.Reason())
+					return
+				}
 				if p == locktest.ReaderOverrun {
 					// Without a lease, like every TTL lock on
 					// holder-overrun.

@@ -26,19 +26,20 @@ const HolderClock Property = "holder-clock" // the holder's own clock sets its l
 const HolderOverrun Property = "holder-overrun" // work outlasts the TTL while others wait
 
 const (
-	ReaderCrashRecovery, PermitCrashRecovery         Property = "reader-crash-recovery", "permit-crash-recovery"         // a crashed reader's hold, a permit, frees within its TTL
-	ReaderCrashMidAcquire, PermitCrashMidAcquire     Property = "reader-crash-mid-acquire", "permit-crash-mid-acquire"   // dies inside its acquire
-	ReaderCrashMidRelease, PermitCrashMidRelease     Property = "reader-crash-mid-release", "permit-crash-mid-release"   // dies inside its release
-	ReaderFaults, PermitFaults                       Property = "reader-faults", "permit-faults"                         // faults inside its acquire and release
-	ReaderSafeRelease, ReaderDoubleRelease           Property = "reader-safe-release", "reader-double-release"           // a reader's late, second release
-	ReaderSafeRefresh, PermitSafeRefresh             Property = "reader-safe-refresh", "permit-safe-refresh"             // a late Refresh of a reader's hold, a permit
-	ReadSharing, RWExclusion                         Property = "read-sharing", "rw-exclusion"                           // readers share, a writer holds alone; in every interleaving
-	ReaderLeaseIndependence, PermitLeaseIndependence Property = "reader-lease-independence", "permit-lease-independence" // a reader's, a holder's calls never move another's lease
-	ReaderOverrun                                    Property = "reader-overrun"                                         // a reader's work outlasts its TTL while a writer waits
-	ReaderReentrant                                  Property = "reader-reentrant"                                       // a read unlock under the holder's own write lock (strategy.Reentrant)
+	ReaderCrashRecovery, PermitCrashRecovery                            Property = "reader-crash-recovery", "permit-crash-recovery"                                  // a crashed reader's hold, a permit, frees within its TTL
+	ReaderCrashMidAcquire, PermitCrashMidAcquire                        Property = "reader-crash-mid-acquire", "permit-crash-mid-acquire"                            // dies inside its acquire
+	ReaderCrashMidRelease, PermitCrashMidRelease                        Property = "reader-crash-mid-release", "permit-crash-mid-release"                            // dies inside its release
+	ReaderFaults, PermitFaults                                          Property = "reader-faults", "permit-faults"                                                  // faults inside its acquire and release
+	ReaderSafeRelease, ReaderDoubleRelease                              Property = "reader-safe-release", "reader-double-release"                                    // a reader's late, second release
+	ReaderSafeRefresh, PermitSafeRefresh                                Property = "reader-safe-refresh", "permit-safe-refresh"                                      // a late Refresh of a reader's hold, a permit
+	ReadSharing, RWExclusion                                            Property = "read-sharing", "rw-exclusion"                                                    // readers share, a writer holds alone; in every interleaving
+	ReaderLeaseIndependence, PermitLeaseIndependence                    Property = "reader-lease-independence", "permit-lease-independence"                          // a reader's, a holder's calls never move another's lease
+	ReaderOverrun                                                       Property = "reader-overrun"                                                                  // a reader's work outlasts its TTL while a writer waits
+	ReaderReentrant                                                     Property = "reader-reentrant"                                                                // a read unlock under the holder's own write lock (strategy.Reentrant)
+	LeaseKept, ReaderLeaseKept, PermitLeaseKept                         Property = "lease-kept", "reader-lease-kept", "permit-lease-kept"                            // nobody acquires before the holder's TTL has passed
+	ReleaseFrees, ReaderReleaseFrees, PermitReleaseFrees                Property = "release-frees", "reader-release-frees", "permit-release-frees"                   // a release frees the lock at once (liveness)
+	RenewAfterRelease, ReaderRenewAfterRelease, PermitRenewAfterRelease Property = "renew-after-release", "reader-renew-after-release", "permit-renew-after-release" // no command of a hold after its Release returned
 )
-
-const LeaseKept Property = "lease-kept" // nobody acquires before the holder's TTL has passed
 
 const MinorityDown Property = "minority-down" // a minority of the masters is down (topology)
 
@@ -53,10 +54,6 @@ const PermitReleaseExact Property = "permit-release-exact" // a release frees it
 const PermitSkew Property = "permit-skew" // a client's clock runs ahead by more than the holders' TTL
 
 const ReleaseFaults Property = "release-faults" // errors, lost replies and drops inside the release
-
-const ReleaseFrees Property = "release-frees" // a release frees the lock at once (liveness)
-
-const RenewAfterRelease Property = "renew-after-release" // no command of a hold after its Release returned
 
 const RenewedOverrun Property = "renewed-overrun" // a stalled holder learns its lease is lost (strategy.Leased)
 

@@ -315,7 +315,7 @@ type options struct {
 	judge       string // -judge: a saved run to judge again
 	// undeclared: the -exec column, for which no verdict is declared.
 	undeclared bool
-	explore    *exploration // -explore; nil when not given
+	explore    *matrixrun.Exploration // -explore: its seed and bounds; nil when not given
 }
 
 // usageError is a bad command line.
@@ -391,7 +391,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	kind := fs.String("kind", "", "check only the locks of this `kind`: mutex, read-write or semaphore (default: every kind, one matrix each, each with its properties and grid)")
 	judgeFile := fs.String("judge", "", "judge again, without Redis, the results of a run saved by -format json in `FILE`, and say whether each history gives its recorded verdict and reason")
 	execF := addExecFlags(fs)
-	exploreF := addExploreFlags(fs)
+	exploreF := matrixrun.AddExploreFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: lockcheck [flags]\n       lockcheck -update [-strategy NAMES] [-property NAMES]\n       lockcheck -cleanup [-redis host:port]\n       lockcheck -judge FILE [-lang en|zh]\n       lockcheck -exec COMMAND [-name NAME] [flags]\n       lockcheck -explore [-strategy NAMES] [-seed N] [-runs N] [-for DURATION]\n\n"+
 			"lockcheck runs locklab's conformance suite on every strategy against a real Redis\n"+
@@ -467,7 +467,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		kinds = []strategy.Kind{one}
 	case kindSet:
 		return opts, usageError{fmt.Sprintf("-kind %q: want mutex, read-write or semaphore", *kind)}
-	case *execF.command != "" || *exploreF.on:
+	case *execF.command != "" || exploreF.On():
 		// A program is a lock of one kind, and -explore explores
 		// mutexes: a mutex unless -kind says otherwise.
 		kinds = []strategy.Kind{strategy.Mutex}
@@ -478,7 +478,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := execF.apply(&opts, *strategyList); err != nil {
 		return opts, err
 	}
-	if err := exploreF.apply(&opts, fs); err != nil {
+	if err := applyExplore(exploreF, &opts, fs); err != nil {
 		return opts, err
 	}
 	if fs.NArg() > 0 {

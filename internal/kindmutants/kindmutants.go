@@ -23,8 +23,11 @@ import (
 type Variant struct {
 	Name string
 	Kind strategy.Kind
-	make func(c locktest.Client, s slip) (strategy.Strategy, error)
-	base slip
+	// Renews says that the variant's holds renew themselves (a watchdog):
+	// they do not run out while their holder works on.
+	Renews bool
+	make   func(c locktest.Client, s slip) (strategy.Strategy, error)
+	base   slip
 }
 
 // New builds the variant for one simulated client; it is a
@@ -64,6 +67,7 @@ func (m Mutant) Kind() strategy.Kind {
 type slip struct {
 	writersFirst bool // a variant's policy: a waiting writer's intent keeps new readers out
 	reentrant    bool // a variant's policy: a holder (strategy.Reentrant) may read while it writes
+	watchdog     bool // a variant's policy: a watchdog renews every hold every third of its TTL until its Release
 
 	releaseDropsReaders bool // a reader's release deletes K:readers
 	refreshCutsReaders  bool // a reader's refresh sets K:readers' expiry to its own TTL
@@ -81,12 +85,18 @@ type slip struct {
 	parkThenRemove bool // a release parks its hold with no lease, then removes it in a second script
 	lastReaderDels bool // the last reader's release deletes K, whoever holds it
 	refreshReAdds  bool // a refresh scores its hold with a plain ZADD, which adds it back once gone
+
+	writerCapsReaders bool // a writer refused by readers sets K:readers' expiry to its own TTL
+	expireFirst       bool // an acquire sets K's expiry to its own TTL before it counts, refused or not
+	releaseSwallows   bool // a release reports success when its command failed
+	watchdogOutlives  bool // Release does not stop the hold's watchdog
 }
 
 // with is s with the slips of t added.
 func (s slip) with(t slip) slip {
 	s.writersFirst = s.writersFirst || t.writersFirst
 	s.reentrant = s.reentrant || t.reentrant
+	s.watchdog = s.watchdog || t.watchdog
 	s.releaseDropsReaders = s.releaseDropsReaders || t.releaseDropsReaders
 	s.refreshCutsReaders = s.refreshCutsReaders || t.refreshCutsReaders
 	s.refreshRenewsAll = s.refreshRenewsAll || t.refreshRenewsAll
@@ -101,6 +111,10 @@ func (s slip) with(t slip) slip {
 	s.parkThenRemove = s.parkThenRemove || t.parkThenRemove
 	s.lastReaderDels = s.lastReaderDels || t.lastReaderDels
 	s.refreshReAdds = s.refreshReAdds || t.refreshReAdds
+	s.writerCapsReaders = s.writerCapsReaders || t.writerCapsReaders
+	s.expireFirst = s.expireFirst || t.expireFirst
+	s.releaseSwallows = s.releaseSwallows || t.releaseSwallows
+	s.watchdogOutlives = s.watchdogOutlives || t.watchdogOutlives
 	return s
 }
 
@@ -109,6 +123,8 @@ var variants = []Variant{
 	{Name: "rw-writers-first", Kind: strategy.ReadWrite, make: newRW, base: slip{writersFirst: true}},
 	{Name: "rw-reentrant", Kind: strategy.ReadWrite, make: newRW, base: slip{reentrant: true}},
 	{Name: "semaphore", Kind: strategy.Semaphore, make: newSemaphore},
+	{Name: "rw-watchdog", Kind: strategy.ReadWrite, make: newRW, base: slip{watchdog: true}, Renews: true},
+	{Name: "semaphore-watchdog", Kind: strategy.Semaphore, make: newSemaphore, base: slip{watchdog: true}, Renews: true},
 }
 
 var mutants = []Mutant{
@@ -219,6 +235,42 @@ var mutants = []Mutant{
 		Slip:    "leases are scored by each client's own clock (redis-semaphore, Redisson's permit-expirable semaphore)",
 		Killers: []locktest.Property{locktest.PermitSkew},
 		slip:    slip{clientClock: true},
+	},
+	{
+		Name: "rw-writer-caps-readers", Base: "rw-readers-first",
+		Slip:    "a writer refused by readers sets the readers' set to live its own TTL, so that they cannot keep it waiting longer: a short-lived writer's attempt cuts the readers' leases",
+		Killers: []locktest.Property{locktest.ReaderLeaseKept},
+		slip:    slip{writerCapsReaders: true},
+	},
+	{
+		Name: "semaphore-expire-first", Base: "semaphore",
+		Slip:    "an acquire sets the set's expiry to its own TTL before it counts the permits, so that a refused attempt, or a shorter one, cuts the holders' leases",
+		Killers: []locktest.Property{locktest.PermitLeaseKept, locktest.PermitLeaseIndependence},
+		slip:    slip{expireFirst: true},
+	},
+	{
+		Name: "rw-release-swallows-errors", Base: "rw-readers-first",
+		Slip:    "a release ignores the error of its script and reports success, as a deferred unlock that drops its error does",
+		Killers: []locktest.Property{locktest.ReaderReleaseFrees},
+		slip:    slip{releaseSwallows: true},
+	},
+	{
+		Name: "semaphore-release-swallows-errors", Base: "semaphore",
+		Slip:    "a release ignores the error of its script and reports success, as a deferred unlock that drops its error does",
+		Killers: []locktest.Property{locktest.PermitReleaseFrees},
+		slip:    slip{releaseSwallows: true},
+	},
+	{
+		Name: "rw-watchdog-outlives-release", Base: "rw-watchdog",
+		Slip:    "a hold's watchdog renews on a context of its own, which Release never cancels: it renews after the release until a renewal finds the hold gone, and for good after a release that failed (Redisson pull request 7251)",
+		Killers: []locktest.Property{locktest.ReaderFaults, locktest.ReaderRenewAfterRelease},
+		slip:    slip{watchdogOutlives: true},
+	},
+	{
+		Name: "semaphore-watchdog-outlives-release", Base: "semaphore-watchdog",
+		Slip:    "a permit's watchdog renews on a context of its own, which Release never cancels: it renews after the release until a renewal finds the permit gone, and for good after a release that failed",
+		Killers: []locktest.Property{locktest.PermitFaults, locktest.PermitRenewAfterRelease},
+		slip:    slip{watchdogOutlives: true},
 	},
 }
 

@@ -19,7 +19,7 @@ func TestCorpusShape(t *testing.T) {
 		if _, ok := LookupVariant(m.Base); !ok {
 			t.Errorf("mutant %s: no variant %q", m.Name, m.Base)
 		}
-		if n := slips(m.slip); n != 1 || m.slip.writersFirst || m.slip.reentrant {
+		if n := slips(m.slip); n != 1 || m.slip.writersFirst || m.slip.reentrant || m.slip.watchdog {
 			t.Errorf("mutant %s: %d slips, wanted exactly 1 (a policy is no slip)", m.Name, n)
 		}
 		if m.Slip == "" || strings.Contains(m.Slip, "\n") {

@@ -55,6 +55,11 @@ redis.call('zremrangebyscore', KEYS[2], '-inf', now)
 return 1`
 
 	selfGuard, intent, clear := "", "", `redis.call('del', KEYS[3])`
+	capReaders := ""
+	if s.writerCapsReaders {
+		capReaders = `
+	redis.call('pexpire', KEYS[2], ARGV[2])`
+	}
 	if s.writerBlocksItself {
 		selfGuard = `if redis.call('exists', KEYS[3]) == 1 then return 0 end`
 	}
@@ -68,7 +73,7 @@ return 1`
 if redis.call('exists', KEYS[1]) == 1 then return 0 end
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
 if redis.call('zcard', KEYS[2]) > 0 then
-	` + intent + `
+	` + intent + capReaders + `
 	return 0
 end
 redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2])
@@ -130,6 +135,7 @@ return 0`)
 type rw struct {
 	p  strategy.Pool
 	sc rwScripts
+	s  slip
 }
 
 var (
@@ -138,7 +144,7 @@ var (
 )
 
 func newRW(c locktest.Client, s slip) (strategy.Strategy, error) {
-	l := &rw{p: c.Pool, sc: rwScriptsOf(s)}
+	l := &rw{p: c.Pool, sc: rwScriptsOf(s), s: s}
 	switch {
 	case s.reentrant:
 		return rwReentrant{l}, nil
@@ -244,6 +250,9 @@ func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, write b
 	if release == l.sc.readRelease {
 		h.park = l.sc.readPark
 	}
+	if l.s.watchdog {
+		h.stop = h.lease.watch(ttl, h.extend, l.s.watchdogOutlives)
+	}
 	return h, nil
 }
 
@@ -253,6 +262,8 @@ type rwHold struct {
 	key, token       string
 	release, refresh *redis.Script
 	park             *redis.Script // run before release, with the slip that parks a reader
+	stop             func()        // stops the hold's watchdog, with the policy that has one
+	lease            lease
 }
 
 var _ strategy.Refresher = (*rwHold)(nil)
@@ -260,19 +271,30 @@ var _ strategy.Refresher = (*rwHold)(nil)
 func (h *rwHold) Key() string { return h.key }
 
 func (h *rwHold) Release(ctx context.Context) error {
+	if h.stop != nil {
+		h.stop()
+	}
 	if h.park != nil {
 		if _, err := eval(ctx, h.p, h.park, append(h.keys(h.key), h.token)...); err != nil {
 			return err
 		}
 	}
 	n, err := eval(ctx, h.p, h.release, append(h.keys(h.key), h.token)...)
-	if err == nil && n == 0 {
+	switch {
+	case err != nil && h.s.releaseSwallows:
+		return nil // the slip: the error is dropped
+	case err == nil && n == 0:
 		err = strategy.ErrNotHeld
 	}
 	return err
 }
 
 func (h *rwHold) Refresh(ctx context.Context, ttl time.Duration) error {
+	return h.lease.asked(ctx, ttl, h.extend)
+}
+
+// extend runs the refresh script with ttl.
+func (h *rwHold) extend(ctx context.Context, ttl time.Duration) error {
 	if err := checkTTL(ttl); err != nil {
 		return err
 	}

@@ -63,6 +63,10 @@ return n`
 	if s.releaseAny {
 		release = `return #redis.call('zpopmin', KEYS[1], ARGV[2]) / 2`
 	}
+	first := ""
+	if s.expireFirst {
+		first = `redis.call('pexpire', KEYS[1], ARGV[4])`
+	}
 	held := `if not redis.call('zscore', KEYS[1], ARGV[3] .. '_0') then return 0 end`
 	if s.refreshReAdds {
 		held = ""
@@ -70,6 +74,7 @@ return n`
 	return semScripts{
 		acquire: redis.NewScript(1, now+`
 redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+`+first+`
 if redis.call('zcard', KEYS[1]) + tonumber(ARGV[2]) > tonumber(ARGV[1]) then return 0 end
 `+join),
 		refresh: redis.NewScript(1, now+`
@@ -133,6 +138,9 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 		}
 		l.holds = append(l.holds, h)
 	}
+	if s.slip.watchdog {
+		l.stop = l.lease.watch(ttl, l.extend, s.slip.watchdogOutlives)
+	}
 	return l, nil
 }
 
@@ -176,6 +184,8 @@ type permitsHeld struct {
 	s     *semaphore
 	key   string
 	holds []hold
+	stop  func() // stops the holder's watchdog, with the policy that has one
+	lease lease
 }
 
 var _ strategy.Refresher = (*permitsHeld)(nil)
@@ -184,6 +194,9 @@ func (l *permitsHeld) Key() string { return l.key }
 
 // Release removes the holder's members; ErrNotHeld when none was left.
 func (l *permitsHeld) Release(ctx context.Context) error {
+	if l.stop != nil {
+		l.stop()
+	}
 	removed := 0
 	for _, h := range l.holds {
 		if l.s.slip.parkThenRemove {
@@ -192,7 +205,10 @@ func (l *permitsHeld) Release(ctx context.Context) error {
 			}
 		}
 		n, err := l.s.run(ctx, l.s.sc.release, l.key, h, time.Millisecond)
-		if err != nil {
+		switch {
+		case err != nil && l.s.slip.releaseSwallows:
+			return nil // the slip: the error is dropped
+		case err != nil:
 			return err
 		}
 		removed += n
@@ -206,6 +222,11 @@ func (l *permitsHeld) Release(ctx context.Context) error {
 // Refresh scores the holder's members again; ErrNotHeld when they are
 // gone.
 func (l *permitsHeld) Refresh(ctx context.Context, ttl time.Duration) error {
+	return l.lease.asked(ctx, ttl, l.extend)
+}
+
+// extend runs the refresh script with ttl for each of the holder's holds.
+func (l *permitsHeld) extend(ctx context.Context, ttl time.Duration) error {
 	if err := checkTTL(ttl); err != nil {
 		return err
 	}

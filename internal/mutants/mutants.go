@@ -654,21 +654,33 @@ func refuseWithoutReplica(s session, token string, ttl time.Duration) (bool, err
 // until a refresh fails or, when stops, Release stops it and waits for
 // it.
 func renewEvery(stops bool) func(*lock, time.Duration) func() {
-	return func(l *lock, ttl time.Duration) func() {
-		done := make(chan struct{})
-		if !stops {
-			go renewLoop(context.Background(), l, ttl, done)
-			return func() {} // the slip: nothing stops it
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		go renewLoop(ctx, l, ttl, done)
-		return func() { cancel(); <-done }
-	}
+	return func(l *lock, ttl time.Duration) func() { return Watchdog(l, ttl, stops) }
 }
 
-// renewLoop refreshes l every third of ttl until a refresh fails or ctx
+// Renewable is what a watchdog renews: a hold's Refresh.
+type Renewable interface {
+	Refresh(ctx context.Context, ttl time.Duration) error
+}
+
+// Watchdog starts a hold's watchdog: it refreshes h every third of ttl
+// until a refresh fails or, when stops, the function it returns is
+// called, which waits for it. Without stops (the slip of the corpora's
+// watchdog-outlives-release), that function does nothing: the watchdog
+// renews on after the release, until a refresh finds the hold gone.
+func Watchdog(h Renewable, ttl time.Duration, stops bool) (stop func()) {
+	done := make(chan struct{})
+	if !stops {
+		go renewLoop(context.Background(), h, ttl, done)
+		return func() {} // the slip: nothing stops it
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go renewLoop(ctx, h, ttl, done)
+	return func() { cancel(); <-done }
+}
+
+// renewLoop refreshes h every third of ttl until a refresh fails or ctx
 // ends, then closes done.
-func renewLoop(ctx context.Context, l *lock, ttl time.Duration, done chan<- struct{}) {
+func renewLoop(ctx context.Context, h Renewable, ttl time.Duration, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(ttl / 3)
 	defer t.Stop()
@@ -678,7 +690,7 @@ func renewLoop(ctx context.Context, l *lock, ttl time.Duration, done chan<- stru
 			return
 		case <-t.C:
 		}
-		if l.Refresh(ctx, ttl) != nil {
+		if h.Refresh(ctx, ttl) != nil {
 			return
 		}
 	}

@@ -43,7 +43,7 @@ func TestUndeclaredKeys(t *testing.T) {
 			c.Cleanup(l.Close)
 			return unkeyed{l}, nil
 		}}
-	const said = "the lock wrote rueidislock:0:K, not K: declare strategy.Keyed (docs/your-own-lock.md)"
+	const said = "the lock wrote rueidislock:0:K, not K: declare its keys (strategy.Keyed in Go, keys= on an -exec program's ready line; docs/your-own-lock.md)"
 
 	res := locktest.Check(context.Background(), cfg, locktest.AcquireFaults)
 	assert.Equal(t, locktest.NoVerdict, res.Verdict, res.Reason())

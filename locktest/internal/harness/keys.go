@@ -200,7 +200,7 @@ func keyList(keys []string) string {
 // The keys' messages.
 var (
 	mKeysUndeclared = msg.Define("keys.undeclared", msg.K(msg.Text),
-		"the lock wrote {0}, not K: declare strategy.Keyed (docs/your-own-lock.md)")
+		"the lock wrote {0}, not K: declare its keys (strategy.Keyed in Go, keys= on an -exec program's ready line; docs/your-own-lock.md)")
 	mKeysOutside = msg.Define("keys.outside", msg.K(msg.Text),
 		"the lock also wrote {0}, outside its own keys: named here, judged on nothing")
 )

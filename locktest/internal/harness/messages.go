@@ -18,7 +18,7 @@ var (
 	mStaleGone = msg.Define("stale.gone", msg.K(msg.Duration),
 		"K is gone: its holder crashed and the key expired after {0}")
 	mLockKeys = msg.Define("suite.lock-keys", msg.K(msg.Text),
-		"the lock keeps its state under {0}, not at K: where the suite reads K (its remaining time, whether it is gone), it reads those")
+		"the suite reads the lock at {0}, the keys it keeps its state under: where a property asks how long the lock has left or whether it is gone, it reads those keys")
 	mReadPTTL = msg.Define("suite.reads-pttl", msg.K(msg.Value),
 		"the suite reads PTTL K: {0}")
 	mStopTopology = msg.Define("suite.stop-topology", msg.K(msg.Text),

@@ -47,21 +47,57 @@ func leaseKept(newRun func(string) *harness.Run) harness.Outcome {
 	if res, broke := leaseMeasured(newRun); broke {
 		return res
 	}
-	res, refresher := keptRound(newRun, false)
+	return keptRounds(newRun, keptWay{breaks: mKeptBreaks, holds: mKeptHolds})
+}
+
+// keptWay is how lease-kept takes the lock and probes it: the mutex's
+// (mode nil), or in a kind's mode, where A takes its hold among the
+// others (harness.KindMode.Others) and B and C try for what it forbids
+// (harness.KindMode.Intrude); breaks and holds are the verdict's words.
+type keptWay struct {
+	mode          *harness.KindMode
+	breaks, holds *msg.Def
+}
+
+// keptRounds runs lease-kept's round on an acquire, then, for a lock
+// that can be refreshed, on a Refresh.
+func keptRounds(newRun func(string) *harness.Run, way keptWay) harness.Outcome {
+	res, refresher := keptRound(newRun, false, way)
 	if res.Verdict != judge.Holds || !refresher {
 		return res
 	}
-	res, _ = keptRound(newRun, true)
+	res, _ = keptRound(newRun, true, way)
 	if res.Verdict == judge.Holds {
 		res.Message = mKeptAgain.New(res.Message)
 	}
 	return res
 }
 
+// take has A take the lock with ttl as way says.
+func (way keptWay) take(r *harness.Run, a *harness.Client, ttl time.Duration) strategy.Lock {
+	if way.mode == nil {
+		return a.MustAcquire(ttl)
+	}
+	h, ok := way.mode.Take(a, ttl)
+	if !ok {
+		r.Fail(harness.MsgFailNotFree.New("A"))
+	}
+	return h.L
+}
+
+// try is one attempt of w with ttl as way says; it reports whether w got
+// what A's hold forbids.
+func (way keptWay) try(w *harness.Client, ttl time.Duration) bool {
+	if way.mode == nil {
+		return w.TryAcquire(ttl) != nil
+	}
+	return way.mode.Intrude(w, ttl)
+}
+
 // keptRound is one round of lease-kept; it reports whether A's lock can be
 // refreshed. With refreshed, A acquires with the Short TTL and refreshes
 // its lock to the lease-kept TTL at once.
-func keptRound(newRun func(string) *harness.Run, refreshed bool) (res harness.Outcome, refresher bool) {
+func keptRound(newRun func(string) *harness.Run, refreshed bool, way keptWay) (res harness.Outcome, refresher bool) {
 	round := "acquire"
 	if refreshed {
 		round = "refresh"
@@ -70,20 +106,27 @@ func keptRound(newRun func(string) *harness.Run, refreshed bool) (res harness.Ou
 		r := newRun(fmt.Sprintf("/%s-try-%d", round, try))
 		ttl, tol, short := r.Tm.Kept(), r.Tm.KeptTolerance(), r.Tm.KeptShort()
 		a, b, c := r.NewClient("A", 0), r.NewClient("B", 0), r.NewClient("C", 0)
+		if way.mode != nil {
+			if broke := way.mode.Others(r); broke != nil {
+				return *broke, false
+			}
+		}
+		lateInStep(r.Tm.Granularity)
 		asked := time.Now()
 		what, askedFor := mKeptHoldsFor, mKeptAskedFor
 		if !refreshed {
-			la := a.MustAcquire(ttl)
-			_, refresher = la.(strategy.Refresher)
+			_, refresher = way.take(r, a, ttl).(strategy.Refresher)
 		} else {
-			la := a.MustAcquire(r.Tm.Short)
+			la := way.take(r, a, r.Tm.Short)
 			asked = time.Now()
 			if err := a.Refresh(la.(strategy.Refresher), ttl); err != nil {
 				r.Fail(mFailRefresh.New("A", err.Error()))
 			}
 			what, askedFor = mKeptRefreshedTo, mKeptRefreshAsked
 		}
-		r.Det.Enter("A")
+		if way.mode == nil {
+			r.Det.Enter("A")
+		}
 		until := asked.Add(ttl - tol)
 		half := asked.Add((ttl - tol) / 2)
 		r.Note(mKeptPlan.New(what.New(ttl),
@@ -92,7 +135,7 @@ func keptRound(newRun func(string) *harness.Run, refreshed bool) (res harness.Ou
 		// the verdict in res, or spoiled by a slow machine.
 		spoiled := false
 		probe := func(w *harness.Client, wttl time.Duration) (over bool) {
-			if w.TryAcquire(wttl) == nil {
+			if !way.try(w, wttl) {
 				return false
 			}
 			// The server ran the winning attempt before it returned: if
@@ -103,8 +146,13 @@ func keptRound(newRun func(string) *harness.Run, refreshed bool) (res harness.Ou
 				spoiled = true
 				return true
 			}
+			why := way.breaks.New(w.Name, at.Round(time.Millisecond), askedFor.New(ttl), (ttl - at).Round(time.Millisecond))
+			if way.mode != nil {
+				res = way.mode.BreaksOne(r, why)
+				return true
+			}
 			r.Det.Enter(w.Name)
-			res = r.BreaksRule(history.OneHolder, mKeptBreaks.New(w.Name, at.Round(time.Millisecond), askedFor.New(ttl), (ttl-at).Round(time.Millisecond)))
+			res = r.BreaksRule(history.OneHolder, why)
 			return true
 		}
 		over := false
@@ -118,7 +166,7 @@ func keptRound(newRun func(string) *harness.Run, refreshed bool) (res harness.Ou
 		}
 		switch {
 		case !over:
-			return r.Holds(mKeptHolds.New(ttl, short, tol)), refresher
+			return r.Holds(way.holds.New(ttl, short, tol)), refresher
 		case !spoiled:
 			return res, refresher
 		}
@@ -127,6 +175,24 @@ func keptRound(newRun func(string) *harness.Run, refreshed bool) (res harness.Ou
 	r := newRun("/spoiled")
 	r.Fail(mKeptAllSpoiled.New(keptTries))
 	return harness.Outcome{}, false
+}
+
+// lateInStep waits, at a time scale coarser than a millisecond, until
+// nine tenths into a step of granularity g by the wall clock: a lock
+// that counts whole steps and rounds the start of a lease down to one
+// (an expiry of time() + ttl, in whole seconds) loses the most of the
+// lease there, nine tenths of a step, more than lease-kept's tolerance,
+// on every run rather than on some.
+func lateInStep(g time.Duration) {
+	if g <= time.Millisecond {
+		return
+	}
+	phase := time.Duration(time.Now().UnixNano()) % g
+	d := g*9/10 - phase
+	if d < 0 {
+		d += g
+	}
+	time.Sleep(d)
 }
 
 // leaseGranularity is how much shorter than asked a key may live for

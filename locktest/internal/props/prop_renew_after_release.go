@@ -41,8 +41,14 @@ func init() {
 func renewAfterRelease(newRun func(string) *harness.Run) harness.Outcome {
 	r := newRun("")
 	a := r.NewClient("A", 0)
+	la := a.MustAcquire(r.Tm.RenewedTTL())
+	return renewWatched(r, a, func() { a.Release(la) })
+}
+
+// renewWatched is renew-after-release once A has taken its hold with
+// renewed-overrun's TTL: release gives it up.
+func renewWatched(r *harness.Run, a *harness.Client, release func()) harness.Outcome {
 	ttl := r.Tm.RenewedTTL()
-	la := a.MustAcquire(ttl)
 	a.WatchLockCommands()
 	r.Note(mRenewHolding.New(ttl))
 	time.Sleep(ttl)
@@ -57,7 +63,7 @@ func renewAfterRelease(newRun func(string) *harness.Run) harness.Outcome {
 		time.Sleep(r.Tm.Poll) // for its reply
 	}
 	a.LockCommands()
-	a.Release(la)
+	release()
 	a.WatchLockCommands()
 	window := ttl + r.Tm.Short
 	r.Note(mRenewWatching.New(window))

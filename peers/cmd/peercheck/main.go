@@ -11,6 +11,7 @@
 //	peercheck [-format NAME] [-trace] [-strategy NAMES] [-property NAMES] [-redis TARGET] [-timeout D]
 //	peercheck -update [-root DIR] [-strategy NAMES] [-property NAMES]
 //	peercheck -libraries [-root DIR] [flags]
+//	peercheck -explore [-libraries] [-strategy NAMES] [-seed N] [-runs N] [-for D]
 //	peercheck -cleanup [-redis TARGET]
 //
 // The flags are lockcheck's (see its documentation), and so is the run:
@@ -44,6 +45,11 @@
 //
 //	peercheck -libraries -format json > run.json
 //	lockdocs -report run.json -marker libraries docs/libraries.md docs/zh/libraries.md
+//
+// peercheck -explore explores generated runs of each column instead of
+// checking the properties, as lockcheck -explore does (docs/explorer.md):
+// with -libraries, the columns of the library pages. A column that shows
+// a violation prints it, shrunk; the exit status is then 1.
 //
 // peercheck -update writes the verdicts found into the declared grid,
 // catalog/verdicts.txt under -root, where the peers' columns are declared
@@ -109,6 +115,8 @@ type options struct {
 	root       string
 	// libraries: the columns of the library pages (-libraries).
 	libraries bool
+	// explore: -explore's seed and bounds; nil when not given.
+	explore *matrixrun.Exploration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -125,6 +133,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.update, "update", false, "write the verdicts found into the declared grid, "+catalog.GridFile+" under -root")
 	fs.BoolVar(&o.cleanup, "cleanup", false, "remove the keys earlier runs left on the server (-redis, or REDIS_ADDR/REDIS_URL), and nothing else")
 	fs.StringVar(&o.root, "root", ".", "with -update, the repository's root `directory`; with -libraries, also where the programs run from (default: found above the working directory)")
+	exploreF := matrixrun.AddExploreFlags(fs)
+	runs := fs.Int("runs", 0, "with -explore, at most `N` runs for each column")
 	fs.BoolVar(&o.libraries, "libraries", false, "check the columns of docs/libraries.md on one Redis: the Go libraries, redis-py's Lock, Symfony's and Laravel's locks, and luatoken")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: peercheck [flags]\n       peercheck -update\n       peercheck -cleanup [-redis TARGET]\n\n"+
@@ -170,6 +180,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q (the docs are written by lockdocs: make peers-docs)", fs.Args())
 	}
+	if o.explore, err = exploreF.Bounds(fs, []string{"update", "property", "trace"}, *runs); err != nil {
+		return o, err
+	}
+	if o.explore == nil && *runs != 0 {
+		return o, errors.New("-runs bounds -explore: give -explore too")
+	}
+	if o.explore != nil && *runs < 0 {
+		return o, fmt.Errorf("-runs %d: want 1 or more", *runs)
+	}
 	return o, nil
 }
 
@@ -186,6 +205,11 @@ func peercheck(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	p := program(stdout, stderr)
 	if o.cleanup {
 		return p.Cleanup(ctx, o.addr, o.tls)
+	}
+	if o.explore != nil {
+		x := *o.explore
+		x.Target, x.TLS, x.Entries, x.Timeout = o.addr, o.tls, o.columns, o.timeout
+		return p.Explore(ctx, x, report.Writer{Format: o.format})
 	}
 	m := matrixrun.Matrix{Target: o.addr, TLS: o.tls, Entries: o.columns, Properties: o.properties, Runs: 1, Timeout: o.timeout, WarmUp: true, Update: o.update}
 	return p.Run(ctx, m, func(rep *report.Report) int {

@@ -53,6 +53,10 @@ func TestFlags(t *testing.T) {
 		{"-docs", "-strategy", "redsync"},
 		{"-docs", "-update"},
 		{"-redis", "not-an-address"},
+		{"-seed", "3"},
+		{"-runs", "3"},
+		{"-explore", "-property", "exclusion"},
+		{"-explore", "-for", "-1s"},
 	} {
 		code, _, stderr := run(t, args...)
 		assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
@@ -60,6 +64,14 @@ func TestFlags(t *testing.T) {
 	}
 	code, _, _ := run(t, "-h")
 	assert.Equal(t, exitOK, code)
+}
+
+// TestExplore explores a peer that holds every property the explorer can
+// reach: its runs show no violation, and the exit status says so.
+func TestExplore(t *testing.T) {
+	code, out, stderr := run(t, "-explore", "-strategy", "redislock", "-seed", "1", "-runs", "8")
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, out, "redislock: holds: 8 runs from seed 1, no violation")
 }
 
 // TestColumns runs two properties on two columns and reads the JSON: the

@@ -84,27 +84,31 @@ const notHeld = "lock not held"
 // call (or its last refresh's, one that succeeded in time): the lock
 // lost the hold before the end of its lease (history.FullLease). A lock
 // that keeps its word keeps a hold until its TTL, whoever else acts,
-// and its call ran before it returned. A call one of whose commands met
-// trouble (an error reply, no reply, a fault the suite notes) may have
-// removed the hold itself before it tried again, and proves nothing;
-// the suite records a command whose reply it held past its caller's
-// deadline once it lets the reply go, up to late after the call
-// returned (Options.Late).
+// and its call ran before it returned. The call must have sent a
+// command: a lock may answer from what it knows (a renewing lock whose
+// lease has ended). A hold whose client met trouble since its grant (an
+// error reply, no reply, a fault the suite notes) may have been lost by
+// the client's own doing (a call that removed it, then tried again and
+// found nothing; a renewal that failed), and proves nothing; the suite
+// records a command whose reply it held past its caller's deadline once
+// it lets the reply go, up to late after the call returned
+// (Options.Late).
 func cutShort(tl []history.Event, late time.Duration) (finding, bool) {
 	troubled := troubles(tl)
+	sent := commandsOf(tl)
 	o := newOpens()
-	var ends []time.Duration // each hold's end, by its TTL
+	var ends, froms []time.Duration // each hold's end, by its TTL, and its grant's return
 	for k, e := range tl {
 		i, held := o.of(e)
 		switch {
 		case e.Kind == history.EvAcquired && e.Err == "":
-			ends = append(ends, ttlEnd(e))
+			ends, froms = append(ends, ttlEnd(e)), append(froms, e.At)
 			o.add(e, len(ends)-1)
 		case !held || (e.Kind != history.EvRefreshed && e.Kind != history.EvReleased):
 			if e.Kind == history.EvCrash {
 				o.close(e, -1, true)
 			}
-		case strings.Contains(e.Err, notHeld) && e.At < ends[i]-serverTick && !troubled(e.Client, e.Call, e.At+late):
+		case strings.Contains(e.Err, notHeld) && e.At < ends[i]-serverTick && !troubled(e.Client, froms[i], e.At+late) && sent(e.Client, e.Call, e.At):
 			m := mReleaseNotHeld
 			if e.Kind == history.EvRefreshed {
 				m = mRefreshNotHeld
@@ -123,11 +127,22 @@ func cutShort(tl []history.Event, late time.Duration) (finding, bool) {
 // command of its with an error reply or none, or a note on it (a fault
 // the suite made).
 func troubles(tl []history.Event) func(client string, from, to time.Duration) bool {
+	return timesOf(tl, func(e history.Event) bool {
+		return e.Kind == history.EvCommand && (e.Err != "" || e.Msg != nil) || e.Kind == history.EvNote
+	})
+}
+
+// commandsOf says whether a client sent a command between two times.
+func commandsOf(tl []history.Event) func(client string, from, to time.Duration) bool {
+	return timesOf(tl, func(e history.Event) bool { return e.Kind == history.EvCommand })
+}
+
+// timesOf says whether a client has an event that keep keeps between
+// two times.
+func timesOf(tl []history.Event, keep func(history.Event) bool) func(client string, from, to time.Duration) bool {
 	at := map[string][]time.Duration{}
 	for _, e := range tl {
-		switch {
-		case e.Client == "":
-		case e.Kind == history.EvCommand && (e.Err != "" || e.Msg != nil), e.Kind == history.EvNote:
+		if e.Client != "" && keep(e) {
 			at[e.Client] = append(at[e.Client], e.At)
 		}
 	}

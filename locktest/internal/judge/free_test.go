@@ -107,9 +107,9 @@ func TestFree(t *testing.T) {
 
 		// A release or refresh that finds no hold of its caller's while
 		// its TTL runs: the lock lost the hold early.
-		{"a release found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}},
+		{"a release found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), command("A", 50*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}},
 			history.FullLease, "A's release found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
-		{"a refresh found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Call: 50 * ms, At: 51 * ms, TTL: 100 * ms, Err: "refresh K: locklab: lock not held"}},
+		{"a refresh found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), command("A", 50*ms), {Client: "A", Kind: history.EvRefreshed, Call: 50 * ms, At: 51 * ms, TTL: 100 * ms, Err: "refresh K: locklab: lock not held"}},
 			history.FullLease, "A's refresh found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
 		{"a release found nothing past the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 99 * ms, At: 101 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		{"a second release found nothing", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), release("A", 10*ms, 11*ms), {Client: "A", Kind: history.EvReleased, Call: 20 * ms, At: 21 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
@@ -117,6 +117,9 @@ func TestFree(t *testing.T) {
 		// tried again: its "not held" proves nothing.
 		{"a release retried after a lost reply", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvCommand, At: 50 * ms, Msg: &history.Message{ID: "event.no-reply"}}, {Client: "A", Kind: history.EvReleased, Call: 49 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		{"a release retried after a late reply", judge.Options{Slack: 50 * ms, Quick: 5 * ms, Late: 100 * ms}, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 49 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}, {Client: "A", Kind: history.EvCommand, At: 130 * ms, Msg: &history.Message{ID: "event.no-reply"}}}, "", ""},
+		// A renewing lock whose lease has ended says so without asking.
+		{"a release that sent nothing", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		{"a hold that met a fault before", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvCommand, At: 20 * ms, Err: "BUSY"}, command("A", 50*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		{"a release failed within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "i/o timeout"}}, "", ""},
 
 		// (b) one inside.

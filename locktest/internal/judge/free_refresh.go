@@ -123,6 +123,32 @@ func cutShort(tl []history.Event, late time.Duration) (finding, bool) {
 	return finding{}, false
 }
 
+// lateRuns says by when the commands of the lock call that e returns
+// (the k-th event of tl) had run: by its return, for a call that
+// returned without an error; for one that gave up (its deadline passed),
+// a command it sent may have waited on the way and run later, recorded
+// when its reply came, up to the client's next lock call's return.
+func lateRuns(tl []history.Event) func(e history.Event, k int) time.Duration {
+	return func(e history.Event, k int) time.Duration {
+		at := e.At
+		if e.Err == "" {
+			return at
+		}
+		for _, f := range tl[k+1:] {
+			if f.Client != e.Client {
+				continue
+			}
+			if returns(f.Kind) {
+				break
+			}
+			if f.Kind == history.EvCommand {
+				at = max(at, f.At)
+			}
+		}
+		return at
+	}
+}
+
 // troubles says whether a client met trouble between two times: a
 // command of its with an error reply or none, or a note on it (a fault
 // the suite made).

@@ -173,6 +173,9 @@ func TestFree(t *testing.T) {
 		{"renewed between its calls", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), command("A", 60*ms), command("A", 120*ms)}, tries("B", 10*ms, 22)), "", ""},
 		{"renewed after its release", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 10 * ms, At: 11 * ms, Err: "i/o timeout"}, command("A", 60*ms), command("A", 120*ms)}, tries("B", 10*ms, 22)),
 			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
+		// An acquire that gave up may have sent a command that ran
+		// later, recorded when its reply came.
+		{"a late command of an acquire that gave up", liveOpts, cat([]history.Event{lost("A", 0, ms, 100*ms), command("A", 60*ms)}, tries("B", 10*ms, 20)), "", ""},
 		{"a crash inside an acquire, within its TTL", liveOpts, cat([]history.Event{command("A", 0), {Client: "A", Kind: history.EvCrash, At: ms, Call: ms / 2, TTL: 100 * ms}}, tries("B", 10*ms, 14)), "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

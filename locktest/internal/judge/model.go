@@ -150,6 +150,7 @@ func lives(tl []history.Event) []live {
 	o := newOpens()
 	fl := inflight(tl)
 	outside := outsideCalls(tl)
+	ranBy := lateRuns(tl)
 	began := map[int]time.Duration{}
 	for _, a := range attempts(tl) {
 		began[a.event] = a.start
@@ -165,12 +166,12 @@ func lives(tl []history.Event) []live {
 		switch {
 		case e.Kind == history.EvAcquired:
 			permits := max(e.Permits, 1)
-			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true, ttl: e.TTL})
+			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(ranBy(e, k), e.TTL), expired: true, ttl: e.TTL})
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0:
 			// A refresh makes the lock live TTL from when it ran; one
 			// that failed may or may not have.
-			if end := until(e.At, e.TTL); end > out[i].to || e.Err == "" {
+			if end := until(ranBy(e, k), e.TTL); end > out[i].to || e.Err == "" {
 				out[i].to, out[i].expired = end, true
 			}
 		case e.Kind == history.EvReleased && held:

@@ -2,6 +2,7 @@ package kindmutants
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -63,7 +64,7 @@ return 1`
 		selfGuard = `if redis.call('exists', KEYS[3]) == 1 then return 0 end`
 	}
 	if s.writersFirst {
-		intent = `redis.call('set', KEYS[3], ARGV[1], 'px', ARGV[2])`
+		intent = `redis.call('set', KEYS[3], ARGV[1], 'px', math.min(tonumber(ARGV[2]), ` + fmt.Sprint(ms(writerIntent)) + `))`
 	}
 	if s.intentOutlivesWrite {
 		clear = ""
@@ -144,11 +145,29 @@ var (
 
 func newRW(c locktest.Client, s slip) (strategy.Strategy, error) {
 	l := &rw{p: c.Pool, sc: rwScriptsOf(s), s: s}
-	if s.reentrant {
+	switch {
+	case s.reentrant:
 		return rwReentrant{l}, nil
+	case s.writersFirst:
+		return rwWritersFirst{l}, nil
 	}
 	return l, nil
 }
+
+// writerIntent is the longest a write attempt that finds readers keeps
+// new readers out of a lock whose waiting writers go first: its own TTL,
+// up to the suite's longest.
+const writerIntent = 5 * time.Second
+
+// rwWritersFirst is the read-write lock whose waiting writers go first:
+// a write attempt that finds readers keeps new ones out for its TTL (up
+// to writerIntent), or until a writer gets in.
+type rwWritersFirst struct{ *rw }
+
+var _ strategy.WriterFirst = rwWritersFirst{}
+
+// WriterIntent returns how long a write attempt may keep readers out.
+func (rwWritersFirst) WriterIntent() time.Duration { return writerIntent }
 
 // rwReentrant is the read-write lock whose holders may read while they
 // write.

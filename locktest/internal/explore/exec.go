@@ -65,7 +65,7 @@ func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
 		slack = time.Hour
 	}
 	d, found := judge.Free(tl, judge.Options{Permits: lock.Permits, Fenced: lock.Fenced, Leased: lock.Leased,
-		Slack: slack, Quick: lock.Short / 2, WriterIntent: lock.WriterIntent})
+		Slack: slack, Quick: lock.Short / 2, WriterIntent: lock.WriterIntent, Late: lateFor(lock)})
 	if !found {
 		return r.Holds(mHeld.New(clients))
 	}
@@ -82,16 +82,17 @@ func judgeRun(r *harness.Run, lock Lock, clients int) harness.Outcome {
 	return r.BreaksRuleOf(d.Rule, lock.Permits, d.Reason)
 }
 
-// holding is what a client holds: the lock of a mutex, or a hold of a kind.
-type holding struct {
-	l    strategy.Lock
-	h    sim.Held
-	kind bool // h, not l
-}
+// lateFor is how long a late reply is held (Fault.For of a Late fault):
+// its command is recorded when the reply goes, up to that long after the
+// call that sent it gave up.
+func lateFor(lock Lock) time.Duration { return 2 * lock.Short }
 
-// play runs script s on c.
+// play runs script s on c. Every grant is a hold of its own in the
+// history (sim.Held), a mutex's too: a release or a refresh names the
+// hold it acts on, so that a late second release of an earlier hold is
+// told from one of the client's current hold.
 func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
-	var cur, last *holding
+	var cur, last *sim.Held
 	for _, op := range s.Ops {
 		if c.IsCrashed() {
 			return
@@ -102,9 +103,9 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			cur = nil
 			deadline := time.Now().Add(op.For)
 			for {
-				h, err := tryOnce(c, op, lock)
+				h, err := c.TryModeErr(op.Mode, op.N, op.TTL)
 				if err == nil {
-					cur = h
+					cur = &h
 					break
 				}
 				if !errors.Is(err, strategy.ErrNotAcquired) || op.Kind == Try || !time.Now().Add(lock.Poll).Before(deadline) || c.IsCrashed() {
@@ -120,11 +121,11 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			time.Sleep(op.For)
 			r.Det.Leave(c.Name)
 		case Refresh:
-			if cur == nil || cur.kind {
+			if cur == nil {
 				continue
 			}
-			if rf, ok := cur.l.(strategy.Refresher); ok {
-				if err := c.Refresh(rf, op.TTL); err != nil {
+			if _, ok := cur.L.(strategy.Refresher); ok {
+				if err := c.RefreshHeldErr(*cur, op.TTL); err != nil {
 					cur = nil // a refused refresh: the hold is not to be relied on
 				}
 			}
@@ -132,13 +133,13 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			if cur == nil {
 				continue
 			}
-			release(c, cur)
+			_ = c.ReleaseHeldErr(*cur)
 			cur, last = nil, cur
 		case ReleaseAgain:
 			if last == nil {
 				continue
 			}
-			release(c, last)
+			_ = c.ReleaseHeldErr(*last)
 		case Crash:
 			c.Crash(mCrashes.New())
 			return
@@ -146,32 +147,8 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 		disarm(c, op.Fault)
 	}
 	if cur != nil && !c.IsCrashed() {
-		release(c, cur)
+		_ = c.ReleaseHeldErr(*cur)
 	}
-}
-
-// tryOnce makes one attempt of op, recorded.
-func tryOnce(c *harness.Client, op Op, lock Lock) (*holding, error) {
-	if lock.Kind == strategy.Mutex {
-		l, err := c.TryAcquireErr(op.TTL)
-		if err != nil {
-			return nil, err
-		}
-		return &holding{l: l}, nil
-	}
-	h, err := c.TryModeErr(op.Mode, op.N, op.TTL)
-	if err != nil {
-		return nil, err
-	}
-	return &holding{h: h, kind: true}, nil
-}
-
-func release(c *harness.Client, h *holding) {
-	if h.kind {
-		_ = c.ReleaseHeldErr(h.h)
-		return
-	}
-	_ = c.ReleaseErr(h.l)
 }
 
 // arm arms f on the client's next commands: those of the operation
@@ -196,6 +173,9 @@ func arm(c *harness.Client, f Fault) {
 	case Lost:
 		c.ArmFault(sim.Fault{Kind: sim.FaultLost, At: f.At})
 	case Late:
+		// A reply held past its caller's deadline: the call gives up
+		// and returns an error, its outcome unknown.
+		c.SetCallTimeout(f.For / 2)
 		c.ArmFault(sim.Fault{Kind: sim.FaultLate, At: f.At, Until: time.Now().Add(f.For)})
 	case InState:
 		c.ArmFault(sim.Fault{Kind: sim.FaultState, At: f.At, Until: time.Now().Add(f.For), State: f.State})
@@ -212,6 +192,9 @@ func disarm(c *harness.Client, f Fault) {
 		c.DropPause()
 	case InState:
 		// A state lasts its time, past the operation.
+	case Late:
+		c.SetCallTimeout(0)
+		c.DisarmFault()
 	default:
 		c.DisarmFault()
 	}

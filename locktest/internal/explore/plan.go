@@ -13,6 +13,7 @@ package explore
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -194,9 +195,34 @@ func drawWorkload(r *rand.Rand, lock Lock, sw Swarm) []Script {
 				break
 			}
 		}
+		lateSecondRelease(r, &s)
 		clients[i] = s
 	}
 	return clients
+}
+
+// lateSecondRelease moves, one time in two, a session's second release
+// into the session after it, once that one is inside its critical
+// section: a late second release of the earlier hold, while the client
+// holds the lock again. A lock that tells its holds apart frees nothing
+// with it; one whose token is the client's own (one per strategy
+// instance, shared by its goroutines) frees the client's current hold.
+func lateSecondRelease(r *rand.Rand, s *Script) {
+	for i, op := range s.Ops {
+		if op.Kind != ReleaseAgain || r.IntN(2) != 0 {
+			continue
+		}
+		// The next session's first work, if there is one.
+		j := slices.IndexFunc(s.Ops[i+1:], func(o Op) bool { return o.Kind == Work })
+		if j < 0 {
+			return
+		}
+		j += i + 1
+		again := s.Ops[i]
+		copy(s.Ops[i:j], s.Ops[i+1:j+1])
+		s.Ops[j] = again
+		return
+	}
 }
 
 // drawSession draws one hold: an acquire, work inside, maybe a refresh,
@@ -234,7 +260,14 @@ func drawSession(r *rand.Rand, lock Lock, sw Swarm) []Op {
 	}
 	ops = append(ops, Op{Kind: Work, For: work})
 	if sw.Refresh && r.IntN(3) == 0 {
-		ops = append(ops, Op{Kind: Refresh, TTL: ttl}, Op{Kind: Work, For: ttl / 4})
+		// Work on after it, short or near the TTL: a refresh that
+		// claims what it did not do shows once its holder stays past
+		// the TTL it had before.
+		more := ttl / 4
+		if r.IntN(2) == 0 {
+			more = ttl * 8 / 10
+		}
+		ops = append(ops, Op{Kind: Refresh, TTL: ttl}, Op{Kind: Work, For: more})
 	}
 	switch x := r.IntN(10); {
 	case sw.Crash && x == 0:
@@ -278,7 +311,12 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 			if r.IntN(5) != 0 {
 				continue
 			}
-			f := Fault{Kind: kinds[r.IntN(len(kinds))], At: 1 + r.IntN(3)}
+			// The first command in half the cases: many an operation is
+			// a single command (a script), which a later one misses.
+			f := Fault{Kind: kinds[r.IntN(len(kinds))], At: 1}
+			if r.IntN(2) == 0 {
+				f.At = 2 + r.IntN(2)
+			}
 			switch f.Kind {
 			case PauseAt:
 				f.For = op.TTL + lock.Short
@@ -286,7 +324,7 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 					f.For = 2 * lock.Short
 				}
 			case Late:
-				f.For = 2 * lock.Short
+				f.For = lateFor(lock)
 			case InState:
 				f.State = servererr.States[r.IntN(len(servererr.States))]
 				f.For = lock.Short * time.Duration(1+r.IntN(3))

@@ -37,6 +37,11 @@ type Options struct {
 	// WriterIntent is how long a write attempt may keep new readers out
 	// of a lock that lets waiting writers in first (strategy.WriterFirst).
 	WriterIntent time.Duration
+	// Late is how long after a lock call returned the suite may record
+	// one of its commands whose reply it held past the call's deadline
+	// (a late reply): a command that met trouble may belong to a call
+	// that returned up to Late before it.
+	Late time.Duration
 }
 
 // The defaults of Options.
@@ -68,7 +73,8 @@ func (o Options) withDefaults() Options {
 //
 //   - history.OneHolder: no grant returns while the valid holds forbid
 //     it, by mode and permits (see history.OneHolder; an acquire of
-//     unknown outcome is nobody's hold here);
+//     unknown outcome is nobody's hold here), and no refresh returns
+//     success while they forbid the hold it refreshes (lateRefresh);
 //   - history.OneInside: no client enters the critical section while
 //     others are inside whose holds conflict with its own, counted among
 //     the clients whose hold is valid, or among all of them when the
@@ -83,13 +89,18 @@ func (o Options) withDefaults() Options {
 //     what the suite read of the lock's keys (history.EvRead): no call
 //     of another client removes, overwrites or extends a valid hold, a
 //     grant finds no other client's value in place of its own, and a
-//     hold's key does not expire before the hold's end.
+//     hold's key does not expire before the hold's end;
+//   - history.FullLease also when a release or refresh of a hold
+//     returns, within its TTL, that the lock holds nothing of its caller's
+//     (cutShort).
 func Free(tl []history.Event, opts Options) (Decision, bool) {
 	opts = opts.withDefaults()
 	tl = semaphore(tl)
 	var best *finding
 	for _, f := range []func() (finding, bool){
 		func() (finding, bool) { return twoHoldersAt(tl, opts.Permits) },
+		func() (finding, bool) { return lateRefresh(tl, opts.Permits) },
+		func() (finding, bool) { return cutShort(tl, opts.Late) },
 		func() (finding, bool) { return twoValidInside(tl, opts) },
 		func() (finding, bool) {
 			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent})
@@ -272,14 +283,25 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 
 // writerWaiting says whether a's refusal, a reader's, may be the lock's
 // preference for writers (strategy.WriterFirst): a write attempt, by any
-// client, a itself too, began before a ended and ended at most intent
-// before it began.
+// client, a itself too, that was refused or whose outcome is unknown,
+// began before a ended, and a began at most intent after it ended and
+// before that writer's next grant returned (a writer that gets in
+// leaves no intent behind).
 func writerWaiting(a attempt, all []attempt, intent time.Duration) bool {
 	if a.mode != history.Shared || intent <= 0 {
 		return false
 	}
-	for _, w := range all {
-		if w.mode != history.Shared && w.mode != history.Permit && w.start <= a.end && a.start-w.end <= intent {
+	for k, w := range all {
+		if w.mode == history.Shared || w.mode == history.Permit || w.start > a.end || a.start-w.end > intent {
+			continue
+		}
+		if w.kind != history.EvNotAcquired && (w.kind != history.EvAcquired || !w.unknown) {
+			continue // a grant, a release or a refresh: no intent
+		}
+		got := slices.IndexFunc(all[k+1:], func(g attempt) bool {
+			return g.client == w.client && g.kind == history.EvAcquired && !g.unknown && g.mode != history.Shared
+		})
+		if got < 0 || a.start <= all[k+1+got].end {
 			return true
 		}
 	}

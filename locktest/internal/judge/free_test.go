@@ -54,6 +54,21 @@ func cat(parts ...[]history.Event) []history.Event {
 
 var liveOpts = judge.Options{Slack: 50 * ms, Quick: 5 * ms, Attempts: 3}
 
+// intentOpts are liveOpts for a lock whose waiting writers go first.
+var intentOpts = judge.Options{Slack: 50 * ms, Quick: 5 * ms, Attempts: 3, WriterIntent: 500 * ms}
+
+// wroteRefused is W's write attempt, refused at 10ms.
+var wroteRefused = []history.Event{{Client: "W", Kind: history.EvNotAcquired, Mode: history.Write, Call: 10 * ms, At: 11 * ms, TTL: 30 * ms}}
+
+// readTries is n read attempts of R, refused, one every 10ms from t.
+func readTries(t time.Duration, n int) []history.Event {
+	out := tries("R", t, n)
+	for i := range out {
+		out[i].Mode = history.Shared
+	}
+	return out
+}
+
 // TestFree: each rule found from the events alone, and beside each a
 // history that comes close and keeps it.
 func TestFree(t *testing.T) {
@@ -78,6 +93,34 @@ func TestFree(t *testing.T) {
 		{"after a crash inside a release", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), command("A", 20*ms), crash("A", 21*ms), grant("B", 40*ms, 50*ms, 100*ms)}, "", ""},
 		{"after a crash outside a call", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), crash("A", 21*ms), grant("B", 40*ms, 50*ms, 100*ms)},
 			history.OneHolder, "B was granted the lock while A still held it within its TTL"},
+
+		// A refresh that returns success while another holds: two
+		// clients are told that they hold the lock.
+		{"a late refresh that succeeds", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 110*ms, 111*ms, 100*ms), refresh("A", 120*ms, 121*ms, 100*ms)},
+			history.OneHolder, "A's refresh returned with success once its hold had lapsed, and so said that A held the lock again while B held it within its TTL"},
+		{"a late refresh refused", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 110*ms, 111*ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Call: 120 * ms, At: 121 * ms, TTL: 100 * ms, Err: "not held"}}, "", ""},
+		{"a refresh after the other's TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 110*ms, 111*ms, 100*ms), refresh("A", 220*ms, 221*ms, 100*ms)}, "", ""},
+		{"a refresh whose reply came past its TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), refresh("A", 90*ms, 300*ms, 100*ms), grant("B", 200*ms, 201*ms, 100*ms)}, "", ""},
+		{"a refresh under a reader", liveOpts, []history.Event{moded("A", 1, history.Shared, 0, 0, ms, 100*ms), moded("B", 2, history.Shared, 0, 110*ms, 111*ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Hold: 1, Call: 120 * ms, At: 121 * ms, TTL: 100 * ms}}, "", ""},
+		{"a permit refreshed past the permits", judge.Options{Permits: 1}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), moded("B", 2, history.Permit, 1, 110*ms, 111*ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Hold: 1, Call: 120 * ms, At: 121 * ms, TTL: 100 * ms}},
+			history.OneHolder, "A's refresh returned with success once its hold had lapsed, and so said that A held the lock again while B held it within its TTL"},
+
+		// A release or refresh that finds no hold of its caller's while
+		// its TTL runs: the lock lost the hold early.
+		{"a release found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), command("A", 50*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}},
+			history.FullLease, "A's release found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
+		{"a refresh found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), command("A", 50*ms), {Client: "A", Kind: history.EvRefreshed, Call: 50 * ms, At: 51 * ms, TTL: 100 * ms, Err: "refresh K: locklab: lock not held"}},
+			history.FullLease, "A's refresh found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
+		{"a release found nothing past the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 99 * ms, At: 101 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		{"a second release found nothing", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), release("A", 10*ms, 11*ms), {Client: "A", Kind: history.EvReleased, Call: 20 * ms, At: 21 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		// A release that met a fault may have deleted the hold before it
+		// tried again: its "not held" proves nothing.
+		{"a release retried after a lost reply", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvCommand, At: 50 * ms, Msg: &history.Message{ID: "event.no-reply"}}, {Client: "A", Kind: history.EvReleased, Call: 49 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		{"a release retried after a late reply", judge.Options{Slack: 50 * ms, Quick: 5 * ms, Late: 100 * ms}, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 49 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}, {Client: "A", Kind: history.EvCommand, At: 130 * ms, Msg: &history.Message{ID: "event.no-reply"}}}, "", ""},
+		// A renewing lock whose lease has ended says so without asking.
+		{"a release that sent nothing", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		{"a hold that met a fault before", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvCommand, At: 20 * ms, Err: "BUSY"}, command("A", 50*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
+		{"a release failed within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "i/o timeout"}}, "", ""},
 
 		// (b) one inside.
 		{"inside without a hold", liveOpts, []history.Event{enter("A", 2*ms), enter("B", 3*ms)}, "", ""},
@@ -105,6 +148,12 @@ func TestFree(t *testing.T) {
 		{"refreshed", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), refresh("A", 90*ms, 91*ms, 100*ms)}, tries("B", 160*ms, 6)), "", ""},
 		{"a reader may read under a reader", liveOpts, cat([]history.Event{moded("A", 1, history.Shared, 0, 0, ms, time.Hour)}, []history.Event{{Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 9 * ms, At: 10 * ms}}),
 			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
+		// A lock that lets waiting writers in first keeps readers out
+		// for its writer intent after a write attempt it refused, until
+		// that writer gets in.
+		{"a reader behind a writer's intent", intentOpts, cat(wroteRefused, readTries(120*ms, 4)), "", ""},
+		{"a reader behind the intent of a writer that got in", intentOpts, cat(wroteRefused, []history.Event{moded("W", 2, history.Write, 0, 20*ms, 21*ms, 30*ms), {Client: "W", Kind: history.EvReleased, Hold: 2, Call: 40 * ms, At: 41 * ms}}, readTries(120*ms, 4)),
+			history.Unfreed, "R was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, W's, had ended 99ms before"},
 		{"a writer waits on a reader", liveOpts, cat([]history.Event{moded("A", 1, history.Shared, 0, 0, ms, time.Hour)}, tries("B", 10*ms, 20)), "", ""},
 		{"a permit left", judge.Options{Permits: 2, Slack: 50 * ms, Quick: 5 * ms}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, time.Hour), {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 9 * ms, At: 10 * ms}},
 			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
@@ -118,6 +167,15 @@ func TestFree(t *testing.T) {
 		{"a crash inside an acquire the history does not give", liveOpts, cat([]history.Event{command("A", 0), crash("A", ms)}, tries("B", 10*ms, 40)), "", ""},
 		{"a crash inside an acquire", liveOpts, cat([]history.Event{command("A", 0), {Client: "A", Kind: history.EvCrash, At: ms, Call: ms / 2, TTL: 100 * ms}}, tries("B", 10*ms, 20)),
 			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
+		// A command sent between the holder's calls may be a renewal of
+		// its own (a watchdog): its hold may stand a TTL past it, but
+		// not once its holder has begun to release it.
+		{"renewed between its calls", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), command("A", 60*ms), command("A", 120*ms)}, tries("B", 10*ms, 22)), "", ""},
+		{"renewed after its release", liveOpts, cat([]history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 10 * ms, At: 11 * ms, Err: "i/o timeout"}, command("A", 60*ms), command("A", 120*ms)}, tries("B", 10*ms, 22)),
+			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, A's, had ended 79ms before"},
+		// An acquire that gave up may have sent a command that ran
+		// later, recorded when its reply came.
+		{"a late command of an acquire that gave up", liveOpts, cat([]history.Event{lost("A", 0, ms, 100*ms), command("A", 60*ms)}, tries("B", 10*ms, 20)), "", ""},
 		{"a crash inside an acquire, within its TTL", liveOpts, cat([]history.Event{command("A", 0), {Client: "A", Kind: history.EvCrash, At: ms, Call: ms / 2, TTL: 100 * ms}}, tries("B", 10*ms, 14)), "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,13 +213,23 @@ func TestFreeRecorded(t *testing.T) {
 		// A works past its TTL: only a lock that promises a lease or a
 		// fence is broken by that; not once A leaves before B enters.
 		{"luatoken.holder-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
+		// A crashed holding a lock that never expires; had A lived on,
+		// sending commands between its calls (a watchdog's renewals,
+		// which the history cannot read), its hold might stand.
+		{"setnxdel.crash-recovery.json", judge.Options{Slack: 100 * time.Millisecond, Attempts: 3}, history.Unfreed, editRenewing("A", "B")},
+		// Explored: B's late second release of its first hold took K:1
+		// of its second, whose refresh then finds nothing 56ms before
+		// its TTL ends; not once B asks for a TTL of 1ms.
+		{"release-second-key-unchecked.explore.json", judge.Options{}, history.FullLease, editTTL("B", time.Millisecond)},
 		// A died inside its acquire, whose TTL B then waits out.
 		{"setnxexpire.crash-mid-acquire.json", judge.Options{Slack: 100 * time.Millisecond}, history.Unfreed, editCrashTTL("A", 10000*time.Second)},
 		// A's late release deleted K while B held it; not once B's TTL
 		// had run out.
 		{"setnxpx.safe-release.json", judge.Options{}, history.Untouched, editTTL("B", time.Millisecond)},
-		// Its late refresh also returned with success beside B's hold:
-		// A held the lock again, by the lock's word, before the read.
+		// A's late refresh returned success while B held: two clients
+		// were told that they hold the lock (it also pushed B's expiry
+		// back, which the reads show, later); not once B's TTL had run
+		// out.
 		{"refresh-pexpire.safe-refresh.json", judge.Options{}, history.OneHolder, editTTL("B", time.Millisecond)},
 		// The key of a 5s lock is read with 2.5s left; not with 5s.
 		{"ttl-halved.lease-kept.json", judge.Options{}, history.FullLease, editPTTL(5000)},
@@ -299,12 +367,13 @@ func TestFreeReads(t *testing.T) {
 			history.Untouched, "C's acquire deleted K, A's lock"},
 		// Every client writes the same value: it is the valid holder's
 		// whose grant sent it; A's refresh, after its own hold lapsed,
-		// is no owner of it (here it said so, and pushed B's expiry).
+		// is no owner of it. (Its reply lost: one that came would tell
+		// A that it holds, a second holder found before the read.)
 		{"a late refresh pushed a shared value's expiry", []history.Event{
 			setLocked("A", 0), grant("A", 0, ms, 60*ms),
 			setLocked("B", 81*ms), grant("B", 80*ms, 82*ms, 5*time.Second),
 			read(83*ms, 5000, at(keyK, text("locked"))),
-			setLocked("A", 84*ms), {Client: "A", Kind: history.EvRefreshed, Call: 18 * ms, At: 85 * ms, TTL: 15 * time.Second, Err: "not held"},
+			setLocked("A", 84*ms), {Client: "A", Kind: history.EvRefreshed, Call: 18 * ms, At: 85 * ms, TTL: 15 * time.Second, Err: "i/o timeout"},
 			read(86*ms, 15000, at(keyK, text("locked"))),
 		}, history.Untouched, "A's refresh pushed the expiry of K, B's lock, back from 5s to 15s"},
 		// A refresh that returns with success once its hold has lapsed
@@ -348,5 +417,24 @@ func TestFreeReads(t *testing.T) {
 			assert.Equal(t, tt.rule, d.Rule)
 			assert.Equal(t, tt.found, d.Reason.String())
 		})
+	}
+}
+
+// editRenewing lets holder live on: its crash goes, and one command in
+// three of waiter's becomes its own, sent between its calls.
+func editRenewing(holder, waiter string) func([]history.Event) {
+	return func(tl []history.Event) {
+		n := 0
+		for i, e := range tl {
+			switch {
+			case e.Client == holder && e.Kind == history.EvCrash:
+				tl[i].Kind, tl[i].Client = history.EvNote, ""
+			case e.Client == waiter && e.Kind == history.EvCommand:
+				if n%3 == 0 {
+					tl[i].Client = holder
+				}
+				n++
+			}
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/judge"
+	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -88,6 +89,27 @@ func TestOneHolder(t *testing.T) {
 			assert.Equal(t, !tt.broken, err != nil, "a claimed break stands only on its evidence: %v", err)
 		})
 	}
+}
+
+// TestLateRefreshClaim: a claimed second holder stands on a refresh that
+// returned success while another held (a break judge.Free finds), and a
+// scenario's promise of one holder is broken by it: the refresh revived
+// A's lapsed hold beside B's.
+func TestLateRefreshClaim(t *testing.T) {
+	late := []history.Event{grant("A", 0, ms, 100*ms), grant("B", 110*ms, 111*ms, 100*ms), refresh("A", 120*ms, 121*ms, 100*ms)}
+	d, err := judge.Mutex(append(slices.Clone(late), claim(history.OneHolder)))
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
+	_, err = judge.Mutex(append(slices.Clone(late[:2]), claim(history.OneHolder)))
+	assert.Error(t, err, "without the refresh, the history shows no second holder")
+	d, err = judge.Mutex(append(slices.Clone(late), promise(history.OneHolder), kept))
+	require.NoError(t, err)
+	assert.Equal(t, judge.Breaks, d.Verdict)
+}
+
+// TestNotHeldText: the judge knows strategy.ErrNotHeld by its text.
+func TestNotHeldText(t *testing.T) {
+	assert.Contains(t, strategy.ErrNotHeld.Error(), "lock not held")
 }
 
 // TestOneInside: never two clients in the critical section.

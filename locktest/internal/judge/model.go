@@ -115,11 +115,7 @@ func holds(tl []history.Event) []hold {
 		i, held := o.of(e)
 		switch {
 		case e.Kind == history.EvAcquired && e.Err == "":
-			end := forever
-			if e.TTL > 0 {
-				end = e.Call + e.TTL
-			}
-			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: end, event: k})
+			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: ttlEnd(e), event: k})
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < out[i].to:
 			out[i].to = max(out[i].to, e.Call+e.TTL)
@@ -142,6 +138,15 @@ func holds(tl []history.Event) []hold {
 	return out
 }
 
+// ttlEnd is when a grant's hold ends by its TTL, counted from its call:
+// never, for a grant recorded without a TTL.
+func ttlEnd(e history.Event) time.Duration {
+	if e.TTL <= 0 {
+		return forever
+	}
+	return e.Call + e.TTL
+}
+
 // live is a hold that may have stood: from its call to its end, and
 // whether it expired rather than was released.
 type live struct {
@@ -150,23 +155,30 @@ type live struct {
 	permits  int // 0: unknown, all of them
 	from, to time.Duration
 	expired  bool
-	unknown  bool // an acquire of unknown outcome: an error, a crash inside it
+	unknown  bool          // an acquire of unknown outcome: an error, a crash inside it
+	ttl      time.Duration // what its grant asked for
 }
 
 // lives reads the holds that may have stood in tl: a grant, or an
 // acquire of unknown outcome, from its last attempt's start to its return plus its TTL
 // (when the key it wrote expires at the latest), which a refresh sets
 // to its own return plus its TTL (one that failed only pushes it on),
-// until a release that returned without an error. A refresh acts on the
-// lock no sooner than its first command: one whose first command came
-// once the hold had ended makes a hold that may stand of its own, from
-// that command on, and the gap before it was free. A crash inside an acquire or
+// and a command its client sent between its calls (outsideCalls) pushes
+// on to the command plus the grant's TTL, until a release that returned
+// without an error. A release call, whatever it returned, ends what such
+// commands can do: a lock that renews a hold its holder gave up keeps it
+// taken. A refresh acts on the lock no sooner than its first command:
+// one whose first command came once the hold had ended makes a hold that
+// may stand of its own, from that command on, and the gap before it was
+// free. A crash inside an acquire or
 // a refresh may have taken or extended the lock to the crash plus its
 // TTL; inside a call the history does not say, for good.
 func lives(tl []history.Event) []live {
 	var out []live
 	o := newOpens()
 	fl := inflight(tl)
+	outside := outsideCalls(tl)
+	ranBy := lateRuns(tl)
 	began := map[int]time.Duration{}
 	for _, a := range attempts(tl) {
 		began[a.event] = a.start
@@ -183,16 +195,16 @@ func lives(tl []history.Event) []live {
 		switch {
 		case e.Kind == history.EvAcquired:
 			permits := max(e.Permits, 1)
-			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(e.At, e.TTL), expired: true, unknown: e.Err != ""})
+			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(ranBy(e, k), e.TTL), expired: true, unknown: e.Err != "", ttl: e.TTL})
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0 && out[i].to < acted[k]:
 			h := out[i]
-			out = append(out, live{client: h.client, mode: h.mode, permits: h.permits, from: acted[k], to: until(e.At, e.TTL), expired: true})
+			out = append(out, live{client: h.client, mode: h.mode, permits: h.permits, from: acted[k], to: until(e.At, e.TTL), expired: true, ttl: e.TTL})
 			o.move(e.Client, i, len(out)-1)
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0:
 			// A refresh makes the lock live TTL from when it ran; one
 			// that failed may or may not have.
-			if end := until(e.At, e.TTL); end > out[i].to || e.Err == "" {
+			if end := until(ranBy(e, k), e.TTL); end > out[i].to || e.Err == "" {
 				out[i].to, out[i].expired = end, true
 			}
 		case e.Kind == history.EvReleased && held:
@@ -200,6 +212,14 @@ func lives(tl []history.Event) []live {
 				out[i].to, out[i].expired = e.At, false
 			}
 			o.close(e, i, false)
+		case e.Kind == history.EvCommand && outside(e.Client, e.At):
+			// Sent while it held, between its calls: maybe a renewal
+			// of its own (a watchdog), which the history cannot read.
+			for _, j := range o.all(e.Client) {
+				if end := until(e.At, out[j].ttl); end > out[j].to {
+					out[j].to, out[j].expired = end, true
+				}
+			}
 		case e.Kind == history.EvCrash:
 			c, ok := fl[k]
 			if !ok || (c.known && c.ttl == 0) {
@@ -296,6 +316,7 @@ type attempt struct {
 	mode       history.Mode
 	permits    int
 	start, end time.Duration
+	unknown    bool // it returned an error: its outcome is unknown
 }
 
 // attempts reads the lock calls of tl, one for each return, with each
@@ -323,7 +344,7 @@ func attempts(tl []history.Event) []attempt {
 		if !ok {
 			start = max(e.Call, last[e.Client])
 		}
-		a := attempt{event: k, client: e.Client, kind: e.Kind, mode: e.Mode, permits: e.Permits, start: start, end: e.At}
+		a := attempt{event: k, client: e.Client, kind: e.Kind, mode: e.Mode, permits: e.Permits, start: start, end: e.At, unknown: e.Err != ""}
 		out = append(out, a)
 		if e.Call == 0 && e.Kind == history.EvNotAcquired {
 			pending[e.Client] = append(pending[e.Client], len(out)-1)

@@ -80,6 +80,7 @@ type steering struct {
 	arrive         chan struct{} // closed when the paused client reaches its next command
 	failing        bool          // every command fails without being sent
 	inMulti        bool          // between MULTI and EXEC/DISCARD: commands are only queued
+	callTimeout    time.Duration // each lock call's deadline, from its start, for the calls that take one (SetCallTimeout)
 }
 
 // DialClient makes a simulated client on e: a proxy of its own to each
@@ -582,20 +583,42 @@ func (c *Client) TryMode(mode history.Mode, n int, ttl time.Duration) (Held, boo
 	return Held{}, false
 }
 
+// SetCallTimeout gives each later call of TryModeErr, ReleaseHeldErr
+// and RefreshHeldErr a deadline d after it begins, as a caller that
+// waits no longer does; 0: none.
+func (c *Client) SetCallTimeout(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.callTimeout = d
+}
+
+// callContext is the context of a lock call that begins now.
+func (c *Client) callContext() (context.Context, context.CancelFunc) {
+	c.mu.Lock()
+	d := c.callTimeout
+	c.mu.Unlock()
+	if d <= 0 {
+		return c.r.Ctx, func() {}
+	}
+	return context.WithTimeout(c.r.Ctx, d)
+}
+
 // TryModeErr is TryMode that returns what the attempt returned, recorded,
 // whatever it is: ErrNotAcquired for a refusal.
 func (c *Client) TryModeErr(mode history.Mode, n int, ttl time.Duration) (Held, error) {
 	var l strategy.Lock
 	var err error
 	o := c.Begin(ttl)
+	ctx, cancel := c.callContext()
+	defer cancel()
 	c.r.Guard(c.Name, "TryAcquire", func() {
 		switch {
 		case mode == history.Shared:
-			l, err = c.S.(strategy.Shared).TryAcquireShared(c.r.Ctx, c.r.Key, ttl)
+			l, err = c.S.(strategy.Shared).TryAcquireShared(ctx, c.r.Key, ttl)
 		case n > 1:
-			l, err = c.S.(strategy.Weighted).TryAcquireN(c.r.Ctx, c.r.Key, n, ttl)
+			l, err = c.S.(strategy.Weighted).TryAcquireN(ctx, c.r.Key, n, ttl)
 		default:
-			l, err = c.S.TryAcquire(c.r.Ctx, c.r.Key, ttl)
+			l, err = c.S.TryAcquire(ctx, c.r.Key, ttl)
 		}
 	})
 	e := c.Outcome(o, history.EvAcquired, err)
@@ -641,8 +664,24 @@ func (c *Client) ReleaseHeld(h Held) {
 func (c *Client) ReleaseHeldErr(h Held) error {
 	var err error
 	o := c.Begin(0)
-	c.r.Guard(c.Name, "Release", func() { err = h.L.Release(c.r.Ctx) })
+	ctx, cancel := c.callContext()
+	defer cancel()
+	c.r.Guard(c.Name, "Release", func() { err = h.L.Release(ctx) })
 	e := c.Outcome(o, history.EvReleased, err)
+	e.Hold = h.id
+	c.r.Rec.Add(e)
+	return err
+}
+
+// RefreshHeldErr extends h, whose lock is a strategy.Refresher, to ttl,
+// records it as h's refresh, and returns what Refresh returned.
+func (c *Client) RefreshHeldErr(h Held, ttl time.Duration) error {
+	var err error
+	o := c.Begin(ttl)
+	ctx, cancel := c.callContext()
+	defer cancel()
+	c.r.Guard(c.Name, "Refresh", func() { err = h.L.(strategy.Refresher).Refresh(ctx, ttl) })
+	e := c.Outcome(o, history.EvRefreshed, err)
 	e.Hold = h.id
 	c.r.Rec.Add(e)
 	return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -80,6 +81,9 @@ func Explore(ctx context.Context, cfg Config, opts ExploreOptions) (Result, erro
 	}
 	o := explore.Options{Seed: opts.Seed, Runs: opts.Runs, Budget: opts.Budget, Replays: 5, Workers: exploreWorkers,
 		Knobs: exploreKnobs()}
+	if o.Knobs.Workers > 0 {
+		o.Workers = o.Knobs.Workers
+	}
 	if opts.Progress != nil {
 		o.Progress = func(p explore.Progress) { opts.Progress(p.Runs, p.Violations) }
 	}
@@ -104,8 +108,9 @@ func Explore(ctx context.Context, cfg Config, opts ExploreOptions) (Result, erro
 }
 
 // exploreKnobs reads LOCKLAB_EXPLORE, which the explorer's benchmark sets
-// to measure what each part buys: "sched=pct", "sched=walk", "swarm=off",
-// and "shrink=off" (a quick exploration in CI), comma-separated.
+// to measure what each part buys: "sched=pct", "sched=walk",
+// "sched=exhaustive", "swarm=off", "workers=N", and "shrink=off" (a quick
+// exploration in CI), comma-separated.
 func exploreKnobs() explore.Knobs {
 	var k explore.Knobs
 	for _, kv := range strings.Split(os.Getenv("LOCKLAB_EXPLORE"), ",") {
@@ -114,10 +119,16 @@ func exploreKnobs() explore.Knobs {
 			k.Sched = "pct"
 		case "sched=walk":
 			k.Sched = "walk"
+		case "sched=exhaustive":
+			k.Sched = "exhaustive"
 		case "swarm=off":
 			k.NoSwarm = true
 		case "shrink=off":
 			k.NoShrink = true
+		default:
+			if n, err := strconv.Atoi(strings.TrimPrefix(kv, "workers=")); err == nil && strings.HasPrefix(kv, "workers=") && n > 0 {
+				k.Workers = n
+			}
 		}
 	}
 	return k

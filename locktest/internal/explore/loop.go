@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -40,54 +41,93 @@ type Found struct {
 	Reproduced int             // how many of the replays of Shrunk broke again
 	Replays    int
 	LastErr    error // the last run without a verdict, if any
+	// Enumerated: the small plans whose other schedules were run, depth
+	// first; Complete: those of them whose every schedule was.
+	Enumerated, Complete int
 }
 
 // Loop runs the plans drawn from opts.Seed on, Workers at a time, each
 // through run, until one breaks (then shrinks the one of lowest seed
 // among those that broke), opts.Runs or opts.Budget is reached, or ctx
-// ends.
+// ends. A small plan's other schedules are runs of their own, made one
+// after the other by the worker that drew it (exhaust.go), unless
+// opts.Knobs ask for PCT or walks alone.
 func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.Outcome) Found {
 	start := time.Now()
 	workers := max(opts.Workers, 1)
 	var (
-		mu     sync.Mutex
-		f      Found
-		next   int
-		broken []brokenRun
+		mu      sync.Mutex
+		f       Found
+		started int // runs begun
+		next    int // the next plan
+		broken  []brokenRun
 	)
-	take := func() (int, bool) {
+	// reserve takes a run, of a new plan (whose index it gives) or of
+	// the plan the worker has; false once the exploration is over.
+	reserve := func(plan bool) (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if len(broken) > 0 || ctx.Err() != nil || (opts.Runs > 0 && next >= opts.Runs) ||
+		if len(broken) > 0 || ctx.Err() != nil || (opts.Runs > 0 && started >= opts.Runs) ||
 			(opts.Budget > 0 && time.Since(start) >= opts.Budget) {
 			return 0, false
 		}
-		next++
+		started++
+		if plan {
+			next++
+		}
 		return next - 1, true
 	}
+	// do runs p, the i-th plan, and gives the choice points it met and
+	// whether it broke.
+	do := func(i int, p Plan) ([]point, bool) {
+		t := &trail{}
+		p.Sched.trail = t
+		out := run(p)
+		p.Sched.trail = nil
+		mu.Lock()
+		defer mu.Unlock()
+		f.Runs++
+		broke := false
+		switch {
+		case out.Err != nil:
+			f.Errors++
+			f.LastErr = out.Err
+		case out.Verdict == judge.Breaks:
+			f.Violations++
+			broke = true
+			broken = append(broken, brokenRun{i, p, out})
+		}
+		f.Elapsed = time.Since(start)
+		if opts.Progress != nil {
+			opts.Progress(f.Progress)
+		}
+		return t.get(), broke
+	}
+	enumerates := opts.Knobs.Sched == "" || opts.Knobs.Sched == "exhaustive"
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for {
-				i, ok := take()
+				i, ok := reserve(true)
 				if !ok {
 					return
 				}
 				p := Draw(opts.Seed+int64(i), lock, opts.Knobs)
-				out := run(p)
-				mu.Lock()
-				f.Runs++
-				switch {
-				case out.Err != nil:
-					f.Errors++
-					f.LastErr = out.Err
-				case out.Verdict == judge.Breaks:
-					f.Violations++
-					broken = append(broken, brokenRun{i, p, out})
+				first, broke := do(i, p)
+				if broke || !enumerates || schedulesOf(first) > smallSchedules {
+					continue
 				}
-				f.Elapsed = time.Since(start)
-				if opts.Progress != nil {
-					opts.Progress(f.Progress)
+				_, complete := enumerate(p, first, func(q Plan) ([]point, bool) {
+					if _, ok := reserve(false); !ok {
+						return nil, false
+					}
+					met, broke := do(i, q)
+					return met, !broke
+				})
+				mu.Lock()
+				f.Enumerated++
+				if complete {
+					f.Complete++
 				}
 				mu.Unlock()
 			}
@@ -95,7 +135,9 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 	}
 	wg.Wait()
 	if len(broken) > 0 {
-		first := slices.MinFunc(broken, func(a, b brokenRun) int { return a.i - b.i })
+		first := slices.MinFunc(broken, func(a, b brokenRun) int {
+			return cmp.Or(a.i-b.i, a.plan.Sched.Index-b.plan.Sched.Index)
+		})
 		f.Broken, f.Plan = true, first.plan
 		if opts.Knobs.NoShrink {
 			f.Shrunk, f.Outcome = first.plan, first.out

@@ -44,6 +44,10 @@ type Found struct {
 	// Enumerated: the small plans whose other schedules were run, depth
 	// first; Complete: those of them whose every schedule was.
 	Enumerated, Complete int
+	// First: the number of the run whose plan is Plan, in the order the
+	// runs began (from 1): the runs it took to find the violation, however
+	// many ran at once.
+	First int
 }
 
 // Loop runs the plans drawn from opts.Seed on, Workers at a time, each
@@ -62,24 +66,25 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 		next    int // the next plan
 		broken  []brokenRun
 	)
-	// reserve takes a run, of a new plan (whose index it gives) or of
-	// the plan the worker has; false once the exploration is over.
-	reserve := func(plan bool) (int, bool) {
+	// reserve takes a run, of a new plan or of the plan the worker has,
+	// and gives the plan's index and the run's number, in the order the
+	// runs begin (from 1); false once the exploration is over.
+	reserve := func(plan bool) (int, int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(broken) > 0 || ctx.Err() != nil || (opts.Runs > 0 && started >= opts.Runs) ||
 			(opts.Budget > 0 && time.Since(start) >= opts.Budget) {
-			return 0, false
+			return 0, 0, false
 		}
 		started++
 		if plan {
 			next++
 		}
-		return next - 1, true
+		return next - 1, started, true
 	}
-	// do runs p, the i-th plan, and gives the choice points it met and
-	// whether it broke.
-	do := func(i int, p Plan) ([]point, bool) {
+	// do runs p, the i-th plan, as run number seq, and gives the choice
+	// points it met and whether it broke.
+	do := func(i, seq int, p Plan) ([]point, bool) {
 		t := &trail{}
 		p.Sched.trail = t
 		out := run(p)
@@ -95,7 +100,7 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 		case out.Verdict == judge.Breaks:
 			f.Violations++
 			broke = true
-			broken = append(broken, brokenRun{i, p, out})
+			broken = append(broken, brokenRun{i, seq, p, out})
 		}
 		f.Elapsed = time.Since(start)
 		if opts.Progress != nil {
@@ -108,20 +113,21 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 	for range workers {
 		wg.Go(func() {
 			for {
-				i, ok := reserve(true)
+				i, seq, ok := reserve(true)
 				if !ok {
 					return
 				}
 				p := Draw(opts.Seed+int64(i), lock, opts.Knobs)
-				first, broke := do(i, p)
+				first, broke := do(i, seq, p)
 				if broke || !enumerates || schedulesOf(first) > smallSchedules {
 					continue
 				}
 				_, complete := enumerate(p, first, func(q Plan) ([]point, bool) {
-					if _, ok := reserve(false); !ok {
+					_, seq, ok := reserve(false)
+					if !ok {
 						return nil, false
 					}
-					met, broke := do(i, q)
+					met, broke := do(i, seq, q)
 					return met, !broke
 				})
 				mu.Lock()
@@ -138,7 +144,7 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 		first := slices.MinFunc(broken, func(a, b brokenRun) int {
 			return cmp.Or(a.i-b.i, a.plan.Sched.Index-b.plan.Sched.Index)
 		})
-		f.Broken, f.Plan = true, first.plan
+		f.Broken, f.Plan, f.First = true, first.plan, first.seq
 		if opts.Knobs.NoShrink {
 			f.Shrunk, f.Outcome = first.plan, first.out
 		} else {
@@ -152,6 +158,7 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 // brokenRun is a run whose history showed a violation.
 type brokenRun struct {
 	i    int
+	seq  int // the run's number, in the order the runs began
 	plan Plan
 	out  harness.Outcome
 }

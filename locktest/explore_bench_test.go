@@ -256,6 +256,7 @@ func BenchmarkExploreParts(b *testing.B) {
 				t0 := time.Now()
 				res, err := locktest.Explore(context.Background(), l.config(addr, redistest.Key(b)+":"+l.name),
 					locktest.ExploreOptions{Seed: 1, Runs: runs, Budget: budget})
+				fmt.Printf("%s: %s: %s in %v\n", part.knobs, l.name, res.Verdict, time.Since(t0).Round(100*time.Millisecond))
 				if err != nil || res.Verdict != locktest.Breaks {
 					continue
 				}
@@ -267,6 +268,7 @@ func BenchmarkExploreParts(b *testing.B) {
 				median(hits, func(n int) string { return strconv.Itoa(n) }),
 				median(times, func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }),
 				time.Since(start).Round(time.Second)))
+			fmt.Println(summary[len(summary)-1])
 		}
 	}
 	var rows []string

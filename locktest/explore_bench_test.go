@@ -222,10 +222,10 @@ var parts = []struct{ name, knobs string }{
 // BenchmarkExploreParts measures what each part of the explorer buys: on
 // the same locks that break (LOCKLAB_EXPLORE_ONLY narrows them), each way
 // of scheduling (PCT, a random walk, an exhaustive search of small plans)
-// and the swarm off, from seed 1, unshrunk: how many it found, the median
-// runs and time to the first find among those found, and the time all
-// took. LOCKLAB_EXPLORE_RUNS (300) and LOCKLAB_EXPLORE_BUDGET (1m) bound
-// each exploration:
+// and the swarm off, from seed 1 (LOCKLAB_EXPLORE_SEED), unshrunk: how
+// many it found, the median runs and time to the first find among those
+// found, and the time all took. LOCKLAB_EXPLORE_RUNS (300) and
+// LOCKLAB_EXPLORE_BUDGET (1m) bound each exploration:
 //
 //	go test -run '^$' -bench ExploreParts -benchtime 1x ./locktest
 func BenchmarkExploreParts(b *testing.B) {
@@ -235,6 +235,7 @@ func BenchmarkExploreParts(b *testing.B) {
 		budget = d
 	}
 	only := regexp.MustCompile(os.Getenv("LOCKLAB_EXPLORE_ONLY"))
+	seed := int64(envInt("LOCKLAB_EXPLORE_SEED", 1))
 	addr := redistest.Shared(b).Addr
 	var locks []explored
 	for _, l := range exploredLocks() {
@@ -255,7 +256,7 @@ func BenchmarkExploreParts(b *testing.B) {
 			for i, l := range locks {
 				t0 := time.Now()
 				res, err := locktest.Explore(context.Background(), l.config(addr, redistest.Key(b)+":"+l.name),
-					locktest.ExploreOptions{Seed: 1, Runs: runs, Budget: budget})
+					locktest.ExploreOptions{Seed: seed, Runs: runs, Budget: budget})
 				fmt.Printf("%s: %s: %s in %v\n", part.knobs, l.name, res.Verdict, time.Since(t0).Round(100*time.Millisecond))
 				if err != nil || res.Verdict != locktest.Breaks {
 					continue
@@ -283,7 +284,7 @@ func BenchmarkExploreParts(b *testing.B) {
 		}
 		rows = append(rows, row+" |")
 	}
-	table := fmt.Sprintf("On %d locks that break, from seed 1, at most %d runs or %v each, unshrunk:\n\n", len(locks), runs, budget) +
+	table := fmt.Sprintf("On %d locks that break, from seed %d, at most %d runs or %v each, unshrunk:\n\n", len(locks), seed, runs, budget) +
 		"| schedules | found | median runs to the first find | median time to it | time, all locks |\n|---|---|---|---|---|\n" +
 		strings.Join(summary, "\n") + "\n\nThe runs each took to find each lock (columns in the order above):\n\n" +
 		"| lock | default | PCT | walk | exhaustive | swarm off |\n|---|---|---|---|---|---|\n" + strings.Join(rows, "\n") + "\n"

@@ -24,8 +24,9 @@ const startWait = 20 * quantum
 
 // scheduler lets one command of the clients go at a time, in the order of
 // its schedule: the waiting client of highest priority (PCT), one at
-// random (a walk), or the one its choices name (an exhaustive search). Real time goes on meanwhile: a client at work or
-// asleep is not waited for longer than a quantum.
+// random (a walk), or the one its choices name (an exhaustive search).
+// Real time goes on meanwhile: a client at work or asleep is not waited
+// for longer than a quantum.
 type scheduler struct {
 	sched Schedule
 	walk  *rand.Rand

@@ -211,12 +211,12 @@ func envInt(name string, def int) int {
 
 // parts are the ways BenchmarkExploreParts draws schedules and swarms,
 // each as LOCKLAB_EXPLORE knobs.
-var parts = []struct{ name, knobs string }{
-	{"default: PCT or a walk, then a small plan's other schedules", ""},
-	{"PCT alone", "sched=pct"},
-	{"random walk alone", "sched=walk"},
-	{"exhaustive where small, else the first waiting", "sched=exhaustive"},
-	{"default, swarm off", "swarm=off"},
+var parts = []struct{ name, short, knobs string }{
+	{"default: PCT or a walk, then a small plan's other schedules (a run in four at most)", "default", ""},
+	{"PCT alone", "PCT", "sched=pct"},
+	{"random walk alone", "walk", "sched=walk"},
+	{"exhaustive where small, else the first waiting", "exhaustive", "sched=exhaustive"},
+	{"default, swarm off", "swarm off", "swarm=off"},
 }
 
 // BenchmarkExploreParts measures what each part of the explorer buys: on
@@ -225,7 +225,8 @@ var parts = []struct{ name, knobs string }{
 // and the swarm off, from seed 1 (LOCKLAB_EXPLORE_SEED), unshrunk: how
 // many it found, the median runs and time to the first find among those
 // found, and the time all took. LOCKLAB_EXPLORE_RUNS (300) and
-// LOCKLAB_EXPLORE_BUDGET (1m) bound each exploration:
+// LOCKLAB_EXPLORE_BUDGET (1m) bound each exploration; LOCKLAB_EXPLORE_PARTS
+// (a regexp on their names) selects the parts:
 //
 //	go test -run '^$' -bench ExploreParts -benchtime 1x ./locktest
 func BenchmarkExploreParts(b *testing.B) {
@@ -243,11 +244,21 @@ func BenchmarkExploreParts(b *testing.B) {
 			locks = append(locks, l)
 		}
 	}
+	which := regexp.MustCompile(os.Getenv("LOCKLAB_EXPLORE_PARTS"))
+	var chosen []int
+	header := "| lock |"
+	for p, part := range parts {
+		if which.MatchString(part.name) {
+			chosen = append(chosen, p)
+			header += " " + part.short + " |"
+		}
+	}
 	// found[p][i]: the runs part p took to find lock i; 0: missed.
 	found := make([][]int, len(parts))
 	var summary []string
 	for range b.N {
-		for p, part := range parts {
+		for _, p := range chosen {
+			part := parts[p]
 			b.Setenv("LOCKLAB_EXPLORE", strings.TrimPrefix(part.knobs+",shrink=off", ","))
 			found[p] = make([]int, len(locks))
 			var hits []int
@@ -275,7 +286,7 @@ func BenchmarkExploreParts(b *testing.B) {
 	var rows []string
 	for i, l := range locks {
 		row := "| " + l.name
-		for p := range parts {
+		for _, p := range chosen {
 			if found[p][i] > 0 {
 				row += fmt.Sprintf(" | %d", found[p][i])
 			} else {
@@ -287,7 +298,7 @@ func BenchmarkExploreParts(b *testing.B) {
 	table := fmt.Sprintf("On %d locks that break, from seed %d, at most %d runs or %v each, unshrunk:\n\n", len(locks), seed, runs, budget) +
 		"| schedules | found | median runs to the first find | median time to it | time, all locks |\n|---|---|---|---|---|\n" +
 		strings.Join(summary, "\n") + "\n\nThe runs each took to find each lock (columns in the order above):\n\n" +
-		"| lock | default | PCT | walk | exhaustive | swarm off |\n|---|---|---|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
+		header + "\n|---|" + strings.Repeat("---|", len(chosen)) + "\n" + strings.Join(rows, "\n") + "\n"
 	fmt.Println(table)
 	if *explorerDocs != "" {
 		for _, page := range []string{"explorer.md", "zh/explorer.md"} {

@@ -55,20 +55,23 @@ type Found struct {
 // among those that broke), opts.Runs or opts.Budget is reached, or ctx
 // ends. A small plan's other schedules are runs of their own, made one
 // after the other by the worker that drew it (exhaust.go), unless
-// opts.Knobs ask for PCT or walks alone.
+// opts.Knobs ask for PCT or walks alone; by default such searches take
+// at most one run in searchShare.
 func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.Outcome) Found {
 	start := time.Now()
 	workers := max(opts.Workers, 1)
 	var (
-		mu      sync.Mutex
-		f       Found
-		started int // runs begun
-		next    int // the next plan
-		broken  []brokenRun
+		mu       sync.Mutex
+		f        Found
+		started  int // runs begun
+		searched int // of them, runs of a search
+		next     int // the next plan
+		broken   []brokenRun
 	)
-	// reserve takes a run, of a new plan or of the plan the worker has,
-	// and gives the plan's index and the run's number, in the order the
-	// runs begin (from 1); false once the exploration is over.
+	// reserve takes a run, of a new plan or of the search of the plan
+	// the worker has, and gives the plan's index and the run's number, in
+	// the order the runs begin (from 1); false once the exploration is
+	// over, or, for a search, once searches have had their share.
 	reserve := func(plan bool) (int, int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -76,9 +79,14 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 			(opts.Budget > 0 && time.Since(start) >= opts.Budget) {
 			return 0, 0, false
 		}
+		if !plan && opts.Knobs.Sched == "" && searched*searchShare >= started {
+			return 0, 0, false
+		}
 		started++
 		if plan {
 			next++
+		} else {
+			searched++
 		}
 		return next - 1, started, true
 	}

@@ -159,7 +159,8 @@ type Knobs struct {
 	// Sched: "pct" or "walk": every run's schedule, drawn, and no
 	// enumeration; "exhaustive": every plan's schedules depth first,
 	// where the plan is small (exhaust.go); "": PCT or a walk, drawn,
-	// then the rest of a small plan's schedules.
+	// then the rest of a small plan's schedules, while searches have
+	// taken fewer than one run in searchShare.
 	Sched   string
 	NoSwarm bool // every kind of operation and fault on in every run
 	// NoShrink: report the first run that broke as it was drawn, without

@@ -23,7 +23,7 @@ import (
 
 var (
 	explorerTable = flag.String("explorer-table", "", "with BenchmarkExplorer, write its table, as Markdown, to this `file` too")
-	explorerDocs  = flag.String("explorer-docs", "", "with BenchmarkExplorer, write its table into the explorer:table blocks of explorer.md and zh/explorer.md under this `dir` (../docs from the package)")
+	explorerDocs  = flag.String("explorer-docs", "", "with BenchmarkExplorer (BenchmarkExploreParts), write its table into the explorer:table (explorer:parts) blocks of explorer.md and zh/explorer.md under this `dir` (../docs from the package)")
 )
 
 // explored is one lock the explorer's benchmark runs: what it must find.
@@ -207,4 +207,113 @@ func envInt(name string, def int) int {
 		return n
 	}
 	return def
+}
+
+// parts are the ways BenchmarkExploreParts draws schedules and swarms,
+// each as LOCKLAB_EXPLORE knobs.
+var parts = []struct{ name, short, knobs string }{
+	{"default: PCT or a walk, then a small plan's other schedules (a run in four at most)", "default", ""},
+	{"PCT alone", "PCT", "sched=pct"},
+	{"random walk alone", "walk", "sched=walk"},
+	{"exhaustive where small, else the first waiting", "exhaustive", "sched=exhaustive"},
+	{"default, swarm off", "swarm off", "swarm=off"},
+}
+
+// BenchmarkExploreParts measures what each part of the explorer buys: on
+// the same locks that break (LOCKLAB_EXPLORE_ONLY narrows them), each way
+// of scheduling (PCT, a random walk, an exhaustive search of small plans)
+// and the swarm off, from seed 1 (LOCKLAB_EXPLORE_SEED), unshrunk: how
+// many it found, the median runs and time to the first find among those
+// found, and the time all took. LOCKLAB_EXPLORE_RUNS (300) and
+// LOCKLAB_EXPLORE_BUDGET (1m) bound each exploration; LOCKLAB_EXPLORE_PARTS
+// (a regexp on their names) selects the parts:
+//
+//	go test -run '^$' -bench ExploreParts -benchtime 1x ./locktest
+func BenchmarkExploreParts(b *testing.B) {
+	runs := envInt("LOCKLAB_EXPLORE_RUNS", 300)
+	budget := time.Minute
+	if d, err := time.ParseDuration(os.Getenv("LOCKLAB_EXPLORE_BUDGET")); err == nil {
+		budget = d
+	}
+	only := regexp.MustCompile(os.Getenv("LOCKLAB_EXPLORE_ONLY"))
+	seed := int64(envInt("LOCKLAB_EXPLORE_SEED", 1))
+	addr := redistest.Shared(b).Addr
+	var locks []explored
+	for _, l := range exploredLocks() {
+		if l.breaks && only.MatchString(l.group+"/"+l.name) {
+			locks = append(locks, l)
+		}
+	}
+	which := regexp.MustCompile(os.Getenv("LOCKLAB_EXPLORE_PARTS"))
+	var chosen []int
+	header := "| lock |"
+	for p, part := range parts {
+		if which.MatchString(part.name) {
+			chosen = append(chosen, p)
+			header += " " + part.short + " |"
+		}
+	}
+	// found[p][i]: the runs part p took to find lock i; 0: missed.
+	found := make([][]int, len(parts))
+	var summary []string
+	for range b.N {
+		for _, p := range chosen {
+			part := parts[p]
+			b.Setenv("LOCKLAB_EXPLORE", strings.TrimPrefix(part.knobs+",shrink=off", ","))
+			found[p] = make([]int, len(locks))
+			var hits []int
+			var times []time.Duration
+			start := time.Now()
+			for i, l := range locks {
+				t0 := time.Now()
+				res, err := locktest.Explore(context.Background(), l.config(addr, redistest.Key(b)+":"+l.name),
+					locktest.ExploreOptions{Seed: seed, Runs: runs, Budget: budget})
+				fmt.Printf("%s: %s: %s in %v\n", part.knobs, l.name, res.Verdict, time.Since(t0).Round(100*time.Millisecond))
+				if err != nil || res.Verdict != locktest.Breaks {
+					continue
+				}
+				found[p][i] = countArgs(res.Message)[1]
+				hits = append(hits, found[p][i])
+				times = append(times, time.Since(t0))
+			}
+			summary = append(summary, fmt.Sprintf("| %s | %d of %d | %s | %s | %v |", part.name, len(hits), len(locks),
+				median(hits, func(n int) string { return strconv.Itoa(n) }),
+				median(times, func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }),
+				time.Since(start).Round(time.Second)))
+			fmt.Println(summary[len(summary)-1])
+		}
+	}
+	var rows []string
+	for i, l := range locks {
+		row := "| " + l.name
+		for _, p := range chosen {
+			if found[p][i] > 0 {
+				row += fmt.Sprintf(" | %d", found[p][i])
+			} else {
+				row += " | missed"
+			}
+		}
+		rows = append(rows, row+" |")
+	}
+	table := fmt.Sprintf("On %d locks that break, from seed %d, at most %d runs or %v each, unshrunk:\n\n", len(locks), seed, runs, budget) +
+		"| schedules | found | median runs to the first find | median time to it | time, all locks |\n|---|---|---|---|---|\n" +
+		strings.Join(summary, "\n") + "\n\nThe runs each took to find each lock (columns in the order above):\n\n" +
+		header + "\n|---|" + strings.Repeat("---|", len(chosen)) + "\n" + strings.Join(rows, "\n") + "\n"
+	fmt.Println(table)
+	if *explorerDocs != "" {
+		for _, page := range []string{"explorer.md", "zh/explorer.md"} {
+			if err := writeBlock(filepath.Join(*explorerDocs, page), "explorer:parts", table); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// median writes the median of xs, or a dash when there is none.
+func median[T int | time.Duration](xs []T, write func(T) string) string {
+	if len(xs) == 0 {
+		return "—"
+	}
+	s := slices.Sorted(slices.Values(xs))
+	return write(s[len(s)/2])
 }

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -40,54 +41,107 @@ type Found struct {
 	Reproduced int             // how many of the replays of Shrunk broke again
 	Replays    int
 	LastErr    error // the last run without a verdict, if any
+	// Enumerated: the small plans whose other schedules were run, depth
+	// first; Complete: those of them whose every schedule was.
+	Enumerated, Complete int
+	// First: the number of the run whose plan is Plan, in the order the
+	// runs began (from 1): the runs it took to find the violation, however
+	// many ran at once.
+	First int
 }
 
 // Loop runs the plans drawn from opts.Seed on, Workers at a time, each
 // through run, until one breaks (then shrinks the one of lowest seed
 // among those that broke), opts.Runs or opts.Budget is reached, or ctx
-// ends.
+// ends. A small plan's other schedules are runs of their own, made one
+// after the other by the worker that drew it (exhaust.go), unless
+// opts.Knobs ask for PCT or walks alone; by default such searches take
+// at most one run in searchShare.
 func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.Outcome) Found {
 	start := time.Now()
 	workers := max(opts.Workers, 1)
 	var (
-		mu     sync.Mutex
-		f      Found
-		next   int
-		broken []brokenRun
+		mu       sync.Mutex
+		f        Found
+		started  int // runs begun
+		searched int // of them, runs of a search
+		next     int // the next plan
+		broken   []brokenRun
 	)
-	take := func() (int, bool) {
+	// reserve takes a run, of a new plan or of the search of the plan
+	// the worker has, and gives the plan's index and the run's number, in
+	// the order the runs begin (from 1); false once the exploration is
+	// over, or, for a search, once searches have had their share.
+	reserve := func(plan bool) (int, int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if len(broken) > 0 || ctx.Err() != nil || (opts.Runs > 0 && next >= opts.Runs) ||
+		if len(broken) > 0 || ctx.Err() != nil || (opts.Runs > 0 && started >= opts.Runs) ||
 			(opts.Budget > 0 && time.Since(start) >= opts.Budget) {
-			return 0, false
+			return 0, 0, false
 		}
-		next++
-		return next - 1, true
+		if !plan && opts.Knobs.Sched == "" && searched*searchShare >= started {
+			return 0, 0, false
+		}
+		started++
+		if plan {
+			next++
+		} else {
+			searched++
+		}
+		return next - 1, started, true
 	}
+	// do runs p, the i-th plan, as run number seq, and gives the choice
+	// points it met and whether it broke.
+	do := func(i, seq int, p Plan) ([]point, bool) {
+		t := &trail{}
+		p.Sched.trail = t
+		out := run(p)
+		p.Sched.trail = nil
+		mu.Lock()
+		defer mu.Unlock()
+		f.Runs++
+		broke := false
+		switch {
+		case out.Err != nil:
+			f.Errors++
+			f.LastErr = out.Err
+		case out.Verdict == judge.Breaks:
+			f.Violations++
+			broke = true
+			broken = append(broken, brokenRun{i, seq, p, out})
+		}
+		f.Elapsed = time.Since(start)
+		if opts.Progress != nil {
+			opts.Progress(f.Progress)
+		}
+		return t.get(), broke
+	}
+	enumerates := opts.Knobs.Sched == "" || opts.Knobs.Sched == "exhaustive"
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for {
-				i, ok := take()
+				i, seq, ok := reserve(true)
 				if !ok {
 					return
 				}
 				p := Draw(opts.Seed+int64(i), lock, opts.Knobs)
-				out := run(p)
-				mu.Lock()
-				f.Runs++
-				switch {
-				case out.Err != nil:
-					f.Errors++
-					f.LastErr = out.Err
-				case out.Verdict == judge.Breaks:
-					f.Violations++
-					broken = append(broken, brokenRun{i, p, out})
+				first, broke := do(i, seq, p)
+				if broke || !enumerates || schedulesOf(first) > smallSchedules {
+					continue
 				}
-				f.Elapsed = time.Since(start)
-				if opts.Progress != nil {
-					opts.Progress(f.Progress)
+				_, complete := enumerate(p, first, func(q Plan) ([]point, bool) {
+					_, seq, ok := reserve(false)
+					if !ok {
+						return nil, false
+					}
+					met, broke := do(i, seq, q)
+					return met, !broke
+				})
+				mu.Lock()
+				f.Enumerated++
+				if complete {
+					f.Complete++
 				}
 				mu.Unlock()
 			}
@@ -95,8 +149,10 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 	}
 	wg.Wait()
 	if len(broken) > 0 {
-		first := slices.MinFunc(broken, func(a, b brokenRun) int { return a.i - b.i })
-		f.Broken, f.Plan = true, first.plan
+		first := slices.MinFunc(broken, func(a, b brokenRun) int {
+			return cmp.Or(a.i-b.i, a.plan.Sched.Index-b.plan.Sched.Index)
+		})
+		f.Broken, f.Plan, f.First = true, first.plan, first.seq
 		if opts.Knobs.NoShrink {
 			f.Shrunk, f.Outcome = first.plan, first.out
 		} else {
@@ -110,6 +166,7 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 // brokenRun is a run whose history showed a violation.
 type brokenRun struct {
 	i    int
+	seq  int // the run's number, in the order the runs began
 	plan Plan
 	out  harness.Outcome
 }

@@ -116,8 +116,9 @@ type SchedKind int
 
 // The schedules.
 const (
-	PCT  SchedKind = iota // priorities, lowered at a few change points (Burckhardt et al. 2010)
-	Walk                  // a random walk: any waiting client, at random
+	PCT        SchedKind = iota // priorities, lowered at a few change points (Burckhardt et al. 2010)
+	Walk                        // a random walk: any waiting client, at random
+	Exhaustive                  // one schedule of a depth-first search over a small plan's choice points (exhaust.go)
 )
 
 // Schedule orders the clients' commands: one command goes at a time.
@@ -126,6 +127,14 @@ type Schedule struct {
 	Priorities []int // PCT: each client's, highest first to go
 	Changes    []int // PCT: the steps at which the client going drops to the lowest
 	Seed       int64 // Walk: its stream
+	// Exhaustive: at its i-th choice point (a step at which two or more
+	// clients wait), the waiting client of rank Choices[i] goes, in the
+	// plan's order of clients; past them, the first waiting.
+	Choices []int
+	// Exhaustive: this schedule is the Index-th run of its plan's
+	// enumeration (the plan's first run is 1), which -seed runs again.
+	Index int
+	trail *trail // where the scheduler writes the choice points it met; nil: nowhere
 }
 
 // Swarm says which kinds of operation and fault a run may draw: each run
@@ -148,11 +157,18 @@ func stream(seed int64, n uint64) *rand.Rand {
 
 // Knobs turn parts of the drawing off, to measure what each buys.
 type Knobs struct {
-	Sched   string // "pct" or "walk": every run's schedule; "": either, drawn
-	NoSwarm bool   // every kind of operation and fault on in every run
+	// Sched: "pct" or "walk": every run's schedule, drawn, and no
+	// enumeration; "exhaustive": every plan's schedules depth first,
+	// where the plan is small (exhaust.go); "": PCT or a walk, drawn,
+	// then the rest of a small plan's schedules, while searches have
+	// taken fewer than one run in searchShare.
+	Sched   string
+	NoSwarm bool // every kind of operation and fault on in every run
 	// NoShrink: report the first run that broke as it was drawn, without
 	// shrinking or replaying it.
 	NoShrink bool
+	// Workers: runs at once; 0: the explorer's default.
+	Workers int
 }
 
 // Draw draws the plan of seed for lock.
@@ -341,6 +357,8 @@ func drawSchedule(r *rand.Rand, p Plan, kind string) Schedule {
 		walk = true
 	case "pct":
 		walk = false
+	case "exhaustive":
+		return Schedule{Kind: Exhaustive, Index: 1}
 	}
 	if walk {
 		return Schedule{Kind: Walk, Seed: r.Int64()}
@@ -399,6 +417,8 @@ func (p Plan) String() string {
 		fmt.Fprintf(&b, "  schedule: PCT, priorities %v, change points %v", p.Sched.Priorities, p.Sched.Changes)
 	case Walk:
 		fmt.Fprintf(&b, "  schedule: random walk %d", p.Sched.Seed)
+	case Exhaustive:
+		fmt.Fprintf(&b, "  schedule: exhaustive, run %d of the plan's, choices %v, then the first waiting", p.Sched.Index, p.Sched.Choices)
 	}
 	return b.String()
 }

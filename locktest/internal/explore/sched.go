@@ -16,10 +16,17 @@ import (
 // does not hold the others up.
 const quantum = 3 * time.Millisecond
 
+// startWait bounds how long the first command waits for every client to
+// reach its gate: a client sets up its connection first, which a loaded
+// machine can make slow, and a client paused before its first command
+// does not come sooner.
+const startWait = 20 * quantum
+
 // scheduler lets one command of the clients go at a time, in the order of
-// its schedule: the waiting client of highest priority (PCT), or one at
-// random (a walk). Real time goes on meanwhile: a client at work or
-// asleep is not waited for longer than a quantum.
+// its schedule: the waiting client of highest priority (PCT), one at
+// random (a walk), or the one its choices name (an exhaustive search).
+// Real time goes on meanwhile: a client at work or asleep is not waited
+// for longer than a quantum.
 type scheduler struct {
 	sched Schedule
 	walk  *rand.Rand
@@ -31,6 +38,8 @@ type scheduler struct {
 	since    time.Time       // when it went
 	steps    int
 	lowest   int
+	points   []point   // the choice points met, in order
+	start    time.Time // when the run began
 	wake     chan struct{}
 	stopped  bool
 	done     chan struct{}
@@ -41,7 +50,7 @@ type scheduler struct {
 func gateClients(s Schedule, clients []*harness.Client) *scheduler {
 	n := len(clients)
 	sc := &scheduler{sched: s, waiting: make([]chan struct{}, n), inflight: -1,
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), done: make(chan struct{}), start: time.Now()}
 	sc.prio = make([]int, n)
 	for i := range n {
 		if i < len(s.Priorities) {
@@ -107,7 +116,7 @@ func (sc *scheduler) loop() {
 		if sc.inflight >= 0 && time.Since(sc.since) >= quantum {
 			sc.inflight = -1
 		}
-		if sc.inflight < 0 {
+		if sc.inflight < 0 && sc.started() {
 			if i := sc.pick(); i >= 0 {
 				close(sc.waiting[i])
 				sc.waiting[i] = nil
@@ -123,7 +132,24 @@ func (sc *scheduler) loop() {
 	}
 }
 
-// pick chooses among the waiting clients; -1 when none waits.
+// started says whether the first command may go: once every client
+// waits at its gate, or startWait after the run began. The first step is
+// then a choice among them all, as every later one is among those that
+// wait, instead of going to whichever client reached its gate first.
+func (sc *scheduler) started() bool {
+	if sc.steps > 0 || time.Since(sc.start) >= startWait {
+		return true
+	}
+	for _, w := range sc.waiting {
+		if w == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// pick chooses among the waiting clients; -1 when none waits. A choice
+// among two or more is a choice point of the run, which it records.
 func (sc *scheduler) pick() int {
 	var ready []int
 	for i, w := range sc.waiting {
@@ -131,19 +157,28 @@ func (sc *scheduler) pick() int {
 			ready = append(ready, i)
 		}
 	}
-	switch {
-	case len(ready) == 0:
+	if len(ready) == 0 {
 		return -1
-	case sc.sched.Kind == Walk:
-		return ready[sc.walk.IntN(len(ready))]
 	}
-	best := ready[0]
-	for _, i := range ready[1:] {
-		if sc.prio[i] > sc.prio[best] {
-			best = i
+	rank := 0
+	switch sc.sched.Kind {
+	case Walk:
+		rank = sc.walk.IntN(len(ready))
+	case Exhaustive:
+		if k := len(sc.points); k < len(sc.sched.Choices) {
+			rank = min(sc.sched.Choices[k], len(ready)-1)
+		}
+	default:
+		for j, i := range ready {
+			if sc.prio[i] > sc.prio[ready[rank]] {
+				rank = j
+			}
 		}
 	}
-	return best
+	if len(ready) > 1 {
+		sc.points = append(sc.points, point{rank: rank, of: len(ready)})
+	}
+	return ready[rank]
 }
 
 // stop lets every command go from now on.
@@ -154,6 +189,9 @@ func (sc *scheduler) stop() {
 		return
 	}
 	sc.stopped = true
+	if sc.sched.trail != nil {
+		sc.sched.trail.set(sc.points)
+	}
 	for i, w := range sc.waiting {
 		if w != nil {
 			close(w)

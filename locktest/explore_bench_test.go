@@ -120,6 +120,7 @@ func BenchmarkExplorer(b *testing.B) {
 			start := time.Now()
 			res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: 1, Runs: runs, Budget: budget})
 			took := time.Since(start).Round(100 * time.Millisecond)
+			fmt.Fprintf(os.Stderr, "explored %s/%s in %v: %s: %s\n", l.group, l.name, took, res.Verdict, res.Reason())
 			if err != nil {
 				rows = append(rows, fmt.Sprintf("| %s | %s | %s | error: %v | | | |", l.group, l.name, l.kind, err))
 				continue

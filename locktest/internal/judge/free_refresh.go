@@ -24,14 +24,18 @@ import (
 // refresh's call. capacity is a semaphore's number of permits.
 func lateRefresh(tl []history.Event, capacity int) (finding, bool) {
 	hs := holds(tl)
+	// A hold's index by its event's: a grant's, or a refresh's that
+	// revived a lapsed hold (holds numbers both, in the history's order).
+	byEvent := map[int]int{}
+	for j, h := range hs {
+		byEvent[h.event] = j
+	}
 	o := newOpens()
-	n := 0
 	for k, e := range tl {
 		i, held := o.of(e)
 		switch {
 		case e.Kind == history.EvAcquired && e.Err == "":
-			o.add(e, n)
-			n++
+			o.add(e, byEvent[k])
 		case e.Kind == history.EvReleased && held:
 			o.close(e, i, false)
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && i < len(hs) && e.TTL > 0 && e.At < e.Call+e.TTL-serverTick:
@@ -52,6 +56,9 @@ func lateRefresh(tl []history.Event, capacity int) (finding, bool) {
 				}
 				return finding{history.OneHolder, k, mRefreshWhileHeld.New(b.client, names)}, true
 			}
+		}
+		if j, ok := byEvent[k]; ok && e.Kind == history.EvRefreshed && held {
+			o.move(e.Client, i, j)
 		}
 	}
 	return finding{}, false

@@ -261,12 +261,13 @@ func TestFreeRecorded(t *testing.T) {
 	assert.False(t, found, "an overrun is no finding about a lock that promises no fence: %s", d.Reason)
 }
 
-// TestFreeRevivedNumbering: a correct lock's explored history in which a
+// TestFreeRevivedNumbering: a correct lock's explored history (under
+// testdata/holds, which TestRecorded leaves alone: it holds) in which a
 // refresh revived a lapsed hold, and later holds came: Free finds
 // nothing. (Free's rule on refreshes once read the holds by their
 // grants' count, which a revived hold shifts, and blamed the wrong ones.)
 func TestFreeRevivedNumbering(t *testing.T) {
-	tl := readRecorded(t, "luatoken.explore-revived.json").Timeline
+	tl := readRecorded(t, "holds/luatoken.explore-revived.json").Timeline
 	d, found := judge.Free(tl, judge.Options{Slack: time.Hour})
 	assert.False(t, found, "%s", d.Reason)
 }

@@ -98,6 +98,9 @@ func Explore(ctx context.Context, cfg Config, opts ExploreOptions) (Result, erro
 		res.Property, res.Elapsed, res.Granularity = Explored, time.Since(start), cfg.Timing.Resolved().Granularity
 		c, ops, faults := f.Shrunk.Size()
 		res.Message = mExploreBreaks.New(f.Outcome.Message, f.Plan.Seed, f.First, c, ops, faults, f.Reproduced, f.Replays)
+		if f.Replays == 0 {
+			res.Message = mExploreUnshrunk.New(f.Outcome.Message, f.Plan.Seed, f.First, c, ops, faults)
+		}
 		res.Notes = append(res.Notes, mExplorePlan.New(f.Shrunk.String()))
 	case f.Runs == 0 && ctx.Err() != nil:
 		return fail(fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx)))
@@ -173,6 +176,8 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 var (
 	mExploreBreaks = msg.Define("explore.breaks", msg.K(msg.Sub, msg.Count, msg.Count, msg.Count, msg.Count, msg.Count, msg.Count, msg.Count),
 		"{0} (seed {1}, found in {2} {2|run|runs}; shrunk to {3} {3|client|clients}, {4} {4|operation|operations}, {5} {5|fault|faults}; reproduced {6} of {7})")
+	mExploreUnshrunk = msg.Define("explore.breaks-unshrunk", msg.K(msg.Sub, msg.Count, msg.Count, msg.Count, msg.Count, msg.Count),
+		"{0} (seed {1}, found in {2} {2|run|runs}; not shrunk: {3} {3|client|clients}, {4} {4|operation|operations}, {5} {5|fault|faults})")
 	mExploreHolds = msg.Define("explore.holds", msg.K(msg.Count, msg.Count, msg.Count),
 		"{0} {0|run|runs} from seed {1}, no violation ({2} without a verdict)")
 	mExplorePlan = msg.Define("explore.shrunk-plan", msg.K(msg.Text), "the shrunk plan: {0}")

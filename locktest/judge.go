@@ -19,7 +19,7 @@ func Judge(r Result) (Result, error) {
 		return r, err
 	}
 	m := d.Reason
-	if w := r.Message; r.Property == Explored && w.ID == "explore.breaks" && len(w.Args) > 0 && d.Verdict == judge.Breaks {
+	if w := r.Message; r.Property == Explored && (w.ID == mExploreBreaks.ID || w.ID == mExploreUnshrunk.ID) && len(w.Args) > 0 && d.Verdict == judge.Breaks {
 		// An exploration's reason wraps the judge's with its seed and
 		// counts: wrap the judge's again.
 		reason := d.Reason

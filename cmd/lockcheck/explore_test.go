@@ -18,6 +18,7 @@ func TestExplore(t *testing.T) {
 	code, out, errOut := run(t, "-explore", "-strategy", "setnxdel", "-seed", "1", "-runs", "60", "-format", "json")
 	require.Equal(t, exitMismatch, code, errOut)
 	assert.Regexp(t, `"verdict": "breaks"`, out)
+	assert.Contains(t, out, "not shrunk: ", "shrink=off says so, rather than reproduced 0 of 0")
 	seed := regexp.MustCompile(`seed (\d+): \d+ clients?`).FindStringSubmatch(out)
 	require.NotNil(t, seed, "the plan is printed: %s", out)
 	saved := filepath.Join(t.TempDir(), "explored.json")

@@ -272,6 +272,22 @@ func TestFreeRevivedNumbering(t *testing.T) {
 	assert.False(t, found, "%s", d.Reason)
 }
 
+// TestFreeLateRefusal: redsync's explored history, in which E's second
+// try wrote K but its reply was held back past its deadline, and redsync
+// said "not acquired": F, refused while E's key stood, proves nothing.
+// Without the note that the reply was held back, the refusal is taken at
+// its word, and F's refusals break unfreed.
+func TestFreeLateRefusal(t *testing.T) {
+	tl := readRecorded(t, "holds/redsync.explore-late-refusal.json").Timeline
+	opts := judge.Options{Slack: 60 * time.Millisecond, Attempts: 3}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	tl = slices.DeleteFunc(tl, func(e history.Event) bool { return e.Msg != nil && e.Msg.ID == "fault.late" })
+	d, found = judge.Free(tl, opts)
+	require.True(t, found)
+	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
+}
+
 var (
 	keyK     = history.Arg{Kind: history.ArgKey, Text: "K"}
 	keyQueue = history.Arg{Kind: history.ArgLockKey, Text: "K:queue"}

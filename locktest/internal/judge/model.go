@@ -184,6 +184,7 @@ func lives(tl []history.Event) []live {
 		began[a.event] = a.start
 	}
 	acted := firstCommands(tl)
+	heldBack := timesOf(tl, func(e history.Event) bool { return e.Msg != nil && e.Msg.ID == lateReply })
 	until := func(at, ttl time.Duration) time.Duration {
 		if ttl <= 0 {
 			return forever
@@ -197,6 +198,13 @@ func lives(tl []history.Event) []live {
 			permits := max(e.Permits, 1)
 			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(ranBy(e, k), e.TTL), expired: true, unknown: e.Err != "", ttl: e.TTL})
 			o.add(e, len(out)-1)
+		case e.Kind == history.EvNotAcquired && e.TTL > 0 && heldBack(e.Client, began[k], e.At):
+			// A refusal that returned while the reply of one of its
+			// commands was held back (its deadline passed first): the
+			// lock could not know what that command did, whatever it
+			// said, and the key it may have written stands until its
+			// TTL. Its outcome is unknown.
+			out = append(out, live{client: e.Client, mode: e.Mode, permits: max(e.Permits, 1), from: began[k], to: until(e.At, e.TTL), expired: true, unknown: true, ttl: e.TTL})
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0 && out[i].to < acted[k]:
 			h := out[i]
 			out = append(out, live{client: h.client, mode: h.mode, permits: h.permits, from: acted[k], to: until(e.At, e.TTL), expired: true, ttl: e.TTL})
@@ -273,6 +281,11 @@ func inflight(tl []history.Event) map[int]call {
 	}
 	return out
 }
+
+// lateReply is the identifier of the note the suite writes where it
+// held a command's reply back past its caller's deadline (a late reply,
+// package sim).
+const lateReply = "fault.late"
 
 // firstCommands gives, for each lock call's return in tl (by its index),
 // when the call could first act on the lock: its client's first command

@@ -163,6 +163,9 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 	return f
 }
 
+// ShrinkFor bounds the shrinking of a violation.
+const ShrinkFor = 2 * time.Minute
+
 // brokenRun is a run whose history showed a violation.
 type brokenRun struct {
 	i    int
@@ -177,8 +180,14 @@ func (f *Found) shrink(ctx context.Context, opts Options, out harness.Outcome, r
 		return o.Err == nil && o.Verdict == judge.Breaks && o.Message.ID == out.Message.ID
 	}
 	var mu sync.Mutex
+	// Shrinking stops taking new steps after ShrinkFor, with the
+	// smallest plan found so far: a plan whose runs are slow (a lock
+	// that renews what it was told to give up) would keep it going long
+	// past the exploration's own bounds.
+	sctx, cancel := context.WithTimeout(ctx, ShrinkFor)
+	defer cancel()
 	shrunk, kept, runs := Shrink(f.Plan, func(p Plan) (harness.Outcome, bool) {
-		if ctx.Err() != nil {
+		if sctx.Err() != nil {
 			return harness.Outcome{}, false
 		}
 		o := run(p)

@@ -36,7 +36,7 @@ func TestKinds(t *testing.T) {
 		// unlock under the holder's own write lock sets K's expiry to its
 		// other read's lease, cutting the write lock's.
 		{"hashrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return hashrwlock.New(c.Pool) },
-			[]locktest.Property{locktest.ReaderLeaseIndependence, locktest.ReaderOverrun, locktest.ReaderReentrant}, []locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease}},
+			[]locktest.Property{locktest.ReaderLeaseIndependence, locktest.ReaderOverrun, locktest.ReaderReentrant}, []locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease, locktest.ReaderRenewAfterRelease}},
 		// The readers' count outlives K: once a crashed reader's K has
 		// expired, its count lets the next reader hold without K, and a
 		// writer takes K beside it. All readers share K's one lease, set by
@@ -51,7 +51,7 @@ func TestKinds(t *testing.T) {
 		// reply is lost leaves its count behind, as a crash does.
 		{"refcountrwlock", strategy.ReadWrite, func(c locktest.Client) (strategy.Strategy, error) { return refcountrwlock.New(c.Pool) },
 			[]locktest.Property{locktest.ReaderCrashRecovery, locktest.ReaderLeaseIndependence, locktest.ReaderSafeRelease, locktest.ReaderDoubleRelease, locktest.ReaderFaults, locktest.ReaderOverrun},
-			[]locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease, locktest.ReaderReentrant}},
+			[]locktest.Property{locktest.ReaderCrashMidAcquire, locktest.ReaderCrashMidRelease, locktest.ReaderReentrant, locktest.ReaderRenewAfterRelease}},
 		// A waiter's acquire drops only the members older than its own
 		// TTL, by its own clock: a crashed holder's permit outlives the TTL
 		// it was taken with, and a client whose clock runs ahead drops the
@@ -60,11 +60,13 @@ func TestKinds(t *testing.T) {
 		// member with K. Its release is a ZREM of its own members, and its
 		// acquire of n one script: both exact. A permit whose reply is
 		// lost, or whose holder stalls past its TTL, outlives it as a
-		// crashed holder's does.
+		// crashed holder's does. A waiter with a shorter TTL than the
+		// holders' drops their members as older than its own TTL
+		// (permit-lease-kept).
 		{"zsetsemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) {
 			return zsetsemaphore.New(c.Pool, 2, zsetsemaphore.WithClock(c.Clock))
-		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitLeaseIndependence, locktest.PermitSafeRefresh, locktest.PermitFaults, locktest.PermitSkew},
-			[]locktest.Property{locktest.PermitCrashMidAcquire, locktest.PermitCrashMidRelease}},
+		}, []locktest.Property{locktest.PermitCrashRecovery, locktest.PermitLeaseIndependence, locktest.PermitLeaseKept, locktest.PermitSafeRefresh, locktest.PermitFaults, locktest.PermitSkew},
+			[]locktest.Property{locktest.PermitCrashMidAcquire, locktest.PermitCrashMidRelease, locktest.PermitRenewAfterRelease}},
 		// No lease at all: a crashed holder's permit is lost for good (and
 		// so never cuts the others'), and a release is an INCRBY, however
 		// often it comes (a second release lets N+1 in). Its acquire of n is one decrement-if-enough script;
@@ -73,7 +75,7 @@ func TestKinds(t *testing.T) {
 		// between its two scripts (set the count, decrement) takes none.
 		{"countersemaphore", strategy.Semaphore, func(c locktest.Client) (strategy.Strategy, error) { return countersemaphore.New(c.Pool, 2) },
 			[]locktest.Property{locktest.PermitCrashRecovery, locktest.PermitReleaseExact, locktest.PermitFaults},
-			[]locktest.Property{locktest.PermitCrashMidRelease, locktest.PermitSafeRefresh, locktest.PermitSkew}},
+			[]locktest.Property{locktest.PermitCrashMidRelease, locktest.PermitSafeRefresh, locktest.PermitSkew, locktest.PermitRenewAfterRelease}},
 		{"luatoken", strategy.Mutex, func(c locktest.Client) (strategy.Strategy, error) { return luatoken.New(c.Pool) }, nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -17,8 +19,9 @@ import (
 	"github.com/locklab/locklab/strategy"
 )
 
-// matrix runs properties on strategies, one at a time: the scenarios time
-// TTLs in tens of milliseconds and are best left alone.
+// matrix runs properties on strategies, one at a time unless told
+// otherwise (Matrix.Columns): the scenarios time TTLs in tens of
+// milliseconds and are best left alone.
 type matrix struct {
 	// name is the program's, which starts its summary line.
 	name string
@@ -45,6 +48,8 @@ type matrix struct {
 	warmUp bool
 	// granularity: see Matrix.Granularity.
 	granularity time.Duration
+	// columns: see Matrix.Columns.
+	columns int
 }
 
 // scale returns e with the granularity it runs at, and where that came
@@ -114,47 +119,50 @@ func (m matrix) run(ctx context.Context, version string, parts []Part, runs int)
 			rep.ScaleFrom[c.e.Name] = from
 		}
 	}
+	// Columns run at once, each one's checks one after the other; the
+	// first column to end the run (an interruption, a lost server) stops
+	// the others' at their next check.
+	var (
+		mu   sync.Mutex // progress lines, done, stop
+		done int
+		stop error
+	)
 	var all [][]report.Result
-	done := 0
 	for i := 1; i <= runs; i++ {
-		var results []report.Result
-		for _, c := range columns {
-			e := c.e
-			key := m.prefix + ":" + keyName(e.Name)
-			if runs > 1 {
-				key += fmt.Sprintf(":run-%d", i)
-			}
-			if m.warmUp && i == 1 {
-				m.warm(ctx, e, key)
-			}
-			for _, p := range c.props {
-				if ctx.Err() != nil {
-					return nil, &interruption{done: done, total: n}
-				}
-				r := m.check(ctx, e, p, key)
-				r.Kind = c.kind
-				current := e.Name + " " + string(p)
-				if runs > 1 {
-					current = fmt.Sprintf("%s (run %d/%d)", current, i, runs)
-				}
-				if unfinished(ctx, r.Result) {
-					return nil, &interruption{done: done, total: n, current: current}
-				}
-				if errors.Is(r.Result.Err, locktest.ErrNoLogin) {
-					// Every check would say the same: say it once.
-					return nil, errNoLogin{current, r.Result.Err}
-				}
-				if m.health != nil {
-					if err := m.health(ctx); err != nil {
-						return nil, &lostServer{err: err, interruption: interruption{done: done, total: n, current: current}}
+		byColumn := make([][]report.Result, len(columns))
+		runCtx, cancel := context.WithCancel(ctx)
+		next := 0
+		var wg sync.WaitGroup
+		for range min(max(m.columns, 1), len(columns)) {
+			wg.Go(func() {
+				for {
+					mu.Lock()
+					ci := next
+					next++
+					mu.Unlock()
+					if ci >= len(columns) {
+						return
+					}
+					results, err := m.column(runCtx, ctx, columns[ci].e, columns[ci].kind, columns[ci].props, i, runs, &mu, &done, n)
+					byColumn[ci] = results
+					if err != nil {
+						mu.Lock()
+						if stop == nil {
+							stop = err
+						}
+						mu.Unlock()
+						cancel()
+						return
 					}
 				}
-				m.report(r, i, runs)
-				results = append(results, r)
-				done++
-			}
+			})
 		}
-		all = append(all, results)
+		wg.Wait()
+		cancel()
+		if stop != nil {
+			return nil, stop
+		}
+		all = append(all, slices.Concat(byColumn...))
 	}
 	rep.Results = all[len(all)-1]
 	rep.Changes = report.Changes(all)
@@ -166,6 +174,62 @@ func (m matrix) run(ctx context.Context, version string, parts []Part, runs int)
 		fmt.Fprintf(m.progress, "%s: %d check%s in %.2fs\n", m.name, n, plural, time.Since(start).Seconds())
 	}
 	return rep, nil
+}
+
+// column checks every property of props on e, in order, in run i of
+// runs, and gives their results; or the error that ends the whole run.
+// runCtx ends when another column ended the run, ctx when the run was
+// stopped from outside. mu guards done (the checks with a verdict so
+// far, of total) and the progress lines.
+func (m matrix) column(runCtx, ctx context.Context, e catalog.Entry, kind strategy.Kind, props []locktest.Property,
+	i, runs int, mu *sync.Mutex, done *int, total int) ([]report.Result, error) {
+	key := m.prefix + ":" + keyName(e.Name)
+	if runs > 1 {
+		key += fmt.Sprintf(":run-%d", i)
+	}
+	interrupted := func(current string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return &interruption{done: *done, total: total, current: current}
+	}
+	if m.warmUp && i == 1 {
+		m.warm(runCtx, e, key, mu)
+	}
+	var results []report.Result
+	for _, p := range props {
+		if runCtx.Err() != nil {
+			return results, interrupted("")
+		}
+		r := m.check(runCtx, e, p, key)
+		r.Kind = kind
+		current := e.Name + " " + string(p)
+		if runs > 1 {
+			current = fmt.Sprintf("%s (run %d/%d)", current, i, runs)
+		}
+		if unfinished(runCtx, r.Result) {
+			if ctx.Err() == nil {
+				current = "" // another column ended the run: it says why
+			}
+			return results, interrupted(current)
+		}
+		if errors.Is(r.Result.Err, locktest.ErrNoLogin) {
+			// Every check would say the same: say it once.
+			return results, errNoLogin{current, r.Result.Err}
+		}
+		if m.health != nil {
+			if err := m.health(runCtx); err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				return results, &lostServer{err: err, interruption: interruption{done: *done, total: total, current: current}}
+			}
+		}
+		mu.Lock()
+		m.report(r, i, runs)
+		*done++
+		mu.Unlock()
+		results = append(results, r)
+	}
+	return results, nil
 }
 
 // interruption is the error of a run stopped from outside: how far it got.
@@ -209,11 +273,13 @@ func (m matrix) report(r report.Result, run, runs int) {
 
 // warm takes and releases a lock of e once (locktest.Detect) and writes
 // what e offers, or why it could not tell, as a progress line.
-func (m matrix) warm(ctx context.Context, e catalog.Entry, key string) {
+func (m matrix) warm(ctx context.Context, e catalog.Entry, key string, mu *sync.Mutex) {
 	caps, err := locktest.Detect(ctx, m.config(e, key))
 	if m.progress == nil {
 		return
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if err != nil {
 		fmt.Fprintf(m.progress, "%-*s  capabilities: %v\n", m.width, e.Name, err)
 		return

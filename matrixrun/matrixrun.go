@@ -77,6 +77,12 @@ type Matrix struct {
 	// (lockcheck -granularity); 0 leaves each at the one its lock
 	// announces, or the default.
 	Granularity time.Duration
+	// Columns is how many columns are checked at once, each one's checks
+	// one after the other (1 when 0). The scenarios time TTLs in tens of
+	// milliseconds: a busy machine disturbs more checks (each is run
+	// again, see locktest.ErrInconclusive) the more run at once. The
+	// results keep the columns' order.
+	Columns int
 	// Parts, when not empty, are the matrices of several kinds of locks
 	// checked in this one run (lockcheck without -kind), one after the
 	// other, on the same server, into one report whose results each say
@@ -271,7 +277,7 @@ func (s *session) run(ctx context.Context, m Matrix, use func(*report.Report) in
 		}
 	}
 	mx := matrix{name: s.p.Name, addr: s.srv.Addr, login: s.srv.Login, dial: s.gate.dial, prefix: s.prefixes[0], timeout: m.Timeout,
-		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp, granularity: m.Granularity}
+		progress: s.p.Stderr, health: h.check, undeclared: m.Undeclared, warmUp: m.WarmUp, granularity: m.Granularity, columns: m.Columns}
 	rep, err := mx.run(ctx, s.srv.Version, m.parts(), max(m.Runs, 1))
 	var lost *lostServer
 	if errors.As(err, &lost) {

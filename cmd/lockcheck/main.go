@@ -44,6 +44,11 @@
 //	-runs N
 //		run the matrix N times and report every verdict that was not the
 //		same each time.
+//	-columns N
+//		check N columns at once, each one's properties one after the
+//		other (1 by default). A big matrix ends sooner; a busy machine
+//		disturbs more checks the more run at once, and each disturbed
+//		check is run again.
 //	-redis TARGET
 //		use the Redis at TARGET instead of finding one: host:port, or a
 //		URL redis://[[user]:password@]host:port[/db], or rediss:// for
@@ -310,6 +315,7 @@ type options struct {
 	// granularity is -granularity: the time scale of every column that
 	// does not declare its own; 0 when not given.
 	granularity time.Duration
+	columns     int // -columns: the columns checked at once
 	update      bool
 	cleanup     bool
 	judge       string // -judge: a saved run to judge again
@@ -348,7 +354,7 @@ func lockcheck(ctx context.Context, args []string, e env) int {
 		return p.Explore(ctx, explore(opts), wr)
 	}
 	m := matrixrun.Matrix{Target: opts.redisAddr, TLS: opts.tls, Parts: opts.parts,
-		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update, Granularity: opts.granularity}
+		Runs: opts.runs, Timeout: opts.timeout, Undeclared: opts.undeclared, Update: opts.update, Granularity: opts.granularity, Columns: opts.columns}
 	return p.Run(ctx, m, func(rep *report.Report) int {
 		if opts.update {
 			// Each kind's grid, from its results.
@@ -381,6 +387,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	trace := fs.Bool("trace", false, "print every break's counterexample as a Mermaid sequence diagram")
 	lang := fs.String("lang", "en", "the `language` of the output: en or zh")
 	runs := fs.Int("runs", 1, "run the matrix `N` times and report verdicts that changed")
+	columns := fs.Int("columns", 1, "check `N` columns at once, each one's properties one after the other")
 	width := fs.Int("width", -1, "cut the text matrix to `N` columns, in parts of whole strategy columns; 0 for no limit (default: $COLUMNS, else the terminal's width, else 100)")
 	addr := fs.String("redis", "", "use the Redis at `TARGET` (host:port, or a redis:// or rediss:// URL with [user:password@] and /db) instead of finding one")
 	tlsFiles := matrixrun.TLSFlags(fs)
@@ -405,7 +412,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	opts := options{trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, granularity: *granularity, update: *update, cleanup: *cleanup, judge: *judgeFile}
+	opts := options{trace: *trace, width: *width, runs: *runs, redisAddr: *addr, tls: *tlsFiles, timeout: *timeout, granularity: *granularity, columns: *columns, update: *update, cleanup: *cleanup, judge: *judgeFile}
 	if opts.judge != "" {
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -449,6 +456,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if opts.timeout <= 0 {
 		return opts, usageError{fmt.Sprintf("-timeout %v: want a positive duration", opts.timeout)}
+	}
+	if opts.columns < 1 {
+		return opts, usageError{fmt.Sprintf("-columns %d: want 1 or more", opts.columns)}
 	}
 	if g := opts.granularity; g != 0 && (g < time.Millisecond || g%time.Millisecond != 0) {
 		return opts, usageError{fmt.Sprintf("-granularity %v: want a whole number of milliseconds, 1ms or more", g)}

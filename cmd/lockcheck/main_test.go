@@ -295,6 +295,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-kind", "mutex", "-strategy", "setnxpx,zookeeper"}, `unknown strategy "zookeeper"; the strategies are ` + strings.Join(strategies, ", ") + "\n"},
 		{[]string{"-kind", "mutex", "-property", "liveness"}, `unknown property "liveness"; the properties are ` + strings.Join(properties, ", ") + "\n"},
 		{[]string{"-runs", "0"}, "-runs 0: want 1 or more"},
+		{[]string{"-columns", "0"}, "-columns 0: want 1 or more"},
 		{[]string{"-width", "-2"}, "-width -2: want 0 (no limit) or more"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: want a positive duration"},
 		{[]string{"matrix"}, `unexpected arguments ["matrix"]`},
@@ -510,4 +511,29 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestColumnsAtOnce: -columns checks several columns at once, and the
+// report is the one a run of one column at a time gives: the same checks
+// in the same order, every verdict the same and the declared one, one
+// progress line per check.
+func TestColumnsAtOnce(t *testing.T) {
+	args := []string{"-format", "json", "-kind", "mutex", "-strategy", "setnxpx,luatoken,getset,setnxdel", "-property", "double-release,safe-release,crash-recovery"}
+	checks := func(columns string) ([]string, string) {
+		code, out, errOut := run(t, append([]string{"-columns", columns}, args...)...)
+		require.Equal(t, exitOK, code, errOut)
+		var got report.JSONReport
+		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+		var cells []string
+		for _, r := range got.Results {
+			cells = append(cells, r.Strategy+"/"+string(r.Property)+" "+string(r.Verdict))
+			assert.True(t, r.Match, "%s/%s: %s, declared %s", r.Strategy, r.Property, r.Verdict, r.Expected)
+		}
+		return cells, errOut
+	}
+	one, _ := checks("1")
+	require.Len(t, one, 12)
+	three, progress := checks("3")
+	assert.Equal(t, one, three, "the same checks, in the same order, with the same verdicts")
+	assert.Equal(t, len(one), strings.Count(progress, "as declared"), "a progress line per check:\n%s", progress)
 }

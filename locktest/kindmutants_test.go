@@ -17,8 +17,10 @@ import (
 // base holds (or cannot stage it: a clock the base never reads), and
 // every other one gives the verdict its base gives.
 func TestKindMutants(t *testing.T) {
+	t.Parallel()
 	for _, m := range kindmutants.Mutants() {
 		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
 			require.NotEmpty(t, m.Killers, "%s: no property declared to kill it", m.Name)
 			base, ok := kindmutants.LookupVariant(m.Base)
 			require.True(t, ok, "%s: no variant %q", m.Name, m.Base)
@@ -27,7 +29,7 @@ func TestKindMutants(t *testing.T) {
 				require.Contains(t, props, p, "%s: a killer of another kind", m.Name)
 			}
 			want := map[locktest.Property]locktest.Verdict{}
-			checkEach(t, base.New, props, func(p locktest.Property, res locktest.Result) {
+			eachResult(kindVariantResults(t, base), props, func(p locktest.Property, res locktest.Result) {
 				require.NoError(t, res.Err, "%s on %s", p, m.Base)
 				want[p] = res.Verdict
 			})
@@ -69,9 +71,11 @@ func staged(v locktest.Verdict) locktest.Verdict {
 // as TestCorrectVariants does not judge holder-overrun); it may be n/a
 // only where the scenario cannot be staged on it.
 func TestKindVariants(t *testing.T) {
+	t.Parallel()
 	for _, v := range kindmutants.Variants() {
 		t.Run(v.Name, func(t *testing.T) {
-			checkEach(t, v.New, locktest.KindProperties(v.Kind), func(p locktest.Property, res locktest.Result) {
+			t.Parallel()
+			eachResult(kindVariantResults(t, v), locktest.KindProperties(v.Kind), func(p locktest.Property, res locktest.Result) {
 				if res.Err == nil && res.Verdict == locktest.NotApplicable && locktest.Structural(p) {
 					t.Logf("%s: n/a: %s", p, res.Reason())
 					return
@@ -94,4 +98,11 @@ func TestKindVariants(t *testing.T) {
 			})
 		})
 	}
+}
+
+// kindVariantResults are the results of every property of v's kind on v,
+// run once for TestKindMutants and TestKindVariants.
+func kindVariantResults(t *testing.T, v kindmutants.Variant) map[locktest.Property]locktest.Result {
+	t.Helper()
+	return variantResults(t, "kinds", v.Name, v.New, locktest.KindProperties(v.Kind))
 }

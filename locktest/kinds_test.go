@@ -21,6 +21,7 @@ import (
 // are those each design's documented breaks call for, found on a real
 // Redis and judged from the history. The mutex grid does not list them.
 func TestKinds(t *testing.T) {
+	t.Parallel()
 	addr := redistest.Shared(t).Addr
 	for _, tt := range []struct {
 		name   string

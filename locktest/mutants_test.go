@@ -30,14 +30,16 @@ func mutant(t *testing.T, name string) mutants.Mutant {
 // mutant breaks on it, with a counterexample. A kill by error does not
 // count.
 func TestMutants(t *testing.T) {
+	t.Parallel()
 	for _, m := range mutants.Mutants() {
 		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
 			require.NotEmpty(t, m.Killers, "%s: no property declared to kill it", m.Name)
 			if m.Base != "" {
 				// The slip's doing, not the base's: the base holds each killer.
 				base, ok := mutants.LookupVariant(m.Base)
 				require.True(t, ok, "%s: no variant %q", m.Name, m.Base)
-				checkEach(t, base.New, m.Killers, func(p locktest.Property, res locktest.Result) {
+				eachResult(mutexVariantResults(t, base), m.Killers, func(p locktest.Property, res locktest.Result) {
 					locktest.Report(t, res, locktest.Holds)
 				})
 			}
@@ -62,9 +64,11 @@ func TestMutants(t *testing.T) {
 // which it must break like every TTL lock; it may be n/a only where the
 // scenario cannot be staged on it.
 func TestCorrectVariants(t *testing.T) {
+	t.Parallel()
 	for _, v := range mutants.Variants() {
 		t.Run(v.Name, func(t *testing.T) {
-			checkEach(t, v.New, locktest.Properties(), func(p locktest.Property, res locktest.Result) {
+			t.Parallel()
+			eachResult(mutexVariantResults(t, v), locktest.Properties(), func(p locktest.Property, res locktest.Result) {
 				want := locktest.Holds
 				if v.Renews && p == locktest.HolderOverrun {
 					// Its renewals keep A's lock only while each comes in
@@ -132,6 +136,13 @@ func TestSurvivors(t *testing.T) {
 			})
 		})
 	}
+}
+
+// mutexVariantResults are the results of every property on v, run once
+// for TestMutants and TestCorrectVariants.
+func mutexVariantResults(t *testing.T, v mutants.Variant) map[locktest.Property]locktest.Result {
+	t.Helper()
+	return variantResults(t, "mutex", v.Name, v.New, locktest.Properties())
 }
 
 // checkEach runs each of props on the lock newLock builds, on a key of

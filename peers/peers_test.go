@@ -20,6 +20,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 func TestConformance(t *testing.T) {
 	for _, e := range peers.Peers() {
 		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
 			require.True(t, e.Expect.Strict, "the peers' declarations are strict")
 			locktest.RunConfig(t, e.Config(locktest.Config{Addr: redistest.Shared(t).Addr}), e.Expect)
 		})

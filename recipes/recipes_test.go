@@ -123,17 +123,19 @@ func TestPrograms(t *testing.T) {
 // TestPHP runs the PHP recipes through the suite: each column must give
 // its Go column's verdicts, cell by cell, n/a included.
 func TestPHP(t *testing.T) {
+	t.Parallel()
 	langtest.Need(t, langtest.PHP, langtest.Faketime)
 	start := time.Now()
 	progs := selected(t)
+	t.Cleanup(func() { t.Logf("%d PHP columns in %v", len(progs), time.Since(start).Round(time.Millisecond)) })
 	for _, p := range progs {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			began := time.Now()
 			run(t, p, locktest.Properties()...)
 			t.Logf("%s: %v", p.Name, time.Since(began).Round(time.Millisecond))
 		})
 	}
-	t.Logf("%d PHP columns in %v", len(progs), time.Since(start).Round(time.Millisecond))
 }
 
 // libraryRows are the properties go test runs the PHP frameworks' locks
@@ -151,11 +153,22 @@ var libraryRows = []locktest.Property{
 // packages are missing is skipped, naming them (it fails under
 // LOCKLAB_REQUIRE_LANGS=1); the others run.
 func TestLibraries(t *testing.T) {
-	props := libraryRows
-	if all() {
-		props = locktest.Properties()
+	t.Parallel()
+	runColumns(t, recipes.Libraries(), libraryProps())
+}
+
+// libraryProps are the properties the library columns (the PHP
+// frameworks' locks, redis-py's) run on: libraryRows, or every property
+// under LOCKLAB_LANGS=all, unless LOCKLAB_LIBRARIES=rows says that the
+// whole columns run elsewhere. CI says so: the peers module's
+// TestLibraryPagesUpToDate runs every property on each of these columns,
+// against the same declared verdicts, for the library pages, and one run
+// of them is enough.
+func libraryProps() []locktest.Property {
+	if all() && os.Getenv("LOCKLAB_LIBRARIES") != "rows" {
+		return locktest.Properties()
 	}
-	runColumns(t, recipes.Libraries(), props)
+	return libraryRows
 }
 
 // runColumns runs each of progs on props, in a subtest of its own that is
@@ -163,6 +176,7 @@ func TestLibraries(t *testing.T) {
 func runColumns(t *testing.T, progs []recipes.Program, props []locktest.Property) {
 	for _, p := range progs {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			langtest.Need(t, p.Needs...)
 			began := time.Now()
 			run(t, p, props...)
@@ -177,6 +191,7 @@ func runColumns(t *testing.T, progs []recipes.Program, props []locktest.Property
 // its ready line announces its kind. A column whose packages are missing
 // is skipped, naming them (it fails under LOCKLAB_REQUIRE_LANGS=1).
 func TestKinds(t *testing.T) {
+	t.Parallel()
 	for _, p := range recipes.Kinds() {
 		runColumns(t, []recipes.Program{p}, kindRows())
 	}
@@ -192,11 +207,13 @@ func kindRows() []locktest.Property {
 // cell, and its ready line names the keys the Go strategy declares, so
 // that no check notes a key written outside the lock's own.
 func TestKindRecipes(t *testing.T) {
+	t.Parallel()
 	langtest.Need(t, langtest.PHP)
 	progs := recipes.KindRecipes()
 	require.NotEmpty(t, progs)
 	for _, p := range progs {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			declared, ok := catalog.DeclaredKind(p.Kind).Expect(p.Name)
 			require.True(t, ok, "%s: a Go column of %s", p.Name, catalog.KindGridFile(p.Kind))
 			assert.ElementsMatch(t, declared.Breaks, p.Expect.Breaks, "%s: its Go column's breaks", p.Name)
@@ -235,12 +252,18 @@ func TestKindPrograms(t *testing.T) {
 }
 
 // TestRedisPy runs redis-py's Lock through the suite against its declared
-// verdicts.
+// verdicts: on every property, or on libraryRows under
+// LOCKLAB_LIBRARIES=rows (see libraryProps).
 func TestRedisPy(t *testing.T) {
+	t.Parallel()
 	langtest.Need(t, langtest.RedisPy)
 	p := recipes.RedisPy()
 	start := time.Now()
-	run(t, p, locktest.Properties()...)
+	props := locktest.Properties()
+	if os.Getenv("LOCKLAB_LIBRARIES") == "rows" {
+		props = libraryRows
+	}
+	run(t, p, props...)
 	t.Logf("%v", time.Since(start).Round(time.Millisecond))
 }
 
@@ -248,6 +271,7 @@ func TestRedisPy(t *testing.T) {
 // the properties where a release or a refresh can go wrong, every property
 // with LOCKLAB_LANGS=all.
 func TestTokenLock(t *testing.T) {
+	t.Parallel()
 	langtest.Need(t, langtest.RedisPy)
 	p := recipes.TokenLock()
 	if all() {

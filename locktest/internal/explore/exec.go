@@ -29,6 +29,7 @@ func Execute(r *harness.Run, p Plan, lock Lock) harness.Outcome {
 	for i := range clients {
 		wg.Go(func() {
 			defer func() {
+				sc.leave(i)
 				if v := recover(); v != nil {
 					aborts <- v
 				}

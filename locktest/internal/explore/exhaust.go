@@ -43,16 +43,25 @@ const searchShare = 4
 // rank rank among the of clients that waited.
 type point struct{ rank, of int }
 
-// trail is where a run's scheduler leaves the choice points it met.
+// trail is where a run's scheduler leaves the choice points it met, and
+// the order in which its clients' commands went (replay.go).
 type trail struct {
 	mu     sync.Mutex
 	points []point
+	order  []int
 }
 
-func (t *trail) set(ps []point) {
+func (t *trail) set(ps []point, order []int) {
 	t.mu.Lock()
-	t.points = slices.Clone(ps)
+	t.points, t.order = slices.Clone(ps), slices.Clone(order)
 	t.mu.Unlock()
+}
+
+// went is the order in which the run's clients' commands went.
+func (t *trail) went() []int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.order)
 }
 
 func (t *trail) get() []point {

@@ -108,7 +108,7 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 		case out.Verdict == judge.Breaks:
 			f.Violations++
 			broke = true
-			broken = append(broken, brokenRun{i, seq, p, out})
+			broken = append(broken, brokenRun{i, seq, p, out, t.went()})
 		}
 		f.Elapsed = time.Since(start)
 		if opts.Progress != nil {
@@ -156,7 +156,7 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 		if opts.Knobs.NoShrink {
 			f.Shrunk, f.Outcome = first.plan, first.out
 		} else {
-			f.shrink(ctx, opts, first.out, run)
+			f.shrink(ctx, opts, first, run)
 		}
 	}
 	f.Elapsed = time.Since(start)
@@ -168,51 +168,92 @@ const ShrinkFor = 2 * time.Minute
 
 // brokenRun is a run whose history showed a violation.
 type brokenRun struct {
-	i    int
-	seq  int // the run's number, in the order the runs began
-	plan Plan
-	out  harness.Outcome
+	i     int
+	seq   int // the run's number, in the order the runs began
+	plan  Plan
+	out   harness.Outcome
+	order []int // the client whose command went at each step
 }
 
-// shrink shrinks the plan that broke with out, then replays the result.
-func (f *Found) shrink(ctx context.Context, opts Options, out harness.Outcome, run func(Plan) harness.Outcome) {
+// replayedPlans bounds the plans kept by the shrinking that are replayed:
+// the smallest, then, while none broke in every replay, the ones kept
+// before it.
+const replayedPlans = 3
+
+// shrink shrinks the plan of the run b that broke, as drawn or in the
+// order of b's own commands (replay.go), whichever breaks more often,
+// then replays the result:
+// the smallest plan kept, or, when it did not break in every replay, the
+// most reliable of it and the plans kept before it (replayedPlans at
+// most), the smaller on a tie. The plan reported is the plan replayed.
+func (f *Found) shrink(ctx context.Context, opts Options, b brokenRun, run func(Plan) harness.Outcome) {
+	out := b.out
 	same := func(o harness.Outcome) bool {
 		return o.Err == nil && o.Verdict == judge.Breaks && o.Message.ID == out.Message.ID
 	}
-	var mu sync.Mutex
 	// Shrinking stops taking new steps after ShrinkFor, with the
 	// smallest plan found so far: a plan whose runs are slow (a lock
 	// that renews what it was told to give up) would keep it going long
 	// past the exploration's own bounds.
 	sctx, cancel := context.WithTimeout(ctx, ShrinkFor)
 	defer cancel()
-	shrunk, kept, runs := Shrink(f.Plan, func(p Plan) (harness.Outcome, bool) {
+	starts := []Plan{f.Plan}
+	if len(b.order) > 0 {
+		q := f.Plan.clone()
+		q.Sched = Schedule{Kind: Ordered, Order: b.order}
+		starts = []Plan{q, f.Plan}
+	}
+	chain, runs := Shrink(starts, func(p Plan) (harness.Outcome, bool) {
 		if sctx.Err() != nil {
 			return harness.Outcome{}, false
 		}
 		o := run(p)
 		return o, same(o)
 	})
-	f.Shrunk, f.ShrinkRuns, f.Outcome = shrunk, runs, out
-	if kept.Verdict == judge.Breaks {
-		f.Outcome = kept // the history of a run of the shrunk plan itself
+	f.ShrinkRuns, f.Replays = runs, opts.Replays
+	// replay runs p opts.Replays times at once, as the shrinking's tries
+	// are: under the same load, which a timing depends on.
+	replay := func(p Plan) (int, harness.Outcome) {
+		var mu sync.Mutex
+		n, last := 0, harness.Outcome{}
+		var wg sync.WaitGroup
+		for range opts.Replays {
+			wg.Go(func() {
+				if ctx.Err() != nil {
+					return
+				}
+				if o := run(p); same(o) {
+					mu.Lock()
+					n, last = n+1, o
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		return n, last
 	}
-	// The replays run at once, as the shrinking's tries do: under the
-	// same load, which a timing depends on.
-	f.Replays = opts.Replays
-	var wg sync.WaitGroup
-	for range opts.Replays {
-		wg.Go(func() {
-			if ctx.Err() != nil {
-				return
-			}
-			if o := run(f.Shrunk); same(o) {
-				mu.Lock()
-				f.Reproduced++
-				f.Outcome = o
-				mu.Unlock()
-			}
-		})
+	best := -1
+	for i, tried := len(chain)-1, 0; i >= 0 && tried < replayedPlans; i-- {
+		k := chain[i]
+		if best >= 0 && k.Broke*opts.Replays <= best*Tries {
+			continue // it broke no more often in the shrinking than the best replayed
+		}
+		tried++
+		n, o := replay(k.Plan)
+		if n <= best {
+			continue
+		}
+		best, f.Shrunk, f.Reproduced = n, k.Plan, n
+		switch {
+		case n > 0:
+			f.Outcome = o // the history of a replay of the plan reported
+		case k.Outcome.Verdict == judge.Breaks:
+			f.Outcome = k.Outcome // of a run of it in the shrinking
+		default:
+			f.Outcome = out
+		}
+		if n == opts.Replays {
+			break
+		}
 	}
-	wg.Wait()
 }

@@ -119,6 +119,7 @@ const (
 	PCT        SchedKind = iota // priorities, lowered at a few change points (Burckhardt et al. 2010)
 	Walk                        // a random walk: any waiting client, at random
 	Exhaustive                  // one schedule of a depth-first search over a small plan's choice points (exhaust.go)
+	Ordered                     // the order in which a run's commands went, given again (replay.go)
 )
 
 // Schedule orders the clients' commands: one command goes at a time.
@@ -134,6 +135,9 @@ type Schedule struct {
 	// Exhaustive: this schedule is the Index-th run of its plan's
 	// enumeration (the plan's first run is 1), which -seed runs again.
 	Index int
+	// Ordered: the client whose command went at each step of the run
+	// that broke (its index in the plan's clients), in order.
+	Order []int
 	trail *trail // where the scheduler writes the choice points it met; nil: nowhere
 }
 
@@ -419,6 +423,8 @@ func (p Plan) String() string {
 		fmt.Fprintf(&b, "  schedule: random walk %d", p.Sched.Seed)
 	case Exhaustive:
 		fmt.Fprintf(&b, "  schedule: exhaustive, run %d of the plan's, choices %v, then the first waiting", p.Sched.Index, p.Sched.Choices)
+	case Ordered:
+		fmt.Fprintf(&b, "  schedule: the order of the run that broke, %s, then the first waiting", orderString(p.Clients, p.Sched.Order))
 	}
 	return b.String()
 }

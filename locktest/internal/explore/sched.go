@@ -39,6 +39,10 @@ type scheduler struct {
 	steps    int
 	lowest   int
 	points   []point   // the choice points met, in order
+	order    []int     // the client that went at each step
+	rest     []int     // Ordered: the steps of the order not taken yet
+	gone     []bool    // the clients that ended
+	blocked  time.Time // Ordered: since when the client the order names is waited for; zero: it is not
 	start    time.Time // when the run began
 	wake     chan struct{}
 	stopped  bool
@@ -52,6 +56,10 @@ func gateClients(s Schedule, clients []*harness.Client) *scheduler {
 	sc := &scheduler{sched: s, waiting: make([]chan struct{}, n), inflight: -1,
 		wake: make(chan struct{}, 1), done: make(chan struct{}), start: time.Now()}
 	sc.prio = make([]int, n)
+	sc.gone = make([]bool, n)
+	if s.Kind == Ordered {
+		sc.rest = slices.Clone(s.Order)
+	}
 	for i := range n {
 		if i < len(s.Priorities) {
 			sc.prio[i] = n + s.Priorities[i]
@@ -122,6 +130,7 @@ func (sc *scheduler) loop() {
 				sc.waiting[i] = nil
 				sc.inflight, sc.since = i, time.Now()
 				sc.steps++
+				sc.order = append(sc.order, i)
 				if sc.sched.Kind == PCT && slices.Contains(sc.sched.Changes, sc.steps) {
 					sc.lowest--
 					sc.prio[i] = sc.lowest
@@ -162,6 +171,21 @@ func (sc *scheduler) pick() int {
 	}
 	rank := 0
 	switch sc.sched.Kind {
+	case Ordered:
+		waiting := make([]bool, len(sc.waiting))
+		for _, i := range ready {
+			waiting[i] = true
+		}
+		if sc.blocked.IsZero() {
+			sc.blocked = time.Now()
+		}
+		i, rest := orderedPick(sc.rest, waiting, sc.gone, time.Since(sc.blocked))
+		sc.rest = rest
+		if i < 0 {
+			return -1
+		}
+		sc.blocked = time.Time{}
+		rank = slices.Index(ready, i)
 	case Walk:
 		rank = sc.walk.IntN(len(ready))
 	case Exhaustive:
@@ -181,6 +205,14 @@ func (sc *scheduler) pick() int {
 	return ready[rank]
 }
 
+// leave says client i ended: it sends no more commands.
+func (sc *scheduler) leave(i int) {
+	sc.mu.Lock()
+	sc.gone[i] = true
+	sc.mu.Unlock()
+	sc.poke()
+}
+
 // stop lets every command go from now on.
 func (sc *scheduler) stop() {
 	sc.mu.Lock()
@@ -190,7 +222,7 @@ func (sc *scheduler) stop() {
 	}
 	sc.stopped = true
 	if sc.sched.trail != nil {
-		sc.sched.trail.set(sc.points)
+		sc.sched.trail.set(sc.points, sc.order)
 	}
 	for i, w := range sc.waiting {
 		if w != nil {

@@ -113,8 +113,8 @@ func TestUserServer(t *testing.T) {
 	check := othersKeys(t, g, 5)
 	runs := append([][]string{subset}, kindSubset...)
 	if !testing.Short() {
-		// The whole matrix of every kind, four columns at once.
-		runs = [][]string{{"-columns", "4"}}
+		// The whole matrix of every kind, two columns at once.
+		runs = [][]string{{"-columns", "2"}}
 	}
 	for _, args := range runs {
 		code, out, errOut := runOn(t, g.URL, g.TLSFiles, append([]string{"-format", "json"}, args...)...)

@@ -79,9 +79,9 @@ func wholeMatrix(t *testing.T) *report.Report {
 	defer matrixOnce.Unlock()
 	if matrixOnce.rep == nil {
 		var stderr strings.Builder
-		// Four columns at once: the same report as one at a time, sooner.
+		// Two columns at once: the same report as one at a time, sooner.
 		rep, code := runKinds(context.Background(), program(&stderr),
-			matrixrun.Matrix{Target: redistest.Shared(t).Addr, Runs: 1, Timeout: 30 * time.Second, Columns: 4})
+			matrixrun.Matrix{Target: redistest.Shared(t).Addr, Runs: 1, Timeout: 30 * time.Second, Columns: 2})
 		require.Equal(t, matrixrun.ExitOK, code, "the run:\n%s", stderr.String())
 		if !rep.OK() {
 			var b strings.Builder

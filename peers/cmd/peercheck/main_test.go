@@ -150,7 +150,7 @@ func peersMatrix(t *testing.T) *report.Report {
 		var progress bytes.Buffer
 		var rep *report.Report
 		m := matrixrun.Matrix{Target: redistest.Shared(t).Addr, Entries: peers.Columns(), Properties: locktest.AllProperties(), Runs: 1, Timeout: 30 * time.Second, WarmUp: true,
-			Columns: 4} // the same report as one column at a time, sooner
+			Columns: 2} // the same report as one column at a time, sooner
 		code := program(io.Discard, &progress).Run(context.Background(), m, func(r *report.Report) int {
 			rep = r
 			return exitOK

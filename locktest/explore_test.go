@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/locktest"
@@ -107,7 +108,7 @@ func TestExploreReproduces(t *testing.T) {
 		i := slices.IndexFunc(exploredLocks(), func(l explored) bool { return l.name == c.lock })
 		require.GreaterOrEqual(t, i, 0, c.lock)
 		l := exploredLocks()[i]
-		res, err := locktest.Explore(ctx, l.config(addr, redistest.Key(t)+":"+c.lock), locktest.ExploreOptions{Seed: c.seed, Runs: 64})
+		res, err := locktest.Explore(ctx, l.config(addr, redistest.Key(t)+":"+c.lock), locktest.ExploreOptions{Seed: c.seed, Runs: 400, Budget: time.Minute})
 		require.NoError(t, err)
 		t.Logf("%s: %s: %s", c.lock, res.Verdict, res.Reason())
 		require.Equal(t, locktest.Breaks, res.Verdict, c.lock)

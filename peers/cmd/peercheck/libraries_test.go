@@ -143,10 +143,10 @@ func TestLibraryPagesUpToDate(t *testing.T) {
 			programs = append(programs, e)
 		}
 	}
-	// Three program columns at once: their checks spend their time
+	// Two program columns at once: their checks spend their time
 	// waiting on the programs and on TTLs.
 	m := matrixrun.Matrix{Target: srv.Addr, Entries: programs, Properties: locktest.Properties(), Runs: 1, Timeout: 30 * time.Second, WarmUp: true,
-		Columns: 3}
+		Columns: 2}
 	code := program(io.Discard, &progress).Run(context.Background(), m, func(r *report.Report) int {
 		rep = r
 		return exitOK

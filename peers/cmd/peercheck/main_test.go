@@ -149,8 +149,7 @@ func peersMatrix(t *testing.T) *report.Report {
 	if peersRun.rep == nil {
 		var progress bytes.Buffer
 		var rep *report.Report
-		m := matrixrun.Matrix{Target: redistest.Shared(t).Addr, Entries: peers.Columns(), Properties: locktest.AllProperties(), Runs: 1, Timeout: 30 * time.Second, WarmUp: true,
-			Columns: 2} // the same report as one column at a time, sooner
+		m := matrixrun.Matrix{Target: redistest.Shared(t).Addr, Entries: peers.Columns(), Properties: locktest.AllProperties(), Runs: 1, Timeout: 30 * time.Second, WarmUp: true}
 		code := program(io.Discard, &progress).Run(context.Background(), m, func(r *report.Report) int {
 			rep = r
 			return exitOK

@@ -88,30 +88,12 @@ func TestSmall(t *testing.T) {
 // can make a run meet fewer). Each schedule is its own: no two runs meet
 // the same choice points, and each client is granted first in some.
 func TestEnumerateOnRedis(t *testing.T) {
-	ctx := context.Background()
-	srv := redistest.Shared(t)
-	pool := srv.NewPool()
-	defer pool.Close()
-	setting := harness.Setting{Dial: harness.DialTCP(srv.Addr), Perms: &sim.Permissions{}, NoLogin: &atomic.Bool{},
-		Factory: func(i sim.ClientInfo) (strategy.Strategy, error) { return setnxdel.New(i.Pool) }}
-	lock := Lock{Kind: strategy.Mutex, Short: 60 * time.Millisecond, Slack: 500 * time.Millisecond,
-		Long: 5 * time.Second, Poll: 5 * time.Millisecond}
-	session := []Op{{Kind: Try, Mode: history.Exclusive, N: 1, TTL: time.Second}, {Kind: Release}}
-	p := Plan{Seed: 1, Clients: []Script{{Name: "A", Ops: session}, {Name: "B", Ops: session}},
-		Sched: Schedule{Kind: Exhaustive, Index: 1}}
+	p, runOnRedis := twoSessions(t, Schedule{Kind: Exhaustive, Index: 1})
 	var firsts []string
 	run := func(q Plan) []point {
-		r := harness.NewRun(ctx, setting, pool, redistest.Key(t))
-		defer r.Shutdown()
-		tr := &trail{}
-		q.Sched.trail = tr
-		out := Execute(r, q, lock)
-		require.NoError(t, out.Err)
-		tl, _ := r.Rec.Timeline()
-		i := slices.IndexFunc(tl, func(e history.Event) bool { return e.Kind == history.EvAcquired && e.Err == "" })
-		require.GreaterOrEqual(t, i, 0, "someone is granted")
-		firsts = append(firsts, tl[i].Client)
-		t.Logf("%s: met %v, %s first", q.String()[strings.LastIndex(q.String(), "schedule:"):], tr.get(), tl[i].Client)
+		tr, first := runOnRedis(q)
+		firsts = append(firsts, first)
+		t.Logf("%s: met %v, %s first", q.String()[strings.LastIndex(q.String(), "schedule:"):], tr.get(), first)
 		return tr.get()
 	}
 	var traces []string
@@ -129,4 +111,34 @@ func TestEnumerateOnRedis(t *testing.T) {
 	assert.Equal(t, len(traces), len(slices.Compact(slices.Sorted(slices.Values(traces)))), "no schedule twice: %v", traces)
 	assert.Contains(t, firsts, "A")
 	assert.Contains(t, firsts, "B")
+}
+
+// twoSessions is the plan of two clients, A and B, each taking
+// setnxdel's lock once and releasing it, under schedule s, and how to
+// run a plan of it on the shared Redis: the trail its scheduler left,
+// and the first client granted.
+func twoSessions(t *testing.T, s Schedule) (Plan, func(Plan) (*trail, string)) {
+	t.Helper()
+	ctx := context.Background()
+	srv := redistest.Shared(t)
+	pool := srv.NewPool()
+	t.Cleanup(func() { pool.Close() })
+	setting := harness.Setting{Dial: harness.DialTCP(srv.Addr), Perms: &sim.Permissions{}, NoLogin: &atomic.Bool{},
+		Factory: func(i sim.ClientInfo) (strategy.Strategy, error) { return setnxdel.New(i.Pool) }}
+	lock := Lock{Kind: strategy.Mutex, Short: 60 * time.Millisecond, Slack: 500 * time.Millisecond,
+		Long: 5 * time.Second, Poll: 5 * time.Millisecond}
+	session := []Op{{Kind: Try, Mode: history.Exclusive, N: 1, TTL: time.Second}, {Kind: Release}}
+	p := Plan{Seed: 1, Clients: []Script{{Name: "A", Ops: session}, {Name: "B", Ops: session}}, Sched: s}
+	return p, func(q Plan) (*trail, string) {
+		r := harness.NewRun(ctx, setting, pool, redistest.Key(t))
+		defer r.Shutdown()
+		tr := &trail{}
+		q.Sched.trail = tr
+		out := Execute(r, q, lock)
+		require.NoError(t, out.Err)
+		tl, _ := r.Rec.Timeline()
+		i := slices.IndexFunc(tl, func(e history.Event) bool { return e.Kind == history.EvAcquired && e.Err == "" })
+		require.GreaterOrEqual(t, i, 0, "someone is granted")
+		return tr, tl[i].Client
+	}
 }

@@ -4,18 +4,12 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/harness"
 	"github.com/locklab/locklab/locktest/internal/judge"
-	"github.com/locklab/locklab/locktest/internal/sim"
-	"github.com/locklab/locklab/redistest"
-	"github.com/locklab/locklab/strategy"
-	"github.com/locklab/locklab/strategy/setnxdel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -187,28 +181,10 @@ func TestOrderString(t *testing.T) {
 // under one PCT schedule; given the order, the run goes the same way,
 // and its reverse makes B go first.
 func TestOrderedOnRedis(t *testing.T) {
-	ctx := context.Background()
-	srv := redistest.Shared(t)
-	pool := srv.NewPool()
-	defer pool.Close()
-	setting := harness.Setting{Dial: harness.DialTCP(srv.Addr), Perms: &sim.Permissions{}, NoLogin: &atomic.Bool{},
-		Factory: func(i sim.ClientInfo) (strategy.Strategy, error) { return setnxdel.New(i.Pool) }}
-	lock := Lock{Kind: strategy.Mutex, Short: 60 * time.Millisecond, Slack: 500 * time.Millisecond,
-		Long: 5 * time.Second, Poll: 5 * time.Millisecond}
-	session := []Op{{Kind: Try, Mode: history.Exclusive, N: 1, TTL: time.Second}, {Kind: Release}}
-	p := Plan{Seed: 1, Clients: []Script{{Name: "A", Ops: session}, {Name: "B", Ops: session}},
-		Sched: Schedule{Kind: PCT, Priorities: []int{1, 0}}}
+	p, runOnRedis := twoSessions(t, Schedule{Kind: PCT, Priorities: []int{1, 0}})
 	run := func(q Plan) ([]int, string) {
-		r := harness.NewRun(ctx, setting, pool, redistest.Key(t))
-		defer r.Shutdown()
-		tr := &trail{}
-		q.Sched.trail = tr
-		out := Execute(r, q, lock)
-		require.NoError(t, out.Err)
-		tl, _ := r.Rec.Timeline()
-		i := slices.IndexFunc(tl, func(e history.Event) bool { return e.Kind == history.EvAcquired && e.Err == "" })
-		require.GreaterOrEqual(t, i, 0, "someone is granted")
-		return tr.went(), tl[i].Client
+		tr, first := runOnRedis(q)
+		return tr.went(), first
 	}
 	order, first := run(p)
 	require.NotEmpty(t, order)

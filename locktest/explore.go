@@ -101,6 +101,9 @@ func Explore(ctx context.Context, cfg Config, opts ExploreOptions) (Result, erro
 		if f.Replays == 0 {
 			res.Message = mExploreUnshrunk.New(f.Outcome.Message, f.Plan.Seed, f.First, c, ops, faults)
 		}
+		if f.FromRun > 0 {
+			res.Notes = append(res.Notes, mExploreLater.New(f.First, f.FirstBroke, explore.Tries, f.Finds-1, f.FromRun, f.From.Seed))
+		}
 		res.Notes = append(res.Notes, mExplorePlan.New(f.Shrunk.String()))
 	case f.Runs == 0 && ctx.Err() != nil:
 		return fail(fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx)))
@@ -180,5 +183,7 @@ var (
 		"{0} (seed {1}, found in {2} {2|run|runs}; not shrunk: {3} {3|client|clients}, {4} {4|operation|operations}, {5} {5|fault|faults})")
 	mExploreHolds = msg.Define("explore.holds", msg.K(msg.Count, msg.Count, msg.Count),
 		"{0} {0|run|runs} from seed {1}, no violation ({2} without a verdict)")
-	mExplorePlan = msg.Define("explore.shrunk-plan", msg.K(msg.Text), "the shrunk plan: {0}")
+	mExplorePlan  = msg.Define("explore.shrunk-plan", msg.K(msg.Text), "the shrunk plan: {0}")
+	mExploreLater = msg.Define("explore.later-find", msg.K(msg.Count, msg.Count, msg.Count, msg.Count, msg.Count, msg.Count),
+		"the plan of run {0}, the first that broke, broke again in {1} of {2} runs, too few to shrink: the exploration went on to {3} more {3|violation|violations}, and the plan shrunk is run {4}'s (seed {5}), which broke most often")
 )

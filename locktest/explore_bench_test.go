@@ -132,8 +132,16 @@ func BenchmarkExplorer(b *testing.B) {
 				if res.Verdict == locktest.Breaks {
 					found++
 					// seed, runs, clients, operations, faults, reproduced, replays
-					rows = append(rows, fmt.Sprintf("| %s | %s | %s | found | %d | %v | %d clients, %d ops, %d faults; reproduced %d of %d |",
-						l.group, l.name, l.kind, args[1], took, args[2], args[3], args[4], args[5], args[6]))
+					from := ""
+					for _, n := range res.Notes {
+						if n.ID == "explore.later-find" {
+							// first's run, broke, tries, more, the run shrunk, its seed
+							a := countArgs(n)
+							from = fmt.Sprintf("; the plan of run %d (the first broke in %d of %d again)", a[4], a[1], a[2])
+						}
+					}
+					rows = append(rows, fmt.Sprintf("| %s | %s | %s | found | %d | %v | %d clients, %d ops, %d faults; reproduced %d of %d%s |",
+						l.group, l.name, l.kind, args[1], took, args[2], args[3], args[4], args[5], args[6], from))
 				} else {
 					rows = append(rows, fmt.Sprintf("| %s | %s | %s | missed | %d | %v | |", l.group, l.name, l.kind, args[0], took))
 				}

@@ -48,6 +48,14 @@ type Found struct {
 	// runs began (from 1): the runs it took to find the violation, however
 	// many ran at once.
 	First int
+	// FirstBroke: how many of Tries runs of Plan broke again, before
+	// shrinking. Finds: the violations whose plans were tried (Plan's
+	// first); when Plan broke again in fewer than Keep, the exploration
+	// went on for others. From and FromRun: the plan that was shrunk
+	// and the number of its run, when it is not Plan (zero otherwise).
+	FirstBroke, Finds int
+	From              Plan
+	FromRun           int
 }
 
 // Loop runs the plans drawn from opts.Seed on, Workers at a time, each
@@ -67,6 +75,7 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 		searched int // of them, runs of a search
 		next     int // the next plan
 		broken   []brokenRun
+		wanted   int // the runs that broke that end the search
 	)
 	// reserve takes a run, of a new plan or of the search of the plan
 	// the worker has, and gives the plan's index and the run's number, in
@@ -75,7 +84,7 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 	reserve := func(plan bool) (int, int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if len(broken) > 0 || ctx.Err() != nil || (opts.Runs > 0 && started >= opts.Runs) ||
+		if len(broken) >= wanted || ctx.Err() != nil || (opts.Runs > 0 && started >= opts.Runs) ||
 			(opts.Budget > 0 && time.Since(start) >= opts.Budget) {
 			return 0, 0, false
 		}
@@ -117,48 +126,89 @@ func Loop(ctx context.Context, opts Options, lock Lock, run func(Plan) harness.O
 		return t.get(), broke
 	}
 	enumerates := opts.Knobs.Sched == "" || opts.Knobs.Sched == "exhaustive"
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i, seq, ok := reserve(true)
-				if !ok {
-					return
-				}
-				p := Draw(opts.Seed+int64(i), lock, opts.Knobs)
-				first, broke := do(i, seq, p)
-				if broke || !enumerates || schedulesOf(first) > smallSchedules {
-					continue
-				}
-				_, complete := enumerate(p, first, func(q Plan) ([]point, bool) {
-					_, seq, ok := reserve(false)
+	// search runs plans, Workers at a time, until want runs broke, or the
+	// bounds are reached.
+	search := func(want int) {
+		mu.Lock()
+		wanted = want
+		mu.Unlock()
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for {
+					i, seq, ok := reserve(true)
 					if !ok {
-						return nil, false
+						return
 					}
-					met, broke := do(i, seq, q)
-					return met, !broke
-				})
-				mu.Lock()
-				f.Enumerated++
-				if complete {
-					f.Complete++
+					p := Draw(opts.Seed+int64(i), lock, opts.Knobs)
+					first, broke := do(i, seq, p)
+					if broke || !enumerates || schedulesOf(first) > smallSchedules {
+						continue
+					}
+					_, complete := enumerate(p, first, func(q Plan) ([]point, bool) {
+						_, seq, ok := reserve(false)
+						if !ok {
+							return nil, false
+						}
+						met, broke := do(i, seq, q)
+						return met, !broke
+					})
+					mu.Lock()
+					f.Enumerated++
+					if complete {
+						f.Complete++
+					}
+					mu.Unlock()
 				}
-				mu.Unlock()
-			}
-		})
+			})
+		}
+		wg.Wait()
 	}
-	wg.Wait()
-	if len(broken) > 0 {
-		first := slices.MinFunc(broken, func(a, b brokenRun) int {
-			return cmp.Or(a.i-b.i, a.plan.Sched.Index-b.plan.Sched.Index)
-		})
-		f.Broken, f.Plan, f.First = true, first.plan, first.seq
-		if opts.Knobs.NoShrink {
-			f.Shrunk, f.Outcome = first.plan, first.out
-		} else {
-			f.shrink(ctx, opts, first, run)
+	search(1)
+	if len(broken) == 0 {
+		f.Elapsed = time.Since(start)
+		return f
+	}
+	byPlan := func(a, b brokenRun) int {
+		return cmp.Or(a.i-b.i, a.plan.Sched.Index-b.plan.Sched.Index)
+	}
+	first := slices.MinFunc(broken, byPlan)
+	f.Broken, f.Plan, f.First = true, first.plan, first.seq
+	if opts.Knobs.NoShrink {
+		f.Shrunk, f.Outcome = first.plan, first.out
+		f.Elapsed = time.Since(start)
+		return f
+	}
+	// The plan shrinking begins from: the first violation's, unless it
+	// breaks again in fewer than Keep of Tries runs (its break needed a
+	// margin of a few milliseconds); then the exploration goes on, within
+	// its bounds, to moreFinds more violations, and the plan that breaks
+	// most often is shrunk.
+	sctx, cancel := context.WithTimeout(ctx, ShrinkFor)
+	defer cancel()
+	st := f.startOf(sctx, first, run)
+	f.FirstBroke = st.kept.Broke
+	tried := map[int]bool{first.seq: true}
+	for n := 0; st.kept.Broke < Keep && n < moreFinds && sctx.Err() == nil; n++ {
+		untried := slices.DeleteFunc(slices.Clone(broken), func(b brokenRun) bool { return tried[b.seq] })
+		if len(untried) == 0 {
+			search(len(broken) + 1)
+			untried = slices.DeleteFunc(slices.Clone(broken), func(b brokenRun) bool { return tried[b.seq] })
+			if len(untried) == 0 {
+				break // the exploration's bounds
+			}
+		}
+		b := slices.MinFunc(untried, byPlan)
+		tried[b.seq] = true
+		if s := f.startOf(sctx, b, run); s.kept.Broke > st.kept.Broke {
+			st = s
 		}
 	}
+	f.Finds = len(tried)
+	if st.b.seq != first.seq {
+		f.From, f.FromRun = st.b.plan, st.b.seq
+	}
+	f.shrink(ctx, sctx, opts, st, run)
 	f.Elapsed = time.Since(start)
 	return f
 }
@@ -180,37 +230,59 @@ type brokenRun struct {
 // before it.
 const replayedPlans = 3
 
-// shrink shrinks the plan of the run b that broke, as drawn or in the
-// order of b's own commands (replay.go), whichever breaks more often,
-// then replays the result:
+// moreFinds bounds the violations after the first whose plans are tried
+// when the first's breaks again in fewer than Keep of Tries runs.
+const moreFinds = 3
+
+// start is a run that broke, with the plan shrinking would begin from:
+// its plan as drawn or in the order of its own commands (replay.go),
+// whichever broke more often in Tries runs, and how often.
+type start struct {
+	b    brokenRun
+	kept Kept
+}
+
+// same says whether o shows the violation of b.
+func (b brokenRun) same(o harness.Outcome) bool {
+	return o.Err == nil && o.Verdict == judge.Breaks && o.Message.ID == b.out.Message.ID
+}
+
+// startOf runs b's plan, as drawn and in its recorded order, Tries times
+// each, and gives the one that broke more often.
+func (f *Found) startOf(ctx context.Context, b brokenRun, run func(Plan) harness.Outcome) start {
+	starts := []Plan{b.plan}
+	if len(b.order) > 0 {
+		q := b.plan.clone()
+		q.Sched = Schedule{Kind: Ordered, Order: b.order}
+		starts = []Plan{q, b.plan}
+	}
+	k, runs := tryStarts(starts, func(p Plan) (harness.Outcome, bool) {
+		if ctx.Err() != nil {
+			return harness.Outcome{}, false
+		}
+		o := run(p)
+		return o, b.same(o)
+	})
+	f.ShrinkRuns += runs
+	return start{b, k}
+}
+
+// shrink shrinks the plan st begins from (sctx bounds it), then replays
+// the result:
 // the smallest plan kept, or, when it did not break in every replay, the
 // most reliable of it and the plans kept before it (replayedPlans at
 // most), the smaller on a tie. The plan reported is the plan replayed.
-func (f *Found) shrink(ctx context.Context, opts Options, b brokenRun, run func(Plan) harness.Outcome) {
-	out := b.out
-	same := func(o harness.Outcome) bool {
-		return o.Err == nil && o.Verdict == judge.Breaks && o.Message.ID == out.Message.ID
-	}
-	// Shrinking stops taking new steps after ShrinkFor, with the
-	// smallest plan found so far: a plan whose runs are slow (a lock
-	// that renews what it was told to give up) would keep it going long
-	// past the exploration's own bounds.
-	sctx, cancel := context.WithTimeout(ctx, ShrinkFor)
-	defer cancel()
-	starts := []Plan{f.Plan}
-	if len(b.order) > 0 {
-		q := f.Plan.clone()
-		q.Sched = Schedule{Kind: Ordered, Order: b.order}
-		starts = []Plan{q, f.Plan}
-	}
-	chain, runs := Shrink(starts, func(p Plan) (harness.Outcome, bool) {
+func (f *Found) shrink(ctx, sctx context.Context, opts Options, st start, run func(Plan) harness.Outcome) {
+	out, same := st.b.out, st.b.same
+	chain, runs := ShrinkFrom(st.kept, func(p Plan) (harness.Outcome, bool) {
 		if sctx.Err() != nil {
 			return harness.Outcome{}, false
 		}
 		o := run(p)
 		return o, same(o)
 	})
-	f.ShrinkRuns, f.Replays = runs, opts.Replays
+	f.ShrinkRuns += runs
+	f.Replays = opts.Replays
 	// replay runs p opts.Replays times at once, as the shrinking's tries
 	// are: under the same load, which a timing depends on.
 	replay := func(p Plan) (int, harness.Outcome) {

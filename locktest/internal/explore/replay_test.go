@@ -10,6 +10,7 @@ import (
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/harness"
 	"github.com/locklab/locklab/locktest/internal/judge"
+	"github.com/locklab/locklab/strategy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -128,7 +129,8 @@ func TestShrinkReplaysTheReliable(t *testing.T) {
 	}
 	f := Found{Plan: fakePlan()}
 	out := harness.Outcome{Verdict: judge.Breaks, Message: msg.Msg{ID: "x"}}
-	f.shrink(context.Background(), Options{Replays: 5}, brokenRun{plan: f.Plan, out: out}, run)
+	ctx := context.Background()
+	f.shrink(ctx, ctx, Options{Replays: 5}, f.startOf(ctx, brokenRun{plan: f.Plan, out: out}, run), run)
 	assert.Equal(t, "A2C2", planKey(f.Shrunk), "%s", f.Shrunk)
 	assert.Equal(t, 5, f.Reproduced)
 	assert.Equal(t, 5, f.Replays)
@@ -205,4 +207,50 @@ func TestOrderedOnRedis(t *testing.T) {
 	again, first := run(q)
 	assert.Equal(t, rev, again)
 	assert.Equal(t, "B", first, "the order names B first")
+}
+
+// TestLoopShrinksAReliableFind: when the first violation's plan breaks
+// in none of its runs again (its break needed a margin of a few
+// milliseconds), the exploration goes on to the next violation, whose
+// plan breaks every time, and shrinks that; the first stays the one the
+// runs to find it count.
+func TestLoopShrinksAReliableFind(t *testing.T) {
+	lock := Lock{Kind: strategy.Mutex, Short: 100 * time.Millisecond, Slack: 20 * time.Millisecond,
+		Long: time.Second, Poll: 5 * time.Millisecond}
+	var mu sync.Mutex
+	calls := map[int64]int{}
+	run := func(p Plan) harness.Outcome {
+		mu.Lock()
+		defer mu.Unlock()
+		calls[p.Seed]++
+		broke := (p.Seed == 3 && calls[p.Seed] == 1) || p.Seed == 5
+		if broke {
+			return harness.Outcome{Verdict: judge.Breaks, Message: msg.Msg{ID: "x"}}
+		}
+		return harness.Outcome{Verdict: judge.Holds}
+	}
+	opts := Options{Seed: 1, Runs: 50, Workers: 1, Replays: 5, Knobs: Knobs{Sched: "pct"}}
+	f := Loop(context.Background(), opts, lock, run)
+	require.True(t, f.Broken)
+	assert.Equal(t, int64(3), f.Plan.Seed, "the first violation")
+	assert.Equal(t, 3, f.First)
+	assert.Equal(t, 0, f.FirstBroke)
+	assert.Equal(t, 2, f.Finds)
+	assert.Equal(t, int64(5), f.From.Seed, "the plan shrunk")
+	assert.Equal(t, 5, f.FromRun)
+	assert.Equal(t, int64(5), f.Shrunk.Seed)
+	assert.Equal(t, 5, f.Reproduced)
+	assert.Equal(t, 1+Tries, calls[3], "the first's run, then its tries")
+	assert.Equal(t, 5, f.Runs, "the exploration stopped at the second violation")
+
+	// A first violation that breaks again is shrunk, and nothing more is
+	// explored.
+	calls = map[int64]int{}
+	f = Loop(context.Background(), Options{Seed: 5, Runs: 50, Workers: 1, Replays: 5, Knobs: Knobs{Sched: "pct"}}, lock, run)
+	require.True(t, f.Broken)
+	assert.Equal(t, 1, f.First)
+	assert.Equal(t, Tries, f.FirstBroke)
+	assert.Equal(t, 1, f.Finds)
+	assert.Zero(t, f.FromRun)
+	assert.Equal(t, 1, f.Runs)
 }

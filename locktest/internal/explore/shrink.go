@@ -45,37 +45,53 @@ func keeps(broke, best int) bool { return broke >= max(Keep, best-1) }
 // kept, the one it began from first and the smallest last, and how many
 // runs it took.
 func Shrink(starts []Plan, fails func(Plan) (harness.Outcome, bool)) ([]Kept, int) {
-	runs := 0
-	// try runs q Tries times at once.
-	try := func(q Plan) Kept {
-		var mu sync.Mutex
-		k := Kept{Plan: q}
-		var wg sync.WaitGroup
-		for range Tries {
-			wg.Go(func() {
-				if o, ok := fails(q); ok {
-					mu.Lock()
-					k.Broke, k.Outcome = k.Broke+1, o
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
-		runs += Tries
-		return k
+	first, runs := tryStarts(starts, fails)
+	chain, more := ShrinkFrom(first, fails)
+	return chain, runs + more
+}
+
+// try runs q Tries times at once, and says how many broke.
+func try(q Plan, fails func(Plan) (harness.Outcome, bool)) Kept {
+	var mu sync.Mutex
+	k := Kept{Plan: q}
+	var wg sync.WaitGroup
+	for range Tries {
+		wg.Go(func() {
+			if o, ok := fails(q); ok {
+				mu.Lock()
+				k.Broke, k.Outcome = k.Broke+1, o
+				mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
+	return k
+}
+
+// tryStarts tries each of starts, and gives the one that broke most
+// often (the first on a tie) and the runs it took.
+func tryStarts(starts []Plan, fails func(Plan) (harness.Outcome, bool)) (Kept, int) {
 	var first Kept
 	for i, p := range starts {
-		if k := try(p); i == 0 || k.Broke > first.Broke {
+		if k := try(p, fails); i == 0 || k.Broke > first.Broke {
 			first = k
 		}
 	}
+	return first, len(starts) * Tries
+}
+
+// ShrinkFrom shrinks the plan first, already tried (tryStarts), as
+// Shrink does.
+func ShrinkFrom(first Kept, fails func(Plan) (harness.Outcome, bool)) ([]Kept, int) {
+	runs := 0
 	chain := []Kept{first}
 	p, best := first.Plan, first.Broke
 	for {
 		smaller := false
 		for _, q := range candidates(p) {
-			if k := try(q); keeps(k.Broke, best) {
+			k := try(q, fails)
+			runs += Tries
+			if keeps(k.Broke, best) {
 				chain = append(chain, k)
 				p, best, smaller = q, max(best, k.Broke), true
 				break

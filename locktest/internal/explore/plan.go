@@ -262,6 +262,11 @@ func drawSession(r *rand.Rand, lock Lock, sw Swarm) []Op {
 	case strategy.ReadWrite:
 		if lock.Shared && r.IntN(5) < 3 {
 			acq.Mode = history.Shared
+			// A reader refused while a writer waits proves nothing for
+			// the lock's writer intent after the write attempt
+			// (judge.Options.WriterIntent): it keeps trying past it, so
+			// that an intent that outlives what the lock says shows.
+			acq.For += lock.WriterIntent
 		}
 	case strategy.Semaphore:
 		acq.Mode = history.Permit

@@ -2,6 +2,7 @@ package locktest_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,6 +24,7 @@ import (
 
 var (
 	explorerTable = flag.String("explorer-table", "", "with BenchmarkExplorer, write its table, as Markdown, to this `file` too")
+	explorerSaves = flag.String("explorer-saves", "", "with BenchmarkExplorer, save each break it finds, its history included, as JSON in this `dir`")
 	explorerDocs  = flag.String("explorer-docs", "", "with BenchmarkExplorer (BenchmarkExploreParts), write its table into the explorer:table (explorer:parts) blocks of explorer.md and zh/explorer.md under this `dir` (../docs from the package)")
 )
 
@@ -121,6 +123,9 @@ func BenchmarkExplorer(b *testing.B) {
 			res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: 1, Runs: runs, Budget: budget})
 			took := time.Since(start).Round(100 * time.Millisecond)
 			fmt.Fprintf(os.Stderr, "explored %s/%s in %v: %s: %s\n", l.group, l.name, took, res.Verdict, res.Reason())
+			if *explorerSaves != "" && res.Verdict == locktest.Breaks {
+				saveBreak(b, *explorerSaves, l, res)
+			}
 			if err != nil {
 				rows = append(rows, fmt.Sprintf("| %s | %s | %s | error: %v | | | |", l.group, l.name, l.kind, err))
 				continue
@@ -191,6 +196,19 @@ func writeBlock(path, marker, body string) error {
 }
 
 // countArgs are the counts among a message's arguments, in order.
+// saveBreak writes res, a break the explorer found on l, into dir as
+// JSON (locktest.Result's, which locktest.Judge can judge again), so
+// that a false alarm on a lock that holds keeps its history.
+func saveBreak(b *testing.B, dir string, l explored, res locktest.Result) {
+	out, err := json.MarshalIndent(res, "", "  ")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, l.group+"-"+l.name+".json"), out, 0o644)
+	}
+	if err != nil {
+		b.Errorf("%s/%s: %v", l.group, l.name, err)
+	}
+}
+
 func countArgs(m locktest.Message) []int {
 	var out []int
 	for _, a := range m.Args {

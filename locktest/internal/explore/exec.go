@@ -207,7 +207,7 @@ var (
 	mHeld     = msg.Define("explore.held", msg.K(msg.Count), "{0} clients ran their plan; the judge found no violation")
 	mCrashes  = msg.Define("explore.crashes", nil, "crashes, as its plan says")
 	mPausedAt = msg.Define("explore.paused-at", msg.K(msg.Count, msg.Duration),
-		"its connection stalls before its command {0} of the operation, for {1}")
+		"before its command {0} of the operation, for {1}")
 )
 
 var _ = judge.Breaks

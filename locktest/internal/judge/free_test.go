@@ -176,6 +176,14 @@ func TestFree(t *testing.T) {
 		// An acquire that gave up may have sent a command that ran
 		// later, recorded when its reply came.
 		{"a late command of an acquire that gave up", liveOpts, cat([]history.Event{lost("A", 0, ms, 100*ms), command("A", 60*ms)}, tries("B", 10*ms, 20)), "", ""},
+		// A refusal that took its TTL or longer may have left what it
+		// wrote (redsync, explored: its SET waited at the gate past its
+		// validity, and its undo found its caller's deadline past).
+		{"after a refusal slower than its TTL, until its TTL", liveOpts, cat([]history.Event{refused("E", ms, 151*ms)}, tries("B", 160*ms, 14)), "", ""},
+		{"after a refusal slower than its TTL, past its TTL", liveOpts, cat([]history.Event{refused("E", ms, 151*ms)}, tries("B", 160*ms, 20)),
+			history.Unfreed, "B was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, E's, had ended 79ms before"},
+		{"after a quick refusal", liveOpts, cat([]history.Event{refused("E", 0, ms)}, tries("B", 160*ms, 3)),
+			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
 		{"a crash inside an acquire, within its TTL", liveOpts, cat([]history.Event{command("A", 0), {Client: "A", Kind: history.EvCrash, At: ms, Call: ms / 2, TTL: 100 * ms}}, tries("B", 10*ms, 14)), "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -275,14 +283,26 @@ func TestFreeRevivedNumbering(t *testing.T) {
 // TestFreeLateRefusal: redsync's explored history, in which E's second
 // try wrote K but its reply was held back past its deadline, and redsync
 // said "not acquired": F, refused while E's key stood, proves nothing.
-// Without the note that the reply was held back, the refusal is taken at
-// its word, and F's refusals break unfreed.
+// Without the note that the reply was held back, and with the refusal
+// made quick (it took longer than its TTL, which alone leaves its
+// outcome unknown), the refusal is taken at its word, and F's refusals
+// break unfreed.
 func TestFreeLateRefusal(t *testing.T) {
 	tl := readRecorded(t, "holds/redsync.explore-late-refusal.json").Timeline
 	opts := judge.Options{Slack: 60 * time.Millisecond, Attempts: 3}
 	d, found := judge.Free(tl, opts)
 	assert.False(t, found, "%s", d.Reason)
 	tl = slices.DeleteFunc(tl, func(e history.Event) bool { return e.Msg != nil && e.Msg.ID == "fault.late" })
+	d, found = judge.Free(tl, opts)
+	assert.False(t, found, "a refusal that took longer than its TTL: %s", d.Reason)
+	slow := 0
+	for i, e := range tl {
+		if e.Kind == history.EvNotAcquired && e.TTL > 0 && e.At-e.Call >= e.TTL {
+			tl[i].Call = e.At - time.Millisecond
+			slow++
+		}
+	}
+	require.Positive(t, slow, "the late refusal took longer than its TTL")
 	d, found = judge.Free(tl, opts)
 	require.True(t, found)
 	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)

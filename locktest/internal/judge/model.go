@@ -198,12 +198,16 @@ func lives(tl []history.Event) []live {
 			permits := max(e.Permits, 1)
 			out = append(out, live{client: e.Client, mode: e.Mode, permits: permits, from: began[k], to: until(ranBy(e, k), e.TTL), expired: true, unknown: e.Err != "", ttl: e.TTL})
 			o.add(e, len(out)-1)
-		case e.Kind == history.EvNotAcquired && e.TTL > 0 && heldBack(e.Client, began[k], e.At):
+		case e.Kind == history.EvNotAcquired && e.TTL > 0 && (heldBack(e.Client, began[k], e.At) || (e.Call > 0 && e.At-e.Call >= e.TTL)):
 			// A refusal that returned while the reply of one of its
 			// commands was held back (its deadline passed first): the
 			// lock could not know what that command did, whatever it
 			// said, and the key it may have written stands until its
-			// TTL. Its outcome is unknown.
+			// TTL. So does one that took its whole TTL or longer: a
+			// lock that gives up a grant which came too late to be of
+			// use (Redlock's validity, as redsync counts it) may fail to
+			// take back what it wrote, its caller's deadline past.
+			// Its outcome is unknown.
 			out = append(out, live{client: e.Client, mode: e.Mode, permits: max(e.Permits, 1), from: began[k], to: until(e.At, e.TTL), expired: true, unknown: true, ttl: e.TTL})
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0 && out[i].to < acted[k]:
 			h := out[i]

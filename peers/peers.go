@@ -221,8 +221,14 @@ func newClient(c locktest.Client) (*redis.Client, error) {
 var (
 	zeroMu    sync.Mutex
 	zeroAddrs = map[string]int{}
-	zeroQuiet sync.Once
 )
+
+// go-zero writes its logs to standard output, and its core/stat package,
+// which the store imports, logs the process's CPU and memory there every
+// minute from the start: a peercheck -format json run of over a minute,
+// on any column, printed them inside its JSON. Its logs are off from the
+// start.
+func init() { logx.Disable() }
 
 // newZeroStore returns a go-zero store on the suite's proxy for c, as
 // go-zero's documentation makes one (redis.NewRedis with a RedisConf, which
@@ -235,7 +241,6 @@ var (
 // (":045123" is port 45123), so that each client gets a go-redis client of
 // its own, which logs in with its own secret.
 func newZeroStore(c locktest.Client) (*zeroredis.Redis, error) {
-	zeroQuiet.Do(logx.Disable)
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		return nil, err

@@ -256,6 +256,13 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 	ls := lives(tl)
 	run := map[string]int{}
 	all := attempts(tl)
+	ranBy := lateRuns(tl)
+	for i, a := range all {
+		all[i].ran = a.end
+		if a.unknown {
+			all[i].ran = ranBy(tl[a.event], a.event)
+		}
+	}
 	for _, a := range all {
 		if a.kind != history.EvNotAcquired || (client != "" && a.client != client) {
 			continue
@@ -284,15 +291,17 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 // writerWaiting says whether a's refusal, a reader's, may be the lock's
 // preference for writers (strategy.WriterFirst): a write attempt, by any
 // client, a itself too, that was refused or whose outcome is unknown,
-// began before a ended, and a began at most intent after it ended and
-// before that writer's next grant returned (a writer that gets in
-// leaves no intent behind).
+// began before a ended, and a began at most intent after its commands
+// had run (attempt.ran: its end, or, for one of unknown outcome, its
+// last command, which may run after it gave up) and before that
+// writer's next grant returned (a writer that gets in leaves no intent
+// behind).
 func writerWaiting(a attempt, all []attempt, intent time.Duration) bool {
 	if a.mode != history.Shared || intent <= 0 {
 		return false
 	}
 	for k, w := range all {
-		if w.mode == history.Shared || w.mode == history.Permit || w.start > a.end || a.start-w.end > intent {
+		if w.mode == history.Shared || w.mode == history.Permit || w.start > a.end || a.start-w.ran > intent {
 			continue
 		}
 		if w.kind != history.EvNotAcquired && (w.kind != history.EvAcquired || !w.unknown) {

@@ -60,6 +60,10 @@ var intentOpts = judge.Options{Slack: 50 * ms, Quick: 5 * ms, Attempts: 3, Write
 // wroteRefused is W's write attempt, refused at 10ms.
 var wroteRefused = []history.Event{{Client: "W", Kind: history.EvNotAcquired, Mode: history.Write, Call: 10 * ms, At: 11 * ms, TTL: 30 * ms}}
 
+// lateWrite is W's write attempt that gave up at 11ms, its outcome
+// unknown.
+var lateWrite = []history.Event{{Client: "W", Kind: history.EvAcquired, Mode: history.Write, Call: 10 * ms, At: 11 * ms, TTL: 30 * ms, Err: "i/o timeout"}}
+
 // readTries is n read attempts of R, refused, one every 10ms from t.
 func readTries(t time.Duration, n int) []history.Event {
 	out := tries("R", t, n)
@@ -154,6 +158,15 @@ func TestFree(t *testing.T) {
 		{"a reader behind a writer's intent", intentOpts, cat(wroteRefused, readTries(120*ms, 4)), "", ""},
 		{"a reader behind the intent of a writer that got in", intentOpts, cat(wroteRefused, []history.Event{moded("W", 2, history.Write, 0, 20*ms, 21*ms, 30*ms), {Client: "W", Kind: history.EvReleased, Hold: 2, Call: 40 * ms, At: 41 * ms}}, readTries(120*ms, 4)),
 			history.Unfreed, "R was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, W's, had ended 99ms before"},
+		// A write attempt that gave up may register its intent once
+		// its command, held on the way, runs (rwlua, explored: a write
+		// attempt's script ran 100ms after its call had failed, and the
+		// readers waited out its intent from then).
+		{"a reader behind the intent of a write attempt that ran late", intentOpts, cat(lateWrite, []history.Event{command("W", 100*ms)}, readTries(520*ms, 4)), "", ""},
+		{"a reader past the intent of a write attempt that ran late", intentOpts, cat(lateWrite, []history.Event{command("W", 100*ms)}, readTries(610*ms, 4)),
+			history.Unfreed, "R was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, W's, had ended 500ms before"},
+		{"a reader past the intent of a write attempt that gave up", intentOpts, cat(lateWrite, readTries(520*ms, 4)),
+			history.Unfreed, "R was refused 3 times in a row, each attempt within 5ms, although the last hold in its way, W's, had ended 499ms before"},
 		{"a writer waits on a reader", liveOpts, cat([]history.Event{moded("A", 1, history.Shared, 0, 0, ms, time.Hour)}, tries("B", 10*ms, 20)), "", ""},
 		{"a permit left", judge.Options{Permits: 2, Slack: 50 * ms, Quick: 5 * ms}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, time.Hour), {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 9 * ms, At: 10 * ms}},
 			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
@@ -484,4 +497,25 @@ func editRenewing(holder, waiter string) func([]history.Event) {
 			}
 		}
 	}
+}
+
+// TestFreeLateIntent: rwlua's explored history (its commands cut to
+// their names), in which C's write attempt gave up at 115ms while its
+// script waited at the gate, ran at 217ms and registered C's intent for
+// two seconds: B's and E's reads, refused until then, prove nothing.
+// Counted from the attempt's return instead, they break unfreed.
+func TestFreeLateIntent(t *testing.T) {
+	tl := readRecorded(t, "holds/rwlua.explore-late-intent.json").Timeline
+	opts := judge.Options{Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, WriterIntent: 2 * time.Second, Late: 120 * time.Millisecond}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	// Without C's late command, its intent counts from its return.
+	late := slices.IndexFunc(tl, func(e history.Event) bool {
+		return e.Client == "C" && e.Kind == history.EvCommand && e.At > 200*time.Millisecond && e.At < 220*time.Millisecond
+	})
+	require.Positive(t, late)
+	tl = slices.Delete(tl, late, late+1)
+	d, found = judge.Free(tl, opts)
+	require.True(t, found)
+	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
 }

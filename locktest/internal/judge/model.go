@@ -334,6 +334,10 @@ type attempt struct {
 	permits    int
 	start, end time.Duration
 	unknown    bool // it returned an error: its outcome is unknown
+	// ran: by when its commands had run, as lateRuns says (stuck sets
+	// it): a write attempt that gave up may register its intent after
+	// it returned, once its command, held on the way, runs.
+	ran time.Duration
 }
 
 // attempts reads the lock calls of tl, one for each return, with each

@@ -1,7 +1,12 @@
 package locktest
 
 import (
+	"context"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/locktest/internal/harness"
@@ -30,4 +35,19 @@ func WrittenKeys(cmd string) []int {
 		args = append(args, history.Arg{Kind: history.ArgText, Text: w})
 	}
 	return harness.WrittenKeys(strings.ToUpper(args[0].Text), args)
+}
+
+// WatchStalled watches pool's server for about ten probes, the suite
+// stalled for pause once, after its first probe, and returns the
+// disturbance seen, if any.
+func WatchStalled(ctx context.Context, pool *redis.Pool, stall, pause time.Duration) error {
+	var once sync.Once
+	probes := 0
+	m := watchPausing(ctx, pool, stall, func() {
+		if probes++; probes == 2 {
+			once.Do(func() { time.Sleep(pause) })
+		}
+	})
+	time.Sleep(10*pingEvery + pause)
+	return m.stop()
 }

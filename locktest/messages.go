@@ -32,6 +32,8 @@ var (
 		"the server stalled: a PING took {0}, more than the {1} a scenario's timing allows")
 	mInfoStalled = msg.Define("disturbed.info-stalled", msg.K(msg.Duration, msg.Duration),
 		"the server stalled: an INFO stats took {0}, more than the {1} a scenario's timing allows")
+	mSuiteStalled = msg.Define("disturbed.suite-stalled", msg.K(msg.Duration, msg.Duration, msg.Duration),
+		"the suite itself stalled: {0} passed between two probes of its monitor, which come {1} apart: more than {2} late, which a scenario's timing does not allow")
 	mInfoFailed = msg.Define("disturbed.info-failed", msg.K(msg.Text),
 		"INFO stats failed: {0}")
 	mConnCut = msg.Define("disturbed.connection-cut", msg.K(msg.Text),

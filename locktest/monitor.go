@@ -45,6 +45,9 @@ type monitor struct {
 	// evictions is the monitor's own: watch, then run, then stop (once
 	// run is done) read it.
 	evictions evictions
+	// pause, for the package's tests, runs before each probe: a stall
+	// of the suite's own process.
+	pause func()
 }
 
 // watch starts PINGing p every pingEvery, and reading evicted_keys; a PING
@@ -52,7 +55,12 @@ type monitor struct {
 // disturbance. The first reading is taken before watch returns, so that
 // every key evicted during the check counts.
 func watch(ctx context.Context, p strategy.Pool, stall time.Duration) *monitor {
-	m := &monitor{stopped: make(chan struct{}), done: make(chan struct{})}
+	return watchPausing(ctx, p, stall, nil)
+}
+
+// watchPausing is watch, pause running before each probe.
+func watchPausing(ctx context.Context, p strategy.Pool, stall time.Duration, pause func()) *monitor {
+	m := &monitor{stopped: make(chan struct{}), done: make(chan struct{}), pause: pause}
 	conn, err := p.GetContext(ctx)
 	if err != nil {
 		conn = nil // run tries again, and says what is wrong
@@ -81,7 +89,20 @@ func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration,
 	}()
 	tick := time.NewTicker(pingEvery)
 	defer tick.Stop()
+	// When the last probe ended: a probe begins pingEvery after it, and
+	// a gap of more than stall besides says that the suite's own process
+	// was stalled (descheduled on a machine too busy), which delays what
+	// its clients record as much as a stalled server delays their
+	// commands: the times of a run are then not the times of its
+	// commands.
+	var last time.Time
 	for {
+		if m.pause != nil {
+			m.pause()
+		}
+		if gap := time.Since(last); !last.IsZero() && gap > pingEvery+stall {
+			m.Disturbed(sim.Failure(mSuiteStalled.New(gap.Round(time.Millisecond), pingEvery, stall)))
+		}
 		if conn == nil {
 			c, err := p.GetContext(ctx)
 			if err != nil {
@@ -96,6 +117,7 @@ func (m *monitor) run(ctx context.Context, p strategy.Pool, stall time.Duration,
 			conn.Close()
 			conn = nil
 		}
+		last = time.Now()
 		select {
 		case <-m.stopped:
 			// The last reading counts the keys evicted up to the end of

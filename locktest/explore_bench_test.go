@@ -97,9 +97,10 @@ func exploredLocks() []explored {
 // breaks, whether the explorer found it, in how many runs and how long,
 // and the shrunk counterexample's size; for one that holds, the runs
 // without a false alarm. LOCKLAB_EXPLORE_RUNS (2000) and
-// LOCKLAB_EXPLORE_BUDGET (2m) bound each lock, LOCKLAB_EXPLORE_ONLY (a
-// regexp on group/name) selects, LOCKLAB_EXPLORE (sched=pct, sched=walk,
-// swarm=off) turns parts off:
+// LOCKLAB_EXPLORE_BUDGET (2m) bound each lock, LOCKLAB_EXPLORE_SEED (1)
+// sets the first seed, LOCKLAB_EXPLORE_ONLY (a regexp on group/name)
+// selects, LOCKLAB_EXPLORE (sched=pct, sched=walk, swarm=off) turns parts
+// off:
 //
 //	go test -run '^$' -bench Explorer -benchtime 1x ./locktest
 func BenchmarkExplorer(b *testing.B) {
@@ -109,6 +110,7 @@ func BenchmarkExplorer(b *testing.B) {
 		budget = d
 	}
 	only := regexp.MustCompile(os.Getenv("LOCKLAB_EXPLORE_ONLY"))
+	seed := int64(envInt("LOCKLAB_EXPLORE_SEED", 1))
 	addr := redistest.Shared(b).Addr
 	ctx := context.Background()
 	var rows []string
@@ -120,7 +122,7 @@ func BenchmarkExplorer(b *testing.B) {
 			}
 			cfg := l.config(addr, redistest.Key(b)+":"+l.group+":"+l.name)
 			start := time.Now()
-			res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: 1, Runs: runs, Budget: budget})
+			res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: seed, Runs: runs, Budget: budget})
 			took := time.Since(start).Round(100 * time.Millisecond)
 			fmt.Fprintf(os.Stderr, "explored %s/%s in %v: %s: %s\n", l.group, l.name, took, res.Verdict, res.Reason())
 			if *explorerSaves != "" && res.Verdict == locktest.Breaks {

@@ -65,13 +65,18 @@ func lateRefresh(tl []history.Event, capacity int) (finding, bool) {
 }
 
 // outsideCalls says whether a command client sent at t came while no
-// lock call of its was under way (from its call to its return): a lock
-// that renews its holds on its own (a watchdog) sends such commands, and
-// the history cannot say what they did (see lives).
+// release or refresh of its was under way (from its call to its
+// return): a lock that renews its holds on its own (a watchdog) sends
+// such commands, and the history cannot say what they did (see lives).
+// A command sent during an acquire may be one too: a client that holds
+// a lock it no longer uses, and tries to take it again (rw-watchdog,
+// explored: a read hold given up after a failed refresh, renewed by its
+// watchdog while its holder tried for the write lock, which that read
+// hold kept out).
 func outsideCalls(tl []history.Event) func(client string, t time.Duration) bool {
 	calls := map[string][][2]time.Duration{}
 	for _, e := range tl {
-		if returns(e.Kind) && e.Call > 0 {
+		if (e.Kind == history.EvReleased || e.Kind == history.EvRefreshed) && e.Call > 0 {
 			calls[e.Client] = append(calls[e.Client], [2]time.Duration{e.Call, e.At})
 		}
 	}

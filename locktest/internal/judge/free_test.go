@@ -519,3 +519,22 @@ func TestFreeLateIntent(t *testing.T) {
 	require.True(t, found)
 	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
 }
+
+// TestFreeLeakedHold: rw-watchdog's explored history, in which A gave up
+// its read hold after a refresh that timed out, without a release, and
+// tried for the write lock: its watchdog renewed the read hold during
+// those attempts, which the read hold kept out. Those renewals are A's
+// commands inside its acquire calls; without them, the read hold ran
+// out, and A's refusals break unfreed.
+func TestFreeLeakedHold(t *testing.T) {
+	tl := readRecorded(t, "holds/rw-watchdog.explore-leaked-hold.json").Timeline
+	opts := judge.Options{Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, WriterIntent: 2 * time.Second, Late: 120 * time.Millisecond}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	tl = slices.DeleteFunc(tl, func(e history.Event) bool {
+		return e.Client == "A" && e.Kind == history.EvCommand && e.At > 280*time.Millisecond
+	})
+	d, found = judge.Free(tl, opts)
+	require.True(t, found)
+	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
+}

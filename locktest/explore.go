@@ -143,6 +143,9 @@ func exploreKnobs() explore.Knobs {
 	return k
 }
 
+// probeTries bounds the attempts exploredLock makes to take a lock.
+const probeTries = 3
+
 // exploredLock is what the plans need to know of cfg's lock, from a
 // client's strategy.
 func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lock, error) {
@@ -161,8 +164,18 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 		if w, ok := s.(strategy.WriterFirst); ok {
 			lock.WriterIntent = w.WriterIntent()
 		}
-		l, err := s.TryAcquire(ctx, cfg.Key+":explore:probe", tm.Long)
-		if err == nil && l != nil {
+		// What a lock offers shows on a lock it gives: a probe that
+		// fails (an error on a loaded machine) is tried again, on a key
+		// of its own, twice. Taken for a lock without them, a lock that
+		// renews its holds would have every renewal the judge cannot
+		// see read as a lock that stays taken. A lock that refuses a
+		// free key every time is explored as it is: that is its finding.
+		for try := range probeTries {
+			l, err := s.TryAcquire(ctx, fmt.Sprintf("%s:explore:probe:%d", cfg.Key, try), tm.Long)
+			if err != nil || l == nil {
+				time.Sleep(tm.Poll)
+				continue
+			}
 			// A fence or a lease signal makes a holder's overrun a finding
 			// only where the work checks them; the explorer's work is a
 			// critical section that checks neither, so it does not ask
@@ -170,6 +183,7 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 			caps := capabilitiesOf(s, l)
 			lock.Refresh, lock.Renews = caps.Refresh, caps.Lease
 			_ = l.Release(ctx)
+			break
 		}
 		return struct{}{}
 	})

@@ -51,3 +51,12 @@ func WatchStalled(ctx context.Context, pool *redis.Pool, stall, pause time.Durat
 	time.Sleep(10*pingEvery + pause)
 	return m.stop()
 }
+
+// ExploredRefresh says whether the explorer takes cfg's lock for one
+// whose holds refresh.
+func ExploredRefresh(ctx context.Context, cfg Config) (bool, error) {
+	pool := cfg.pool()
+	defer pool.Close()
+	l, err := exploredLock(ctx, cfg, pool)
+	return l.Refresh, err
+}

@@ -1,0 +1,58 @@
+package locktest_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/internal/mutants"
+	"github.com/locklab/locklab/locktest"
+	"github.com/locklab/locklab/redistest"
+	"github.com/locklab/locklab/strategy"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// failsFirst is a strategy whose first attempts fail, as a loaded
+// machine's can, before s answers.
+type failsFirst struct {
+	strategy.Strategy
+	left *atomic.Int32
+}
+
+const probeTries = 3
+
+func (f failsFirst) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	if f.left.Add(-1) >= 0 {
+		return nil, errors.New("i/o timeout")
+	}
+	return f.Strategy.TryAcquire(ctx, key, ttl)
+}
+
+// TestExploreProbesAgain: a lock whose holds refresh is explored as one,
+// although the first attempts to take it, which show what it offers,
+// failed (as they can on a loaded machine): taken for a lock without
+// them, its refreshes would never be drawn, nor a lease heeded. One
+// that fails every time is explored as it is.
+func TestExploreProbesAgain(t *testing.T) {
+	var correct mutants.Variant
+	for _, v := range mutants.Variants() {
+		if v.Name == "correct" {
+			correct = v
+		}
+	}
+	require.NotNil(t, correct.New)
+	for _, fails := range []int32{0, 1, 10} {
+		left := &atomic.Int32{}
+		left.Store(fails)
+		cfg := locktest.Config{Addr: redistest.Shared(t).Addr, Key: redistest.Key(t), New: func(c locktest.Client) (strategy.Strategy, error) {
+			s, err := correct.New(c)
+			return failsFirst{s, left}, err
+		}}
+		refresh, err := locktest.ExploredRefresh(context.Background(), cfg)
+		require.NoError(t, err)
+		assert.Equal(t, fails < probeTries, refresh, "the first %d attempts fail", fails)
+	}
+}

@@ -24,13 +24,15 @@ func TestExplore(t *testing.T) {
 		e, ok := catalog.Lookup(name)
 		require.True(t, ok)
 		cfg := locktest.Config{Addr: addr, New: e.New, Key: redistest.Key(t) + ":" + name}
-		res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: 1, Runs: runs})
+		res, err := locktest.Explore(ctx, cfg, locktest.ExploreOptions{Seed: 1, Runs: runs, Budget: time.Minute})
 		require.NoError(t, err)
 		t.Logf("%s: %s: %s", name, res.Verdict, res.Reason())
 		return res
 	}
 
-	res := explore("getset", 40)
+	// Seed 1's first plan breaks getset on an idle machine; under CI's
+	// load it once held for 40 runs: the bound is the minute.
+	res := explore("getset", 400)
 	require.Equal(t, locktest.Breaks, res.Verdict, res.Reason())
 	assert.Equal(t, locktest.Explored, res.Property)
 	assert.NotEmpty(t, res.Timeline, "a break keeps its shrunk history")
@@ -102,7 +104,11 @@ func TestExploreReproduces(t *testing.T) {
 		lock string
 		seed int64
 	}{
-		{"getset", 1},                   // reproduced 0 of 5 in the explorer's table before (1a98677)
+		// Reproduced 0 of 5 in the explorer's table before (1a98677).
+		// getset, 0 of 5 there too, is not here: its break needs a
+		// clock skew to land within milliseconds, which CI's load moved
+		// (found from seed 22, 0 of 5).
+		{"countersemaphore", 1},
 		{"rw-release-drops-readers", 1}, // 0 of 5 there, 1 of 5 when measured again
 	} {
 		i := slices.IndexFunc(exploredLocks(), func(l explored) bool { return l.name == c.lock })

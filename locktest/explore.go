@@ -176,12 +176,13 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 				time.Sleep(tm.Poll)
 				continue
 			}
-			// A fence or a lease signal makes a holder's overrun a finding
-			// only where the work checks them; the explorer's work is a
-			// critical section that checks neither, so it does not ask
-			// the judge to count overruns (Lock.Fenced, Lock.Leased).
+			// A lease signal makes a holder's overrun a finding where
+			// the work heeds it: the explorer's work leaves the moment
+			// its lease is lost, so the judge counts overruns of a
+			// leased lock (Lock.Leased). Its work checks no fencing
+			// token, so a fenced lock's overrun is no finding here.
 			caps := capabilitiesOf(s, l)
-			lock.Refresh, lock.Renews = caps.Refresh, caps.Lease
+			lock.Refresh, lock.Renews, lock.Leased = caps.Refresh, caps.Lease, caps.Lease
 			_ = l.Release(ctx)
 			break
 		}

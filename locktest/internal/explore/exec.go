@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -118,9 +120,7 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			if cur == nil {
 				continue
 			}
-			r.Det.Enter(c.Name)
-			time.Sleep(op.For)
-			r.Det.Leave(c.Name)
+			work(r, c, cur.L, op, lock)
 		case Refresh:
 			if cur == nil {
 				continue
@@ -152,6 +152,28 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 	}
 }
 
+// work stays inside the critical section for op.For, on lock l. The
+// holder of a leased lock heeds its lease, as the lock asks of it: it
+// does not enter once its lease is lost, and leaves the moment it is.
+func work(r *harness.Run, c *harness.Client, l strategy.Lock, op Op, lock Lock) {
+	if !lock.Leased {
+		r.Det.Enter(c.Name)
+		time.Sleep(op.For)
+		r.Det.Leave(c.Name)
+		return
+	}
+	if ctx := harness.LeaseOf(l); ctx != nil && ctx.Err() != nil {
+		r.Note(mLeaseGone.New(c.Name, fmt.Sprint(context.Cause(ctx))))
+		return
+	}
+	r.Det.Enter(c.Name)
+	done := harness.WatchLease(r, c.Name, l)
+	time.Sleep(op.For)
+	if !done() {
+		r.Det.Leave(c.Name)
+	}
+}
+
 // arm arms f on the client's next commands: those of the operation
 // about to begin.
 func arm(c *harness.Client, f Fault) {
@@ -160,6 +182,16 @@ func arm(c *harness.Client, f Fault) {
 	case CrashAt:
 		c.CrashAfterNext(f.At)
 	case PauseAt:
+		if f.At == 0 {
+			// In its work: the connection stalls now, for f.For,
+			// whether a command comes or not (a renewal of its lock).
+			c.PauseAtBoundary(0, mStalled.New(f.For))
+			go func() {
+				time.Sleep(f.For)
+				c.Resume()
+			}()
+			return
+		}
 		reached := c.PauseAtBoundary(f.At-1, mPausedAt.New(f.At, f.For))
 		go func() {
 			select {
@@ -190,7 +222,9 @@ func disarm(c *harness.Client, f Fault) {
 	case CrashAt:
 		c.DisarmCrash()
 	case PauseAt:
-		c.DropPause()
+		if f.At > 0 {
+			c.DropPause()
+		}
 	case InState:
 		// A state lasts its time, past the operation.
 	case Late:
@@ -208,6 +242,9 @@ var (
 	mCrashes  = msg.Define("explore.crashes", nil, "crashes, as its plan says")
 	mPausedAt = msg.Define("explore.paused-at", msg.K(msg.Count, msg.Duration),
 		"before its command {0} of the operation, for {1}")
+	mStalled   = msg.Define("explore.stalled", msg.K(msg.Duration), "in its work, for {0}")
+	mLeaseGone = msg.Define("explore.lease-gone", msg.K(msg.Client, msg.Text),
+		"{0} does not enter: its lease is already lost ({1})")
 )
 
 var _ = judge.Breaks

@@ -93,7 +93,7 @@ type FaultKind int
 const (
 	NoFault FaultKind = iota
 	CrashAt           // the client dies once its At-th command has returned
-	PauseAt           // its connection stalls before its At-th command, for For
+	PauseAt           // its connection stalls before its At-th command, for For; At 0: at once, in its work
 	Dropped           // the At-th command never reaches Redis: the connection drops
 	Lost              // Redis runs it; its reply is lost, and the connection drops
 	Late              // its reply comes For late
@@ -327,10 +327,23 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 		if len(kinds) == 0 {
 			continue
 		}
+		var held time.Duration // the TTL of the session's acquire
 		for j := range p.Clients[i].Ops {
 			op := &p.Clients[i].Ops[j]
 			switch op.Kind {
-			case Work, Crash:
+			case Acquire, Try:
+				held = op.TTL
+			case Work:
+				// A lock that renews its holds on its own sends them
+				// while its holder works: one time in five, its
+				// connection stalls there, for the TTL and the Short
+				// TTL, and the lock must tell the holder its lease is
+				// lost before another gets in (Lock.Leased).
+				if lock.Renews && p.Swarm.Pause && r.IntN(5) == 0 {
+					op.Fault = Fault{Kind: PauseAt, At: 0, For: held + lock.Short}
+				}
+				continue
+			case Crash:
 				continue
 			}
 			if r.IntN(5) != 0 {
@@ -450,7 +463,9 @@ func (op Op) String() string {
 	case Work:
 		s += " " + op.For.String()
 	}
-	if f := op.Fault; f.Kind != NoFault {
+	if f := op.Fault; f.Kind == PauseAt && f.At == 0 {
+		s += " [stall for " + f.For.String() + "]"
+	} else if f.Kind != NoFault {
 		s += fmt.Sprintf(" [%s command %d", faultNames[f.Kind], f.At)
 		switch f.Kind {
 		case PauseAt, Late:

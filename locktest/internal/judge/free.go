@@ -155,13 +155,27 @@ func twoValidInside(tl []history.Event, opts Options) (finding, bool) {
 		}
 		return hold{}, false
 	}
+	// With a fence or a lease, a client inside holds until it leaves,
+	// whatever its TTL: its latest grant.
+	heldAt := func(c string, t time.Duration) (hold, bool) {
+		for i := len(hs) - 1; i >= 0; i-- {
+			if h := hs[i]; h.client == c && h.from <= t {
+				return h, true
+			}
+		}
+		return hold{}, false
+	}
 	promised := opts.Fenced || opts.Leased
 	var inside []string
 	for i, e := range tl {
 		switch e.Kind {
 		case history.EvEnter:
 			if promised && len(inside) > 0 {
-				return finding{history.OneInside, i, Overlap(e.Client, slices.Clone(inside))}, true
+				if names, ok := promisedConflict(e.Client, e.At, inside, heldAt, opts.Permits); ok {
+					return finding{history.OneInside, i, Overlap(e.Client, names)}, true
+				}
+				inside = append(inside, e.Client)
+				continue
 			}
 			b, ok := validAt(e.Client, e.At)
 			var during []hold
@@ -187,6 +201,41 @@ func twoValidInside(tl []history.Event, opts Options) (finding, bool) {
 		}
 	}
 	return finding{}, false
+}
+
+// promisedConflict says which of the clients inside conflict with c
+// entering at t, for a lock whose holders are told when to leave (a fence
+// or a lease): each holds by its latest grant, in its mode, until it
+// leaves. Readers share, and permits add up to the semaphore's number; a
+// client whose grant the history does not show conflicts with any.
+func promisedConflict(c string, t time.Duration, inside []string, heldAt func(string, time.Duration) (hold, bool), capacity int) ([]string, bool) {
+	b, ok := heldAt(c, t)
+	var during []hold
+	var unknown []string
+	for _, o := range inside {
+		if o == c {
+			continue
+		}
+		if a, held := heldAt(o, t); held {
+			during = append(during, a)
+		} else {
+			unknown = append(unknown, o)
+		}
+	}
+	if !ok || len(unknown) > 0 {
+		others := slices.DeleteFunc(slices.Clone(inside), func(o string) bool { return o == c })
+		return others, len(others) > 0
+	}
+	if _, conflicts := conflict(b, during, capacity); !conflicts {
+		return nil, false
+	}
+	var names []string
+	for _, a := range during {
+		if !slices.Contains(names, a.client) {
+			names = append(names, a.client)
+		}
+	}
+	return names, true
 }
 
 // conflict says whether b, granted while the holds during were valid,

@@ -136,6 +136,14 @@ func TestFree(t *testing.T) {
 			history.OneInside, "B entered while A was inside"},
 		{"an overrun of a leased lock", judge.Options{Leased: true}, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), grant("B", 110*ms, 111*ms, 100*ms), enter("B", 112*ms)},
 			history.OneInside, "B entered while A was inside"},
+		// A leased lock's holders hold until they leave, in their modes.
+		{"readers of a leased lock overrun together", judge.Options{Leased: true}, []history.Event{moded("A", 1, history.Shared, 0, 0, ms, 100*ms), enter("A", 2*ms), moded("B", 1, history.Shared, 0, 110*ms, 111*ms, 100*ms), enter("B", 112*ms)}, "", ""},
+		{"a writer enters while a leased reader overruns", judge.Options{Leased: true}, []history.Event{moded("A", 1, history.Shared, 0, 0, ms, 100*ms), enter("A", 2*ms), moded("B", 1, history.Exclusive, 0, 110*ms, 111*ms, 100*ms), enter("B", 112*ms)},
+			history.OneInside, "B entered while A was inside"},
+		{"a leased semaphore's permits overrun within its number", judge.Options{Leased: true, Permits: 2}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), enter("A", 2*ms), moded("B", 1, history.Permit, 1, 110*ms, 111*ms, 100*ms), enter("B", 112*ms)}, "", ""},
+		{"a leased semaphore's permits overrun past its number", judge.Options{Leased: true, Permits: 2}, []history.Event{moded("A", 1, history.Permit, 1, 0, ms, 100*ms), enter("A", 2*ms), moded("B", 1, history.Permit, 1, 110*ms, 111*ms, 100*ms), enter("B", 112*ms), moded("C", 1, history.Permit, 1, 120*ms, 121*ms, 100*ms), enter("C", 122*ms)},
+			history.OneInside, "C entered while A, B were inside"},
+		{"a leased holder left before the next entered", judge.Options{Leased: true}, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), leave("A", 95*ms), grant("B", 110*ms, 111*ms, 100*ms), enter("B", 112*ms)}, "", ""},
 		{"inside at once, valid", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), enter("A", 2*ms), release("A", 3*ms, 4*ms), grant("B", 5*ms, 6*ms, 100*ms), enter("B", 7*ms)}, "", ""},
 
 		// (c) liveness.

@@ -538,7 +538,11 @@ func (c *Client) PauseAtBoundary(k int, at msg.Msg) <-chan struct{} {
 	defer c.mu.Unlock()
 	c.pauseAtOp, c.inMultiAtPause = at, false
 	if k == 0 {
-		c.paused, c.arrive = make(chan struct{}), reached
+		// A pause already on stays the one its commands wait on.
+		if c.paused == nil {
+			c.paused = make(chan struct{})
+		}
+		c.arrive = reached
 	} else {
 		c.pauseAt, c.reached = c.sent+k, reached
 	}

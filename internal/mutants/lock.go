@@ -55,6 +55,16 @@ end
 return 0`)
 )
 
+// compareAndAddTTL is compareAndExpire that adds the TTL to the time the
+// key has left.
+var compareAndAddTTL = redis.NewScript(1, `
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	local left = redis.call("PTTL", KEYS[1])
+	if left < 0 then left = 0 end
+	return redis.call("PEXPIRE", KEYS[1], left + tonumber(ARGV[2]))
+end
+return 0`)
+
 // script is a release by a script that takes the key and the token and
 // answers 1 when it deleted the key.
 func script(sc *redis.Script) func(session, string) (bool, error) {

@@ -443,6 +443,12 @@ func Survivors() []Mutant {
 				},
 			},
 		},
+		{
+			Name: "refresh-adds-ttl",
+			Slip: "refresh adds the TTL to what the key has left (PTTL + ttl) instead of setting it: a refreshed lock outlives the TTL its holder asked for",
+			Gap:  "a scenario that reads the key's expiry after a refresh and finds it past what the refresh asked for (lease-kept reads only that it was not cut short); the explorer finds it only where the extra time outlasts the judge's slack of a Short TTL, as from seed 1 in some runs and not in others (docs/mutants.md)",
+			slip: recipe{refresh: scriptTTL(compareAndAddTTL)},
+		},
 	}
 }
 

@@ -32,30 +32,33 @@ func crashRecovery(newRun func(string) *harness.Run) harness.Outcome {
 		}
 		r := newRun(name)
 		a, b := r.NewClient("A", 0), r.NewClient("B", 0)
-		// A lock to be refreshed is taken for longer than Short, so that
-		// the refresh comes in time on a slow machine; the refresh sets
-		// the TTL that matters.
+		// A refreshed lock is taken, and refreshed at once, for longer
+		// than the slack by two Short TTLs: the refresh comes in time on
+		// a slow machine, and a refresh that adds its TTL to what the
+		// key has left, rather than setting it, makes the key outlive
+		// B's wait by that much. A refresh to the TTL the lock already
+		// has is one that a lock which never shortens a lock makes too.
 		ttl := r.Tm.Short
 		if refreshed {
-			ttl = r.Tm.RenewedTTL()
+			ttl = r.Tm.Slack + 2*r.Tm.Short
 		}
 		la := a.MustAcquire(ttl)
 		rf, refresher := la.(strategy.Refresher)
 		if refreshed {
-			if err := a.Refresh(rf, r.Tm.Short); err != nil {
+			if err := a.Refresh(rf, ttl); err != nil {
 				r.Fail(mFailRefresh.New("A", err.Error()))
 			}
 		}
 		a.Crash(mCrashNeverReleases.New())
-		wait := r.Tm.Short + r.Tm.Slack
-		r.Note(mBWaitsTTL.New(wait, r.Tm.Short))
+		wait := ttl + r.Tm.Slack
+		r.Note(mBWaitsTTL.New(wait, ttl))
 		since := r.Rec.Now()
-		if b.WaitFree(r.Tm.Short, wait, r.Tm.Short+r.Tm.StaleAfter()) == nil {
+		if b.WaitFree(r.Tm.Short, wait, ttl+r.Tm.StaleAfter()) == nil {
 			what := mRecoveryCrashed.New()
 			if refreshed {
-				what = mRecoveryRefreshedCrashed.New(r.Tm.Short)
+				what = mRecoveryRefreshedCrashed.New(ttl)
 			}
-			return r.BreaksUnfreed("B", since, wait-r.Tm.Poll, mRecoveryBreaks.New(what, wait, r.LifeLeft(r.Tm.Short, wait)))
+			return r.BreaksUnfreed("B", since, wait-r.Tm.Poll, mRecoveryBreaks.New(what, wait, r.LifeLeft(ttl, wait)))
 		}
 		if !refresher || refreshed {
 			if refreshed {

@@ -74,6 +74,7 @@ type slip struct {
 	refreshRenewsAll    bool // a reader's refresh renews every reader's lease
 	intentOutlivesWrite bool // a writer that gets in leaves its intent behind
 	writerBlocksItself  bool // a writer is refused while any intent stands, its own too
+	intentNeverExpires  bool // a refused writer sets its intent without an expiry
 
 	expiryOutright  bool // an acquire or refresh sets K's expiry to its own TTL
 	releaseAny      bool // a release removes the oldest permits, not its own
@@ -102,6 +103,7 @@ func (s slip) with(t slip) slip {
 	s.refreshRenewsAll = s.refreshRenewsAll || t.refreshRenewsAll
 	s.intentOutlivesWrite = s.intentOutlivesWrite || t.intentOutlivesWrite
 	s.writerBlocksItself = s.writerBlocksItself || t.writerBlocksItself
+	s.intentNeverExpires = s.intentNeverExpires || t.intentNeverExpires
 	s.expiryOutright = s.expiryOutright || t.expiryOutright
 	s.releaseAny = s.releaseAny || t.releaseAny
 	s.acquireNSingles = s.acquireNSingles || t.acquireNSingles
@@ -151,6 +153,12 @@ var mutants = []Mutant{
 		Slip:    "a writer that gets in does not delete its intent: readers wait out its TTL",
 		Killers: []locktest.Property{locktest.ReaderLeaseIndependence, locktest.WriterProgress},
 		slip:    slip{intentOutlivesWrite: true},
+	},
+	{
+		Name: "rw-intent-never-expires", Base: "rw-writers-first",
+		Slip:    "a refused writer's intent is set without an expiry: a writer that gives up keeps every reader out for good",
+		Killers: []locktest.Property{locktest.WriterProgress},
+		slip:    slip{intentNeverExpires: true},
 	},
 	{
 		Name: "rw-writer-blocks-itself", Base: "rw-writers-first",

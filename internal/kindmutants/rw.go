@@ -66,6 +66,9 @@ return 1`
 	if s.writersFirst {
 		intent = `redis.call('set', KEYS[3], ARGV[1], 'px', math.min(tonumber(ARGV[2]), ` + fmt.Sprint(ms(writerIntent)) + `))`
 	}
+	if s.intentNeverExpires {
+		intent = `redis.call('set', KEYS[3], ARGV[1])`
+	}
 	if s.intentOutlivesWrite {
 		clear = ""
 	}

@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/locklab/locklab/history"
 	"github.com/locklab/locklab/internal/msg"
@@ -20,7 +21,9 @@ import (
 // tell the suite yet that it promises otherwise. Either way W must get
 // in once no reader is left: a lock that keeps a waiting writer out of a
 // free lock (its own intent in the way) breaks the property. W's intent
-// must not outlive its write either: a reader gets in after it.
+// must not outlive its write either: a reader gets in after it. Nor may
+// the intent of a writer that gave up outlive the writer intent its lock
+// declares (strategy.WriterFirst; none for readers first).
 
 func init() {
 	register(Property{
@@ -91,13 +94,48 @@ func writerProgress(newRun func(string) *harness.Run) harness.Outcome {
 	}
 	w.Release(hw)
 	last := r.NewClient("R9", 0)
-	if _, ok := last.TryMode(history.Shared, 0, r.Tm.Long); !ok {
+	h9, ok := last.TryMode(history.Shared, 0, r.Tm.Long)
+	if !ok {
 		return r.BreaksFreeRefused("R9", mProgressReaderOut.New(policy))
+	}
+	if res, broke := writerGivesUp(r, last, h9, policy); broke {
+		return res
 	}
 	if readersFirst {
 		return r.Holds(mProgressHoldsReaders.New(policy, refused))
 	}
 	return r.Holds(mProgressHoldsWriters.New(policy))
+}
+
+// writerGivesUp: while R9 reads, W2 tries once to write, with the
+// Short TTL, is refused, and gives up; R9 leaves. W2's intent, if its
+// lock keeps one, must not keep readers out past the writer intent the
+// lock declares (strategy.WriterFirst): R10 must read within it and the
+// slack. It says whether that broke, with the outcome.
+func writerGivesUp(r *harness.Run, r9 *harness.Client, h9 sim.Held, policy msg.Msg) (harness.Outcome, bool) {
+	w2 := r.NewClient("W2", 0)
+	if _, ok := w2.TryMode(history.Exclusive, 0, r.Tm.Short); ok {
+		return r.BreaksRule(history.OneHolder, mProgressWriterIn.New("W2")), true
+	}
+	r.Note(mProgressGivesUp.New("W2"))
+	r9.ReleaseHeld(h9)
+	var intent time.Duration
+	if wf, ok := r9.S.(strategy.WriterFirst); ok {
+		intent = wf.WriterIntent()
+	}
+	r10 := r.NewClient("R10", 0)
+	since := r.Rec.Now()
+	deadline := time.Now().Add(intent + r.Tm.Slack)
+	for {
+		if h, ok := r10.TryMode(history.Shared, 0, r.Tm.Long); ok {
+			r10.ReleaseHeld(h)
+			return harness.Outcome{}, false
+		}
+		if time.Now().After(deadline) {
+			return r.BreaksUnfreed("R10", since, intent+r.Tm.Slack-r.Tm.Poll, mProgressIntentStays.New(policy, intent, r.Tm.Slack)), true
+		}
+		time.Sleep(r.Tm.Poll)
+	}
 }
 
 // writer-progress's messages.
@@ -114,14 +152,18 @@ var (
 		"{0}; yet once every reader had released, W still could not write {1} later")
 	mProgressReaderOut = msg.Define("writer-progress.reader-out", msg.K(msg.Sub),
 		"{0}; once W had written and released, R9 still could not read")
+	mProgressGivesUp = msg.Define("writer-progress.gives-up", msg.K(msg.Client),
+		"{0} tried once to write while R9 read, was refused, and gave up")
+	mProgressIntentStays = msg.Define("writer-progress.intent-stays", msg.K(msg.Sub, msg.Duration, msg.Duration),
+		"{0}; after W2 gave up its write and R9 released, R10 still could not read, past the lock's writer intent of {1} and the slack of {2}")
 	mProgressHoldsReaders = msg.Define("writer-progress.holds-readers", msg.K(msg.Sub, msg.Count),
-		"{0}: a stream of overlapping readers kept W out for all its {1} attempts, the policy and no break; W wrote as soon as the stream ended, and a reader read after it")
+		"{0}: a stream of overlapping readers kept W out for all its {1} attempts, the policy and no break; W wrote as soon as the stream ended, a reader read after it, and a writer that gave up kept no reader out")
 	mProgressHoldsWriters = msg.Define("writer-progress.holds-writers", msg.K(msg.Sub),
-		"{0}; W wrote as soon as R1, the reader ahead of it, released, and a reader read after it")
+		"{0}; W wrote as soon as R1, the reader ahead of it, released, a reader read after it, and a writer that gave up kept readers out no longer than the lock's writer intent")
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("writer-progress.scenario", nil,
 		"a writer waits while readers hold the lock and more readers come")
 	_ = msg.Define("writer-progress.must", nil,
-		"the policy is reported; the writer gets in once the readers it lets ahead have gone")
+		"the policy is reported; the writer gets in once the readers it lets ahead have gone; a writer that gives up keeps readers out no longer than the lock's writer intent")
 )

@@ -52,6 +52,7 @@ func newRenewing(c locktest.Client) (*luatoken.Strategy, error) {
 // found, with a client inside while another one is; luatoken's own
 // lease, which ends before its key can expire, shows no violation.
 func TestExploreHeedsTheLease(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	addr := redistest.Shared(t).Addr
 	explore := func(name string, f locktest.Factory, runs int) locktest.Result {

@@ -27,6 +27,7 @@ func Execute(r *harness.Run, p Plan, lock Lock) harness.Outcome {
 	r.Note(mPlan.New(p.String()))
 	sc := gateClients(p.Sched, clients)
 	var wg sync.WaitGroup
+	in := &insiders{}
 	aborts := make(chan any, len(clients))
 	for i := range clients {
 		wg.Go(func() {
@@ -36,7 +37,7 @@ func Execute(r *harness.Run, p Plan, lock Lock) harness.Outcome {
 					aborts <- v
 				}
 			}()
-			play(r, clients[i], p.Clients[i], lock)
+			play(r, clients[i], p.Clients[i], lock, in)
 		})
 	}
 	wg.Wait()
@@ -94,7 +95,7 @@ func lateFor(lock Lock) time.Duration { return 2 * lock.Short }
 // history (sim.Held), a mutex's too: a release or a refresh names the
 // hold it acts on, so that a late second release of an earlier hold is
 // told from one of the client's current hold.
-func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
+func play(r *harness.Run, c *harness.Client, s Script, lock Lock, in *insiders) {
 	var cur, last *sim.Held
 	for _, op := range s.Ops {
 		if c.IsCrashed() {
@@ -120,7 +121,7 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 			if cur == nil {
 				continue
 			}
-			work(r, c, cur.L, op, lock)
+			work(r, c, cur.L, op, lock, in)
 		case Refresh:
 			if cur == nil {
 				continue
@@ -155,7 +156,7 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock) {
 // work stays inside the critical section for op.For, on lock l. The
 // holder of a leased lock heeds its lease, as the lock asks of it: it
 // does not enter once its lease is lost, and leaves the moment it is.
-func work(r *harness.Run, c *harness.Client, l strategy.Lock, op Op, lock Lock) {
+func work(r *harness.Run, c *harness.Client, l strategy.Lock, op Op, lock Lock, in *insiders) {
 	if !lock.Leased {
 		r.Det.Enter(c.Name)
 		time.Sleep(op.For)
@@ -166,12 +167,41 @@ func work(r *harness.Run, c *harness.Client, l strategy.Lock, op Op, lock Lock) 
 		r.Note(mLeaseGone.New(c.Name, fmt.Sprint(context.Cause(ctx))))
 		return
 	}
-	r.Det.Enter(c.Name)
+	in.enter(r, c.Name, l)
+	defer in.leave(c.Name)
 	done := harness.WatchLease(r, c.Name, l)
 	time.Sleep(op.For)
 	if !done() {
 		r.Det.Leave(c.Name)
 	}
+}
+
+// insiders are the holders of a leased lock inside the critical section,
+// with their locks: one whose lease has ended but whose goroutine that
+// heeds it has not run yet, as another enters, leaves the order of the
+// two to the scheduler, and the run is disturbed (harness.LeaseOrdered).
+type insiders struct {
+	mu sync.Mutex
+	in map[string]strategy.Lock
+}
+
+func (s *insiders) enter(r *harness.Run, who string, l strategy.Lock) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for holder, hl := range s.in {
+		r.LeaseOrdered(who, holder, hl)
+	}
+	if s.in == nil {
+		s.in = map[string]strategy.Lock{}
+	}
+	s.in[who] = l
+	r.Det.Enter(who)
+}
+
+func (s *insiders) leave(who string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.in, who)
 }
 
 // arm arms f on the client's next commands: those of the operation

@@ -79,10 +79,17 @@ func (c *Client) WaitFreeEvery(ttl, wait, poll, free time.Duration) strategy.Loc
 // is the scheduler's doing on a loaded machine, not the lock's: the run
 // is disturbed.
 func (r *Run) EnterPast(who, holder string, l strategy.Lock) {
+	r.LeaseOrdered(who, holder, l)
+	r.Det.Enter(who)
+}
+
+// LeaseOrdered disturbs the run when holder, who holds l and heeds its
+// lease, is still inside although its lease has ended, as who is about
+// to enter: which came first is the scheduler's doing (see EnterPast).
+func (r *Run) LeaseOrdered(who, holder string, l strategy.Lock) {
 	if ctx := LeaseOf(l); ctx != nil && ctx.Err() != nil && r.Det.IsInside(holder) {
 		r.Disturbed(mSlowLease.New(holder, who))
 	}
-	r.Det.Enter(who)
 }
 
 // timed is a client's strategy with its refused attempts timed. The

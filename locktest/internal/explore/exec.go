@@ -97,11 +97,25 @@ func lateFor(lock Lock) time.Duration { return 2 * lock.Short }
 // told from one of the client's current hold.
 func play(r *harness.Run, c *harness.Client, s Script, lock Lock, in *insiders) {
 	var cur, last *sim.Held
+	var mode history.Mode // cur's
+	ps := &pauses{c: c}
 	for _, op := range s.Ops {
 		if c.IsCrashed() {
 			return
 		}
-		arm(c, op.Fault)
+		// An operation with no hold to act on does nothing, and its
+		// fault strikes nothing: not the next operation's commands.
+		switch op.Kind {
+		case Work, Refresh, Release:
+			if cur == nil {
+				continue
+			}
+		case ReleaseAgain:
+			if last == nil {
+				continue
+			}
+		}
+		drop := arm(c, op.Fault, ps)
 		switch op.Kind {
 		case Acquire, Try:
 			cur = nil
@@ -109,7 +123,7 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock, in *insiders) 
 			for {
 				h, err := c.TryModeErr(op.Mode, op.N, op.TTL)
 				if err == nil {
-					cur = &h
+					cur, mode = &h, op.Mode
 					break
 				}
 				if !errors.Is(err, strategy.ErrNotAcquired) || op.Kind == Try || !time.Now().Add(lock.Poll).Before(deadline) || c.IsCrashed() {
@@ -118,35 +132,23 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock, in *insiders) 
 				time.Sleep(lock.Poll)
 			}
 		case Work:
-			if cur == nil {
-				continue
-			}
-			work(r, c, cur.L, op, lock, in)
+			work(r, c, cur.L, mode, op, lock, in)
 		case Refresh:
-			if cur == nil {
-				continue
-			}
 			if _, ok := cur.L.(strategy.Refresher); ok {
 				if err := c.RefreshHeldErr(*cur, op.TTL); err != nil {
 					cur = nil // a refused refresh: the hold is not to be relied on
 				}
 			}
 		case Release:
-			if cur == nil {
-				continue
-			}
 			_ = c.ReleaseHeldErr(*cur)
 			cur, last = nil, cur
 		case ReleaseAgain:
-			if last == nil {
-				continue
-			}
 			_ = c.ReleaseHeldErr(*last)
 		case Crash:
 			c.Crash(mCrashes.New())
 			return
 		}
-		disarm(c, op.Fault)
+		disarm(c, op.Fault, drop)
 	}
 	if cur != nil && !c.IsCrashed() {
 		_ = c.ReleaseHeldErr(*cur)
@@ -156,8 +158,8 @@ func play(r *harness.Run, c *harness.Client, s Script, lock Lock, in *insiders) 
 // work stays inside the critical section for op.For, on lock l. The
 // holder of a leased lock heeds its lease, as the lock asks of it: it
 // does not enter once its lease is lost, and leaves the moment it is.
-func work(r *harness.Run, c *harness.Client, l strategy.Lock, op Op, lock Lock, in *insiders) {
-	if !lock.Leased {
+func work(r *harness.Run, c *harness.Client, l strategy.Lock, mode history.Mode, op Op, lock Lock, in *insiders) {
+	if !lock.Leased || harness.LeaseOf(l) == nil {
 		r.Det.Enter(c.Name)
 		time.Sleep(op.For)
 		r.Det.Leave(c.Name)
@@ -167,7 +169,7 @@ func work(r *harness.Run, c *harness.Client, l strategy.Lock, op Op, lock Lock, 
 		r.Note(mLeaseGone.New(c.Name, fmt.Sprint(context.Cause(ctx))))
 		return
 	}
-	in.enter(r, c.Name, l)
+	in.enter(r, c.Name, inside{l, mode})
 	defer in.leave(c.Name)
 	done := harness.WatchLease(r, c.Name, l)
 	time.Sleep(op.For)
@@ -178,23 +180,33 @@ func work(r *harness.Run, c *harness.Client, l strategy.Lock, op Op, lock Lock, 
 
 // insiders are the holders of a leased lock inside the critical section,
 // with their locks: one whose lease has ended but whose goroutine that
-// heeds it has not run yet, as another enters, leaves the order of the
-// two to the scheduler, and the run is disturbed (harness.LeaseOrdered).
+// heeds it has not run yet, as another enters whose hold conflicts with
+// its own, leaves the order of the two to the scheduler, and the run is
+// disturbed (harness.LeaseOrdered). Two readers do not conflict; permits
+// are taken to, as the judge counts them, which at worst costs a verdict.
 type insiders struct {
 	mu sync.Mutex
-	in map[string]strategy.Lock
+	in map[string]inside
 }
 
-func (s *insiders) enter(r *harness.Run, who string, l strategy.Lock) {
+// inside is one holder inside: its lock, and its hold's mode.
+type inside struct {
+	l    strategy.Lock
+	mode history.Mode
+}
+
+func (s *insiders) enter(r *harness.Run, who string, h inside) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for holder, hl := range s.in {
-		r.LeaseOrdered(who, holder, hl)
+	for holder, o := range s.in {
+		if !(h.mode == history.Shared && o.mode == history.Shared) {
+			r.LeaseOrdered(who, holder, o.l)
+		}
 	}
 	if s.in == nil {
-		s.in = map[string]strategy.Lock{}
+		s.in = map[string]inside{}
 	}
-	s.in[who] = l
+	s.in[who] = h
 	r.Det.Enter(who)
 }
 
@@ -204,33 +216,63 @@ func (s *insiders) leave(who string) {
 	delete(s.in, who)
 }
 
+// pauses counts the pauses of one client's plan that are on or armed:
+// they share the client's one stalled connection, which resumes when
+// the last of them ends, so that a pause does not end another early (a
+// stall in work that outlasts the work, and a pause of the operation
+// after it).
+type pauses struct {
+	c  *harness.Client
+	mu sync.Mutex
+	n  int
+}
+
+func (p *pauses) start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+}
+
+func (p *pauses) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n--; p.n == 0 {
+		p.c.Resume()
+	}
+}
+
 // arm arms f on the client's next commands: those of the operation
-// about to begin.
-func arm(c *harness.Client, f Fault) {
+// about to begin. Closing what it returns ends a pause that its
+// operation did not reach (disarm).
+func arm(c *harness.Client, f Fault, ps *pauses) chan struct{} {
 	switch f.Kind {
 	case NoFault:
 	case CrashAt:
 		c.CrashAfterNext(f.At)
 	case PauseAt:
+		ps.start()
 		if f.At == 0 {
 			// In its work: the connection stalls now, for f.For,
 			// whether a command comes or not (a renewal of its lock).
 			c.PauseAtBoundary(0, mStalled.New(f.For))
 			go func() {
 				time.Sleep(f.For)
-				c.Resume()
+				ps.end()
 			}()
-			return
+			return nil
 		}
 		reached := c.PauseAtBoundary(f.At-1, mPausedAt.New(f.At, f.For))
+		drop := make(chan struct{})
 		go func() {
 			select {
 			case <-reached:
 				time.Sleep(f.For)
+			case <-drop:
 			case <-time.After(f.For + time.Second):
 			}
-			c.Resume()
+			ps.end()
 		}()
+		return drop
 	case Dropped:
 		c.ArmFault(sim.Fault{Kind: sim.FaultDropped, At: f.At})
 	case Lost:
@@ -243,10 +285,12 @@ func arm(c *harness.Client, f Fault) {
 	case InState:
 		c.ArmFault(sim.Fault{Kind: sim.FaultState, At: f.At, Until: time.Now().Add(f.For), State: f.State})
 	}
+	return nil
 }
 
-// disarm drops what of f has not struck by the end of its operation.
-func disarm(c *harness.Client, f Fault) {
+// disarm drops what of f has not struck by the end of its operation;
+// drop is what arm returned.
+func disarm(c *harness.Client, f Fault, drop chan struct{}) {
 	switch f.Kind {
 	case NoFault:
 	case CrashAt:
@@ -254,6 +298,7 @@ func disarm(c *harness.Client, f Fault) {
 	case PauseAt:
 		if f.At > 0 {
 			c.DropPause()
+			close(drop)
 		}
 	case InState:
 		// A state lasts its time, past the operation.

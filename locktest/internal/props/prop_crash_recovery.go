@@ -40,7 +40,7 @@ func crashRecovery(newRun func(string) *harness.Run) harness.Outcome {
 		// has is one that a lock which never shortens a lock makes too.
 		ttl := r.Tm.Short
 		if refreshed {
-			ttl = r.Tm.Slack + 2*r.Tm.Short
+			ttl = r.Tm.RefreshedRecoveryTTL()
 		}
 		la := a.MustAcquire(ttl)
 		rf, refresher := la.(strategy.Refresher)

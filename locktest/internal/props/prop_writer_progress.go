@@ -23,7 +23,7 @@ import (
 // free lock (its own intent in the way) breaks the property. W's intent
 // must not outlive its write either: a reader gets in after it. Nor may
 // the intent of a writer that gave up outlive the writer intent its lock
-// declares (strategy.WriterFirst; none for readers first).
+// declares (strategy.WriterFirst; none when it declares none).
 
 func init() {
 	register(Property{
@@ -110,33 +110,53 @@ func writerProgress(newRun func(string) *harness.Run) harness.Outcome {
 // writerGivesUp: while R9 reads, W2 tries once to write, with the
 // Short TTL, is refused, and gives up; R9 leaves. W2's intent, if its
 // lock keeps one, must not keep readers out past the writer intent the
-// lock declares (strategy.WriterFirst): R10 must read within it and the
-// slack. It says whether that broke, with the outcome.
+// lock declares (strategy.WriterFirst; none when it declares none): R10
+// must read within it and the slack. A refusal counts only when its
+// attempt began once that intent was over and was turned down quickly;
+// else the run is disturbed. A lock that declares an intent longer than
+// maxGivenUpIntent is not asked: the round would outlast a check's
+// timeout. It says whether that broke, with the outcome.
 func writerGivesUp(r *harness.Run, r9 *harness.Client, h9 sim.Held, policy msg.Msg) (harness.Outcome, bool) {
+	var intent time.Duration
+	if wf, ok := r9.S.(strategy.WriterFirst); ok {
+		intent = wf.WriterIntent()
+	}
+	if intent > maxGivenUpIntent {
+		r.Note(mProgressIntentLong.New(intent, maxGivenUpIntent))
+		return harness.Outcome{}, false
+	}
 	w2 := r.NewClient("W2", 0)
 	if _, ok := w2.TryMode(history.Exclusive, 0, r.Tm.Short); ok {
 		return r.BreaksRule(history.OneHolder, mProgressWriterIn.New("W2")), true
 	}
 	r.Note(mProgressGivesUp.New("W2"))
 	r9.ReleaseHeld(h9)
-	var intent time.Duration
-	if wf, ok := r9.S.(strategy.WriterFirst); ok {
-		intent = wf.WriterIntent()
-	}
 	r10 := r.NewClient("R10", 0)
 	since := r.Rec.Now()
-	deadline := time.Now().Add(intent + r.Tm.Slack)
+	free := time.Now().Add(intent)
+	deadline := free.Add(r.Tm.Slack)
+	quick := false
 	for {
+		start := time.Now()
 		if h, ok := r10.TryMode(history.Shared, 0, r.Tm.Long); ok {
 			r10.ReleaseHeld(h)
 			return harness.Outcome{}, false
 		}
+		if took := time.Since(start); !start.Before(free) && took <= r.Tm.Quick() {
+			quick = true
+		}
 		if time.Now().After(deadline) {
+			if !quick {
+				r.Disturbed(mProgressSlow.New("R10", r.Tm.Quick()))
+			}
 			return r.BreaksUnfreed("R10", since, intent+r.Tm.Slack-r.Tm.Poll, mProgressIntentStays.New(policy, intent, r.Tm.Slack)), true
 		}
 		time.Sleep(r.Tm.Poll)
 	}
 }
+
+// maxGivenUpIntent is the longest writer intent writerGivesUp waits out.
+const maxGivenUpIntent = 10 * time.Second
 
 // writer-progress's messages.
 var (
@@ -154,6 +174,10 @@ var (
 		"{0}; once W had written and released, R9 still could not read")
 	mProgressGivesUp = msg.Define("writer-progress.gives-up", msg.K(msg.Client),
 		"{0} tried once to write while R9 read, was refused, and gave up")
+	mProgressIntentLong = msg.Define("writer-progress.intent-long", msg.K(msg.Duration, msg.Duration),
+		"the lock's writer intent of {0} is longer than {1}: no writer gave up to see whether its intent outlives it")
+	mProgressSlow = msg.Define("disturbed.intent-wait-slow", msg.K(msg.Client, msg.Duration),
+		"none of {0}'s attempts once the writer intent was over came back within {1}: the machine was too slow to tell a lock that stays taken")
 	mProgressIntentStays = msg.Define("writer-progress.intent-stays", msg.K(msg.Sub, msg.Duration, msg.Duration),
 		"{0}; after W2 gave up its write and R9 released, R10 still could not read, past the lock's writer intent of {1} and the slack of {2}")
 	mProgressHoldsReaders = msg.Define("writer-progress.holds-readers", msg.K(msg.Sub, msg.Count),

@@ -60,6 +60,12 @@ func (t Timing) RenewedTTL() time.Duration { return 5 * t.Short }
 // as a whole multiple of the granularity.
 func (t Timing) KeptShort() time.Duration { return t.ttl(t.Kept() / 10) }
 
+// RefreshedRecoveryTTL is the TTL crash-recovery's refreshed round takes
+// its lock for and refreshes it to: the slack and two Short TTLs, as a
+// whole multiple of the granularity. A refresh that adds it to what the
+// key has left makes the key outlive the wait of that TTL and the slack.
+func (t Timing) RefreshedRecoveryTTL() time.Duration { return t.ttl(t.Slack + 2*t.Short) }
+
 // Kept is the holder's TTL in lease-kept: long enough for many probes.
 func (t Timing) Kept() time.Duration { return 5 * t.Short }
 

@@ -449,6 +449,12 @@ func Survivors() []Mutant {
 				},
 			},
 		},
+		{
+			Name: "refresh-noscript-pexpire",
+			Slip: "the refresh script, loaded then called by EVALSHA, falls back on NOSCRIPT to a bare PEXPIRE, which compares no token: a late one extends the next holder's lock",
+			Gap:  "a late Refresh with a fault injected at its commands: acquire-faults faults a Refresh only while its holder still holds K, where a bare PEXPIRE extends the holder's own lock, and safe-refresh stages a late Refresh without faults; the explorer reaches it, rarely (docs/mutants.md)",
+			slip: recipe{refresh: noscriptPexpire},
+		},
 	}
 }
 
@@ -744,6 +750,19 @@ func noscriptNotHeld(s session, token string, ttl time.Duration) (bool, error) {
 	n, err := redis.Int(s.bare("EVALSHA", acquireScript.Hash(), 1, s.key, token, ttl.Milliseconds()))
 	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 		return s.set(token, "PX", ttl.Milliseconds())
+	}
+	return n == 1, err
+}
+
+// noscriptPexpire is the compare-and-PEXPIRE refresh by EVALSHA, which
+// falls back on NOSCRIPT to a bare PEXPIRE.
+func noscriptPexpire(s session, token string, ttl time.Duration) (bool, error) {
+	if err := compareAndExpire.Load(s.conn); err != nil {
+		return false, err
+	}
+	n, err := redis.Int(s.bare("EVALSHA", compareAndExpire.Hash(), 1, s.key, token, ttl.Milliseconds()))
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		return s.one(s.do("PEXPIRE", ttl.Milliseconds()))
 	}
 	return n == 1, err
 }

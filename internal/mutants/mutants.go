@@ -389,6 +389,12 @@ func Mutants() []Mutant {
 			},
 		},
 		{
+			Name:    "refresh-noscript-pexpire",
+			Slip:    "the refresh script, loaded then called by EVALSHA, falls back on NOSCRIPT to a bare PEXPIRE, which compares no token: a late one extends the next holder's lock",
+			Killers: props{acquireFaults},
+			slip:    recipe{refresh: noscriptPexpire},
+		},
+		{
 			Name:    "refresh-adds-ttl",
 			Slip:    "refresh adds the TTL to what the key has left (PTTL + ttl) instead of setting it: a refreshed lock outlives the TTL its holder asked for",
 			Killers: props{crashRecovery},
@@ -448,12 +454,6 @@ func Survivors() []Mutant {
 					return err == nil, err
 				},
 			},
-		},
-		{
-			Name: "refresh-noscript-pexpire",
-			Slip: "the refresh script, loaded then called by EVALSHA, falls back on NOSCRIPT to a bare PEXPIRE, which compares no token: a late one extends the next holder's lock",
-			Gap:  "a late Refresh with a fault injected at its commands: acquire-faults faults a Refresh only while its holder still holds K, where a bare PEXPIRE extends the holder's own lock, and safe-refresh stages a late Refresh without faults; the explorer reaches it, rarely (docs/mutants.md)",
-			slip: recipe{refresh: noscriptPexpire},
 		},
 	}
 }

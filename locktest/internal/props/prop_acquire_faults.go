@@ -219,7 +219,70 @@ func refreshFaults(newRun func(string) *harness.Run) (res harness.Outcome, injec
 	if r != nil {
 		r.Shutdown()
 	}
+	if res, broke := lateRefreshFaults(newRun, cmds); broke {
+		return res, 0, false
+	}
 	return harness.Outcome{}, injected, true
+}
+
+// lateRefreshFaults: B's lock, taken with the Short TTL, has expired,
+// and A holds K with the Long TTL; at each command of B's late Refresh,
+// to three Long TTLs, in turn, each fault. It must not report success,
+// and must leave A's lock as it was: a refresh that falls back, on a
+// fault, to a command that compares no token (a bare PEXPIRE on
+// NOSCRIPT) pushes A's expiry back. One run serves every fault but a
+// late reply, after which the next fault starts a run of its own. It
+// says whether that broke, with the outcome.
+func lateRefreshFaults(newRun func(string) *harness.Run, cmds []sim.SentCommand) (harness.Outcome, bool) {
+	var r *harness.Run
+	var a, b *harness.Client
+	var rf strategy.Refresher
+	defer func() {
+		if r != nil {
+			r.Shutdown()
+		}
+	}()
+	for i, f := range faultPoints("refresh", cmds) {
+		if r == nil {
+			r, _, b = faultSetup(newRun, fmt.Sprintf("/late-refresh-%d", i+1), false)
+			rf = b.MustAcquire(r.Tm.Short).(strategy.Refresher)
+			// B's connection stalls until A holds K: a lock that renews
+			// itself sends nothing meanwhile, and B's lock expires.
+			b.Pause()
+			a = r.NewClient("A", 0)
+			if a.WaitFree(r.Tm.Long, r.Tm.Short+r.Tm.Slack, r.Tm.Short+r.Tm.StaleAfter()) == nil {
+				b.Resume()
+				return harness.Outcome{}, false // B's lock did not expire: crash-recovery's to judge
+			}
+			a.Settle()
+			b.Resume()
+			r.Note(mFaultsLateRefresh.New(r.Tm.Short, r.Tm.Long))
+		}
+		before := r.ViewKey()
+		aSent := a.CommandsSent()
+		ctx, cancel := faultContext(r, &f)
+		b.ArmFault(f.fault())
+		err := refreshErr(b, ctx, rf, 3*r.Tm.Long)
+		cancel()
+		b.DisarmFault()
+		if b.FaultFired() != sim.FaultNone {
+			what := f.what()
+			if err == nil {
+				// B's hold had lapsed: a refresh that returns success
+				// revives it beside A's, which the judge reads as two
+				// holders.
+				return r.BreaksRule(history.OneHolder, mFaultsLateRefreshOK.New(what)), true
+			}
+			if changed := r.ViewKey().ChangedFrom(before, "B", b.Name, "refresh", "A", true); !changed.IsZero() && a.CommandsSent() == aSent {
+				return r.BreaksRule(history.Untouched, mFaultsLateRefreshChanged.New(what, changed)), true
+			}
+		}
+		if f.kind == sim.FaultLate {
+			r.Shutdown()
+			r = nil
+		}
+	}
+	return harness.Outcome{}, false
 }
 
 // delKey deletes K (the lock's keys, strategy.Keyed) on the suite's own
@@ -440,6 +503,12 @@ var (
 		"K was free; with {0}, B's acquire failed ({1}) and left K behind, and nobody could acquire it {2} later: {3}")
 	mFaultsRefreshFaith = msg.Define("acquire-faults.breaks-refresh", msg.K(msg.Sub, msg.Sub),
 		"B held K; with {0}, B's Refresh reported success, but {1}: the lease was not extended, and B goes on working on faith")
+	mFaultsLateRefresh = msg.Define("acquire-faults.late-refresh", msg.K(msg.Duration, msg.Duration),
+		"B's lock, taken with a TTL of {0}, has expired, and A holds K with a TTL of {1}; B refreshes late, with a fault")
+	mFaultsLateRefreshOK = msg.Define("acquire-faults.breaks-late-refresh", msg.K(msg.Sub),
+		"A held K after B's lock had expired; with {0}, B's late Refresh reported success: B goes on working beside A")
+	mFaultsLateRefreshChanged = msg.Define("acquire-faults.breaks-late-refresh-changed", msg.K(msg.Sub, msg.Sub),
+		"A held K after B's lock had expired; with {0}, B's late Refresh failed, and {1}")
 	mFaultsHoldRefresh = msg.Define("acquire-faults.holds-refresh", msg.K(msg.Sub, msg.Count),
 		"{0}; and B's Refresh, with {1} faults injected in turn at its commands, reported success only when it had extended K")
 	mFaultsFreed = msg.Define("acquire-faults.freed", nil,
@@ -453,7 +522,7 @@ var (
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("acquire-faults.scenario", nil,
-		"at each command of a client's acquire in turn, with the lock held by another and with the key free, the suite answers the command with an error reply in Redis's place (those a real server can send it: `LOADING`, `BUSY`, `MASTERDOWN`, `OOM` where it may grow memory, `NOSCRIPT` for an `EVALSHA`, none to `MULTI`), lets it run and drops the connection before the reply, drops the connection before the command, or holds the reply past the caller's deadline. The client has acquired and released once before, so its connections are open and logged in; after a drop it cannot reconnect until its attempt returns. Then the same at each command of a `Refresh`")
+		"at each command of a client's acquire in turn, with the lock held by another and with the key free, the suite answers the command with an error reply in Redis's place (those a real server can send it: `LOADING`, `BUSY`, `MASTERDOWN`, `OOM` where it may grow memory, `NOSCRIPT` for an `EVALSHA`, none to `MULTI`), lets it run and drops the connection before the reply, drops the connection before the command, or holds the reply past the caller's deadline. The client has acquired and released once before, so its connections are open and logged in; after a drop it cannot reconnect until its attempt returns. Then the same at each command of a `Refresh`, by the holder, and by a client whose lock has expired while another holds the key")
 	_ = msg.Define("acquire-faults.must", nil,
-		"the attempt fails, says the lock is taken, or returns a lock only when it holds the key: never while another holds it, whose lock stays as it was; with the key free, what the attempt left is its own lock, which its release frees, or frees within its TTL and the slack, never a key without expiry that nobody can take. A `Refresh` that met a fault reports success only if the key was extended")
+		"the attempt fails, says the lock is taken, or returns a lock only when it holds the key: never while another holds it, whose lock stays as it was; with the key free, what the attempt left is its own lock, which its release frees, or frees within its TTL and the slack, never a key without expiry that nobody can take. A `Refresh` that met a fault reports success only if the key was extended; a late one neither reports success nor changes the other's lock")
 )

@@ -204,6 +204,9 @@ func writeBlock(path, marker, body string) error {
 func saveBreak(b *testing.B, dir string, l explored, res locktest.Result) {
 	out, err := json.MarshalIndent(res, "", "  ")
 	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, l.group+"-"+l.name+".json"), out, 0o644)
 	}
 	if err != nil {

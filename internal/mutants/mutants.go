@@ -100,7 +100,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "shared-token",
 			Slip:    "every client writes the same constant token, so each one's compare accepts the others' locks",
-			Killers: props{safeRelease, doubleRelease, safeRefresh, releaseFaults},
+			Killers: props{safeRelease, doubleRelease, safeRefresh, acquireFaults, releaseFaults},
 			slip:    recipe{token: func(string) string { return "locked" }},
 		},
 		{
@@ -347,7 +347,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "refresh-pexpire",
 			Slip:    "refresh PEXPIREs the key without comparing the token: a late one extends the next holder's lock",
-			Killers: props{safeRefresh},
+			Killers: props{safeRefresh, acquireFaults},
 			slip: recipe{
 				refresh: func(s session, _ string, ttl time.Duration) (bool, error) {
 					return s.one(s.do("PEXPIRE", ttl.Milliseconds()))
@@ -370,7 +370,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "refresh-set-xx",
 			Slip:    "refresh rewrites the key with SET token XX PX, without comparing: a late one takes the lock back",
-			Killers: props{safeRefresh},
+			Killers: props{safeRefresh, acquireFaults},
 			slip: recipe{
 				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
 					return s.set(token, "XX", "PX", ttl.Milliseconds())
@@ -380,7 +380,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "refresh-ignores-reply",
 			Slip:    "refresh runs the compare-and-PEXPIRE script but ignores its 0: a late one reports a lock it no longer holds",
-			Killers: props{safeRefresh},
+			Killers: props{safeRefresh, acquireFaults},
 			slip: recipe{
 				refresh: func(s session, token string, ttl time.Duration) (bool, error) {
 					_, err := s.eval(compareAndExpire, token, ttl.Milliseconds())

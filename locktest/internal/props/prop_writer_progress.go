@@ -133,26 +133,12 @@ func writerGivesUp(r *harness.Run, r9 *harness.Client, h9 sim.Held, policy msg.M
 	r9.ReleaseHeld(h9)
 	r10 := r.NewClient("R10", 0)
 	since := r.Rec.Now()
-	free := time.Now().Add(intent)
-	deadline := free.Add(r.Tm.Slack)
-	quick := false
-	for {
-		start := time.Now()
-		if h, ok := r10.TryMode(history.Shared, 0, r.Tm.Long); ok {
-			r10.ReleaseHeld(h)
-			return harness.Outcome{}, false
-		}
-		if took := time.Since(start); !start.Before(free) && took <= r.Tm.Quick() {
-			quick = true
-		}
-		if time.Now().After(deadline) {
-			if !quick {
-				r.Disturbed(mProgressSlow.New("R10", r.Tm.Quick()))
-			}
-			return r.BreaksUnfreed("R10", since, intent+r.Tm.Slack-r.Tm.Poll, mProgressIntentStays.New(policy, intent, r.Tm.Slack)), true
-		}
-		time.Sleep(r.Tm.Poll)
+	h, ok := harness.WaitMode(r10, history.Shared, 0, r.Tm.Long, intent+r.Tm.Slack, intent)
+	if !ok {
+		return r.BreaksUnfreed("R10", since, intent+r.Tm.Slack-r.Tm.Poll, mProgressIntentStays.New(policy, intent, r.Tm.Slack)), true
 	}
+	r10.ReleaseHeld(h)
+	return harness.Outcome{}, false
 }
 
 // maxGivenUpIntent is the longest writer intent writerGivesUp waits out.
@@ -176,8 +162,6 @@ var (
 		"{0} tried once to write while R9 read, was refused, and gave up")
 	mProgressIntentLong = msg.Define("writer-progress.intent-long", msg.K(msg.Duration, msg.Duration),
 		"the lock's writer intent of {0} is longer than {1}: no writer gave up to see whether its intent outlives it")
-	mProgressSlow = msg.Define("disturbed.intent-wait-slow", msg.K(msg.Client, msg.Duration),
-		"none of {0}'s attempts once the writer intent was over came back within {1}: the machine was too slow to tell a lock that stays taken")
 	mProgressIntentStays = msg.Define("writer-progress.intent-stays", msg.K(msg.Sub, msg.Duration, msg.Duration),
 		"{0}; after W2 gave up its write and R9 released, R10 still could not read, past the lock's writer intent of {1} and the slack of {2}")
 	mProgressHoldsReaders = msg.Define("writer-progress.holds-readers", msg.K(msg.Sub, msg.Count),

@@ -12,6 +12,7 @@ import (
 	"github.com/locklab/locklab/locktest/internal/harness"
 	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
+	"github.com/rs/xid"
 )
 
 // ContractCheck is one check of Contract.
@@ -42,7 +43,13 @@ func Contract(ctx context.Context, cfg Config) []ContractCheck {
 	var out []ContractCheck
 	for _, ch := range checks {
 		what, err := Message{}, noServer
-		if err == nil {
+		if err == nil && ch.name == "empty-key" {
+			var done func()
+			if done, err = emptyKeyTurn(ctx, pool, cfg.timeout()+10*time.Second); err == nil {
+				what, err = contractRun(ctx, cfg, pool, ch.name, ch.f)
+				done()
+			}
+		} else if err == nil {
 			what, err = contractRun(ctx, cfg, pool, ch.name, ch.f)
 		}
 		out = append(out, ContractCheck{Name: ch.name, What: what, Err: err})
@@ -64,6 +71,57 @@ func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string,
 	}
 	return what, err
 }
+
+// emptyKeyTurnKey is the key under which empty-key checks take turns. The
+// key "" is one key for every run on a server, whatever its Config.Key:
+// two checks at once (two tests, two processes, two exercises) would each
+// meet the other's lock on it and call it a fault of its own.
+const emptyKeyTurnKey = "locklab-test:contract:empty-key-turn"
+
+// emptyKeyTurn waits for the empty key's turn on the server, for at most
+// hold, and takes it for hold: a check that outlives its watchdog cannot
+// keep it. It clears "" first (a lock that failed the check may have left
+// it, with no expiry) and again when done, which gives the turn back.
+func emptyKeyTurn(ctx context.Context, pool *redis.Pool, hold time.Duration) (func(), error) {
+	conn, err := pool.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	token := xid.New().String()
+	ms := hold.Milliseconds()
+	for waited := time.Now(); ; {
+		ok, err := redis.String(conn.Do("SET", emptyKeyTurnKey, token, "NX", "PX", ms))
+		if err == nil && ok == "OK" {
+			break
+		}
+		if err != nil && !errors.Is(err, redis.ErrNil) {
+			return nil, err
+		}
+		if time.Since(waited) > hold {
+			return nil, sim.Failure(mContractNoTurn.New(hold))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	if _, err := conn.Do("DEL", ""); err != nil {
+		return nil, err
+	}
+	return func() {
+		// On an error the turn's expiry gives it back.
+		c := pool.Get()
+		defer c.Close()
+		if _, err := c.Do("DEL", ""); err == nil {
+			_, _ = giveTurn.Do(c, emptyKeyTurnKey, token)
+		}
+	}, nil
+}
+
+// giveTurn deletes the turn's key if it is still the caller's.
+var giveTurn = redis.NewScript(1, `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`)
 
 // refused fails the run unless the attempt failed without a lock.
 func refused(r *harness.Run, what Message, l strategy.Lock, err error) {
@@ -190,6 +248,8 @@ func contractWrongType(r *harness.Run, c *harness.Client) Message {
 
 // The contract's messages: what failed, and which attempt.
 var (
+	mContractNoTurn = msg.Define("contract.no-turn", msg.K(msg.Duration),
+		"another run has held the turn for the empty key for more than {0}: the check could not begin")
 	mContractHung = msg.Define("contract.hung", msg.K(msg.Duration),
 		"the watchdog stopped the check: the lock did not return within {0}")
 	mContractGaveLock = msg.Define("contract.gave-lock", msg.K(msg.Sub),

@@ -86,3 +86,54 @@ func TestContractOnVariants(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, []string{"wrong-type"}, contract(t, m.New))
 }
+
+// lingering is a strategy whose locks wait before they release.
+type lingering struct{ s strategy.Strategy }
+
+func (s lingering) TryAcquire(ctx context.Context, key string, ttl time.Duration) (strategy.Lock, error) {
+	l, err := s.s.TryAcquire(ctx, key, ttl)
+	if err != nil {
+		return nil, err
+	}
+	return lingeringLock{l}, nil
+}
+
+type lingeringLock struct{ strategy.Lock }
+
+func (l lingeringLock) Release(ctx context.Context) error {
+	time.Sleep(100 * time.Millisecond)
+	return l.Lock.Release(ctx)
+}
+
+// TestContractTakesTurns: the key "" is one key for every run on a
+// server, so checks that run at once (in tests, processes or exercises
+// side by side) take turns on it, and a key "" left by an earlier run (a
+// lock that failed the check, a run that was killed) is cleared first.
+// Without the turns, one of four correct locks that hold "" for 100ms
+// each is refused and sees the key another wrote.
+func TestContractTakesTurns(t *testing.T) {
+	srv := redistest.Shared(t)
+	conn, err := redis.Dial("tcp", srv.Addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	// Left in a turn of its own, so that no other test's check sees it.
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", srv.Addr) }}
+	defer pool.Close()
+	_, err = locktest.EmptyKeyTurn(context.Background(), pool, 10*time.Second)
+	require.NoError(t, err)
+	_, err = conn.Do("SET", "", "left by an earlier run")
+	require.NoError(t, err)
+	_, err = conn.Do("DEL", locktest.EmptyKeyTurnKey) // gives the turn back, "" kept
+	require.NoError(t, err)
+	f := func(c locktest.Client) (strategy.Strategy, error) { return lingering{pipelined{c.Pool}}, nil }
+	failed := make(chan []string, 4)
+	for range 4 {
+		go func() { failed <- contract(t, f) }()
+	}
+	for range 4 {
+		assert.Empty(t, <-failed)
+	}
+	n, err := redis.Int(conn.Do("EXISTS", ""))
+	require.NoError(t, err)
+	assert.Zero(t, n, `the checks leave no key ""`)
+}

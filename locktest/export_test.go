@@ -15,6 +15,10 @@ import (
 
 // What the package's own tests and examples use of its internals.
 
+var EmptyKeyTurn = emptyKeyTurn
+
+const EmptyKeyTurnKey = emptyKeyTurnKey
+
 func Mismatch(res Result, want Verdict) string { return mismatch(res, want) }
 
 func FormatTimeline(tl []history.Event) string { return history.Format(tl) }

@@ -75,8 +75,10 @@ func contractRun(ctx context.Context, cfg Config, pool *redis.Pool, name string,
 // emptyKeyTurnKey is the key under which empty-key checks take turns. The
 // key "" is one key for every run on a server, whatever its Config.Key:
 // two checks at once (two tests, two processes, two exercises) would each
-// meet the other's lock on it and call it a fault of its own.
-const emptyKeyTurnKey = "locklab-test:contract:empty-key-turn"
+// meet the other's lock on it and call it a fault of its own. Its hash
+// tag puts it in slot 0, with "", so that on a cluster both are on the
+// node the suite talks to for "".
+const emptyKeyTurnKey = "locklab-test:contract:{empty-key-2862}:turn"
 
 // emptyKeyTurn waits for the empty key's turn on the server, for at most
 // hold, and takes it for hold: a check that outlives its watchdog cannot

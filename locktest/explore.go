@@ -15,6 +15,7 @@ import (
 	"github.com/locklab/locklab/internal/msg"
 	"github.com/locklab/locklab/locktest/internal/explore"
 	"github.com/locklab/locklab/locktest/internal/harness"
+	"github.com/locklab/locklab/locktest/internal/props"
 	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
@@ -163,6 +164,11 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 		_, lock.Weight = s.(strategy.Weighted)
 		if w, ok := s.(strategy.WriterFirst); ok {
 			lock.WriterIntent = w.WriterIntent()
+		} else if sh, ok := s.(strategy.Shared); ok && writersFirst(ctx, sh, cfg.Key+":explore:policy", tm) {
+			// It keeps an intent it does not declare: the judge excuses
+			// a reader's refusal for as long as writer-progress waits
+			// for such an intent to end.
+			lock.WriterIntent = props.MaxWriterIntent
 		}
 		// What a lock offers shows on a lock it gives: a probe that
 		// fails (an error on a loaded machine) is tried again, on a key
@@ -189,6 +195,41 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 		return struct{}{}
 	})
 	return lock, err
+}
+
+// writersFirst says whether s, a read-write lock, refuses a new reader
+// while a writer waits, as writer-progress finds its policy: R1 reads,
+// W's attempt to write is refused, then R2 tries to read. Each try is on
+// a key of its own; a try that cannot tell (an error, or W let in) is
+// made again, up to probeTries, and a lock none tells of is taken to put
+// readers first, as the suite takes one that declares nothing.
+func writersFirst(ctx context.Context, s strategy.Shared, key string, tm Timing) bool {
+	for try := range probeTries {
+		k := fmt.Sprintf("%s:%d", key, try)
+		var held []strategy.Lock
+		take := func(l strategy.Lock, err error) error {
+			if l != nil {
+				held = append(held, l)
+			}
+			return err
+		}
+		r1 := take(s.TryAcquireShared(ctx, k, tm.Long))
+		w := take(s.TryAcquire(ctx, k, tm.Long))
+		r2 := take(s.TryAcquireShared(ctx, k, tm.Long))
+		for _, l := range held {
+			_ = l.Release(ctx)
+		}
+		switch {
+		case r1 != nil || !errors.Is(w, strategy.ErrNotAcquired):
+			// R1 not in, or W let in or failed: it tells nothing.
+		case r2 == nil:
+			return false
+		case errors.Is(r2, strategy.ErrNotAcquired):
+			return true
+		}
+		time.Sleep(tm.Poll)
+	}
+	return false
 }
 
 var (

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/internal/kindmutants"
 	"github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/redistest"
@@ -54,5 +55,26 @@ func TestExploreProbesAgain(t *testing.T) {
 		refresh, err := locktest.ExploredRefresh(context.Background(), cfg)
 		require.NoError(t, err)
 		assert.Equal(t, fails < probeTries, refresh, "the first %d attempts fail", fails)
+	}
+}
+
+// TestExploreFindsThePolicy: the explorer's judge excuses a reader
+// refused while a writer waits for the writer intent a lock declares
+// (strategy.WriterFirst), and for the longest one writer-progress waits
+// out when a lock found to put writers first declares none: taken for
+// none, that lock's every such refusal would be a false alarm. A lock
+// that lets readers in keeps none.
+func TestExploreFindsThePolicy(t *testing.T) {
+	for name, want := range map[string]time.Duration{
+		"rw-readers-first":            0,
+		"rw-writers-first":            5 * time.Second,
+		"rw-writers-first-undeclared": 10 * time.Second,
+	} {
+		v, ok := kindmutants.LookupVariant(name)
+		require.True(t, ok, name)
+		cfg := locktest.Config{Addr: redistest.Shared(t).Addr, Key: redistest.Key(t), New: v.New}
+		intent, err := locktest.ExploredWriterIntent(context.Background(), cfg)
+		require.NoError(t, err)
+		assert.Equal(t, want, intent, name)
 	}
 }

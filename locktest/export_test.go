@@ -64,3 +64,12 @@ func ExploredRefresh(ctx context.Context, cfg Config) (bool, error) {
 	l, err := exploredLock(ctx, cfg, pool)
 	return l.Refresh, err
 }
+
+// ExploredWriterIntent is the writer intent the explorer takes cfg's
+// lock to keep.
+func ExploredWriterIntent(ctx context.Context, cfg Config) (time.Duration, error) {
+	pool := cfg.pool()
+	defer pool.Close()
+	l, err := exploredLock(ctx, cfg, pool)
+	return l.WriterIntent, err
+}

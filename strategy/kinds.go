@@ -26,7 +26,8 @@ type Shared interface {
 // writer in before new readers: a write attempt that finds the lock held
 // may keep new readers out for WriterIntent after it, whether or not the
 // writer tries again. A checker counts that wait as the lock's policy,
-// not as a lock that stays taken.
+// not as a lock that stays taken. (locktest finds the policy of a lock
+// that does not declare it, and then waits up to 10 s for its intent.)
 type WriterFirst interface {
 	Shared
 	WriterIntent() time.Duration

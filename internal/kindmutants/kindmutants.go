@@ -68,6 +68,7 @@ type slip struct {
 	writersFirst bool // a variant's policy: a waiting writer's intent keeps new readers out
 	reentrant    bool // a variant's policy: a holder (strategy.Reentrant) may read while it writes
 	watchdog     bool // a variant's policy: a watchdog renews every hold every third of its TTL until its Release
+	undeclared   bool // a writers-first variant that does not say so (no strategy.WriterFirst)
 
 	releaseDropsReaders bool // a reader's release deletes K:readers
 	refreshCutsReaders  bool // a reader's refresh sets K:readers' expiry to its own TTL
@@ -98,6 +99,7 @@ func (s slip) with(t slip) slip {
 	s.writersFirst = s.writersFirst || t.writersFirst
 	s.reentrant = s.reentrant || t.reentrant
 	s.watchdog = s.watchdog || t.watchdog
+	s.undeclared = s.undeclared || t.undeclared
 	s.releaseDropsReaders = s.releaseDropsReaders || t.releaseDropsReaders
 	s.refreshCutsReaders = s.refreshCutsReaders || t.refreshCutsReaders
 	s.refreshRenewsAll = s.refreshRenewsAll || t.refreshRenewsAll
@@ -123,6 +125,9 @@ func (s slip) with(t slip) slip {
 var variants = []Variant{
 	{Name: "rw-readers-first", Kind: strategy.ReadWrite, make: newRW},
 	{Name: "rw-writers-first", Kind: strategy.ReadWrite, make: newRW, base: slip{writersFirst: true}},
+	// Writers first, as a lock written outside the project may be
+	// without declaring its intent: the suite finds the policy.
+	{Name: "rw-writers-first-undeclared", Kind: strategy.ReadWrite, make: newRW, base: slip{writersFirst: true, undeclared: true}},
 	{Name: "rw-reentrant", Kind: strategy.ReadWrite, make: newRW, base: slip{reentrant: true}},
 	{Name: "semaphore", Kind: strategy.Semaphore, make: newSemaphore},
 	{Name: "rw-watchdog", Kind: strategy.ReadWrite, make: newRW, base: slip{watchdog: true}, Renews: true},
@@ -157,6 +162,12 @@ var mutants = []Mutant{
 	{
 		Name: "rw-intent-never-expires", Base: "rw-writers-first",
 		Slip:    "a refused writer's intent is set without an expiry: a writer that gives up keeps every reader out for good",
+		Killers: []locktest.Property{locktest.WriterProgress},
+		slip:    slip{intentNeverExpires: true},
+	},
+	{
+		Name: "rw-undeclared-intent-never-expires", Base: "rw-writers-first-undeclared",
+		Slip:    "as rw-intent-never-expires, on a lock that does not declare its writer intent: the suite waits 10 s for it before it calls the intent stuck",
 		Killers: []locktest.Property{locktest.WriterProgress},
 		slip:    slip{intentNeverExpires: true},
 	},

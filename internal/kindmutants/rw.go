@@ -66,6 +66,11 @@ return 1`
 	if s.writersFirst {
 		intent = `redis.call('set', KEYS[3], ARGV[1], 'px', math.min(tonumber(ARGV[2]), ` + fmt.Sprint(ms(writerIntent)) + `))`
 	}
+	if s.writersFirst && s.undeclared {
+		// As rwlua's: an intent of its own length, whatever the attempt's
+		// TTL, longer than the suite's slack.
+		intent = `redis.call('set', KEYS[3], ARGV[1], 'px', ` + fmt.Sprint(ms(undeclaredIntent)) + `)`
+	}
 	if s.intentNeverExpires {
 		intent = `redis.call('set', KEYS[3], ARGV[1])`
 	}
@@ -151,7 +156,7 @@ func newRW(c locktest.Client, s slip) (strategy.Strategy, error) {
 	switch {
 	case s.reentrant:
 		return rwReentrant{l}, nil
-	case s.writersFirst:
+	case s.writersFirst && !s.undeclared:
 		return rwWritersFirst{l}, nil
 	}
 	return l, nil
@@ -161,6 +166,11 @@ func newRW(c locktest.Client, s slip) (strategy.Strategy, error) {
 // new readers out of a lock whose waiting writers go first: its own TTL,
 // up to the suite's longest.
 const writerIntent = 5 * time.Second
+
+// undeclaredIntent is the intent of the writers-first lock that does not
+// declare it: a write attempt that finds readers keeps new ones out for
+// that long, whatever its TTL.
+const undeclaredIntent = time.Second
 
 // rwWritersFirst is the read-write lock whose waiting writers go first:
 // a write attempt that finds readers keeps new ones out for its TTL (up

@@ -23,7 +23,8 @@ import (
 // free lock (its own intent in the way) breaks the property. W's intent
 // must not outlive its write either: a reader gets in after it. Nor may
 // the intent of a writer that gave up outlive the writer intent its lock
-// declares (strategy.WriterFirst; none when it declares none).
+// declares (strategy.WriterFirst; up to 10 s when a lock found to put
+// writers first declares none).
 
 func init() {
 	register(Property{
@@ -98,7 +99,7 @@ func writerProgress(newRun func(string) *harness.Run) harness.Outcome {
 	if !ok {
 		return r.BreaksFreeRefused("R9", mProgressReaderOut.New(policy))
 	}
-	if res, broke := writerGivesUp(r, last, h9, policy); broke {
+	if res, broke := writerGivesUp(r, last, h9, policy, !readersFirst); broke {
 		return res
 	}
 	if readersFirst {
@@ -110,19 +111,26 @@ func writerProgress(newRun func(string) *harness.Run) harness.Outcome {
 // writerGivesUp: while R9 reads, W2 tries once to write, with the
 // Short TTL, is refused, and gives up; R9 leaves. W2's intent, if its
 // lock keeps one, must not keep readers out past the writer intent the
-// lock declares (strategy.WriterFirst; none when it declares none): R10
-// must read within it and the slack. A refusal counts only when its
+// lock declares (strategy.WriterFirst): R10 must read within it and the
+// slack. A lock found to put writers first (writersFirst) that declares
+// no intent has one all the same, of a length the suite does not know:
+// R10 waits for up to MaxWriterIntent. One found to put readers first
+// and declaring none keeps no intent. A refusal counts only when its
 // attempt began once that intent was over and was turned down quickly;
 // else the run is disturbed. A lock that declares an intent longer than
-// maxGivenUpIntent is not asked: the round would outlast a check's
+// MaxWriterIntent is not asked: the round would outlast a check's
 // timeout. It says whether that broke, with the outcome.
-func writerGivesUp(r *harness.Run, r9 *harness.Client, h9 sim.Held, policy msg.Msg) (harness.Outcome, bool) {
+func writerGivesUp(r *harness.Run, r9 *harness.Client, h9 sim.Held, policy msg.Msg, writersFirst bool) (harness.Outcome, bool) {
 	var intent time.Duration
+	stays := mProgressIntentStays
 	if wf, ok := r9.S.(strategy.WriterFirst); ok {
 		intent = wf.WriterIntent()
+	} else if writersFirst {
+		intent, stays = MaxWriterIntent, mProgressUndeclaredStays
+		r.Note(mProgressUndeclared.New(MaxWriterIntent))
 	}
-	if intent > maxGivenUpIntent {
-		r.Note(mProgressIntentLong.New(intent, maxGivenUpIntent))
+	if intent > MaxWriterIntent {
+		r.Note(mProgressIntentLong.New(intent, MaxWriterIntent))
 		return harness.Outcome{}, false
 	}
 	w2 := r.NewClient("W2", 0)
@@ -135,14 +143,16 @@ func writerGivesUp(r *harness.Run, r9 *harness.Client, h9 sim.Held, policy msg.M
 	since := r.Rec.Now()
 	h, ok := harness.WaitMode(r10, history.Shared, 0, r.Tm.Long, intent+r.Tm.Slack, intent)
 	if !ok {
-		return r.BreaksUnfreed("R10", since, intent+r.Tm.Slack-r.Tm.Poll, mProgressIntentStays.New(policy, intent, r.Tm.Slack)), true
+		return r.BreaksUnfreed("R10", since, intent+r.Tm.Slack-r.Tm.Poll, stays.New(policy, intent, r.Tm.Slack)), true
 	}
 	r10.ReleaseHeld(h)
 	return harness.Outcome{}, false
 }
 
-// maxGivenUpIntent is the longest writer intent writerGivesUp waits out.
-const maxGivenUpIntent = 10 * time.Second
+// MaxWriterIntent is the longest writer intent the suite waits out: one
+// a lock declares, or the one it takes for a lock found to put writers
+// first that declares none.
+const MaxWriterIntent = 10 * time.Second
 
 // writer-progress's messages.
 var (
@@ -164,6 +174,10 @@ var (
 		"the lock's writer intent of {0} is longer than {1}: no writer gave up to see whether its intent outlives it")
 	mProgressIntentStays = msg.Define("writer-progress.intent-stays", msg.K(msg.Sub, msg.Duration, msg.Duration),
 		"{0}; after W2 gave up its write and R9 released, R10 still could not read, past the lock's writer intent of {1} and the slack of {2}")
+	mProgressUndeclared = msg.Define("writer-progress.undeclared", msg.K(msg.Duration),
+		"the lock puts writers first but declares no writer intent (strategy.WriterFirst): R10 waits for up to {0}")
+	mProgressUndeclaredStays = msg.Define("writer-progress.undeclared-stays", msg.K(msg.Sub, msg.Duration, msg.Duration),
+		"{0}; after W2 gave up its write and R9 released, R10 still could not read, past {1}, the longest writer intent the suite waits out for a lock that declares none, and the slack of {2}")
 	mProgressHoldsReaders = msg.Define("writer-progress.holds-readers", msg.K(msg.Sub, msg.Count),
 		"{0}: a stream of overlapping readers kept W out for all its {1} attempts, the policy and no break; W wrote as soon as the stream ended, a reader read after it, and a writer that gave up kept no reader out")
 	mProgressHoldsWriters = msg.Define("writer-progress.holds-writers", msg.K(msg.Sub),

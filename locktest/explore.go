@@ -16,6 +16,7 @@ import (
 	"github.com/locklab/locklab/locktest/internal/explore"
 	"github.com/locklab/locklab/locktest/internal/harness"
 	"github.com/locklab/locklab/locktest/internal/props"
+	"github.com/locklab/locklab/locktest/internal/servererr"
 	"github.com/locklab/locklab/locktest/internal/sim"
 	"github.com/locklab/locklab/strategy"
 )
@@ -155,7 +156,8 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 	_, err := watchdog(ctx, cfg.timeout(), func(ctx context.Context) struct{} {
 		r := harness.NewRun(ctx, cfg.setting(), pool, cfg.Key+":explore:probe")
 		defer r.Shutdown()
-		s := r.NewClient("P", 0).S
+		p := r.NewClient("P", 0)
+		s := p.S
 		lock.Kind = strategy.KindOf(s)
 		if c, ok := s.(strategy.Counting); ok {
 			lock.Permits = c.Permits()
@@ -190,11 +192,50 @@ func exploredLock(ctx context.Context, cfg Config, pool *redis.Pool) (explore.Lo
 			caps := capabilitiesOf(s, l)
 			lock.Refresh, lock.Renews, lock.Leased = caps.Refresh, caps.Lease, caps.Lease
 			_ = l.Release(ctx)
+			lock.Commands = probeCommands(ctx, p, fmt.Sprintf("%s:explore:probe:%d:warm", cfg.Key, try), tm.Long)
 			break
 		}
 		return struct{}{}
 	})
 	return lock, err
+}
+
+// probeCommands lists the commands p sends to acquire key, free, to
+// refresh that lock and to release it, on the second of two rounds, the
+// first having loaded the scripts: the plans strike them with their
+// faults. An operation that fails is not listed.
+func probeCommands(ctx context.Context, p *harness.Client, key string, ttl time.Duration) map[explore.OpKind][]servererr.Command {
+	probeRound(ctx, p, key+":1", ttl)
+	return probeRound(ctx, p, key+":2", ttl)
+}
+
+// probeRound is one round of probeCommands.
+func probeRound(ctx context.Context, p *harness.Client, key string, ttl time.Duration) map[explore.OpKind][]servererr.Command {
+	out := map[explore.OpKind][]servererr.Command{}
+	watch := func(k explore.OpKind, f func() error) {
+		p.WatchCommands()
+		err := f()
+		if sent := p.Watched(); err == nil {
+			for _, c := range sent {
+				out[k] = append(out[k], servererr.FromArgs(c.Args))
+			}
+		}
+	}
+	var l strategy.Lock
+	watch(explore.Acquire, func() (err error) {
+		if l, err = p.S.TryAcquire(ctx, key, ttl); err == nil && l == nil {
+			err = strategy.ErrNotAcquired
+		}
+		return err
+	})
+	if l == nil {
+		return out
+	}
+	if rf, ok := l.(strategy.Refresher); ok {
+		watch(explore.Refresh, func() error { return rf.Refresh(ctx, ttl) })
+	}
+	watch(explore.Release, func() error { return l.Release(ctx) })
+	return out
 }
 
 // writersFirst says whether s, a read-write lock, refuses a new reader

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/catalog"
 	"github.com/locklab/locklab/internal/kindmutants"
 	"github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
@@ -76,5 +77,23 @@ func TestExploreFindsThePolicy(t *testing.T) {
 		intent, err := locktest.ExploredWriterIntent(context.Background(), cfg)
 		require.NoError(t, err)
 		assert.Equal(t, want, intent, name)
+	}
+}
+
+// TestExploreProbesCommands: the explorer learns what each operation
+// sends on a warm round (its scripts loaded), to draw its faults at
+// those commands: luatoken acquires with one SET and refreshes and
+// releases with one script each; setnxdel has no refresh.
+func TestExploreProbesCommands(t *testing.T) {
+	for name, want := range map[string]map[string][]string{
+		"luatoken": {"acquire": {"SET"}, "refresh": {"EVALSHA"}, "release": {"EVALSHA"}},
+		"setnxdel": {"acquire": {"SETNX"}, "release": {"DEL"}},
+	} {
+		e, ok := catalog.Lookup(name)
+		require.True(t, ok, name)
+		cfg := locktest.Config{Addr: redistest.Shared(t).Addr, Key: redistest.Key(t), New: e.New}
+		got, err := locktest.ExploredCommands(context.Background(), cfg)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, name)
 	}
 }

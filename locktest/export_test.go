@@ -9,6 +9,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/locktest/internal/explore"
 	"github.com/locklab/locklab/locktest/internal/harness"
 	"github.com/locklab/locklab/locktest/internal/props"
 )
@@ -72,4 +73,19 @@ func ExploredWriterIntent(ctx context.Context, cfg Config) (time.Duration, error
 	defer pool.Close()
 	l, err := exploredLock(ctx, cfg, pool)
 	return l.WriterIntent, err
+}
+
+// ExploredCommands names the commands the explorer saw each operation of
+// cfg's lock send: "acquire", "refresh", "release".
+func ExploredCommands(ctx context.Context, cfg Config) (map[string][]string, error) {
+	pool := cfg.pool()
+	defer pool.Close()
+	l, err := exploredLock(ctx, cfg, pool)
+	out := map[string][]string{}
+	for k, name := range map[explore.OpKind]string{explore.Acquire: "acquire", explore.Refresh: "refresh", explore.Release: "release"} {
+		for _, c := range l.Commands[k] {
+			out[name] = append(out[name], c.Name())
+		}
+	}
+	return out, err
 }

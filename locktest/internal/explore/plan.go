@@ -37,10 +37,16 @@ type Lock struct {
 	// WriterIntent: how long a write attempt may keep readers out
 	// (strategy.WriterFirst).
 	WriterIntent time.Duration
-	Short        time.Duration
-	Slack        time.Duration
-	Long         time.Duration
-	Poll         time.Duration
+	// Commands: what an acquire of a free lock, its refresh and its
+	// release sent when the lock was probed (a warm round, its scripts
+	// loaded), by the operation's kind (Acquire, Refresh, Release); a
+	// fault strikes one of them, and a server state one that it applies
+	// to. An operation not probed draws its faults blind.
+	Commands map[OpKind][]servererr.Command
+	Short    time.Duration
+	Slack    time.Duration
+	Long     time.Duration
+	Poll     time.Duration
 }
 
 // Plan is one generated run.
@@ -349,10 +355,14 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 			if r.IntN(5) != 0 {
 				continue
 			}
-			// The first command in half the cases: many an operation is
+			// Any of the commands the operation sent when probed; not
+			// probed, the first in half the cases: many an operation is
 			// a single command (a script), which a later one misses.
 			f := Fault{Kind: kinds[r.IntN(len(kinds))], At: 1}
-			if r.IntN(2) == 0 {
+			cmds := lock.commandsOf(op.Kind)
+			if len(cmds) > 0 {
+				f.At = 1 + r.IntN(len(cmds))
+			} else if r.IntN(2) == 0 {
 				f.At = 2 + r.IntN(2)
 			}
 			switch f.Kind {
@@ -364,12 +374,50 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 			case Late:
 				f.For = lateFor(lock)
 			case InState:
-				f.State = servererr.States[r.IntN(len(servererr.States))]
+				f.State = drawState(r, cmds, f.At)
 				f.For = lock.Short * time.Duration(1+r.IntN(3))
 			}
 			op.Fault = f
 		}
 	}
+}
+
+// commandsOf is what an operation of kind k sent when probed.
+func (l Lock) commandsOf(k OpKind) []servererr.Command {
+	switch k {
+	case Acquire, Try:
+		return l.Commands[Acquire]
+	case ReleaseAgain:
+		return l.Commands[Release]
+	}
+	return l.Commands[k]
+}
+
+// drawState draws the server state a fault at the at-th of cmds turns
+// on. Three times in four, one that applies to that command, when it
+// was probed: a state that answers it (LOADING, BUSY) is one the
+// operation meets. Of those, an EVALSHA meets NOSCRIPT (the scripts
+// flushed) half the time: it is the one error reply a client is
+// expected to recover from, by sending its script again, and that
+// recovery is code no other fault runs. Else any state: a state lasts,
+// and may meet the commands of other clients.
+func drawState(r *rand.Rand, cmds []servererr.Command, at int) servererr.State {
+	all := servererr.States
+	if at >= 1 && at <= len(cmds) && r.IntN(4) != 0 {
+		var applies []servererr.State
+		for _, st := range all {
+			if _, ok := st.Applies(cmds[at-1]); ok {
+				applies = append(applies, st)
+			}
+		}
+		if slices.Contains(applies, servererr.ScriptsFlushed) && r.IntN(2) == 0 {
+			return servererr.ScriptsFlushed
+		}
+		if len(applies) > 0 {
+			return applies[r.IntN(len(applies))]
+		}
+	}
+	return all[r.IntN(len(all))]
 }
 
 func drawSchedule(r *rand.Rand, p Plan, kind string) Schedule {

@@ -134,6 +134,13 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 			return nil, err
 		}
 		if ok == 0 {
+			if s.slip.givesBack && len(l.holds) > 0 {
+				// The slip: what it took goes back, so nothing is kept;
+				// but another acquire meanwhile met those permits taken.
+				if err := l.Release(ctx); err != nil {
+					return nil, err
+				}
+			}
 			return nil, strategy.ErrNotAcquired
 		}
 		l.holds = append(l.holds, h)

@@ -14,7 +14,11 @@ import (
 // acquire of all N takes them all: a single acquire beside it is refused
 // (OneHolder over the permits), and its release gives every one back.
 // The shape of Redisson's issue 6343 (release(list) partial), at the
-// acquire.
+// acquire. Last, X and Y each ask for all N on a free semaphore, in every
+// interleaving of their commands: exactly one gets them. An acquire that
+// takes its permits one at a time and gives them back when refused
+// keeps nothing, yet two of them can each take some and both be refused
+// (FreeRefused), as the explorer found.
 
 func init() {
 	register(Property{
@@ -73,7 +77,29 @@ func multiAcquireAtomic(newRun func(string) *harness.Run) harness.Outcome {
 	for i, c := range hs {
 		c.ReleaseHeld(helds[i])
 	}
-	return r.Holds(mAtomicHolds.New(n))
+	r.Shutdown()
+	var last *harness.Run
+	res, tries := harness.Interleavings(newRun, "/both-all", func(r *harness.Run, k int, prefix []int) ([]harness.Choice, *harness.Outcome) {
+		last = r
+		clients := []*harness.Client{r.NewClient("X", 0), r.NewClient("Y", 0)}
+		won := []bool{false, false}
+		trace := harness.Schedule(r, clients, func(i int) {
+			_, won[i] = clients[i].TryMode(history.Permit, n, r.Tm.Long)
+		}, prefix)
+		switch {
+		case won[0] && won[1]:
+			res := r.BreaksRuleOf(history.OneHolder, n, mAtomicBothAll.New(n, k))
+			return trace, &res
+		case !won[0] && !won[1]:
+			res := r.BreaksFreeRefusedOf("Y", n, mAtomicNeitherAll.New(n, k))
+			return trace, &res
+		}
+		return trace, nil
+	})
+	if res != nil {
+		return *res
+	}
+	return last.Holds(mAtomicHolds.New(n, tries))
 }
 
 // isWeighted says whether s takes several permits at once.
@@ -100,12 +126,16 @@ var (
 		"X took all {0} permits, and Y still got one: X took fewer than it asked")
 	mAtomicKept = msg.Define("multi-acquire-atomic.kept", msg.K(msg.Client, msg.Count),
 		"X released its {1} permits, and {0} still could not take one: the release gave back fewer than X took")
-	mAtomicHolds = msg.Define("multi-acquire-atomic.holds", msg.K(msg.Count),
-		"of the {0} permits, an acquire of two with one free took nothing, and an acquire of all took and gave back all")
+	mAtomicBothAll = msg.Define("multi-acquire-atomic.both-all", msg.K(msg.Count, msg.Count),
+		"on a free semaphore of {0} permits, X and Y each asked for all of them, and both got them (interleaving {1} of their commands)")
+	mAtomicNeitherAll = msg.Define("multi-acquire-atomic.neither-all", msg.K(msg.Count, msg.Count),
+		"on a free semaphore of {0} permits, X and Y each asked for all of them, and neither got them (interleaving {1} of their commands): each took some, was refused the rest, and gave back what it took")
+	mAtomicHolds = msg.Define("multi-acquire-atomic.holds", msg.K(msg.Count, msg.Count),
+		"of the {0} permits, an acquire of two with one free took nothing, and an acquire of all took and gave back all; in each of the {1} interleavings of two acquires of all of them at once, exactly one got them")
 
 	// The table of the docs: what the scenario does, and what must hold.
 	_ = msg.Define("multi-acquire-atomic.scenario", nil,
-		"a client asks for two permits with one free, then for all of them on a free semaphore")
+		"a client asks for two permits with one free, then for all of them on a free semaphore; then two clients ask for all of them at once, in every interleaving of their commands")
 	_ = msg.Define("multi-acquire-atomic.must", nil,
-		"all or nothing, and exactly what was asked")
+		"all or nothing, and exactly what was asked; of two asking for all at once, exactly one gets them")
 )

@@ -355,14 +355,18 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 			if r.IntN(5) != 0 {
 				continue
 			}
-			// Any of the commands the operation sent when probed; not
-			// probed, the first in half the cases: many an operation is
-			// a single command (a script), which a later one misses.
+			// Any of the commands the operation sent when probed, or the
+			// one after them, each as likely: the probe took the path on
+			// which nothing fails, and a fallback or an undo sends a
+			// command only after an error (a DEL after a failed script).
+			// Not probed, the first in half the cases: many an operation
+			// is a single command (a script), which a later one misses.
 			f := Fault{Kind: kinds[r.IntN(len(kinds))], At: 1}
 			cmds := lock.commandsOf(op.Kind)
-			if len(cmds) > 0 {
-				f.At = 1 + r.IntN(len(cmds))
-			} else if r.IntN(2) == 0 {
+			switch {
+			case len(cmds) > 0:
+				f.At = 1 + r.IntN(len(cmds)+1)
+			case r.IntN(2) == 0:
 				f.At = 2 + r.IntN(2)
 			}
 			switch f.Kind {
@@ -394,9 +398,9 @@ func (l Lock) commandsOf(k OpKind) []servererr.Command {
 }
 
 // drawState draws the server state a fault at the at-th of cmds turns
-// on. Three times in four, one that applies to that command, when it
-// was probed: a state that answers it (LOADING, BUSY) is one the
-// operation meets. Of those, an EVALSHA meets NOSCRIPT (the scripts
+// on. Three times in four, one that meets that command, when it was
+// probed: a state that answers it (LOADING, BUSY) or that a script meets
+// as it runs (OOM at its first write) is one the operation meets. Of those, an EVALSHA meets NOSCRIPT (the scripts
 // flushed) half the time: it is the one error reply a client is
 // expected to recover from, by sending its script again, and that
 // recovery is code no other fault runs. Else any state: a state lasts,
@@ -406,7 +410,7 @@ func drawState(r *rand.Rand, cmds []servererr.Command, at int) servererr.State {
 	if at >= 1 && at <= len(cmds) && r.IntN(4) != 0 {
 		var applies []servererr.State
 		for _, st := range all {
-			if _, ok := st.Applies(cmds[at-1]); ok {
+			if st.Meets(cmds[at-1]) {
 				applies = append(applies, st)
 			}
 		}

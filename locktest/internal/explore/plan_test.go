@@ -18,11 +18,11 @@ func command(args ...string) servererr.Command {
 }
 
 // TestFaultsAtProbedCommands: where the probe saw an operation's
-// commands, its faults strike one of them, every one of them in turn,
-// and a server state is mostly one that answers that command: at an
+// commands, its faults strike one of them or the one after them (a
+// fallback's), every one of them in turn, and a server state is mostly one that meets that command: at an
 // EVALSHA, NOSCRIPT (the scripts flushed) in about half the draws, the
 // one error a client recovers from. A late refresh meets it at its
-// EVALSHA about once in 1,400 plans, against once in 10,000 drawn
+// EVALSHA about once in 2,000 plans, against once in 10,000 drawn
 // blind (measured on 400,000 seeds when this was written).
 func TestFaultsAtProbedCommands(t *testing.T) {
 	lock := Lock{Kind: strategy.Mutex, Refresh: true, Short: 60 * time.Millisecond, Long: 300 * time.Millisecond,
@@ -35,7 +35,7 @@ func TestFaultsAtProbedCommands(t *testing.T) {
 	}
 	hits := map[*Lock]int{}
 	at := map[OpKind]map[int]int{Acquire: {}, Refresh: {}, Release: {}}
-	var states, applying, flushed, atEvalsha int
+	var states, applying, flushed, atEvalsha, past, within int
 	for seed := int64(1); seed <= 40000; seed++ {
 		for _, l := range []*Lock{&lock, &blind} {
 			for _, c := range Draw(seed, *l, Knobs{}).Clients {
@@ -55,9 +55,14 @@ func TestFaultsAtProbedCommands(t *testing.T) {
 						continue
 					}
 					cmds := lock.commandsOf(op.Kind)
-					if !assert.LessOrEqual(t, f.At, len(cmds), "%s: a fault past its commands", op) {
+					if !assert.LessOrEqual(t, f.At, len(cmds)+1, "%s: a fault past its commands and the one after them", op) {
 						return
 					}
+					if f.At > len(cmds) {
+						past++
+						continue
+					}
+					within++
 					base := op.Kind
 					switch base {
 					case Try:
@@ -70,7 +75,7 @@ func TestFaultsAtProbedCommands(t *testing.T) {
 						continue
 					}
 					states++
-					if _, ok := f.State.Applies(cmds[f.At-1]); ok {
+					if f.State.Meets(cmds[f.At-1]) {
 						applying++
 					}
 					if cmds[f.At-1].Name() == "EVALSHA" {
@@ -90,7 +95,8 @@ func TestFaultsAtProbedCommands(t *testing.T) {
 	}
 	t.Logf("%d states drawn, %d applying; %d of %d at an EVALSHA NOSCRIPT; late refreshes meeting NOSCRIPT: %d probed, %d blind",
 		states, applying, flushed, atEvalsha, hits[&lock], hits[&blind])
-	assert.Greater(t, float64(applying)/float64(states), 0.7, "states that answer the command")
+	assert.Greater(t, float64(applying)/float64(states), 0.7, "states that meet the command")
+	assert.InDelta(t, 0.45, float64(past)/float64(past+within), 0.07, "faults past the probed commands, where a fallback's go")
 	assert.InDelta(t, 0.5, float64(flushed)/float64(atEvalsha), 0.1, "NOSCRIPT at an EVALSHA")
 	assert.Greater(t, hits[&lock], 2*hits[&blind], "a late refresh meets NOSCRIPT more often")
 }

@@ -107,6 +107,18 @@ func (s State) Applies(cmd Command) (reply string, ok bool) {
 	return a.Reply, a.Reply != ""
 }
 
+// Meets says whether a server in state s does anything to cmd, sent
+// outside a transaction, but run it: an error reply in its place
+// (Applies), or a script run so that the state meets its calls
+// (Answer.Instead), as OOM meets a script without shebang at its first
+// write.
+func (s State) Meets(cmd Command) bool {
+	srv := &Server{}
+	srv.Begin(s)
+	a := srv.NewConn().Answer(cmd)
+	return a.Reply != "" || len(a.Instead) > 0
+}
+
 // Replies lists the error replies a server can give cmd, sent outside a
 // transaction, in any of the States, before running it: the ones a fault
 // layer may answer it with. A command none applies to (MULTI, DISCARD,

@@ -172,3 +172,31 @@ func TestShimmed(t *testing.T) {
 		t.Errorf("EVAL of a script that reads = %+v, wanted it to run as it is", a)
 	}
 }
+
+// TestMeets: a state meets a command it refuses, and a script it lets
+// run only to meet it at a call (OOM at a script's first write); not a
+// command it lets run as it would (OOM and DEL, which frees memory).
+func TestMeets(t *testing.T) {
+	script := cmd("EVAL", `return redis.call("DEL", KEYS[1])`, "1", "k")
+	cases := []struct {
+		st    State
+		cmd   Command
+		meets bool
+	}{
+		{OOM, script, true},
+		{OOM, cmd("DEL", "k"), false},
+		{OOM, cmd("SET", "k", "v"), true},
+		{ScriptsFlushed, cmd("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "1", "k"), true},
+		{ScriptsFlushed, cmd("DEL", "k"), false},
+		{Loading, cmd("GET", "k"), true},
+		{NoReplicas, cmd("GET", "k"), false},
+	}
+	for _, c := range cases {
+		if got := c.st.Meets(c.cmd); got != c.meets {
+			t.Errorf("%v meets %v: %v, wanted %v", c.st, c.cmd, got, c.meets)
+		}
+	}
+	if _, ok := OOM.Applies(script); ok {
+		t.Errorf("OOM refuses a script without shebang before it runs")
+	}
+}

@@ -254,7 +254,7 @@ var mutants = []Mutant{
 	{
 		Name: "semaphore-count-then-add", Base: "semaphore",
 		Slip:    "an acquire counts the permits held in one script and adds its own in another, a check-then-act split",
-		Killers: []locktest.Property{locktest.PermitBound},
+		Killers: []locktest.Property{locktest.PermitBound, locktest.MultiAcquireAtomic},
 		slip:    slip{countThenAdd: true},
 	},
 	{

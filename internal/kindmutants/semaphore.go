@@ -124,7 +124,7 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 	}
 	l := &permitsHeld{s: s, key: key}
 	parts, per := 1, n
-	if s.slip.acquireNSingles {
+	if s.slip.acquireNSingles || s.slip.givesBack {
 		parts, per = n, 1
 	}
 	for range parts {

@@ -85,6 +85,9 @@ func (o Options) withDefaults() Options {
 //     failed, until their TTL) was in its way since Options.Slack before
 //     the attempt began: Unfreed when a hold in its way had ended,
 //     FreeRefused when there was none;
+//   - history.FreeRefused also when two clients, alone at the lock, are
+//     refused at once, each attempt quick, untroubled, and with no hold
+//     in its way (rivals);
 //   - history.Untouched, history.GrantOwned and history.FullLease, on
 //     what the suite read of the lock's keys (history.EvRead): no call
 //     of another client removes, overwrites or extends a valid hold, a
@@ -104,6 +107,9 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 		func() (finding, bool) { return twoValidInside(tl, opts) },
 		func() (finding, bool) {
 			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent})
+		},
+		func() (finding, bool) {
+			return rivals(tl, liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, permits: opts.Permits, intent: opts.WriterIntent}, opts.Late)
 		},
 		func() (finding, bool) { return untouched(tl) },
 		func() (finding, bool) { return grantOwned(tl) },
@@ -304,14 +310,7 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 	tl = semaphore(tl)
 	ls := lives(tl)
 	run := map[string]int{}
-	all := attempts(tl)
-	ranBy := lateRuns(tl)
-	for i, a := range all {
-		all[i].ran = a.end
-		if a.unknown {
-			all[i].ran = ranBy(tl[a.event], a.event)
-		}
-	}
+	all := attemptsRan(tl)
 	for _, a := range all {
 		if a.kind != history.EvNotAcquired || (client != "" && a.client != client) {
 			continue
@@ -335,6 +334,20 @@ func stuck(tl []history.Event, client string, l liveness) (finding, bool) {
 		return finding{history.Unfreed, a.event, mUnfreed.New(a.client, run[a.client], l.quick, last.client, (a.start - last.to).Round(time.Millisecond))}, true
 	}
 	return finding{}, false
+}
+
+// attemptsRan is attempts(tl), each with by when its commands had run
+// (attempt.ran).
+func attemptsRan(tl []history.Event) []attempt {
+	all := attempts(tl)
+	ranBy := lateRuns(tl)
+	for i, a := range all {
+		all[i].ran = a.end
+		if a.unknown {
+			all[i].ran = ranBy(tl[a.event], a.event)
+		}
+	}
+	return all
 }
 
 // writerWaiting says whether a's refusal, a reader's, may be the lock's

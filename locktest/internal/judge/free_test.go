@@ -180,6 +180,29 @@ func TestFree(t *testing.T) {
 			history.FreeRefused, "B was refused 3 times in a row, each attempt within 5ms, with no hold in its way"},
 		{"no permit left", judge.Options{Permits: 2, Slack: 50 * ms, Quick: 5 * ms}, []history.Event{moded("A", 1, history.Permit, 2, 0, ms, time.Hour), {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 5 * ms, At: 6 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 7 * ms, At: 8 * ms}, {Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 1, Call: 9 * ms, At: 10 * ms}}, "", ""},
 
+		// Two rivals refused at once, alone at a free lock: whichever
+		// ran first should have got it.
+		{"rivals both refused", liveOpts, []history.Event{refused("A", 10*ms, 13*ms), refused("B", 11*ms, 14*ms)},
+			history.FreeRefused, "A and B were both refused, their attempts at once, each within 5ms, with no hold in their way and no other call beside them: whichever ran first should have got the lock"},
+		{"rivals for all the permits", judge.Options{Permits: 2, Slack: 50 * ms, Quick: 5 * ms}, []history.Event{
+			{Client: "A", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 2, Call: 10 * ms, At: 13 * ms},
+			{Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 2, Call: 11 * ms, At: 14 * ms}},
+			history.FreeRefused, "A and B were both refused, their attempts at once, each within 5ms, with no hold in their way and no other call beside them: whichever ran first should have got the lock"},
+		{"rivals one after the other", liveOpts, []history.Event{refused("A", 10*ms, 11*ms), refused("B", 12*ms, 13*ms)}, "", ""},
+		{"rivals under a hold", liveOpts, []history.Event{grant("C", 0, ms, 100*ms), refused("A", 10*ms, 13*ms), refused("B", 11*ms, 14*ms)}, "", ""},
+		{"rivals just after a release", liveOpts, []history.Event{grant("C", 0, ms, 100*ms), release("C", 5*ms, 6*ms), refused("A", 10*ms, 13*ms), refused("B", 11*ms, 14*ms)}, "", ""},
+		{"rivals for permits a hold leaves no room for", judge.Options{Permits: 2, Slack: 50 * ms, Quick: 5 * ms}, []history.Event{
+			moded("C", 1, history.Permit, 1, 0, ms, time.Hour),
+			{Client: "A", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 2, Call: 10 * ms, At: 13 * ms},
+			{Client: "B", Kind: history.EvNotAcquired, Mode: history.Permit, Permits: 2, Call: 11 * ms, At: 14 * ms}}, "", ""},
+		{"slow rivals", liveOpts, []history.Event{refused("A", 10*ms, 23*ms), refused("B", 11*ms, 24*ms)}, "", ""},
+		{"three rivals", liveOpts, []history.Event{refused("A", 10*ms, 13*ms), refused("B", 11*ms, 14*ms), refused("C", 12*ms, 14*ms)}, "", ""},
+		{"rivals beside a grant", liveOpts, []history.Event{refused("A", 10*ms, 13*ms), refused("B", 11*ms, 14*ms), grant("C", 12*ms, 15*ms, 100*ms)}, "", ""},
+		{"a rival met an error", liveOpts, []history.Event{{Client: "A", Kind: history.EvCommand, At: 11 * ms, Err: "LOADING"}, refused("A", 10*ms, 13*ms), refused("B", 11*ms, 14*ms)}, "", ""},
+		{"a reader beside a refused writer", intentOpts, []history.Event{
+			{Client: "W", Kind: history.EvNotAcquired, Mode: history.Write, Call: 10 * ms, At: 13 * ms, TTL: 30 * ms},
+			{Client: "R", Kind: history.EvNotAcquired, Mode: history.Shared, Call: 11 * ms, At: 14 * ms}}, "", ""},
+
 		// (d) unknown outcomes stand in the way for liveness.
 		{"after a lost reply, until its TTL", liveOpts, cat([]history.Event{lost("A", 0, ms, 100*ms)}, tries("B", 10*ms, 14)), "", ""},
 		{"after a lost reply's TTL", liveOpts, cat([]history.Event{lost("A", 0, ms, 100*ms)}, tries("B", 10*ms, 20)),
@@ -265,6 +288,11 @@ func TestFreeRecorded(t *testing.T) {
 		// A lock that refuses a free lock; not once A's first attempt
 		// may have taken it.
 		{"refuses-without-replica.release-frees.json", judge.Options{}, history.FreeRefused, editFirstLost("A")},
+		// Explored: A and B each ask for both permits of a free
+		// semaphore, take one each, are both refused and give them
+		// back; not once A's attempt may have taken them (its reply
+		// lost).
+		{"semaphore-acquire-n-gives-back.explore.json", judge.Options{Permits: 2, Quick: 30 * time.Millisecond}, history.FreeRefused, editFirstLost("A")},
 		// The kinds, by mode and permits (see TestEdited).
 		{"rwlua.reader-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
 		{"refcountrwlock.reader-double-release.json", judge.Options{}, history.OneHolder, editTTL("B", time.Millisecond)},

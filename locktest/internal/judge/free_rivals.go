@@ -1,0 +1,77 @@
+package judge
+
+import (
+	"time"
+
+	"github.com/locklab/locklab/history"
+	"github.com/locklab/locklab/internal/msg"
+)
+
+// rivals finds the first pair of attempts of two clients, at once (each
+// began before the other returned), both refused, each quick and with no
+// hold that may stand in its way (as stuck counts them, by mode and
+// permits, the writer intent too), that no other client's lock call
+// overlapped and during which neither client met trouble (an error reply,
+// no reply, a fault the suite notes, up to late after it returned): one
+// of them should have got the lock (history.FreeRefused). Whichever of
+// the two a lock that keeps its word serves first finds room, and takes
+// it: two refusals show an acquire that, meeting its rival half way,
+// gave up what it had taken (a weighted acquire that takes its permits
+// one at a time and gives them back when one is refused).
+//
+// One refusal of a free lock is no finding on its own (stuck asks for
+// several in a row), nor are three rivals refused at once: a lock on
+// several servers may split their votes. Two, alone and untroubled, on
+// one server, cannot both lose.
+func rivals(tl []history.Event, l liveness, late time.Duration) (finding, bool) {
+	tl = semaphore(tl)
+	ls := lives(tl)
+	troubled := troubles(tl)
+	all := attemptsRan(tl)
+	fair := func(a attempt) bool {
+		if a.kind != history.EvNotAcquired || a.unknown || (l.quick > 0 && a.end-a.start > l.quick) {
+			return false
+		}
+		if blocked, _ := inTheWay(a, ls, l); blocked || writerWaiting(a, all, l.intent) {
+			return false
+		}
+		return !troubled(a.client, a.start, a.end+late)
+	}
+	var best *finding
+	for j, b := range all {
+		if !fair(b) {
+			continue
+		}
+		for _, a := range all[:j] {
+			if a.client == b.client || a.start >= b.end || b.start >= a.end || !fair(a) {
+				continue
+			}
+			from, to := min(a.start, b.start), max(a.end, b.end)
+			if crowded(all, a, b, from, to) {
+				continue
+			}
+			if best == nil || b.event < best.event {
+				best = &finding{history.FreeRefused, b.event, mRivalsRefused.New(a.client, b.client, l.quick)}
+			}
+			break
+		}
+	}
+	if best == nil {
+		return finding{}, false
+	}
+	return *best, true
+}
+
+// crowded says whether a lock call of a client other than a's and b's
+// overlapped from..to.
+func crowded(all []attempt, a, b attempt, from, to time.Duration) bool {
+	for _, c := range all {
+		if c.client != a.client && c.client != b.client && c.start < to && from < c.end {
+			return true
+		}
+	}
+	return false
+}
+
+var mRivalsRefused = msg.Define("judge.rivals-refused", msg.K(msg.Client, msg.Client, msg.Duration),
+	"{0} and {1} were both refused, their attempts at once, each within {2}, with no hold in their way and no other call beside them: whichever ran first should have got the lock")

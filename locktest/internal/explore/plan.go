@@ -151,6 +151,10 @@ type Schedule struct {
 // turns a random subset off (swarm testing, Groce et al. 2012).
 type Swarm struct {
 	Refresh, Again, Crash, Pause, Drop, Lose, Late, Errors, Skew, Overrun bool
+	// Greedy: every acquire of a semaphore that takes several permits
+	// at once (strategy.Weighted) asks for all of them, so that rivals
+	// for the whole semaphore meet at its start.
+	Greedy bool
 }
 
 // streams of a seed.
@@ -198,7 +202,7 @@ func Draw(seed int64, lock Lock, k Knobs) Plan {
 func drawSwarm(r *rand.Rand, lock Lock) Swarm {
 	on := func() bool { return r.IntN(2) == 0 }
 	return Swarm{Refresh: lock.Refresh && on(), Again: on(), Crash: on(), Pause: on(), Drop: on(), Lose: on(),
-		Late: on(), Errors: on(), Skew: on(), Overrun: on()}
+		Late: on(), Errors: on(), Skew: on(), Overrun: on(), Greedy: lock.Weight && lock.Permits > 1 && on()}
 }
 
 // names of the clients.
@@ -276,7 +280,10 @@ func drawSession(r *rand.Rand, lock Lock, sw Swarm) []Op {
 		}
 	case strategy.Semaphore:
 		acq.Mode = history.Permit
-		if lock.Weight && lock.Permits > 1 && r.IntN(4) == 0 {
+		switch {
+		case sw.Greedy:
+			acq.N = lock.Permits
+		case lock.Weight && lock.Permits > 1 && r.IntN(4) == 0:
 			acq.N = 2 + r.IntN(lock.Permits-1)
 		}
 	}
@@ -290,10 +297,13 @@ func drawSession(r *rand.Rand, lock Lock, sw Swarm) []Op {
 		work = ttl * 8 / 10
 	}
 	ops = append(ops, Op{Kind: Work, For: work})
-	if sw.Refresh && r.IntN(3) == 0 {
+	for n := 0; sw.Refresh && n < 2 && r.IntN(3) == n; n++ {
 		// Work on after it, short or near the TTL: a refresh that
 		// claims what it did not do shows once its holder stays past
-		// the TTL it had before.
+		// the TTL it had before. One refresh in three, the second of
+		// two: one that adds its TTL to what the key has left keeps it
+		// past its holder's crash by what was left at each, which two
+		// of them, early in their hold, push beyond the judge's slack.
 		more := ttl / 4
 		if r.IntN(2) == 0 {
 			more = ttl * 8 / 10

@@ -26,7 +26,8 @@ const stepTimeout = 15 * time.Second
 
 type schedEvent struct {
 	simClient int
-	cmd       string // the command it wants to send; "" when done
+	cmd       string        // the command it wants to send; "" when done
+	left      chan struct{} // closed when that command leaves the gate before its turn
 }
 
 // Choice is one step of a schedule: who ran, among who could.
@@ -85,33 +86,52 @@ type scheduler struct {
 	aborts chan any
 	// done marks the clients whose attempt is over.
 	done []bool
+	// left is, by client, closed when the command it is held at leaves
+	// the gate before its turn: its connection closed (a library that
+	// cancels a command it no longer needs).
+	left []chan struct{}
+}
+
+// newScheduler is the scheduler of n clients of r, none of them gated
+// yet.
+func newScheduler(r *Run, n int) *scheduler {
+	s := &scheduler{r: r, events: make(chan schedEvent), grants: make([]chan struct{}, n),
+		aborts: make(chan any, n), done: make([]bool, n), left: make([]chan struct{}, n)}
+	for i := range n {
+		s.grants[i] = make(chan struct{})
+	}
+	return s
+}
+
+// gate holds a command of client i until its turn: it tells the
+// scheduler, then waits for its grant, or for ctx (the connection) to end.
+func (s *scheduler) gate(i int) func(ctx context.Context, cmd string) error {
+	return func(ctx context.Context, cmd string) error {
+		left := make(chan struct{})
+		select {
+		case s.events <- schedEvent{simClient: i, cmd: cmd, left: left}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case <-s.grants[i]:
+			return nil
+		case <-ctx.Done():
+			close(left)
+			return ctx.Err()
+		}
+	}
 }
 
 // startScheduler gates every command of clients and starts each one's
 // attempt on a goroutine of its own.
 func startScheduler(r *Run, clients []*Client, attempt func(i int)) *scheduler {
-	s := &scheduler{r: r, clients: clients, events: make(chan schedEvent), grants: make([]chan struct{}, len(clients)),
-		aborts: make(chan any, len(clients)), done: make([]bool, len(clients))}
-	for i := range clients {
-		s.grants[i] = make(chan struct{})
-	}
+	s := newScheduler(r, len(clients))
+	s.clients = clients
 	for i, c := range clients {
-		gate := func(ctx context.Context, cmd string) error {
-			select {
-			case s.events <- schedEvent{simClient: i, cmd: cmd}:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			select {
-			case <-s.grants[i]:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
 		// A library's own goroutines may send a command while the gate is
 		// set: publish it under the client's lock, as before reads it.
-		c.SetGate(gate)
+		c.SetGate(s.gate(i))
 	}
 	for i := range clients {
 		go func() {
@@ -150,7 +170,9 @@ func (s *scheduler) next() schedEvent {
 func (s *scheduler) record(e schedEvent) {
 	if e.cmd == "" {
 		s.done[e.simClient] = true
+		return
 	}
+	s.left[e.simClient] = e.left
 }
 
 // runnable returns the clients whose attempt is not over.
@@ -164,10 +186,14 @@ func (s *scheduler) runnable() []int {
 	return out
 }
 
-// grant lets client i send the command it is held at.
+// grant lets client i send the command it is held at. A command that
+// left the gate before its turn (its connection closed) takes none: the
+// client goes on without it, to its next command or its end, which the
+// scheduler waits for next.
 func (s *scheduler) grant(i int) {
 	select {
 	case s.grants[i] <- struct{}{}:
+	case <-s.left[i]:
 	case <-time.After(stepTimeout):
 		s.r.Fail(mFailTurn.New(s.clients[i].Name, stepTimeout))
 	case <-s.r.Ctx.Done():

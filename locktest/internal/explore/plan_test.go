@@ -100,3 +100,51 @@ func TestFaultsAtProbedCommands(t *testing.T) {
 	assert.InDelta(t, 0.5, float64(flushed)/float64(atEvalsha), 0.1, "NOSCRIPT at an EVALSHA")
 	assert.Greater(t, hits[&lock], 2*hits[&blind], "a late refresh meets NOSCRIPT more often")
 }
+
+// TestDrawGreedyAndRefreshes: on a semaphore that takes several permits
+// at once, about one run in two is greedy, and every acquire of a
+// greedy run asks for all the permits; a lock that takes one permit at
+// a time is never greedy. A session that refreshes refreshes twice in
+// about one case of three, never more.
+func TestDrawGreedyAndRefreshes(t *testing.T) {
+	base := Lock{Kind: strategy.Semaphore, Permits: 3, Refresh: true, Short: 60 * time.Millisecond,
+		Long: 300 * time.Millisecond, Slack: 500 * time.Millisecond, Poll: 5 * time.Millisecond}
+	weighted := base
+	weighted.Weight = true
+	var greedy, runs, once, twice int
+	for seed := int64(1); seed <= 4000; seed++ {
+		p := Draw(seed, weighted, Knobs{})
+		runs++
+		if p.Swarm.Greedy {
+			greedy++
+		}
+		for _, c := range p.Clients {
+			refreshes := 0
+			for _, op := range c.Ops {
+				switch op.Kind {
+				case Acquire, Try:
+					if p.Swarm.Greedy {
+						assert.Equal(t, weighted.Permits, op.N, "seed %d: a greedy run's acquire", seed)
+					}
+					if refreshes == 1 {
+						once++
+					} else if refreshes == 2 {
+						twice++
+					}
+					refreshes = 0
+				case Refresh:
+					refreshes++
+					assert.LessOrEqual(t, refreshes, 2, "seed %d: refreshes in a session", seed)
+				}
+			}
+			if refreshes == 1 {
+				once++
+			} else if refreshes == 2 {
+				twice++
+			}
+		}
+		assert.False(t, Draw(seed, base, Knobs{}).Swarm.Greedy, "seed %d: greedy without strategy.Weighted", seed)
+	}
+	assert.InDelta(t, 0.5, float64(greedy)/float64(runs), 0.05, "greedy runs")
+	assert.InDelta(t, 1.0/3, float64(twice)/float64(once+twice), 0.05, "sessions refreshed twice, of those refreshed")
+}

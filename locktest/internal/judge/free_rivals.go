@@ -10,8 +10,8 @@ import (
 // rivals finds the first pair of attempts of two clients, at once (each
 // began before the other returned), both refused, each quick and with no
 // hold that may stand in its way (as stuck counts them, by mode and
-// permits, the writer intent too), that no other client's lock call
-// overlapped and during which neither client met trouble (an error reply,
+// permits, the writer intent too), beside which no other client was at
+// the lock (crowded) and during which neither client met trouble (an error reply,
 // no reply, a fault the suite notes, up to late after it returned): one
 // of them should have got the lock (history.FreeRefused). Whichever of
 // the two a lock that keeps its word serves first finds room, and takes
@@ -47,7 +47,7 @@ func rivals(tl []history.Event, l liveness, late time.Duration) (finding, bool) 
 				continue
 			}
 			from, to := min(a.start, b.start), max(a.end, b.end)
-			if crowded(all, a, b, from, to) {
+			if crowded(tl, all, troubled, a, b, from, to) {
 				continue
 			}
 			if best == nil || b.event < best.event {
@@ -62,11 +62,35 @@ func rivals(tl []history.Event, l liveness, late time.Duration) (finding, bool) 
 	return *best, true
 }
 
-// crowded says whether a lock call of a client other than a's and b's
-// overlapped from..to.
-func crowded(all []attempt, a, b attempt, from, to time.Duration) bool {
+// crowded says whether another client than a's and b's was at the lock
+// from..to: a lock call of its under way from its first command, or, for
+// one that met trouble (troubled), from when the call could first have
+// sent one (its client's previous return): a command whose reply came
+// late is recorded when the reply came, and may have run long before (a
+// write attempt that took the lock while its reply was held back); a
+// crash inside a call; or a command of its recorded then (a renewal
+// between its calls).
+func crowded(tl []history.Event, all []attempt, troubled func(string, time.Duration, time.Duration) bool, a, b attempt, from, to time.Duration) bool {
+	other := func(c string) bool { return c != "" && c != a.client && c != b.client }
+	prev := map[string]time.Duration{}
 	for _, c := range all {
-		if c.client != a.client && c.client != b.client && c.start < to && from < c.end {
+		began := c.start
+		if troubled(c.client, c.start, c.end) {
+			began = prev[c.client]
+		}
+		prev[c.client] = c.end
+		if other(c.client) && began < to && from < c.end {
+			return true
+		}
+	}
+	for _, e := range tl {
+		if !other(e.Client) {
+			continue
+		}
+		switch {
+		case e.Kind == history.EvCommand && from <= e.At && e.At <= to:
+			return true
+		case e.Kind == history.EvCrash && e.Call > 0 && e.Call < to && from < e.At:
 			return true
 		}
 	}

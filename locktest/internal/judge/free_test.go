@@ -574,3 +574,28 @@ func TestFreeLeakedHold(t *testing.T) {
 	require.True(t, found)
 	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
 }
+
+// TestFreeLateGrant: rwlua's explored history, in which F's write
+// attempt, called at 0.6ms, took the lock while its reply was held back,
+// and its command is recorded when the reply came (79.5ms): B's and C's
+// write attempts, refused at 77ms and 79ms, met F's hold, whatever their
+// first commands say. Had F's reply come in time (its command ran when
+// it is recorded), B and C would be two rivals refused at a free lock.
+func TestFreeLateGrant(t *testing.T) {
+	tl := readRecorded(t, "holds/rwlua.explore-late-grant.json").Timeline
+	opts := judge.Options{Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, WriterIntent: 2 * time.Second, Late: 120 * time.Millisecond}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	late := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == "F" && e.Kind == history.EvNote })
+	require.Positive(t, late)
+	tl = slices.Delete(tl, late, late+1)
+	for i, e := range tl {
+		if e.Client == "F" && e.Kind == history.EvCommand {
+			tl[i].Msg, tl[i].Err = nil, ""
+		}
+	}
+	d, found = judge.Free(tl, opts)
+	require.True(t, found)
+	assert.Equal(t, history.FreeRefused, d.Rule, "%s", d.Reason)
+	assert.Contains(t, d.Reason.String(), "B and C were both refused")
+}

@@ -47,7 +47,7 @@ func rivals(tl []history.Event, l liveness, late time.Duration) (finding, bool) 
 				continue
 			}
 			from, to := min(a.start, b.start), max(a.end, b.end)
-			if crowded(tl, all, troubled, a, b, from, to) {
+			if crowded(tl, all, a, b, from, to) {
 				continue
 			}
 			if best == nil || b.event < best.event {
@@ -63,23 +63,19 @@ func rivals(tl []history.Event, l liveness, late time.Duration) (finding, bool) 
 }
 
 // crowded says whether another client than a's and b's was at the lock
-// from..to: a lock call of its under way from its first command, or, for
-// one that met trouble (troubled), from when the call could first have
-// sent one (its client's previous return): a command whose reply came
-// late is recorded when the reply came, and may have run long before (a
-// write attempt that took the lock while its reply was held back); a
-// crash inside a call; or a command of its recorded then (a renewal
-// between its calls).
-func crowded(tl []history.Event, all []attempt, troubled func(string, time.Duration, time.Duration) bool, a, b attempt, from, to time.Duration) bool {
+// from..to: inside a lock call of its, from the call's beginning (a
+// retry's too: from its client's previous return), whatever its first
+// command says; a crash inside a call; or a command of its recorded
+// then (a renewal between its calls). A command is recorded when its
+// reply came back, which on a loaded machine can be after another
+// client's later command had run and been recorded: explored, two
+// readers' scripts ran before two writers', and were recorded after
+// their refusals. Nor does a command whose reply came late show when it
+// ran.
+func crowded(tl []history.Event, all []attempt, a, b attempt, from, to time.Duration) bool {
 	other := func(c string) bool { return c != "" && c != a.client && c != b.client }
-	prev := map[string]time.Duration{}
 	for _, c := range all {
-		began := c.start
-		if troubled(c.client, c.start, c.end) {
-			began = prev[c.client]
-		}
-		prev[c.client] = c.end
-		if other(c.client) && began < to && from < c.end {
+		if other(c.client) && c.earliest < to && from < c.end {
 			return true
 		}
 	}

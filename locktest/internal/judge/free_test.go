@@ -579,23 +579,76 @@ func TestFreeLeakedHold(t *testing.T) {
 // attempt, called at 0.6ms, took the lock while its reply was held back,
 // and its command is recorded when the reply came (79.5ms): B's and C's
 // write attempts, refused at 77ms and 79ms, met F's hold, whatever their
-// first commands say. Had F's reply come in time (its command ran when
-// it is recorded), B and C would be two rivals refused at a free lock.
+// first commands say. F's call, and A's, D's and E's, were under way
+// beside them; without those clients, B and C are two rivals refused at
+// a free lock.
 func TestFreeLateGrant(t *testing.T) {
 	tl := readRecorded(t, "holds/rwlua.explore-late-grant.json").Timeline
 	opts := judge.Options{Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, WriterIntent: 2 * time.Second, Late: 120 * time.Millisecond}
 	d, found := judge.Free(tl, opts)
 	assert.False(t, found, "%s", d.Reason)
-	late := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == "F" && e.Kind == history.EvNote })
-	require.Positive(t, late)
-	tl = slices.Delete(tl, late, late+1)
+	d, found = judge.Free(only(tl, "B", "C"), opts)
+	require.True(t, found)
+	assert.Equal(t, history.FreeRefused, d.Rule, "%s", d.Reason)
+	assert.Contains(t, d.Reason.String(), "B and C were both refused")
+}
+
+// TestFreeRecordedLate: rw-writers-first's explored history, in which
+// C's and A's read scripts ran first, then F's and B's write scripts,
+// refused because of those readers; but C's and A's commands were
+// recorded after F's and B's refusals (a command is recorded when its
+// reply comes back, on a loaded machine later than another's). A's and
+// C's calls were under way from 3ms: F and B were not alone. Taking
+// every call to begin at its first recorded command instead, F and B
+// look like two rivals refused at a free lock.
+func TestFreeRecordedLate(t *testing.T) {
+	tl := readRecorded(t, "holds/rw-writers-first.explore-recorded-late.json").Timeline
+	opts := judge.Options{Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, WriterIntent: 5 * time.Second, Late: 120 * time.Millisecond}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	first := map[string]time.Duration{}
 	for i, e := range tl {
-		if e.Client == "F" && e.Kind == history.EvCommand {
-			tl[i].Msg, tl[i].Err = nil, ""
+		switch {
+		case e.Kind == history.EvCommand:
+			if _, ok := first[e.Client]; !ok {
+				first[e.Client] = e.At
+			}
+		case e.Call > 0 && e.Client != "B" && e.Client != "F":
+			if at, ok := first[e.Client]; ok {
+				tl[i].Call = at
+			}
+			delete(first, e.Client)
+		case e.Kind == history.EvAcquired || e.Kind == history.EvNotAcquired || e.Kind == history.EvReleased || e.Kind == history.EvRefreshed:
+			delete(first, e.Client)
 		}
 	}
 	d, found = judge.Free(tl, opts)
 	require.True(t, found)
+	assert.Contains(t, d.Reason.String(), "B and F were both refused", "%s", d.Reason)
+}
+
+// only is tl with the events of clients alone.
+func only(tl []history.Event, clients ...string) []history.Event {
+	return slices.DeleteFunc(slices.Clone(tl), func(e history.Event) bool {
+		return e.Client != "" && !slices.Contains(clients, e.Client)
+	})
+}
+
+// TestFreeGrantRecordedLate: rw-readers-first's explored history, in
+// which A's write script ran first, and B's three attempts were refused
+// because of it; A's command, recorded when its reply came back, comes
+// 7ms after them. A's grant may stand from its call (2ms): B's refusals
+// prove nothing. From its recorded command on, they would break
+// free-refused.
+func TestFreeGrantRecordedLate(t *testing.T) {
+	tl := readRecorded(t, "holds/rw-readers-first.explore-recorded-late.json").Timeline
+	opts := judge.Options{Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, Late: 120 * time.Millisecond}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	grant := slices.IndexFunc(tl, func(e history.Event) bool { return e.Client == "A" && e.Kind == history.EvAcquired })
+	require.Positive(t, grant)
+	tl[grant].Call = 20 * time.Millisecond
+	d, found = judge.Free(tl, opts)
+	require.True(t, found)
 	assert.Equal(t, history.FreeRefused, d.Rule, "%s", d.Reason)
-	assert.Contains(t, d.Reason.String(), "B and C were both refused")
 }

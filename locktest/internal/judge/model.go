@@ -160,7 +160,7 @@ type live struct {
 }
 
 // lives reads the holds that may have stood in tl: a grant, or an
-// acquire of unknown outcome, from its last attempt's start to its return plus its TTL
+// acquire of unknown outcome, from when its last attempt may have begun to act (attempt.earliest) to its return plus its TTL
 // (when the key it wrote expires at the latest), which a refresh sets
 // to its own return plus its TTL (one that failed only pushes it on),
 // and a command its client sent between its calls (outsideCalls) pushes
@@ -181,7 +181,7 @@ func lives(tl []history.Event) []live {
 	ranBy := lateRuns(tl)
 	began := map[int]time.Duration{}
 	for _, a := range attempts(tl) {
-		began[a.event] = a.start
+		began[a.event] = a.earliest
 	}
 	acted := firstCommands(tl)
 	heldBack := timesOf(tl, func(e history.Event) bool { return e.Msg != nil && e.Msg.ID == lateReply })
@@ -333,7 +333,14 @@ type attempt struct {
 	mode       history.Mode
 	permits    int
 	start, end time.Duration
-	unknown    bool // it returned an error: its outcome is unknown
+	// earliest is when it may have begun to act: its call, or its
+	// client's previous return when that came after (a retry). Its first
+	// command is recorded when its reply came back, which on a loaded
+	// machine can be after another client's later command had run and
+	// been recorded (explored: a writer's grant recorded 7ms after a
+	// reader's refusals that it had caused).
+	earliest time.Duration
+	unknown  bool // it returned an error: its outcome is unknown
 	// ran: by when its commands had run, as lateRuns says (stuck sets
 	// it): a write attempt that gave up may register its intent after
 	// it returned, once its command, held on the way, runs.
@@ -365,7 +372,8 @@ func attempts(tl []history.Event) []attempt {
 		if !ok {
 			start = max(e.Call, last[e.Client])
 		}
-		a := attempt{event: k, client: e.Client, kind: e.Kind, mode: e.Mode, permits: e.Permits, start: start, end: e.At, unknown: e.Err != ""}
+		a := attempt{event: k, client: e.Client, kind: e.Kind, mode: e.Mode, permits: e.Permits, start: start, end: e.At, unknown: e.Err != "",
+			earliest: min(start, max(e.Call, last[e.Client]))}
 		out = append(out, a)
 		if e.Call == 0 && e.Kind == history.EvNotAcquired {
 			pending[e.Client] = append(pending[e.Client], len(out)-1)

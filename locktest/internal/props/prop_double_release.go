@@ -68,6 +68,10 @@ func doubleReleaseGoroutines(newRun func(string) *harness.Run, n int) *harness.O
 		r.Shutdown()
 		return nil // the release did not free the lock: release-frees says so
 	}
+	// What the lock does on its own goroutines right after A2's acquire
+	// returned (rueidislock takes the rest of its keys) is done before
+	// the pause: else the pause meets that command, not the release's.
+	a.Settle()
 	r.Note(mA1ReleasesAgain.New())
 	if p := a.PauseInside(0, n, "second release", func() { a.Release(l1) }); p.Reached {
 		if broke := harness.LateStepsOf(r, p, "A1", "A2", nil, c); !broke.IsZero() {

@@ -99,6 +99,7 @@ func (o Options) withDefaults() Options {
 func Free(tl []history.Event, opts Options) (Decision, bool) {
 	opts = opts.withDefaults()
 	tl = semaphore(tl)
+	live := liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent}
 	var best *finding
 	for _, f := range []func() (finding, bool){
 		func() (finding, bool) { return twoHoldersAt(tl, opts.Permits) },
@@ -106,11 +107,9 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 		func() (finding, bool) { return cutShort(tl, opts.Late) },
 		func() (finding, bool) { return twoValidInside(tl, opts) },
 		func() (finding, bool) {
-			return stuck(tl, "", liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, attempts: opts.Attempts, permits: opts.Permits, intent: opts.WriterIntent})
+			return stuck(tl, "", live)
 		},
-		func() (finding, bool) {
-			return rivals(tl, liveness{expired: opts.Slack, released: opts.Slack, quick: opts.Quick, permits: opts.Permits, intent: opts.WriterIntent}, opts.Late)
-		},
+		func() (finding, bool) { return rivals(tl, live, opts.Late) },
 		func() (finding, bool) { return untouched(tl) },
 		func() (finding, bool) { return grantOwned(tl) },
 		func() (finding, bool) { return fullLease(tl) },

@@ -37,29 +37,26 @@ func rivals(tl []history.Event, l liveness, late time.Duration) (finding, bool) 
 		}
 		return !troubled(a.client, a.start, a.end+late)
 	}
-	var best *finding
+	ok := make([]bool, len(all))
+	for i, a := range all {
+		ok[i] = fair(a)
+	}
+	// all is in the history's order: the first pair found ends first.
 	for j, b := range all {
-		if !fair(b) {
+		if !ok[j] {
 			continue
 		}
-		for _, a := range all[:j] {
-			if a.client == b.client || a.start >= b.end || b.start >= a.end || !fair(a) {
+		for i, a := range all[:j] {
+			if a.client == b.client || a.start >= b.end || b.start >= a.end || !ok[i] {
 				continue
 			}
-			from, to := min(a.start, b.start), max(a.end, b.end)
-			if crowded(tl, all, a, b, from, to) {
+			if crowded(tl, all, a, b, min(a.start, b.start), max(a.end, b.end)) {
 				continue
 			}
-			if best == nil || b.event < best.event {
-				best = &finding{history.FreeRefused, b.event, mRivalsRefused.New(a.client, b.client, l.quick)}
-			}
-			break
+			return finding{history.FreeRefused, b.event, mRivalsRefused.New(a.client, b.client, l.quick)}, true
 		}
 	}
-	if best == nil {
-		return finding{}, false
-	}
-	return *best, true
+	return finding{}, false
 }
 
 // crowded says whether another client than a's and b's was at the lock

@@ -203,6 +203,47 @@ func TestLeaseEndsBeforeExpiryWhenStalled(t *testing.T) {
 	require.NoError(t, l.Release(ctx), "the key still held the token: Release deletes it")
 }
 
+// An acquire whose reply comes after the lease deadline it set gives a
+// lock whose lease has already ended when TryAcquire returns: the key may
+// be someone else's by the time the holder looks, and a holder that checks
+// its lease before it works must not find it alive because the timer that
+// ends it has not run yet (the explorer caught one entering so, on a
+// loaded machine, while the next holder was inside).
+func TestLeaseEndedAtALateGrant(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := redistest.Pool(t)
+	key := redistest.Key(t)
+	sp := &stallPool{Pool: p}
+	defer sp.Resume()
+	const ttl, margin = 200 * time.Millisecond, 20 * time.Millisecond
+	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(margin))
+
+	sp.Stall()
+	type got struct {
+		l          strategy.Lock
+		err, lease error
+	}
+	done := make(chan got, 1)
+	go func() {
+		l, err := s.TryAcquire(ctx, key, ttl)
+		g := got{l: l, err: err}
+		if lease, ok := strategy.Lease(l); ok {
+			// At once, on the goroutine the grant returned to.
+			g.lease = lease.Err()
+		}
+		done <- g
+	}()
+	time.Sleep(ttl) // past the deadline, sent + ttl - margin
+	sp.Resume()
+	g := <-done
+	require.NoError(t, g.err, "the key was free")
+	assert.ErrorIs(t, g.lease, context.Canceled, "the lease of a grant that came after its deadline must have ended when TryAcquire returned")
+	cause := context.Cause(leaseOf(t, g.l))
+	assert.ErrorIs(t, cause, luatoken.ErrLeaseExpired)
+	_ = g.l.Release(ctx)
+}
+
 // A stall shorter than the lease is ridden out: the stalled renewal goes
 // through late, or a retry does, and the lock stays held.
 func TestLeaseSurvivesShortStall(t *testing.T) {

@@ -158,13 +158,35 @@ func Start(ctx context.Context, cfg *Config, sent time.Time, ttl time.Duration, 
 	le.expiry = time.AfterFunc(time.Until(le.deadline), le.expire)
 	le.hold = time.AfterFunc(time.Until(le.holdEnd), func() { le.End(MaxHold, nil) })
 	le.mu.Unlock()
+	// A reply that came after the deadline (a slow network, a loaded
+	// machine) gives a lock whose lease has already ended: the holder
+	// must find it so when the acquire returns, not when the timer runs.
+	le.endIfDue()
 	go le.renew()
 	return le
 }
 
 // Context returns the lease: a context that ends the moment the lock may
-// have been lost, or when it is released.
-func (le *Lease) Context() context.Context { return le.ctx }
+// have been lost, or when it is released. Asked for past the deadline or
+// the maximum hold time, it has ended, even if the timer that ends it has
+// not run yet: on a loaded machine a timer runs late, and a holder that
+// checks its lease must not find it alive while the key may be gone.
+func (le *Lease) Context() context.Context {
+	le.endIfDue()
+	return le.ctx
+}
+
+// endIfDue ends the lease at once when its deadline or the maximum hold
+// time has passed, as its timers would.
+func (le *Lease) endIfDue() {
+	le.mu.Lock()
+	now := time.Now()
+	due := !le.ended && (!now.Before(le.deadline) || !now.Before(le.holdEnd))
+	le.mu.Unlock()
+	if due {
+		le.expire()
+	}
+}
 
 // Done is closed when the renewal goroutine has returned.
 func (le *Lease) Done() <-chan struct{} { return le.done }
@@ -172,6 +194,7 @@ func (le *Lease) Done() <-chan struct{} { return le.done }
 // Ended returns nil while the lease lasts, and then an error matching
 // strategy.ErrNotHeld and the cause of its end.
 func (le *Lease) Ended() error {
+	le.endIfDue()
 	if le.ctx.Err() == nil {
 		return nil
 	}

@@ -32,10 +32,10 @@ type scheduler struct {
 	walk  *rand.Rand
 
 	mu       sync.Mutex
-	prio     []int           // PCT: each client's priority, higher first
-	waiting  []chan struct{} // a client's grant while it waits at its gate; nil: not waiting
-	inflight int             // the client whose command went last, until it comes back; -1: none
-	since    time.Time       // when it went
+	prio     []int             // PCT: each client's priority, higher first
+	waiting  [][]chan struct{} // the grants a client waits for at its gate, oldest first
+	inflight int               // the client whose command went last, until it comes back; -1: none
+	since    time.Time         // when it went
 	steps    int
 	lowest   int
 	points   []point   // the choice points met, in order
@@ -52,8 +52,16 @@ type scheduler struct {
 // gateClients gates every command of clients (but those that set up a
 // connection) under s until stop.
 func gateClients(s Schedule, clients []*harness.Client) *scheduler {
-	n := len(clients)
-	sc := &scheduler{sched: s, waiting: make([]chan struct{}, n), inflight: -1,
+	sc := newScheduler(s, len(clients))
+	for i, c := range clients {
+		c.SetGate(func(ctx context.Context, _ string) error { return sc.gate(ctx, i) })
+	}
+	return sc
+}
+
+// newScheduler starts the scheduler of n clients under s.
+func newScheduler(s Schedule, n int) *scheduler {
+	sc := &scheduler{sched: s, waiting: make([][]chan struct{}, n), inflight: -1,
 		wake: make(chan struct{}, 1), done: make(chan struct{}), start: time.Now()}
 	sc.prio = make([]int, n)
 	sc.gone = make([]bool, n)
@@ -68,14 +76,14 @@ func gateClients(s Schedule, clients []*harness.Client) *scheduler {
 	if s.Kind == Walk {
 		sc.walk = rand.New(rand.NewPCG(uint64(s.Seed), 0))
 	}
-	for i, c := range clients {
-		c.SetGate(func(ctx context.Context, _ string) error { return sc.gate(ctx, i) })
-	}
 	go sc.loop()
 	return sc
 }
 
-// gate holds client i before a command until its turn.
+// gate holds client i before a command until its turn. A client may send
+// from more than one goroutine, each on a connection of its own (a lock
+// that renews its hold while its holder refreshes it): its commands wait
+// in line, and each turn of the client lets the oldest go.
 func (sc *scheduler) gate(ctx context.Context, i int) error {
 	grant := make(chan struct{})
 	sc.mu.Lock()
@@ -83,7 +91,7 @@ func (sc *scheduler) gate(ctx context.Context, i int) error {
 		sc.mu.Unlock()
 		return nil
 	}
-	sc.waiting[i] = grant
+	sc.waiting[i] = append(sc.waiting[i], grant)
 	if sc.inflight == i {
 		sc.inflight = -1
 	}
@@ -94,8 +102,8 @@ func (sc *scheduler) gate(ctx context.Context, i int) error {
 		return nil
 	case <-ctx.Done():
 		sc.mu.Lock()
-		if sc.waiting[i] == grant {
-			sc.waiting[i] = nil
+		if k := slices.Index(sc.waiting[i], grant); k >= 0 {
+			sc.waiting[i] = slices.Delete(sc.waiting[i], k, k+1)
 		}
 		sc.mu.Unlock()
 		return ctx.Err()
@@ -126,8 +134,8 @@ func (sc *scheduler) loop() {
 		}
 		if sc.inflight < 0 && sc.started() {
 			if i := sc.pick(); i >= 0 {
-				close(sc.waiting[i])
-				sc.waiting[i] = nil
+				close(sc.waiting[i][0])
+				sc.waiting[i] = sc.waiting[i][1:]
 				sc.inflight, sc.since = i, time.Now()
 				sc.steps++
 				sc.order = append(sc.order, i)
@@ -150,7 +158,7 @@ func (sc *scheduler) started() bool {
 		return true
 	}
 	for _, w := range sc.waiting {
-		if w == nil {
+		if len(w) == 0 {
 			return false
 		}
 	}
@@ -162,7 +170,7 @@ func (sc *scheduler) started() bool {
 func (sc *scheduler) pick() int {
 	var ready []int
 	for i, w := range sc.waiting {
-		if w != nil {
+		if len(w) > 0 {
 			ready = append(ready, i)
 		}
 	}
@@ -224,11 +232,11 @@ func (sc *scheduler) stop() {
 	if sc.sched.trail != nil {
 		sc.sched.trail.set(sc.points, sc.order)
 	}
-	for i, w := range sc.waiting {
-		if w != nil {
+	for i, ws := range sc.waiting {
+		for _, w := range ws {
 			close(w)
-			sc.waiting[i] = nil
 		}
+		sc.waiting[i] = nil
 	}
 	sc.mu.Unlock()
 	close(sc.done)

@@ -81,7 +81,10 @@
 // ends the lease at the deadline whatever the renewals are doing, so a
 // holder whose renewals are stuck (a network stall, an exhausted pool) sees
 // its context cancelled before the key can expire and another holder's
-// work begin. The margin covers clock drift and the timer's latency, not
+// work begin. A timer can run late on a loaded machine: asked for past
+// its deadline, the lease has ended whether the timer has run or not, and
+// an acquire whose reply came after the deadline it set returns a lock
+// whose lease has already ended. The margin covers clock drift and the timer's latency, not
 // the time the work takes to notice: raise it if the work needs time to
 // stop. Refresh on a renewing lock moves the deadline too; since the
 // script never shortens a TTL, each success can only move it later.

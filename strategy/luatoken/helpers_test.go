@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/locklab/locklab/redistest"
 	"github.com/locklab/locklab/strategy"
 	"github.com/locklab/locklab/strategy/luatoken"
 	"github.com/stretchr/testify/require"
@@ -116,6 +117,17 @@ func (p *stallPool) GetContext(ctx context.Context) (redis.Conn, error) {
 		return nil, err
 	}
 	return &stallConn{Conn: c, p: p}, nil
+}
+
+// newStallPool returns a stallPool over p, a pool of the test's own (a
+// connection that does not stall, to observe the key with), which
+// resumes when the test ends, and a key for the test.
+func newStallPool(t testing.TB) (sp *stallPool, p *redis.Pool, key string) {
+	t.Helper()
+	p = redistest.Pool(t)
+	sp = &stallPool{Pool: p}
+	t.Cleanup(sp.Resume)
+	return sp, p, redistest.Key(t)
 }
 
 // Stall makes commands wait from now on.

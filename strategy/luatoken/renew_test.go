@@ -166,10 +166,7 @@ func TestLeaseMaxHold(t *testing.T) {
 func TestLeaseEndsBeforeExpiryWhenStalled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	sp := &stallPool{Pool: p}
-	defer sp.Resume()
+	sp, p, key := newStallPool(t)
 	const ttl, margin = 400 * time.Millisecond, 80 * time.Millisecond
 	every := (ttl - margin) / 3 // the default interval
 	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(margin))
@@ -212,10 +209,7 @@ func TestLeaseEndsBeforeExpiryWhenStalled(t *testing.T) {
 func TestLeaseEndedAtALateGrant(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	sp := &stallPool{Pool: p}
-	defer sp.Resume()
+	sp, _, key := newStallPool(t)
 	const ttl, margin = 200 * time.Millisecond, 20 * time.Millisecond
 	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0), luatoken.WithLeaseMargin(margin))
 
@@ -249,10 +243,7 @@ func TestLeaseEndedAtALateGrant(t *testing.T) {
 func TestLeaseSurvivesShortStall(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	sp := &stallPool{Pool: p}
-	defer sp.Resume()
+	sp, p, key := newStallPool(t)
 	const ttl = 300 * time.Millisecond
 	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0))
 
@@ -426,10 +417,7 @@ func TestAutoRenewInvalid(t *testing.T) {
 func TestRefreshMovesLeaseDeadline(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := redistest.Pool(t)
-	key := redistest.Key(t)
-	sp := &stallPool{Pool: p}
-	defer sp.Resume()
+	sp, _, key := newStallPool(t)
 	const ttl = 150 * time.Millisecond
 	s := newLuatoken(t, sp, luatoken.WithAutoRenew(0))
 

@@ -113,9 +113,7 @@ func TestUserServer(t *testing.T) {
 	check := othersKeys(t, g, 5)
 	runs := append([][]string{subset}, kindSubset...)
 	if !testing.Short() {
-		// The whole matrix of every kind, two columns at once, as
-		// lockdocs' tests run it: the same verdicts, sooner.
-		runs = [][]string{{"-columns", "2"}}
+		runs = [][]string{nil} // the whole matrix of every kind
 	}
 	for _, args := range runs {
 		code, out, errOut := runOn(t, g.URL, g.TLSFiles, append([]string{"-format", "json"}, args...)...)

@@ -304,11 +304,20 @@ func drawSession(r *rand.Rand, lock Lock, sw Swarm) []Op {
 		// two: one that adds its TTL to what the key has left keeps it
 		// past its holder's crash by what was left at each, which two
 		// of them, early in their hold, push beyond the judge's slack.
+		// One refresh in three asks for twice the TTL (a holder that
+		// wants more time than it first asked): a refresh that renews
+		// more than its own hold (every reader's entry, a crashed
+		// one's) keeps what it renews past its TTL by more than the
+		// judge's slack.
 		more := ttl / 4
 		if r.IntN(2) == 0 {
 			more = ttl * 8 / 10
 		}
-		ops = append(ops, Op{Kind: Refresh, TTL: ttl}, Op{Kind: Work, For: more})
+		ask := ttl
+		if r.IntN(3) == 0 {
+			ask = 2 * ttl
+		}
+		ops = append(ops, Op{Kind: Refresh, TTL: ask}, Op{Kind: Work, For: more})
 	}
 	switch x := r.IntN(10); {
 	case sw.Crash && x == 0:
@@ -343,13 +352,24 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 		if len(kinds) == 0 {
 			continue
 		}
-		var held time.Duration // the TTL of the session's acquire
+		// The TTL of the hold, and how long its holder worked since it
+		// was granted or refreshed.
+		var held, worked time.Duration
 		for j := range p.Clients[i].Ops {
 			op := &p.Clients[i].Ops[j]
+			late := false
 			switch op.Kind {
 			case Acquire, Try:
-				held = op.TTL
+				held, worked = op.TTL, 0
+			case Refresh:
+				late = worked >= held
+				held, worked = op.TTL, 0
+			case Release:
+				late = worked >= held
+			case ReleaseAgain:
+				late = true
 			case Work:
+				worked += op.For
 				// A lock that renews its holds on its own sends them
 				// while its holder works: one time in five, its
 				// connection stalls there, for the TTL and the Short
@@ -362,7 +382,19 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 			case Crash:
 				continue
 			}
-			if r.IntN(5) != 0 {
+			// A late operation (a refresh or a release after its holder
+			// worked past its TTL, a second release) is the one that
+			// meets the next holder's key: where a fallback that
+			// compares no token (a bare PEXPIRE after NOSCRIPT, a DEL
+			// after a failed script) takes what is not its own. It
+			// draws a fault one time in two, and an error reply of the
+			// server in half of those, where the swarm allows them;
+			// any other operation, a fault one time in five.
+			if late {
+				if r.IntN(2) != 0 {
+					continue
+				}
+			} else if r.IntN(5) != 0 {
 				continue
 			}
 			// Any of the commands the operation sent when probed, or the
@@ -372,6 +404,9 @@ func drawFaults(r *rand.Rand, lock Lock, p *Plan) {
 			// Not probed, the first in half the cases: many an operation
 			// is a single command (a script), which a later one misses.
 			f := Fault{Kind: kinds[r.IntN(len(kinds))], At: 1}
+			if late && p.Swarm.Errors && r.IntN(2) == 0 {
+				f.Kind = InState
+			}
 			cmds := lock.commandsOf(op.Kind)
 			switch {
 			case len(cmds) > 0:

@@ -20,8 +20,9 @@ const (
 	// once take at most Check.Permits permits. A hold is valid from the
 	// return of its grant (EvAcquired without Err) to the earliest of its
 	// holder's next release call and its grant's call plus its TTL,
-	// pushed on by each refresh that succeeded, from the refresh's call,
-	// if it returned while the hold was valid.
+	// which each refresh that succeeded, if it returned while the hold
+	// was valid, sets to the refresh's call plus its TTL (a refresh that
+	// asks for less than was left shortens the hold).
 	// A lease that ends sooner only shortens a hold, so counting to the
 	// TTL never calls a correct lock broken.
 	OneHolder Rule = "one-holder"
@@ -54,6 +55,14 @@ const (
 	// TTL it asked for: read with the holder's value, it does not expire
 	// before the hold's end.
 	FullLease Rule = "full-lease"
+	// FenceOrder: the fencing tokens grow with the grants (Event.Fence).
+	// A grant that returned before another client's hold ended took
+	// the lock before that hold's grant did (it cannot have taken it
+	// while that hold stood), so its token is the smaller: else a
+	// resource that keeps the highest token it saw lets the earlier
+	// holder's late writes in after the later holder's, or shuts the
+	// later holder out.
+	FenceOrder Rule = "fence-order"
 	// Observed: the scenario saw the property broken in a way no other
 	// rule expresses (a key that outlived its TTL, a release that freed
 	// nothing); the events before the claim are its evidence.

@@ -69,6 +69,9 @@ type Event struct {
 	Hold    int    `json:"hold,omitempty"`
 	Check   *Check `json:"check,omitempty"` // an EvCheck's claim
 	Read    *Read  `json:"read,omitempty"`  // an EvRead's
+	// Fence is a grant's fencing token (an EvAcquired without Err), for
+	// a lock that gives one (strategy.Fenced); nil for any other.
+	Fence *int64 `json:"fence,omitempty"`
 }
 
 // Read is what the suite read of the lock's keys on its own connection:

@@ -47,8 +47,13 @@ func (l explored) config(addr, key string) locktest.Config {
 }
 
 // reachable says whether a lock that breaks ps breaks a property the
-// explorer can meet: on one server, not an overrun.
-func reachable(ps []locktest.Property) bool {
+// explorer can meet: on one server, not an overrun, but fenced-overrun
+// on a lock that gives fencing tokens (fenced), whose holders write
+// with them to a resource in explored runs.
+func reachable(ps []locktest.Property, fenced bool) bool {
+	if fenced && slices.Contains(ps, locktest.FencedOverrun) {
+		return true
+	}
 	one := locktest.Properties()
 	for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
 		one = append(one, locktest.KindProperties(k)...)
@@ -70,21 +75,22 @@ func exploredLocks() []explored {
 		if e.Config(locktest.Config{}).Masters > 1 {
 			continue // a lock over several masters: the topology properties check it
 		}
-		out = append(out, explored{"recipe", e.Name, strategy.Mutex, e.New, reachable(e.Expect.Breaks), &e})
+		out = append(out, explored{"recipe", e.Name, strategy.Mutex, e.New, reachable(e.Expect.Breaks, false), &e})
 	}
 	for _, k := range []strategy.Kind{strategy.ReadWrite, strategy.Semaphore} {
 		for _, e := range catalog.KindStrategies(k) {
-			out = append(out, explored{"recipe", e.Name, k, e.New, reachable(e.Expect.Breaks), &e})
+			out = append(out, explored{"recipe", e.Name, k, e.New, reachable(e.Expect.Breaks, false), &e})
 		}
 	}
 	for _, m := range mutants.Mutants() {
-		out = append(out, explored{"mutant", m.Name, strategy.Mutex, m.New, reachable(m.Killers), nil})
+		base, _ := mutants.LookupVariant(m.Base)
+		out = append(out, explored{"mutant", m.Name, strategy.Mutex, m.New, reachable(m.Killers, base.Fenced), nil})
 	}
 	for _, v := range mutants.Variants() {
 		out = append(out, explored{"variant", v.Name, strategy.Mutex, v.New, false, nil})
 	}
 	for _, m := range kindmutants.Mutants() {
-		out = append(out, explored{"mutant", m.Name, m.Kind(), m.New, reachable(m.Killers), nil})
+		out = append(out, explored{"mutant", m.Name, m.Kind(), m.New, reachable(m.Killers, false), nil})
 	}
 	for _, v := range kindmutants.Variants() {
 		out = append(out, explored{"variant", v.Name, v.Kind, v.New, false, nil})

@@ -95,7 +95,11 @@ func (o Options) withDefaults() Options {
 //     hold's key does not expire before the hold's end;
 //   - history.FullLease also when a release or refresh of a hold
 //     returns, within its TTL, that the lock holds nothing of its caller's
-//     (cutShort).
+//     (cutShort);
+//   - history.FenceOrder, on the writes of holders to the resource the
+//     lock protects (history.EvWrite): the fencing tokens let no late
+//     holder's write in after a later hold's, and shut no valid holder
+//     out for an earlier hold's token (fenceOrder).
 func Free(tl []history.Event, opts Options) (Decision, bool) {
 	opts = opts.withDefaults()
 	tl = semaphore(tl)
@@ -113,6 +117,7 @@ func Free(tl []history.Event, opts Options) (Decision, bool) {
 		func() (finding, bool) { return untouched(tl) },
 		func() (finding, bool) { return grantOwned(tl) },
 		func() (finding, bool) { return fullLease(tl) },
+		func() (finding, bool) { return fenceOrder(tl) },
 	} {
 		if got, ok := f(); ok && (best == nil || got.event < best.event) {
 			best = &got

@@ -54,6 +54,12 @@ func cat(parts ...[]history.Event) []history.Event {
 
 var liveOpts = judge.Options{Slack: 50 * ms, Quick: 5 * ms, Attempts: 3}
 
+// fenced is grant e with fencing token t.
+func fenced(e history.Event, t int64) history.Event {
+	e.Fence = &t
+	return e
+}
+
 // intentOpts are liveOpts for a lock whose waiting writers go first.
 var intentOpts = judge.Options{Slack: 50 * ms, Quick: 5 * ms, Attempts: 3, WriterIntent: 500 * ms}
 
@@ -125,6 +131,26 @@ func TestFree(t *testing.T) {
 		{"a release that sent nothing", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		{"a hold that met a fault before", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvCommand, At: 20 * ms, Err: "BUSY"}, command("A", 50*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		{"a release failed within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 50 * ms, At: 51 * ms, Err: "i/o timeout"}}, "", ""},
+
+		// Fencing tokens grow with the grants: a grant that returned
+		// before another's hold ended took the lock first, and its
+		// token is the smaller.
+		{"tokens in order", liveOpts, []history.Event{fenced(grant("A", 0, ms, 100*ms), 1), fenced(grant("B", 140*ms, 150*ms, 100*ms), 2)}, "", ""},
+		{"a later grant's smaller token", liveOpts, []history.Event{fenced(grant("A", 0, ms, 100*ms), 5), fenced(grant("B", 140*ms, 150*ms, 100*ms), 3)},
+			history.FenceOrder, "B was granted fencing token 3, not above the 5 of A, which took the lock before it (A's grant returned before B's hold ended): a resource that keeps the highest token takes A's late writes after B's"},
+		{"the same token twice", liveOpts, []history.Event{fenced(grant("A", 0, ms, 100*ms), 4), fenced(grant("A", 140*ms, 150*ms, 100*ms), 4)},
+			history.FenceOrder, "A was granted fencing token 4, not above the 4 of A, which took the lock before it (A's grant returned before A's hold ended): a resource that keeps the highest token takes A's late writes after A's"},
+		// A stalled inside its acquire past its TTL: its grant returned
+		// after B's, within B's hold, with a larger token (drawn after
+		// B's): it took the lock first, as its return within B's hold
+		// shows.
+		{"a stalled acquire's larger token", liveOpts, []history.Event{fenced(grant("B", 110*ms, 111*ms, 100*ms), 1), fenced(grant("A", 0, 150*ms, 100*ms), 2)},
+			history.FenceOrder, "B was granted fencing token 1, not above the 2 of A, which took the lock before it (A's grant returned before B's hold ended): a resource that keeps the highest token takes A's late writes after B's"},
+		// A's acquire waited until B's hold was over: it may have taken
+		// the lock after B, and its larger token proves nothing.
+		{"a grant that returned after the other's hold", liveOpts, []history.Event{fenced(grant("B", 110*ms, 111*ms, 100*ms), 1), fenced(grant("A", 0, 215*ms, 100*ms), 2)}, "", ""},
+		{"no token", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), grant("B", 140*ms, 150*ms, 100*ms)}, "", ""},
+		{"readers' tokens are not compared", liveOpts, []history.Event{fenced(moded("A", 1, history.Shared, 0, 0, ms, 100*ms), 5), fenced(moded("B", 1, history.Shared, 0, 140*ms, 150*ms, 100*ms), 3)}, "", ""},
 
 		// (b) one inside.
 		{"inside without a hold", liveOpts, []history.Event{enter("A", 2*ms), enter("B", 3*ms)}, "", ""},
@@ -293,6 +319,13 @@ func TestFreeRecorded(t *testing.T) {
 		// back; not once A's attempt may have taken them (its reply
 		// lost).
 		{"semaphore-acquire-n-gives-back.explore.json", judge.Options{Permits: 2, Quick: 30 * time.Millisecond}, history.FreeRefused, editFirstLost("A")},
+		// Explored: B's try sent its SET at 36.9ms and its INCR, held
+		// at the scheduler's gate, at 103.4ms; A took the lock in
+		// between, once B's key had expired, and drew token 2, B then
+		// 3. B's grant returned while A held: B took the lock first,
+		// with the larger token. Not once the tokens follow the
+		// acquires' calls.
+		{"fence-incr-after-set.explore.json", judge.Options{}, history.FenceOrder, editFencesByCall},
 		// The kinds, by mode and permits (see TestEdited).
 		{"rwlua.reader-overrun.json", judge.Options{Leased: true}, history.OneInside, leaveFirst("A")},
 		{"refcountrwlock.reader-double-release.json", judge.Options{}, history.OneHolder, editTTL("B", time.Millisecond)},

@@ -81,6 +81,11 @@ func Mutex(tl []history.Event) (Decision, error) {
 				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
 			}
 			return Decision{Verdict: Breaks, Reason: reason()}, nil
+		case history.FenceOrder:
+			if _, ok := fenceOrder(tl[:i]); !ok {
+				return Decision{}, fmt.Errorf("judge: the scenario claims that %s was broken, but its history does not show it", c.Rule)
+			}
+			return Decision{Verdict: Breaks, Reason: reason()}, nil
 		case history.Kept:
 			last = &Decision{Verdict: Holds, Reason: reason()}
 		case history.Unstageable:

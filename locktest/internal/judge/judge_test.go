@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -69,6 +70,12 @@ func TestOneHolder(t *testing.T) {
 		{"after call plus TTL", []history.Event{grant("A", 0, 60*ms, 100*ms), grant("B", 101*ms, 102*ms, 100*ms)}, false},
 		{"after the release call", []history.Event{grant("A", 0, ms, 100*ms), release("A", 30*ms, 60*ms), grant("B", 40*ms, 50*ms, 100*ms)}, false},
 		{"refreshed", []history.Event{grant("A", 0, ms, 100*ms), refresh("A", 80*ms, 81*ms, 100*ms), grant("B", 140*ms, 150*ms, 100*ms)}, true},
+		// A refresh sets the time left: one that asks for less than
+		// was left shortens the hold (fence-in-acquire, explored: C
+		// refreshed for 120ms, then for 60ms, and A got the lock once
+		// the second had run out).
+		{"refreshed for less", []history.Event{grant("A", 0, ms, 60*ms), refresh("A", 2*ms, 11*ms, 120*ms), refresh("A", 11*ms, 12*ms, 60*ms), grant("B", 76*ms, 77*ms, 100*ms)}, false},
+		{"refreshed for less, within it", []history.Event{grant("A", 0, ms, 60*ms), refresh("A", 2*ms, 11*ms, 120*ms), refresh("A", 11*ms, 12*ms, 60*ms), grant("B", 66*ms, 67*ms, 100*ms)}, true},
 		{"refresh refused", []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Call: 80 * ms, At: 81 * ms, TTL: 100 * ms, Err: "not held"}, grant("B", 140*ms, 150*ms, 100*ms)}, false},
 		{"a client again", []history.Event{grant("A", 0, ms, 100*ms), grant("A", 10*ms, 11*ms, 100*ms)}, false},
 		{"a refusal", []history.Event{grant("A", 0, ms, 100*ms), {Client: "B", Kind: history.EvNotAcquired, Call: 10 * ms, At: 11 * ms, TTL: 100 * ms}}, false},
@@ -339,6 +346,22 @@ func editCrashTTL(client string, ttl time.Duration) func([]history.Event) {
 	}
 }
 
+// editFencesByCall gives the grants fencing tokens 1, 2, 3... in the
+// order in which their acquires began.
+func editFencesByCall(tl []history.Event) {
+	var grants []int
+	for i, e := range tl {
+		if e.Kind == history.EvAcquired && e.Fence != nil {
+			grants = append(grants, i)
+		}
+	}
+	slices.SortStableFunc(grants, func(a, b int) int { return cmp.Compare(tl[a].Call, tl[b].Call) })
+	for n, i := range grants {
+		token := int64(n + 1)
+		tl[i].Fence = &token
+	}
+}
+
 // editEach applies edit to each event of kind.
 func editEach(kind history.EventKind, edit func(*history.Event)) func([]history.Event) {
 	return func(tl []history.Event) {
@@ -479,6 +502,10 @@ func TestEdited(t *testing.T) {
 		{"rw-refresh-re-adds.reader-safe-refresh.json", editRefreshFailed("A")},
 		{"semaphore-refresh-re-adds.permit-safe-refresh.json", editTTL("W", time.Millisecond)},
 		{"semaphore-refresh-re-adds.permit-safe-refresh.json", editRefreshFailed("A")},
+		// FenceOrder: B took the lock before A, as its grant's return
+		// within A's hold shows, and drew the larger token; not once
+		// the tokens follow the acquires' calls.
+		{"fence-incr-after-set.explore.json", editFencesByCall},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			r := readRecorded(t, tt.file)

@@ -118,7 +118,10 @@ func holds(tl []history.Event) []hold {
 			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: ttlEnd(e), event: k})
 			o.add(e, len(out)-1)
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < out[i].to:
-			out[i].to = max(out[i].to, e.Call+e.TTL)
+			// A refresh sets the key's time to live, from when it ran:
+			// one that asks for less than the hold had left shortens
+			// it. Its call plus its TTL is the least the key lives.
+			out[i].to = e.Call + e.TTL
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < e.Call+e.TTL:
 			h := out[i]
 			out = append(out, hold{client: h.client, id: h.id, mode: h.mode, permits: h.permits, from: e.At, to: e.Call + e.TTL, event: k, revived: true})

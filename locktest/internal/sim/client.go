@@ -343,7 +343,7 @@ func (c *Client) acquired(o op, l strategy.Lock, err error) strategy.Lock {
 		c.r.Fail(mFailNeither.New(c.Name))
 	case err == nil:
 		c.unseen()
-		c.r.Rec.Add(c.Outcome(o, history.EvAcquired, nil))
+		c.r.Rec.Add(granted(c.Outcome(o, history.EvAcquired, nil), l))
 		return l
 	case errors.Is(err, strategy.ErrNotAcquired):
 		c.r.Rec.Add(c.Outcome(o, history.EvNotAcquired, nil))
@@ -421,9 +421,20 @@ func (c *Client) RecordAttempt(o op, l strategy.Lock, err error) {
 		c.r.Fail(mFailNeither.New(c.Name))
 	case errors.Is(err, strategy.ErrNotAcquired):
 		c.r.Rec.Add(c.Outcome(o, history.EvNotAcquired, nil))
+	case err == nil:
+		c.r.Rec.Add(granted(c.Outcome(o, history.EvAcquired, nil), l))
 	default:
 		c.r.Rec.Add(c.Outcome(o, history.EvAcquired, err))
 	}
+}
+
+// granted is e, the event of a grant of l, with l's fencing token when
+// it gives one (history.FenceOrder).
+func granted(e history.Event, l strategy.Lock) history.Event {
+	if token, ok := strategy.FencingToken(l); ok {
+		e.Fence = &token
+	}
+	return e
 }
 
 // Outcome is the event of a lock call begun at o that returned err.
@@ -641,7 +652,7 @@ func (c *Client) TryModeErr(mode history.Mode, n int, ttl time.Duration) (Held, 
 		e.Hold = int(c.r.holdIDs.Add(1))
 		said := acquiredIn(mode, n)
 		e.Msg = &said
-		c.r.Rec.Add(e)
+		c.r.Rec.Add(granted(e, l))
 		return Held{l, e.Hold}, nil
 	case errors.Is(err, strategy.ErrNotAcquired):
 		e.Kind, e.Err = history.EvNotAcquired, ""

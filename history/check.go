@@ -22,7 +22,8 @@ const (
 	// holder's next release call and its grant's call plus its TTL,
 	// which each refresh that succeeded, if it returned while the hold
 	// was valid, sets to the refresh's call plus its TTL (a refresh that
-	// asks for less than was left shortens the hold).
+	// asks for less than was left shortens the hold); one of unknown
+	// outcome may have, and shortens it to that, never lengthens it.
 	// A lease that ends sooner only shortens a hold, so counting to the
 	// TTL never calls a correct lock broken.
 	OneHolder Rule = "one-holder"

@@ -75,6 +75,9 @@ func TestOneHolder(t *testing.T) {
 		// refreshed for 120ms, then for 60ms, and A got the lock once
 		// the second had run out).
 		{"refreshed for less", []history.Event{grant("A", 0, ms, 60*ms), refresh("A", 2*ms, 11*ms, 120*ms), refresh("A", 11*ms, 12*ms, 60*ms), grant("B", 76*ms, 77*ms, 100*ms)}, false},
+		// A refresh for less whose reply was lost may have run: the
+		// hold may end with it (fence-in-acquire, explored).
+		{"a lost refresh for less", []history.Event{grant("A", 0, ms, 60*ms), refresh("A", 2*ms, 11*ms, 120*ms), {Client: "A", Kind: history.EvRefreshed, Call: 11 * ms, At: 12 * ms, TTL: 60 * ms, Err: "EOF"}, grant("B", 76*ms, 77*ms, 100*ms)}, false},
 		{"refreshed for less, within it", []history.Event{grant("A", 0, ms, 60*ms), refresh("A", 2*ms, 11*ms, 120*ms), refresh("A", 11*ms, 12*ms, 60*ms), grant("B", 66*ms, 67*ms, 100*ms)}, true},
 		{"refresh refused", []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvRefreshed, Call: 80 * ms, At: 81 * ms, TTL: 100 * ms, Err: "not held"}, grant("B", 140*ms, 150*ms, 100*ms)}, false},
 		{"a client again", []history.Event{grant("A", 0, ms, 100*ms), grant("A", 10*ms, 11*ms, 100*ms)}, false},

@@ -122,6 +122,11 @@ func holds(tl []history.Event) []hold {
 			// one that asks for less than the hold had left shortens
 			// it. Its call plus its TTL is the least the key lives.
 			out[i].to = e.Call + e.TTL
+		case e.Kind == history.EvRefreshed && e.Err != "" && held && e.TTL > 0:
+			// A refresh of unknown outcome (its reply lost, say) may
+			// have run, and set the key to live TTL from then: the
+			// hold lasts at least as long as the shorter of the two.
+			out[i].to = min(out[i].to, e.Call+e.TTL)
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < e.Call+e.TTL:
 			h := out[i]
 			out = append(out, hold{client: h.client, id: h.id, mode: h.mode, permits: h.permits, from: e.At, to: e.Call + e.TTL, event: k, revived: true})

@@ -93,7 +93,8 @@ const notHeld = "lock not held"
 // cutShort finds the first release or refresh of a hold, granted and not
 // yet released, that the lock refused as not held (notHeld) and that
 // returned before the hold's TTL had run out, counted from its grant's
-// call (or its last refresh's, one that succeeded in time): the lock
+// call (or set by its last refresh that succeeded in time, to that
+// refresh's call plus its TTL, shorter or not): the lock
 // lost the hold before the end of its lease (history.FullLease). A lock
 // that keeps its word keeps a hold until its TTL, whoever else acts,
 // and its call ran before it returned. The call must have sent a
@@ -129,7 +130,11 @@ func cutShort(tl []history.Event, late time.Duration) (finding, bool) {
 		case e.Kind == history.EvReleased:
 			o.close(e, i, false)
 		case e.Err == "" && e.TTL > 0 && e.At < ends[i]:
-			ends[i] = max(ends[i], e.Call+e.TTL)
+			// A refresh sets the time left, shorter too (holds).
+			ends[i] = e.Call + e.TTL
+		case e.Err != "" && e.TTL > 0:
+			// One of unknown outcome may have.
+			ends[i] = min(ends[i], e.Call+e.TTL)
 		}
 	}
 	return finding{}, false

@@ -121,6 +121,10 @@ func TestFree(t *testing.T) {
 			history.FullLease, "A's release found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
 		{"a refresh found nothing within the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), command("A", 50*ms), {Client: "A", Kind: history.EvRefreshed, Call: 50 * ms, At: 51 * ms, TTL: 100 * ms, Err: "refresh K: locklab: lock not held"}},
 			history.FullLease, "A's refresh found no hold of its own, 49ms before the end of the TTL it asked for: its lease was cut short"},
+		// A refresh for less shortened the hold: found nothing after it
+		// ran out (fence-in-acquire, explored: A's refresh for 120ms,
+		// then for 60ms).
+		{"a release found nothing after a refresh for less", liveOpts, []history.Event{grant("A", 0, ms, 60*ms), refresh("A", 2*ms, 3*ms, 120*ms), refresh("A", 10*ms, 11*ms, 40*ms), command("A", 60*ms), {Client: "A", Kind: history.EvReleased, Call: 60 * ms, At: 61 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		{"a release found nothing past the TTL", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), {Client: "A", Kind: history.EvReleased, Call: 99 * ms, At: 101 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		{"a second release found nothing", liveOpts, []history.Event{grant("A", 0, ms, 100*ms), release("A", 10*ms, 11*ms), {Client: "A", Kind: history.EvReleased, Call: 20 * ms, At: 21 * ms, Err: "release K: locklab: lock not held"}}, "", ""},
 		// A release that met a fault may have deleted the hold before it

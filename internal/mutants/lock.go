@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -285,6 +286,9 @@ type lock struct {
 	token string
 	fence int64  // drawn by a fenced acquire
 	stop  func() // stops the lock's watchdog, if it has one
+	// renewTTL is the TTL a watchdog renews the lock with: the last its
+	// holder asked for, by its acquire or a Refresh that succeeded.
+	renewTTL atomic.Int64
 }
 
 // fencedLock is a lock whose acquire drew a fencing token.
@@ -308,10 +312,20 @@ func (l *lock) Release(ctx context.Context) error {
 }
 
 // Refresh runs the recipe's refresh; ErrNotHeld when it extended nothing.
+// A watchdog renews the lock with ttl from then on.
 func (l *lock) Refresh(ctx context.Context, ttl time.Duration) error {
 	if err := strategy.Validate(l.key, ttl); err != nil {
 		return fmt.Errorf("%s: refresh: %w", l.ls.name, err)
 	}
+	err := l.extend(ctx, ttl)
+	if err == nil {
+		l.renewTTL.Store(int64(ttl))
+	}
+	return err
+}
+
+// extend runs the recipe's refresh with ttl.
+func (l *lock) extend(ctx context.Context, ttl time.Duration) error {
 	return l.ls.open(ctx, l.key, "refresh", strategy.ErrNotHeld, func(s session) (bool, error) {
 		return l.ls.r.refresh(s, l.token, ttl)
 	})

@@ -666,7 +666,19 @@ func refuseWithoutReplica(s session, token string, ttl time.Duration) (bool, err
 // until a refresh fails or, when stops, Release stops it and waits for
 // it.
 func renewEvery(stops bool) func(*lock, time.Duration) func() {
-	return func(l *lock, ttl time.Duration) func() { return Watchdog(l, ttl, stops) }
+	return func(l *lock, ttl time.Duration) func() {
+		l.renewTTL.Store(int64(ttl))
+		return Watchdog(renewal{l}, ttl, stops)
+	}
+}
+
+// renewal is a lock as its watchdog refreshes it: with the TTL its holder
+// last asked for (lock.renewTTL), whatever it is asked, so that a renewal
+// never cuts a lease that a Refresh lengthened.
+type renewal struct{ l *lock }
+
+func (r renewal) Refresh(ctx context.Context, _ time.Duration) error {
+	return r.l.extend(ctx, time.Duration(r.l.renewTTL.Load()))
 }
 
 // Renewable is what a watchdog renews: a hold's Refresh.

@@ -2,6 +2,7 @@ package kindmutants
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -11,7 +12,13 @@ import (
 // lease is the TTL a hold's watchdog renews it with: the last one its
 // holder asked for, by its acquire or a Refresh, so that a renewal never
 // cuts a lease that a Refresh lengthened.
-type lease struct{ ttl atomic.Int64 }
+type lease struct {
+	ttl atomic.Int64
+	// extending orders a Refresh and a renewal: one that read the TTL
+	// before a Refresh stored a longer one, and ran after it, would cut
+	// the lease it lengthened.
+	extending sync.Mutex
+}
 
 // extender extends a hold to live ttl.
 type extender func(ctx context.Context, ttl time.Duration) error
@@ -19,6 +26,8 @@ type extender func(ctx context.Context, ttl time.Duration) error
 // asked is a Refresh with ttl by the holder, which the watchdog renews
 // with from then on, once it succeeded.
 func (l *lease) asked(ctx context.Context, ttl time.Duration, extend extender) error {
+	l.extending.Lock()
+	defer l.extending.Unlock()
 	err := extend(ctx, ttl)
 	if err == nil {
 		l.ttl.Store(int64(ttl))
@@ -42,5 +51,7 @@ type renewal struct {
 }
 
 func (r renewal) Refresh(ctx context.Context, _ time.Duration) error {
+	r.l.extending.Lock()
+	defer r.l.extending.Unlock()
 	return r.extend(ctx, time.Duration(r.l.ttl.Load()))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -288,7 +289,11 @@ type lock struct {
 	stop  func() // stops the lock's watchdog, if it has one
 	// renewTTL is the TTL a watchdog renews the lock with: the last its
 	// holder asked for, by its acquire or a Refresh that succeeded.
-	renewTTL atomic.Int64
+	// extending orders a Refresh and a renewal: one that read the TTL
+	// before a Refresh stored a longer one, and ran after it, would cut
+	// the lease it lengthened.
+	renewTTL  atomic.Int64
+	extending sync.Mutex
 }
 
 // fencedLock is a lock whose acquire drew a fencing token.
@@ -317,6 +322,8 @@ func (l *lock) Refresh(ctx context.Context, ttl time.Duration) error {
 	if err := strategy.Validate(l.key, ttl); err != nil {
 		return fmt.Errorf("%s: refresh: %w", l.ls.name, err)
 	}
+	l.extending.Lock()
+	defer l.extending.Unlock()
 	err := l.extend(ctx, ttl)
 	if err == nil {
 		l.renewTTL.Store(int64(ttl))

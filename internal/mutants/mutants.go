@@ -678,6 +678,8 @@ func renewEvery(stops bool) func(*lock, time.Duration) func() {
 type renewal struct{ l *lock }
 
 func (r renewal) Refresh(ctx context.Context, _ time.Duration) error {
+	r.l.extending.Lock()
+	defer r.l.extending.Unlock()
 	return r.l.extend(ctx, time.Duration(r.l.renewTTL.Load()))
 }
 

@@ -242,9 +242,13 @@ func (p *pauses) end() {
 }
 
 // arm arms f on the client's next commands: those of the operation
-// about to begin. Closing what it returns ends a pause that its
-// operation did not reach (disarm).
-func arm(c *harness.Client, f Fault, ps *pauses) chan struct{} {
+// about to begin. What it returns ends a pause that its operation did
+// not reach (disarm), and returns once the pause has been counted out:
+// a pause armed at the operation's last command, which no command of
+// the operation waited on, must not outlive it into the next one (a
+// next operation armed first kept the count above zero, and the
+// client waited for good on a pause nobody ended).
+func arm(c *harness.Client, f Fault, ps *pauses) func() {
 	switch f.Kind {
 	case NoFault:
 	case CrashAt:
@@ -262,8 +266,9 @@ func arm(c *harness.Client, f Fault, ps *pauses) chan struct{} {
 			return nil
 		}
 		reached := c.PauseAtBoundary(f.At-1, mPausedAt.New(f.At, f.For))
-		drop := make(chan struct{})
+		drop, done := make(chan struct{}), make(chan struct{})
 		go func() {
+			defer close(done)
 			select {
 			case <-reached:
 				time.Sleep(f.For)
@@ -272,7 +277,7 @@ func arm(c *harness.Client, f Fault, ps *pauses) chan struct{} {
 			}
 			ps.end()
 		}()
-		return drop
+		return func() { close(drop); <-done }
 	case Dropped:
 		c.ArmFault(sim.Fault{Kind: sim.FaultDropped, At: f.At})
 	case Lost:
@@ -290,7 +295,7 @@ func arm(c *harness.Client, f Fault, ps *pauses) chan struct{} {
 
 // disarm drops what of f has not struck by the end of its operation;
 // drop is what arm returned.
-func disarm(c *harness.Client, f Fault, drop chan struct{}) {
+func disarm(c *harness.Client, f Fault, drop func()) {
 	switch f.Kind {
 	case NoFault:
 	case CrashAt:
@@ -298,7 +303,7 @@ func disarm(c *harness.Client, f Fault, drop chan struct{}) {
 	case PauseAt:
 		if f.At > 0 {
 			c.DropPause()
-			close(drop)
+			drop()
 		}
 	case InState:
 		// A state lasts its time, past the operation.

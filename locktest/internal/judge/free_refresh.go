@@ -129,12 +129,8 @@ func cutShort(tl []history.Event, late time.Duration) (finding, bool) {
 			return finding{history.FullLease, k, m.New(e.Client, (ends[i] - e.At).Round(time.Millisecond))}, true
 		case e.Kind == history.EvReleased:
 			o.close(e, i, false)
-		case e.Err == "" && e.TTL > 0 && e.At < ends[i]:
-			// A refresh sets the time left, shorter too (holds).
-			ends[i] = e.Call + e.TTL
-		case e.Err != "" && e.TTL > 0:
-			// One of unknown outcome may have.
-			ends[i] = min(ends[i], e.Call+e.TTL)
+		case renews(e, ends[i]):
+			ends[i] = renewed(e, ends[i])
 		}
 	}
 	return finding{}, false

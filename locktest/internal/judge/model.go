@@ -96,8 +96,8 @@ func (o opens) all(client string) []int {
 
 // holds reads the valid holds of tl: each grant from its return until the
 // earliest of its holder's release call and its call plus its TTL, which
-// a refresh that succeeded pushes on to its own call plus its TTL, if it
-// returned while the hold was valid. One that returned after may have
+// a refresh sets anew (renews, renewed) if it returned while the hold
+// was valid. One that returned after may have
 // run once the hold had lapsed, and cannot push it on across the gap:
 // whoever was granted the lock meanwhile was granted it rightly. But its
 // success says its client holds the lock again: from its return to its
@@ -117,16 +117,8 @@ func holds(tl []history.Event) []hold {
 		case e.Kind == history.EvAcquired && e.Err == "":
 			out = append(out, hold{client: e.Client, id: e.Hold, mode: e.Mode, permits: max(e.Permits, 1), from: e.At, to: ttlEnd(e), event: k})
 			o.add(e, len(out)-1)
-		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < out[i].to:
-			// A refresh sets the key's time to live, from when it ran:
-			// one that asks for less than the hold had left shortens
-			// it. Its call plus its TTL is the least the key lives.
-			out[i].to = e.Call + e.TTL
-		case e.Kind == history.EvRefreshed && e.Err != "" && held && e.TTL > 0:
-			// A refresh of unknown outcome (its reply lost, say) may
-			// have run, and set the key to live TTL from then: the
-			// hold lasts at least as long as the shorter of the two.
-			out[i].to = min(out[i].to, e.Call+e.TTL)
+		case e.Kind == history.EvRefreshed && held && renews(e, out[i].to):
+			out[i].to = renewed(e, out[i].to)
 		case e.Kind == history.EvRefreshed && e.Err == "" && held && e.TTL > 0 && e.At < e.Call+e.TTL:
 			h := out[i]
 			out = append(out, hold{client: h.client, id: h.id, mode: h.mode, permits: h.permits, from: e.At, to: e.Call + e.TTL, event: k, revived: true})
@@ -144,6 +136,27 @@ func holds(tl []history.Event) []hold {
 		}
 	}
 	return out
+}
+
+// renews says whether e, a refresh of a hold that ends at to, sets its
+// end (renewed): one with a TTL that succeeded while the hold stood, or
+// one of unknown outcome (an error, its reply lost), which may have run.
+// A refresh that succeeded after the hold had lapsed revives it instead
+// (holds).
+func renews(e history.Event, to time.Duration) bool {
+	return e.TTL > 0 && (e.Err != "" || e.At < to)
+}
+
+// renewed is the end of a hold that ended at to, after e, a refresh of
+// it that renews: a refresh sets the key's time to live from when it
+// ran, shorter too, so its call plus its TTL is the least the key lives;
+// one of unknown outcome may have run or not, so the hold lasts at least
+// the shorter of the two.
+func renewed(e history.Event, to time.Duration) time.Duration {
+	if e.Err != "" {
+		return min(to, e.Call+e.TTL)
+	}
+	return e.Call + e.TTL
 }
 
 // ttlEnd is when a grant's hold ends by its TTL, counted from its call:

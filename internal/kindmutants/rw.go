@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	mutex "github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 )
@@ -264,7 +265,7 @@ func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, write b
 		h.park = l.sc.readPark
 	}
 	if l.s.watchdog {
-		h.stop = h.lease.watch(ttl, h.extend, l.s.watchdogOutlives)
+		h.stop = h.lease.Watch(ttl, h.extend, l.s.watchdogOutlives)
 	}
 	return h, nil
 }
@@ -276,7 +277,7 @@ type rwHold struct {
 	release, refresh *redis.Script
 	park             *redis.Script // run before release, with the slip that parks a reader
 	stop             func()        // stops the hold's watchdog, with the policy that has one
-	lease            lease
+	lease            mutex.Lease
 }
 
 var _ strategy.Refresher = (*rwHold)(nil)
@@ -303,7 +304,7 @@ func (h *rwHold) Release(ctx context.Context) error {
 }
 
 func (h *rwHold) Refresh(ctx context.Context, ttl time.Duration) error {
-	return h.lease.asked(ctx, ttl, h.extend)
+	return h.lease.Asked(ctx, ttl, h.extend)
 }
 
 // extend runs the refresh script with ttl.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	mutex "github.com/locklab/locklab/internal/mutants"
 	"github.com/locklab/locklab/locktest"
 	"github.com/locklab/locklab/strategy"
 )
@@ -146,7 +147,7 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 		l.holds = append(l.holds, h)
 	}
 	if s.slip.watchdog {
-		l.stop = l.lease.watch(ttl, l.extend, s.slip.watchdogOutlives)
+		l.stop = l.lease.Watch(ttl, l.extend, s.slip.watchdogOutlives)
 	}
 	return l, nil
 }
@@ -192,7 +193,7 @@ type permitsHeld struct {
 	key   string
 	holds []hold
 	stop  func() // stops the holder's watchdog, with the policy that has one
-	lease lease
+	lease mutex.Lease
 }
 
 var _ strategy.Refresher = (*permitsHeld)(nil)
@@ -229,7 +230,7 @@ func (l *permitsHeld) Release(ctx context.Context) error {
 // Refresh scores the holder's members again; ErrNotHeld when they are
 // gone.
 func (l *permitsHeld) Refresh(ctx context.Context, ttl time.Duration) error {
-	return l.lease.asked(ctx, ttl, l.extend)
+	return l.lease.Asked(ctx, ttl, l.extend)
 }
 
 // extend runs the refresh script with ttl for each of the holder's holds.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -287,13 +285,7 @@ type lock struct {
 	token string
 	fence int64  // drawn by a fenced acquire
 	stop  func() // stops the lock's watchdog, if it has one
-	// renewTTL is the TTL a watchdog renews the lock with: the last its
-	// holder asked for, by its acquire or a Refresh that succeeded.
-	// extending orders a Refresh and a renewal: one that read the TTL
-	// before a Refresh stored a longer one, and ran after it, would cut
-	// the lease it lengthened.
-	renewTTL  atomic.Int64
-	extending sync.Mutex
+	lease Lease  // what its watchdog, if it has one, renews it with
 }
 
 // fencedLock is a lock whose acquire drew a fencing token.
@@ -322,13 +314,7 @@ func (l *lock) Refresh(ctx context.Context, ttl time.Duration) error {
 	if err := strategy.Validate(l.key, ttl); err != nil {
 		return fmt.Errorf("%s: refresh: %w", l.ls.name, err)
 	}
-	l.extending.Lock()
-	defer l.extending.Unlock()
-	err := l.extend(ctx, ttl)
-	if err == nil {
-		l.renewTTL.Store(int64(ttl))
-	}
-	return err
+	return l.lease.Asked(ctx, ttl, l.extend)
 }
 
 // extend runs the recipe's refresh with ttl.

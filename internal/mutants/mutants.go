@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -667,48 +668,66 @@ func refuseWithoutReplica(s session, token string, ttl time.Duration) (bool, err
 // it.
 func renewEvery(stops bool) func(*lock, time.Duration) func() {
 	return func(l *lock, ttl time.Duration) func() {
-		l.renewTTL.Store(int64(ttl))
-		return Watchdog(renewal{l}, ttl, stops)
+		return l.lease.Watch(ttl, l.extend, stops)
 	}
 }
 
-// renewal is a lock as its watchdog refreshes it: with the TTL its holder
-// last asked for (lock.renewTTL), whatever it is asked, so that a renewal
-// never cuts a lease that a Refresh lengthened.
-type renewal struct{ l *lock }
+// Extender extends a hold to live ttl.
+type Extender func(ctx context.Context, ttl time.Duration) error
 
-func (r renewal) Refresh(ctx context.Context, _ time.Duration) error {
-	r.l.extending.Lock()
-	defer r.l.extending.Unlock()
-	return r.l.extend(ctx, time.Duration(r.l.renewTTL.Load()))
+// Lease is the TTL a hold's watchdog renews it with: the last its holder
+// asked for, by its acquire or a Refresh that succeeded, whatever the
+// watchdog began with, so that a renewal never cuts a lease that a
+// Refresh lengthened. Its mutex orders a Refresh and a renewal: a
+// renewal that read the TTL before a Refresh stored a longer one, and
+// ran after it, would cut the lease the Refresh lengthened.
+type Lease struct {
+	mu  sync.Mutex
+	ttl time.Duration
 }
 
-// Renewable is what a watchdog renews: a hold's Refresh.
-type Renewable interface {
-	Refresh(ctx context.Context, ttl time.Duration) error
+// Asked runs extend, a Refresh of the hold with ttl by its holder; once
+// it succeeded, the watchdog renews with ttl.
+func (l *Lease) Asked(ctx context.Context, ttl time.Duration, extend Extender) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := extend(ctx, ttl)
+	if err == nil {
+		l.ttl = ttl
+	}
+	return err
 }
 
-// Watchdog starts a hold's watchdog: it refreshes h every third of ttl
-// until a refresh fails or, when stops, the function it returns is
-// called, which waits for it. Without stops (the slip of the corpora's
-// watchdog-outlives-release), that function does nothing: the watchdog
-// renews on after the release, until a refresh finds the hold gone.
-func Watchdog(h Renewable, ttl time.Duration, stops bool) (stop func()) {
+// Watch starts the watchdog of a hold taken with ttl: it runs extend
+// with the lease's TTL every third of ttl until a renewal fails or, when
+// stops, the function it returns is called, which waits for it. Without
+// stops (the slip of the corpora's watchdog-outlives-release), that
+// function does nothing: the watchdog renews on after the release,
+// until a renewal finds the hold gone.
+func (l *Lease) Watch(ttl time.Duration, extend Extender, stops bool) (stop func()) {
+	l.mu.Lock()
+	l.ttl = ttl
+	l.mu.Unlock()
+	renew := func(ctx context.Context) error {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return extend(ctx, l.ttl)
+	}
 	done := make(chan struct{})
 	if !stops {
-		go renewLoop(context.Background(), h, ttl, done)
+		go renewLoop(context.Background(), renew, ttl/3, done)
 		return func() {} // the slip: nothing stops it
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go renewLoop(ctx, h, ttl, done)
+	go renewLoop(ctx, renew, ttl/3, done)
 	return func() { cancel(); <-done }
 }
 
-// renewLoop refreshes h every third of ttl until a refresh fails or ctx
-// ends, then closes done.
-func renewLoop(ctx context.Context, h Renewable, ttl time.Duration, done chan<- struct{}) {
+// renewLoop runs renew every period until it fails or ctx ends, then
+// closes done.
+func renewLoop(ctx context.Context, renew func(context.Context) error, every time.Duration, done chan<- struct{}) {
 	defer close(done)
-	t := time.NewTicker(ttl / 3)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -716,7 +735,7 @@ func renewLoop(ctx context.Context, h Renewable, ttl time.Duration, done chan<- 
 			return
 		case <-t.C:
 		}
-		if h.Refresh(ctx, ttl) != nil {
+		if renew(ctx) != nil {
 			return
 		}
 	}

@@ -138,6 +138,11 @@ func Variants() []Variant {
 			steps:  recipe{watchdog: renewEvery(true)},
 		},
 		{
+			Name:   "refresh-never-shortens",
+			Change: "a refresh for less than the key has left leaves the key as it is (PEXPIRE's GT): the lock is held at least as long as its holder asked, and never beyond the longest it asked for",
+			steps:  recipe{refresh: scriptTTL(compareAndExpireGT)},
+		},
+		{
 			Name:   "watch-refresh",
 			Change: "refresh by WATCH, GET and compare, then MULTI / PEXPIRE / EXEC: EXEC fails if the key changed after the WATCH",
 			steps: recipe{
@@ -148,6 +153,17 @@ func Variants() []Variant {
 		},
 	}
 }
+
+// compareAndExpireGT is compareAndExpire that never shortens the key's
+// time to live: a refresh for less than it has left is done already.
+var compareAndExpireGT = redis.NewScript(1, `
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	if redis.call("PTTL", KEYS[1]) < tonumber(ARGV[2]) then
+		redis.call("PEXPIRE", KEYS[1], ARGV[2])
+	end
+	return 1
+end
+return 0`)
 
 // watched runs c in a transaction if the key holds token, with the key
 // WATCHed from before the GET that compares it: when the key changes in

@@ -93,8 +93,8 @@ func TestCorrectVariants(t *testing.T) {
 // TestMutantsSweep runs every property on every mutant, and checks that
 // the declared killers are exactly the properties that break it beyond
 // what they break on the correct lock (the overrun properties); a property
-// without a verdict is no kill (see the mutant's Gap). It takes about 45s
-// with -race: set LOCKLAB_MUTANTS_SWEEP=1 to run it.
+// without a verdict is no kill (see the mutant's Gap). It takes a few
+// minutes with -race: set LOCKLAB_MUTANTS_SWEEP=1 to run it.
 func TestMutantsSweep(t *testing.T) {
 	if os.Getenv("LOCKLAB_MUTANTS_SWEEP") == "" {
 		t.Skip("set LOCKLAB_MUTANTS_SWEEP=1 to run every property on every mutant")
@@ -115,7 +115,12 @@ func TestMutantsSweep(t *testing.T) {
 					broke = append(broke, p)
 				}
 			})
-			assert.ElementsMatch(t, m.Killers, broke, "%s: declared killers (first) and the properties that broke it", m.Name)
+			// A killer among the topology properties (failover) runs on
+			// servers of its own, not in this sweep of one server's.
+			run := slices.DeleteFunc(slices.Clone(m.Killers), func(p locktest.Property) bool {
+				return !slices.Contains(locktest.Properties(), p)
+			})
+			assert.ElementsMatch(t, run, broke, "%s: declared killers (first) and the properties that broke it", m.Name)
 		})
 	}
 }

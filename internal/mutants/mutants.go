@@ -115,13 +115,13 @@ func Mutants() []Mutant {
 		{
 			Name:    "ex-milliseconds",
 			Slip:    "EX is given the TTL in milliseconds: the lock lives a thousand times longer than asked",
-			Killers: props{crashRecovery},
+			Killers: props{crashRecovery, acquireFaults},
 			slip:    recipe{acquire: setNXExpiry("EX", time.Millisecond)},
 		},
 		{
 			Name:    "ttl-seconds-truncated",
 			Slip:    "the TTL is cut to whole seconds for the PEXPIRE after SET NX: below 1s that is PEXPIRE 0, which deletes the key at once",
-			Killers: props{leaseKept, crashMidAcq},
+			Killers: props{leaseKept, crashMidAcq, acquireFaults},
 			slip:    recipe{acquire: setNXThenPexpire(wholeSeconds)},
 		},
 		{
@@ -150,7 +150,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "setnx-then-pexpire",
 			Slip:    "SETNX, then PEXPIRE as a second command: a crash between them leaves a lock that never expires",
-			Killers: props{crashMidAcq},
+			Killers: props{crashMidAcq, acquireFaults},
 			slip:    recipe{acquire: setNXThenPexpire(sameTTL)},
 		},
 		{
@@ -162,13 +162,13 @@ func Mutants() []Mutant {
 		{
 			Name:    "no-expiry",
 			Slip:    "SET NX without any expiry: a crashed holder's lock is never freed",
-			Killers: props{crashRecovery},
+			Killers: props{crashRecovery, acquireFaults},
 			slip:    recipe{acquire: setNXExpiry("", 0)},
 		},
 		{
 			Name:    "no-nx",
 			Slip:    "SET PX without NX: every attempt overwrites the holder's lock and succeeds",
-			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh, releaseFaults},
+			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh, releaseFaults, acquireFaults},
 			slip: recipe{
 				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
 					return s.set(token, "PX", ttl.Milliseconds())
@@ -178,7 +178,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "nil-taken-for-ok",
 			Slip:    "the nil reply of SET NX is not checked: a lost attempt is taken for a lock",
-			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh},
+			Killers: props{exclusion, leaseKept, clockSkew, safeRelease, doubleRelease, safeRefresh, acquireFaults},
 			slip: recipe{
 				acquire: func(s session, token string, ttl time.Duration) (bool, error) {
 					_, err := s.do("SET", token, "NX", "PX", ttl.Milliseconds())
@@ -323,7 +323,7 @@ func Mutants() []Mutant {
 		{
 			Name:    "release-second-key-unchecked",
 			Slip:    "the release script compares the token at the lock's first key only, and deletes its second key whatever it holds, as a mere copy of the first: a late release takes a key of the next holder's",
-			Killers: props{safeRelease, doubleRelease},
+			Killers: props{safeRelease, doubleRelease, releaseFaults},
 			Base:    "two-keys",
 			slip:    recipe{release: script2(secondKeyUnchecked)},
 		},

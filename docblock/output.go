@@ -207,7 +207,7 @@ func (v *value) excerpt(n int, shaped bool) {
 		}
 		if shaped {
 			switch key {
-			case "at_ns", "call_ns", "since_ns", "ms", "elapsed_ms", "start_unix_ms", "when", "redis_version", "key", "tokens":
+			case "at_ns", "call_ns", "sent_in_ns", "since_ns", "ms", "elapsed_ms", "start_unix_ms", "when", "redis_version", "key", "tokens":
 				item.scalar, item.keys, item.items = json.RawMessage(`"X"`), nil, nil
 				continue
 			}

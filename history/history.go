@@ -59,6 +59,13 @@ type Event struct {
 	// unknown.
 	Call time.Duration `json:"call_ns,omitempty"`
 	TTL  time.Duration `json:"ttl_ns,omitempty"`
+	// SentIn is, for an EvCommand, the Call of the lock call under way on
+	// its client when the command was sent; 0 when none was, or when the
+	// history does not say. A command is recorded when its reply comes:
+	// one whose call gave up (its deadline passed while the command was
+	// held on the way) may run, and be recorded, after the client's next
+	// call, and SentIn still names the call it belongs to.
+	SentIn time.Duration `json:"sent_in_ns,omitempty"`
 	// Mode is how a grant holds the lock, and Permits how many permits a
 	// semaphore's grant took (1 when 0). Hold tells a client's holds
 	// apart: a grant opens it, and the release or refresh of the same

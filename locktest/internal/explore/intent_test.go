@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -167,4 +168,62 @@ func TestReaderOutwaitsWriterIntent(t *testing.T) {
 	assert.Equal(t, judge.Breaks, out.Verdict, "an intent that outlives the one declared keeps A out")
 	out = run(flagRW{intent: intent, said: intent})
 	assert.Equal(t, judge.Holds, out.Verdict, "an intent that expires as declared lets A in")
+}
+
+// TestCommandsSayTheirCall: a command is recorded when its reply comes.
+// One held on the way until its call gave up, and past the client's next
+// call, runs and is recorded after both; it still names the call that
+// sent it (history.Event.SentIn), which the judge reads to know by when
+// a write attempt that gave up may have registered its intent.
+func TestCommandsSayTheirCall(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Shared(t)
+	pool := srv.NewPool()
+	t.Cleanup(func() { pool.Close() })
+	setting := harness.Setting{Dial: harness.DialTCP(srv.Addr), Perms: &sim.Permissions{}, NoLogin: &atomic.Bool{},
+		Factory: func(i sim.ClientInfo) (strategy.Strategy, error) { return flagRW{pool: i.Pool}, nil }}
+	r := harness.NewRun(ctx, setting, pool, redistest.Key(t))
+	defer r.Shutdown()
+	a := r.NewClient("A", 0)
+	held, let := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	a.SetGate(func(ctx context.Context, _ string) error {
+		if first.CompareAndSwap(false, true) {
+			close(held)
+			select {
+			case <-let:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	a.SetCallTimeout(50 * time.Millisecond)
+	_, err := a.TryModeErr(history.Exclusive, 1, time.Second)
+	require.Error(t, err, "the write try gives up, its command held on the way")
+	<-held
+	a.SetCallTimeout(0)
+	h, err := a.TryModeErr(history.Shared, 1, time.Second)
+	require.NoError(t, err, "the read try, its command let through")
+	close(let)
+	time.Sleep(100 * time.Millisecond) // the held command runs
+	require.NoError(t, a.ReleaseHeldErr(h))
+	tl, _ := r.Rec.Timeline()
+	t.Logf("%s", history.Format(tl))
+	var calls []history.Event // A's lock calls, in the order they returned
+	for _, e := range tl {
+		if e.Client == "A" && (e.Kind == history.EvAcquired || e.Kind == history.EvNotAcquired) {
+			calls = append(calls, e)
+		}
+	}
+	require.Len(t, calls, 2)
+	late := slices.IndexFunc(tl, func(e history.Event) bool {
+		return e.Kind == history.EvCommand && e.At > calls[1].At && e.SentIn == calls[0].Call
+	})
+	require.Positive(t, late, "the write try's command, recorded after the read try returned, names the write try")
+	for _, e := range tl[:late] {
+		if e.Kind == history.EvCommand {
+			assert.Equal(t, calls[1].Call, e.SentIn, "the read try's commands name it: %v", e)
+		}
+	}
 }

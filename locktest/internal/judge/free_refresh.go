@@ -140,21 +140,23 @@ func cutShort(tl []history.Event, late time.Duration) (finding, bool) {
 // (the k-th event of tl) had run: by its return, for a call that
 // returned without an error; for one that gave up (its deadline passed),
 // a command it sent may have waited on the way and run later, recorded
-// when its reply came, up to the client's next lock call's return.
+// when its reply came: up to the client's next lock call's return, or
+// later still for a command the history says it sent
+// (history.Event.SentIn), held on the way past that return.
 func lateRuns(tl []history.Event) func(e history.Event, k int) time.Duration {
 	return func(e history.Event, k int) time.Duration {
 		at := e.At
 		if e.Err == "" {
 			return at
 		}
+		next := false // past the client's next return
 		for _, f := range tl[k+1:] {
-			if f.Client != e.Client {
-				continue
-			}
-			if returns(f.Kind) {
-				break
-			}
-			if f.Kind == history.EvCommand {
+			switch {
+			case f.Client != e.Client:
+			case returns(f.Kind):
+				next = true
+			case f.Kind != history.EvCommand:
+			case !next || (e.Call > 0 && f.SentIn == e.Call):
 				at = max(at, f.At)
 			}
 		}

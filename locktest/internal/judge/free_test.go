@@ -689,3 +689,27 @@ func TestFreeGrantRecordedLate(t *testing.T) {
 	require.True(t, found)
 	assert.Equal(t, history.FreeRefused, d.Rule, "%s", d.Reason)
 }
+
+// TestFreeIntentAfterNextCall: rwlua's explored history (its commands
+// cut to their names), in which A's write try, called at 1ms, gave up at
+// 65ms while its script waited at the gate; A's next call, a read try,
+// returned at 128ms, and only then, at 276ms, did the write script run
+// and register A's intent for two seconds. F's reads, refused until
+// 2,270ms, prove nothing. The script's command says which call sent it
+// (history.Event.SentIn, set here by hand as the recorder now records
+// it); without that, the judge bounds the write try's commands by A's
+// next return, and F's refusals look like a lock stuck for 1.8s.
+func TestFreeIntentAfterNextCall(t *testing.T) {
+	tl := readRecorded(t, "holds/rwlua.explore-intent-after-next-call.json").Timeline
+	opts := judge.Options{Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, WriterIntent: 2 * time.Second, Late: 120 * time.Millisecond}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	late := slices.IndexFunc(tl, func(e history.Event) bool { return e.SentIn > 0 })
+	require.Positive(t, late)
+	require.Equal(t, "A", tl[late].Client)
+	tl[late].SentIn = 0
+	d, found = judge.Free(tl, opts)
+	require.True(t, found)
+	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
+	assert.Contains(t, d.Reason.String(), "F was refused")
+}

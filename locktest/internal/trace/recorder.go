@@ -40,6 +40,14 @@ func (r *Recorder) Begin(client string, ttl time.Duration) time.Duration {
 	return at
 }
 
+// InCall is when client's lock call under way began (Begin); 0 when
+// none is.
+func (r *Recorder) InCall(client string) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls[client].at
+}
+
 // Wrote notes that client wrote value at the key: a token if it is the
 // only one that ever does.
 func (r *Recorder) Wrote(simClient, value string) {

@@ -64,24 +64,37 @@ func lateRefresh(tl []history.Event, capacity int) (finding, bool) {
 	return finding{}, false
 }
 
-// outsideCalls says whether a command client sent at t came while no
-// release or refresh of its was under way (from its call to its
-// return): a lock that renews its holds on its own (a watchdog) sends
-// such commands, and the history cannot say what they did (see lives).
-// A command sent during an acquire may be one too: a client that holds
-// a lock it no longer uses, and tries to take it again (rw-watchdog,
-// explored: a read hold given up after a failed refresh, renewed by its
-// watchdog while its holder tried for the write lock, which that read
-// hold kept out).
-func outsideCalls(tl []history.Event) func(client string, t time.Duration) bool {
-	calls := map[string][][2]time.Duration{}
+// busyWith says, of a command client sent at t, whether a release or
+// refresh of its was under way (from its call to its return), and of
+// which hold (Event.Hold; 0 for a client that holds one at a time): a
+// lock that renews its holds on its own (a watchdog) sends commands
+// outside those calls, and the history cannot say what they did (see
+// lives). A command sent during an acquire may be one too: a client
+// that holds a lock it no longer uses, and tries to take it again
+// (rw-watchdog, explored: a read hold given up after a failed refresh,
+// renewed by its watchdog while its holder tried for the write lock,
+// which that read hold kept out). So may one sent during the release or
+// refresh of another hold (semaphore-watchdog, explored: a renewal of
+// A's permits, held up while A's second release of an earlier hold was
+// paused, went with that release's command).
+func busyWith(tl []history.Event) func(client string, t time.Duration) (hold int, busy bool) {
+	type span struct {
+		from, to time.Duration
+		hold     int
+	}
+	calls := map[string][]span{}
 	for _, e := range tl {
 		if (e.Kind == history.EvReleased || e.Kind == history.EvRefreshed) && e.Call > 0 {
-			calls[e.Client] = append(calls[e.Client], [2]time.Duration{e.Call, e.At})
+			calls[e.Client] = append(calls[e.Client], span{e.Call, e.At, e.Hold})
 		}
 	}
-	return func(c string, t time.Duration) bool {
-		return !slices.ContainsFunc(calls[c], func(span [2]time.Duration) bool { return span[0] <= t && t <= span[1] })
+	return func(c string, t time.Duration) (int, bool) {
+		for _, s := range calls[c] {
+			if s.from <= t && t <= s.to {
+				return s.hold, true
+			}
+		}
+		return 0, false
 	}
 }
 

@@ -713,3 +713,30 @@ func TestFreeIntentAfterNextCall(t *testing.T) {
 	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
 	assert.Contains(t, d.Reason.String(), "F was refused")
 }
+
+// TestFreeRenewedInRelease: semaphore-watchdog's explored history (its
+// commands cut to their names), in which A held two permits (hold 2),
+// renewed by its watchdog every 40ms, and released hold 1, released
+// already, again: that release paused 64ms before its command, and the
+// renewal due meanwhile waited with it, then went at 262ms, inside the
+// release call. A's release of hold 2 was dropped, and A's permits stood
+// until 382ms; A's refusals until then prove nothing. A command sent
+// during the release of another hold may renew this one; without the
+// commands sent in that release, the permits end at 295ms, and A's
+// refusals break unfreed.
+func TestFreeRenewedInRelease(t *testing.T) {
+	tl := readRecorded(t, "holds/semaphore-watchdog.explore-renewed-in-release.json").Timeline
+	opts := judge.Options{Permits: 2, Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, Late: 120 * time.Millisecond}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	// The renewal, and the second release's own command after it, which
+	// the judge cannot tell from a renewal of hold 2.
+	n := len(tl)
+	tl = slices.DeleteFunc(tl, func(e history.Event) bool {
+		return e.Kind == history.EvCommand && e.At > 261*time.Millisecond && e.At < 262200*time.Microsecond
+	})
+	require.Equal(t, n-2, len(tl))
+	d, found = judge.Free(tl, opts)
+	require.True(t, found)
+	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
+}

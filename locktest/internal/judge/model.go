@@ -184,7 +184,7 @@ type live struct {
 // acquire of unknown outcome, from when its last attempt may have begun to act (attempt.earliest) to its return plus its TTL
 // (when the key it wrote expires at the latest), which a refresh sets
 // to its own return plus its TTL (one that failed only pushes it on),
-// and a command its client sent between its calls (outsideCalls) pushes
+// and a command its client sent between its calls (busyWith) pushes
 // on to the command plus the grant's TTL, until a release that returned
 // without an error. A release call, whatever it returned, ends what such
 // commands can do: a lock that renews a hold its holder gave up keeps it
@@ -198,7 +198,7 @@ func lives(tl []history.Event) []live {
 	var out []live
 	o := newOpens()
 	fl := inflight(tl)
-	outside := outsideCalls(tl)
+	busy := busyWith(tl)
 	ranBy := lateRuns(tl)
 	began := map[int]time.Duration{}
 	for _, a := range attempts(tl) {
@@ -245,10 +245,16 @@ func lives(tl []history.Event) []live {
 				out[i].to, out[i].expired = e.At, false
 			}
 			o.close(e, i, false)
-		case e.Kind == history.EvCommand && outside(e.Client, e.At):
-			// Sent while it held, between its calls: maybe a renewal
-			// of its own (a watchdog), which the history cannot read.
+		case e.Kind == history.EvCommand:
+			// Sent while it held, outside the release or refresh of a
+			// hold: maybe a renewal of its own (a watchdog), which the
+			// history cannot read (busyWith).
+			h, inCall := busy(e.Client, e.At)
+			own, open := o.open[ref{e.Client, h}]
 			for _, j := range o.all(e.Client) {
+				if inCall && (h == 0 || open && own == j) {
+					continue // the call's, on its own hold
+				}
 				if end := until(e.At, out[j].ttl); end > out[j].to {
 					out[j].to, out[j].expired = end, true
 				}

@@ -265,7 +265,7 @@ func (l *rw) acquire(ctx context.Context, key string, ttl time.Duration, write b
 		h.park = l.sc.readPark
 	}
 	if l.s.watchdog {
-		h.stop = h.lease.Watch(ttl, h.extend, l.s.watchdogOutlives)
+		h.stop = h.lease.Watch(ttl, h.extend, !l.s.watchdogOutlives)
 	}
 	return h, nil
 }

@@ -147,7 +147,7 @@ func (s *semaphore) TryAcquireN(ctx context.Context, key string, n int, ttl time
 		l.holds = append(l.holds, h)
 	}
 	if s.slip.watchdog {
-		l.stop = l.lease.Watch(ttl, l.extend, s.slip.watchdogOutlives)
+		l.stop = l.lease.Watch(ttl, l.extend, !s.slip.watchdogOutlives)
 	}
 	return l, nil
 }

@@ -740,3 +740,26 @@ func TestFreeRenewedInRelease(t *testing.T) {
 	require.True(t, found)
 	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
 }
+
+// TestFreeRefreshedForLess: refresh-never-shortens's explored history
+// (its commands cut to their names), in which D refreshed its hold for
+// 240ms at 190ms, then for 120ms at 227ms, which leaves the key as it
+// was (PEXPIRE's GT); D's release was dropped, and its key stood until
+// about 430ms. C's refusals until then prove nothing. Taking the second
+// refresh's end (347ms) for the key's, they break unfreed, as they do
+// once the first refresh asks for 120ms too.
+func TestFreeRefreshedForLess(t *testing.T) {
+	tl := readRecorded(t, "holds/refresh-never-shortens.explore-refreshed-for-less.json").Timeline
+	opts := judge.Options{Slack: 60 * time.Millisecond, Quick: 30 * time.Millisecond, Late: 120 * time.Millisecond}
+	d, found := judge.Free(tl, opts)
+	assert.False(t, found, "%s", d.Reason)
+	longer := slices.IndexFunc(tl, func(e history.Event) bool {
+		return e.Client == "D" && e.Kind == history.EvRefreshed && e.TTL == 240*time.Millisecond
+	})
+	require.Positive(t, longer)
+	tl[longer].TTL = 120 * time.Millisecond
+	d, found = judge.Free(tl, opts)
+	require.True(t, found)
+	assert.Equal(t, history.Unfreed, d.Rule, "%s", d.Reason)
+	assert.Contains(t, d.Reason.String(), "C was refused")
+}

@@ -182,9 +182,10 @@ type live struct {
 
 // lives reads the holds that may have stood in tl: a grant, or an
 // acquire of unknown outcome, from when its last attempt may have begun to act (attempt.earliest) to its return plus its TTL
-// (when the key it wrote expires at the latest), which a refresh sets
-// to its own return plus its TTL (one that failed only pushes it on),
-// and a command its client sent between its calls (busyWith) pushes
+// (when the key it wrote expires at the latest), which a refresh pushes
+// on to its own return plus its TTL, and never back: a lock whose
+// refresh for less leaves the key as it was (PEXPIRE's GT) is correct,
+// and one that failed may not have run; and a command its client sent between its calls (busyWith) pushes
 // on to the command plus the grant's TTL, until a release that returned
 // without an error. A release call, whatever it returned, ends what such
 // commands can do: a lock that renews a hold its holder gave up keeps it
@@ -235,9 +236,11 @@ func lives(tl []history.Event) []live {
 			out = append(out, live{client: h.client, mode: h.mode, permits: h.permits, from: acted[k], to: until(e.At, e.TTL), expired: true, ttl: e.TTL})
 			o.move(e.Client, i, len(out)-1)
 		case e.Kind == history.EvRefreshed && held && e.TTL > 0:
-			// A refresh makes the lock live TTL from when it ran; one
-			// that failed may or may not have.
-			if end := until(ranBy(e, k), e.TTL); end > out[i].to || e.Err == "" {
+			// A refresh makes the lock live TTL from when it ran, or,
+			// asking for less than it had left, may leave it as it was
+			// (refresh-never-shortens); one that failed may or may not
+			// have run.
+			if end := until(ranBy(e, k), e.TTL); end > out[i].to {
 				out[i].to, out[i].expired = end, true
 			}
 		case e.Kind == history.EvReleased && held:

@@ -45,11 +45,6 @@ type Client struct {
 	ownClock   atomic.Bool
 	shiftNoted atomic.Bool
 
-	// sentIn is, for each command that came to a proxy and has not been
-	// recorded yet, the lock call under way when it came
-	// (history.Event.SentIn). Guarded by mu.
-	sentIn map[*wire.Command]time.Duration
-
 	onCrash []func() // what the factory asked to run when the client crashes
 	cleanup []func() // what the factory asked to run when the client is done
 }

@@ -24,7 +24,9 @@ var errInjected = errors.New("locktest: injected failure: the command was not se
 func (c *Client) hooks(node int) wire.Hooks {
 	return wire.Hooks{
 		Before: func(ctx context.Context, cmd *wire.Command) error {
-			c.cameIn(cmd)
+			// The call that sent it, which may have given up by the
+			// time it runs (history.Event.SentIn).
+			cmd.SentIn = c.r.Rec.InCall(c.Name)
 			if err := c.unreachable(node); err != nil {
 				return err
 			}
@@ -118,34 +120,13 @@ func (c *Client) Partition(cut bool, nodes ...int) {
 	}
 }
 
-// cameIn notes the lock call under way as cmd comes to the proxy: the
-// call that sent it, which may have given up by the time it runs.
-func (c *Client) cameIn(cmd *wire.Command) {
-	in := c.r.Rec.InCall(c.Name)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sentIn == nil {
-		c.sentIn = map[*wire.Command]time.Duration{}
-	}
-	c.sentIn[cmd] = in
-}
-
-// sentInOf is the call cmd came in (cameIn), which it forgets.
-func (c *Client) sentInOf(cmd *wire.Command) time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	in := c.sentIn[cmd]
-	delete(c.sentIn, cmd)
-	return in
-}
-
 // after records a command and its reply, counts it, and crashes or pauses
 // the client when its count is reached. The proxy calls it just before
 // the reply is handed to the client, so the timeline has the command
 // before anything the client does on reading its reply, and a crash comes
 // before the client can send anything more.
 func (c *Client) after(node int, cmd *wire.Command, reply wire.Value, err error) {
-	sentIn := c.sentInOf(cmd)
+	sentIn := cmd.SentIn
 	if !cmd.Sent && (c.faultHitting(cmd, FaultReply) || c.faultHitting(cmd, FaultDropped)) {
 		e := history.Event{Client: c.Name, Kind: history.EvCommand, Command: c.commandArgs(cmd.Args), SentIn: sentIn}
 		if reply.IsError() {

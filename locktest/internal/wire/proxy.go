@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tidwall/redcon"
 )
@@ -45,6 +46,10 @@ type Command struct {
 	// Sent says the command was forwarded to Redis; false when Before
 	// failed it or the connection closed first.
 	Sent bool
+	// SentIn, set by Before, is what After records of the caller's
+	// work under way when the command came (the hooks' own: the start of
+	// a lock call); the proxy does not read it.
+	SentIn time.Duration
 	// Rewritten, set by Before, says that it replaced Args: the new ones
 	// are sent to Redis instead of what the client wrote.
 	Rewritten bool
